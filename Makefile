@@ -1,0 +1,44 @@
+# sitecache developer commands. `make test` is what CI runs (through .ci/run).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test lint format typecheck imports unit bench clean
+
+# The virtual environment is (re)built when missing or when the package metadata changes.
+$(STAMP): pyproject.toml setup.cfg
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	@echo "make run: there is no site to start yet; the application arrives with the REST server." >&2
+	@exit 1
+
+test: lint typecheck imports unit
+
+lint: $(STAMP)
+	$(BIN)/ruff check sitecache tests bench examples
+	$(BIN)/ruff format --check sitecache tests bench examples
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix sitecache tests bench examples
+	$(BIN)/ruff format sitecache tests bench examples
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+imports: $(STAMP)
+	$(BIN)/lint-imports
+
+unit: $(STAMP)
+	$(BIN)/pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	@for script in bench/*_bench.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache
