@@ -1,0 +1,142 @@
+"""An example sitecache plugin: routes with validated arguments and permission callbacks.
+
+Run it with gunicorn (from the repository root)::
+
+    SITECACHE_CONFIG=examples/greetings.toml gunicorn 'sitecache.app:create_app()'
+
+or from Python, on http://127.0.0.1:8000::
+
+    python examples/greetings_plugin.py
+
+Then try::
+
+    curl 'http://127.0.0.1:8000/site-json/greetings/v1/hello?name=Ada&shout=true'
+    curl 'http://127.0.0.1:8000/site-json/greetings/v1/hello?name='       # 400, minLength
+    curl -X OPTIONS 'http://127.0.0.1:8000/site-json/greetings/v1/hello'  # the route's description
+    curl -X POST 'http://127.0.0.1:8000/site-json/greetings/v1/hello'     # 401: needs a login
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sitecache.app import App, create_app
+from sitecache.errors import RestError
+from sitecache.rest import RestRequest, RestResponse, RestServer, return_true
+
+NAMESPACE = "greetings/v1"
+
+GREETING_SCHEMA: dict[str, Any] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "greeting",
+    "type": "object",
+    "properties": {
+        "message": {
+            "description": "The greeting.",
+            "type": "string",
+            "context": ["view", "edit", "embed"],
+            "readonly": True,
+        },
+        "name": {
+            "description": "Who is greeted.",
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 50,
+            "context": ["view", "edit"],
+        },
+        "greeting": {
+            "description": "The word of greeting.",
+            "type": "string",
+            "enum": ["Hello", "Hi", "Howdy"],
+            "context": ["edit"],
+        },
+    },
+}
+
+
+def say_hello(request: RestRequest) -> dict[str, Any]:
+    """GET: greet ``name`` (validated and defaulted by the route's args)."""
+    greeting = request["greeting"]
+    message = f"{greeting}, {request['name']}!"
+    return {
+        "message": message.upper() if request["shout"] else message,
+        "name": request["name"],
+        "greeting": greeting,
+    }
+
+
+def can_write_greetings(request: RestRequest) -> bool | RestError:
+    """Only users who can edit posts may publish a greeting; 401/403 otherwise."""
+    if request.user.can("edit_posts"):
+        return True
+    return RestError(
+        "greetings_cannot_publish",
+        "Sorry, you are not allowed to publish greetings.",
+        {"status": 403 if request.user.id else 401},
+    )
+
+
+def register_routes(server: RestServer) -> None:
+    """The ``rest_api_init`` callback: register the plugin's routes."""
+
+    def publish_hello(request: RestRequest) -> RestResponse:
+        """POST: answer 201 with the greeting, linking to the route."""
+        response = RestResponse(say_hello(request), status=201)
+        response.add_link("self", server.rest_url(f"/{NAMESPACE}/hello"))
+        return response
+
+    common = {
+        "name": {
+            "description": "Who to greet.",
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 50,
+            "default": "world",
+        },
+        "greeting": {
+            "description": "The word of greeting.",
+            "type": "string",
+            "enum": ["Hello", "Hi", "Howdy"],
+            "default": "Hello",
+        },
+    }
+    server.register_rest_route(
+        NAMESPACE,
+        "/hello",
+        [
+            {
+                "methods": "GET",
+                "callback": say_hello,
+                "permission_callback": return_true,
+                "args": {
+                    "shout": {"type": "boolean", "default": False},
+                    "context": {"type": "string", "enum": ["view", "edit"], "default": "view"},
+                },
+            },
+            {
+                "methods": "POST",
+                "callback": publish_hello,
+                "permission_callback": can_write_greetings,
+                "args": {"shout": {"type": "boolean", "default": False}},
+            },
+        ],
+        route_args=common,
+        schema=lambda: GREETING_SCHEMA,
+    )
+
+
+def activate(app: App) -> None:
+    """Plugin entry point (``plugins = ["examples.greetings_plugin:activate"]``)."""
+    app.hooks.add_action("rest_api_init", register_routes)
+
+
+def main() -> None:  # pragma: no cover - manual run
+    from werkzeug.serving import run_simple
+
+    app = create_app()
+    activate(app)
+    run_simple("127.0.0.1", 8000, app)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,133 @@
+"""The application: hooks, the REST server and the site, composed into one WSGI callable.
+
+``gunicorn 'sitecache.app:create_app()'`` serves it with configuration from the environment
+(see `sitecache.config`). Everything the application holds lives on the `App` instance, so two
+applications can run in one process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from werkzeug.wrappers import Request, Response
+
+from sitecache.config import Config, ConfigError, load_config
+from sitecache.hooks import Hooks
+from sitecache.rest.debug import DebugNotices
+from sitecache.rest.http import query_params, serve_request
+from sitecache.rest.server import RestServer
+from sitecache.rest.urls import RestSettings, extract_rest_route
+from sitecache.site import FrontSite
+
+__all__ = ["App", "create_app"]
+
+logger = logging.getLogger("sitecache")
+
+StartResponse = Callable[..., Any]
+
+
+def rest_settings(config: Config) -> RestSettings:
+    """The REST server's settings from the application configuration."""
+    return RestSettings(
+        prefix=config.rest_prefix,
+        site_url=config.site_url,
+        permalink_structure=config.permalink_structure,
+        debug=config.debug,
+        api_root_rel=config.api_root_rel,
+        force_ssl_admin=config.force_ssl_admin,
+        help_url=config.help_url,
+        site_name=config.site_name,
+        site_description=config.site_description,
+        timezone_string=config.timezone_string,
+        gmt_offset=config.gmt_offset,
+    )
+
+
+class App:
+    """The sitecache WSGI application (PEP 3333).
+
+    Attributes:
+        config: the configuration it was built with.
+        hooks: its actions and filters.
+        server: its REST server.
+    """
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.hooks = Hooks()
+        self.notices = DebugNotices(self.hooks, debug=config.debug)
+        self.server = RestServer(self.hooks, rest_settings(config), self.notices)
+        self.site = FrontSite(self.server)
+        for spec in config.plugins:
+            self.load_plugin(spec)
+
+    # ------------------------------------------------------------------ plugins and notices
+    def load_plugin(self, spec: str) -> None:
+        """Import ``module:function`` and call it with this application."""
+        module_name, _, attribute = spec.partition(":")
+        try:
+            target: Any = importlib.import_module(module_name)
+            for part in attribute.split("."):
+                target = getattr(target, part)
+        except (ImportError, AttributeError) as exc:
+            raise ConfigError(f"plugin {spec!r} cannot be loaded: {exc}") from exc
+        if not callable(target):
+            raise ConfigError(f"plugin {spec!r} is not callable")
+        target(self)
+
+    def doing_it_wrong(self, function: str, message: str, version: str | None = None) -> None:
+        """Record misuse (``doing_it_wrong_run`` action; ``X-Site-DoingItWrong`` in debug)."""
+        self.notices.doing_it_wrong(function, message, version)
+
+    def deprecated_function(
+        self, function: str, replacement: str | None = None, version: str | None = None
+    ) -> None:
+        """Record a deprecated call (``deprecated_function_run``; ``X-Site-DeprecatedFunction``)."""
+        self.notices.deprecated_function(function, replacement, version)
+
+    def deprecated_argument(
+        self, function: str, message: str | None = None, version: str | None = None
+    ) -> None:
+        """Record a deprecated parameter (action ``deprecated_argument_run``, debug header)."""
+        self.notices.deprecated_argument(function, message, version)
+
+    @property
+    def data_dir(self) -> Path:
+        """Where this application keeps its data."""
+        return self.config.data_dir
+
+    # ------------------------------------------------------------------ WSGI
+    def handle(self, request: Request) -> Response:
+        """Answer one HTTP request: REST routes, else the site's pages."""
+        query = query_params(request.environ)
+        route = extract_rest_route(request.path, query, self.server.settings.prefix)
+        if route is not None:
+            return serve_request(self.server, request, route, query)
+        return self.site(request)
+
+    def __call__(
+        self, environ: Mapping[str, Any], start_response: StartResponse
+    ) -> Iterable[bytes]:
+        request = Request(dict(environ) if not isinstance(environ, dict) else environ)
+        response = self.handle(request)
+        return response(request.environ, start_response)
+
+
+def create_app(
+    config: Mapping[str, Any] | str | Path | Config | None = None, **overrides: Any
+) -> App:
+    """Build the application.
+
+    Args:
+        config: ``None`` reads the environment (``SITECACHE_CONFIG``, ``SITECACHE_DATA_DIR``,
+            ...); a path reads that TOML file; a mapping or `Config` is used as given.
+        overrides: configuration keys that win over everything else.
+
+    Raises:
+        ConfigError: a configuration value is invalid or a plugin cannot be loaded.
+    """
+    return App(load_config(config, **overrides))

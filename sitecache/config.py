@@ -1,0 +1,143 @@
+"""Application configuration: defaults, a TOML file, the environment, explicit overrides.
+
+Where configuration comes from, lowest precedence first:
+
+1. the defaults below (data under ``./var``, prefix ``site-json``, pretty permalinks);
+2. a TOML file: the path given as ``config``, or ``$SITECACHE_CONFIG`` when ``config`` is
+   ``None``;
+3. when ``config`` is ``None``, the environment: ``SITECACHE_DATA_DIR``, ``SITECACHE_SITE_URL``,
+   ``SITECACHE_DEBUG``;
+4. a mapping given as ``config``;
+5. keyword overrides.
+
+Every value is checked against `CONFIG_SCHEMA` with the project's own schema engine; a bad or
+unknown key raises `ConfigError` naming every problem.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Final
+
+from sitecache.errors import RestError
+from sitecache.schema import sanitize_value_from_schema, validate_value_from_schema
+
+__all__ = ["CONFIG_SCHEMA", "Config", "ConfigError", "load_config"]
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; the message lists every problem."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The settings of one sitecache application (see API.md "The application")."""
+
+    data_dir: Path = Path("var")
+    site_url: str | None = None
+    rest_prefix: str = "site-json"
+    permalink_structure: str = "/%postname%/"
+    debug: bool = False
+    api_root_rel: str = "https://api.w.org/"
+    force_ssl_admin: bool = False
+    site_name: str = "sitecache"
+    site_description: str = "Just another sitecache site"
+    timezone_string: str = ""
+    gmt_offset: float = 0.0
+    help_url: str = "https://developer.wordpress.org/rest-api/"
+    plugins: tuple[str, ...] = field(default_factory=tuple)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The configuration as plain values (paths as strings)."""
+        values = asdict(self)
+        values["data_dir"] = str(self.data_dir)
+        values["plugins"] = list(self.plugins)
+        return values
+
+
+CONFIG_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "data_dir": {"type": "string", "minLength": 1},
+        "site_url": {
+            "type": ["null", "string"],
+            "pattern": r"^https?://[^/?#\s]+(/[^?#\s]*)?$",
+        },
+        "rest_prefix": {"type": "string", "pattern": r"^[A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)*$"},
+        "permalink_structure": {"type": "string"},
+        "debug": {"type": "boolean"},
+        "api_root_rel": {"type": "string", "minLength": 1},
+        "force_ssl_admin": {"type": "boolean"},
+        "site_name": {"type": "string"},
+        "site_description": {"type": "string"},
+        "timezone_string": {"type": "string"},
+        "gmt_offset": {"type": "number", "minimum": -14, "maximum": 14},
+        "help_url": {"type": "string"},
+        "plugins": {"type": "array", "items": {"type": "string", "pattern": r"^[\w.]+:[\w.]+$"}},
+    },
+}
+
+_ENVIRONMENT: Final = {
+    "SITECACHE_DATA_DIR": "data_dir",
+    "SITECACHE_SITE_URL": "site_url",
+    "SITECACHE_DEBUG": "debug",
+}
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"configuration file {path} does not exist") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"configuration file {path} is not valid TOML: {exc}") from exc
+    # A [sitecache] table is accepted, so the settings can share a file with others.
+    section = data.get("sitecache", data)
+    if not isinstance(section, dict):
+        raise ConfigError(f"configuration file {path}: [sitecache] must be a table")
+    return section
+
+
+def load_config(
+    config: Mapping[str, Any] | str | Path | Config | None = None, **overrides: Any
+) -> Config:
+    """The `Config` from ``config`` and ``overrides`` (see the module docstring for the order)."""
+    values: dict[str, Any] = {}
+    if config is None:
+        file_name = os.environ.get("SITECACHE_CONFIG")
+        if file_name:
+            values.update(_read_toml(Path(file_name)))
+        for variable, key in _ENVIRONMENT.items():
+            if variable in os.environ:
+                values[key] = os.environ[variable]
+    elif isinstance(config, str | Path):
+        values.update(_read_toml(Path(config)))
+    elif isinstance(config, Config):
+        values.update(config.as_dict())
+    else:
+        values.update(config)
+    values.update(overrides)
+    if isinstance(values.get("data_dir"), Path):
+        values["data_dir"] = str(values["data_dir"])
+    if isinstance(values.get("plugins"), tuple):
+        values["plugins"] = list(values["plugins"])
+
+    error = validate_value_from_schema(values, CONFIG_SCHEMA, "config")
+    if isinstance(error, RestError):
+        raise ConfigError(f"invalid configuration: {error.message}")
+    clean = sanitize_value_from_schema(values, CONFIG_SCHEMA, "config")
+    known = {item.name for item in fields(Config)}
+    arguments = {key: value for key, value in clean.items() if key in known}
+    if "data_dir" in arguments:
+        arguments["data_dir"] = Path(arguments["data_dir"])
+    if "plugins" in arguments:
+        arguments["plugins"] = tuple(arguments["plugins"])
+    if arguments.get("site_url"):
+        arguments["site_url"] = str(arguments["site_url"]).rstrip("/")
+    return Config(**arguments)

@@ -1,0 +1,130 @@
+"""Per-application actions and filters, WordPress style.
+
+An action is a named event: ``do_action(name, *args)`` calls every callback added for it. A
+filter passes a value through its callbacks: ``apply_filters(name, value, *args)`` returns what
+the last callback returned. Callbacks run by ascending priority, then in the order they were
+added. Each callback receives only as many arguments as it accepts (WordPress's
+``accepted_args``, read from the callback's signature unless given), so a filter callback may
+take just the value even when the filter passes more.
+
+Hooks live on an application instance (``app.hooks``); two applications in one process never
+see each other's callbacks.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Hooks"]
+
+Callback = Callable[..., Any]
+
+
+def _accepted_args(callback: Callback) -> int | None:
+    """How many positional arguments ``callback`` takes; ``None`` for any number."""
+    try:
+        signature = inspect.signature(callback)
+    except (TypeError, ValueError):  # builtins without a signature take what they are given
+        return None
+    count = 0
+    for parameter in signature.parameters.values():
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            return None
+        if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+            count += 1
+    return count
+
+
+@dataclass(frozen=True, slots=True)
+class _Registration:
+    callback: Callback
+    priority: int
+    order: int
+    accepted_args: int | None
+
+    def call(self, args: tuple[Any, ...]) -> Any:
+        if self.accepted_args is None:
+            return self.callback(*args)
+        return self.callback(*args[: self.accepted_args])
+
+
+@dataclass
+class Hooks:
+    """The actions and filters of one application."""
+
+    _hooks: dict[str, list[_Registration]] = field(default_factory=dict)
+    _done: dict[str, int] = field(default_factory=dict)
+    _counter: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    # ------------------------------------------------------------------ registering
+    def add_filter(
+        self, name: str, callback: Callback, priority: int = 10, accepted_args: int | None = None
+    ) -> None:
+        """Run ``callback`` when the filter ``name`` is applied (lower priorities first)."""
+        accepted = _accepted_args(callback) if accepted_args is None else accepted_args
+        with self._lock:
+            self._counter += 1
+            entries = list(self._hooks.get(name, ()))
+            entries.append(_Registration(callback, priority, self._counter, accepted))
+            entries.sort(key=lambda entry: (entry.priority, entry.order))
+            self._hooks[name] = entries  # replaced, never mutated: a running hook keeps its list
+
+    def add_action(
+        self, name: str, callback: Callback, priority: int = 10, accepted_args: int | None = None
+    ) -> None:
+        """Run ``callback`` when the action ``name`` fires (lower priorities first)."""
+        self.add_filter(name, callback, priority, accepted_args)
+
+    def remove_filter(self, name: str, callback: Callback, priority: int = 10) -> bool:
+        """Remove ``callback`` added to ``name`` at ``priority``; ``True`` if it was there."""
+        with self._lock:
+            entries = self._hooks.get(name, [])
+            kept = [e for e in entries if not (e.callback == callback and e.priority == priority)]
+            if len(kept) == len(entries):
+                return False
+            self._hooks[name] = kept
+            return True
+
+    def remove_action(self, name: str, callback: Callback, priority: int = 10) -> bool:
+        """Remove an action callback; ``True`` if it was there."""
+        return self.remove_filter(name, callback, priority)
+
+    def remove_all(self, name: str) -> None:
+        """Remove every callback of ``name``."""
+        with self._lock:
+            self._hooks.pop(name, None)
+
+    # ------------------------------------------------------------------ running
+    def apply_filters(self, name: str, value: Any, *args: Any) -> Any:
+        """Pass ``value`` (and ``args``) through every callback of ``name``; return the result."""
+        for entry in self._hooks.get(name, ()):
+            value = entry.call((value, *args))
+        return value
+
+    def do_action(self, name: str, *args: Any) -> None:
+        """Call every callback of ``name`` with ``args``."""
+        with self._lock:
+            self._done[name] = self._done.get(name, 0) + 1
+        for entry in self._hooks.get(name, ()):
+            entry.call(args)
+
+    # ------------------------------------------------------------------ asking
+    def has_filter(self, name: str, callback: Callback | None = None) -> bool:
+        """Whether ``name`` has any callback (or this ``callback``)."""
+        entries = self._hooks.get(name, ())
+        if callback is None:
+            return bool(entries)
+        return any(entry.callback == callback for entry in entries)
+
+    def has_action(self, name: str, callback: Callback | None = None) -> bool:
+        """Whether the action ``name`` has any callback (or this ``callback``)."""
+        return self.has_filter(name, callback)
+
+    def did_action(self, name: str) -> int:
+        """How many times the action ``name`` has fired."""
+        return self._done.get(name, 0)

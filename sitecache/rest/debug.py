@@ -1,0 +1,94 @@
+"""Misuse and deprecation notices, and the debug headers that carry them (SPEC.md §4.9).
+
+``doing_it_wrong``, ``deprecated_function`` and ``deprecated_argument`` fire the actions
+``doing_it_wrong_run``, ``deprecated_function_run`` and ``deprecated_argument_run``, are logged,
+and, in debug mode while a REST request is being served, become the response headers
+``X-Site-DoingItWrong``, ``X-Site-DeprecatedFunction`` and ``X-Site-DeprecatedParam`` (a later
+notice of the same kind replaces an earlier one). The schema engine's notices are routed here
+for the duration of each REST request.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Final
+
+from sitecache.hooks import Hooks
+from sitecache.schema.notices import report_misuse_to
+
+__all__ = ["DebugNotices"]
+
+logger = logging.getLogger("sitecache.rest")
+
+DOING_IT_WRONG_HEADER: Final = "X-Site-DoingItWrong"
+DEPRECATED_FUNCTION_HEADER: Final = "X-Site-DeprecatedFunction"
+DEPRECATED_PARAM_HEADER: Final = "X-Site-DeprecatedParam"
+
+_WHITESPACE = re.compile(r"\s+")
+_collected: ContextVar[dict[str, str] | None] = ContextVar("sitecache_debug_headers", default=None)
+
+
+def _describe(function: str, details: list[str]) -> str:
+    text = f"{function} ({'; '.join(details)})" if details else function
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+class DebugNotices:
+    """The notices of one application.
+
+    Args:
+        hooks: the application's hooks (the ``*_run`` actions fire on them).
+        debug: whether debug headers are sent.
+    """
+
+    def __init__(self, hooks: Hooks, debug: bool = False) -> None:
+        self.hooks = hooks
+        self.debug = debug
+
+    def doing_it_wrong(self, function: str, message: str, version: str | None = None) -> None:
+        """Record that ``function`` was used wrongly (``_doing_it_wrong``)."""
+        self.hooks.do_action("doing_it_wrong_run", function, message, version)
+        details = ([f"since {version}"] if version else []) + [message]
+        self._record(DOING_IT_WRONG_HEADER, _describe(function, details))
+
+    def deprecated_function(
+        self, function: str, replacement: str | None = None, version: str | None = None
+    ) -> None:
+        """Record a call to a deprecated function (``_deprecated_function``)."""
+        self.hooks.do_action("deprecated_function_run", function, replacement, version)
+        advice = f"use {replacement} instead" if replacement else "no alternative available"
+        details = ([f"since {version}"] if version else []) + [advice]
+        self._record(DEPRECATED_FUNCTION_HEADER, _describe(function, details))
+
+    def deprecated_argument(
+        self, function: str, message: str | None = None, version: str | None = None
+    ) -> None:
+        """Record use of a deprecated argument or parameter (``_deprecated_argument``)."""
+        self.hooks.do_action("deprecated_argument_run", function, message, version)
+        details = ([f"since {version}"] if version else []) + [
+            message or "no alternative available"
+        ]
+        self._record(DEPRECATED_PARAM_HEADER, _describe(function, details))
+
+    def _record(self, header: str, text: str) -> None:
+        logger.warning("%s: %s", header, text)
+        if not self.debug:
+            return
+        collected = _collected.get()
+        if collected is not None:
+            collected[header] = text
+
+    @contextmanager
+    def collecting(self) -> Iterator[dict[str, str]]:
+        """Collect debug headers for one REST request (also the schema engine's notices)."""
+        headers: dict[str, str] = {}
+        token = _collected.set(headers)
+        try:
+            with report_misuse_to(self.doing_it_wrong):
+                yield headers
+        finally:
+            _collected.reset(token)

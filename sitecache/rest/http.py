@@ -1,0 +1,326 @@
+"""Serving one HTTP request through the REST server (``WP_REST_Server::serve_request``).
+
+The order of work: fixed headers (Content-Type, X-Robots-Tag, the API-root Link,
+X-Content-Type-Options), JSONP validation, the request object (query, form body, headers, raw
+body, method override), CORS header lists, authentication, dispatch, ``rest_post_dispatch``
+(Allow, ``_fields``), the envelope, the response's own headers (replacing defaults), no-cache
+headers for logged-in users, CORS origin headers, then the body: data with ``_links`` and
+``_embedded``, JSON (pretty with ``_pretty``), JSONP. HEAD gets every header and no body.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import math
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from werkzeug.datastructures import Headers
+from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.wrappers import Request, Response
+
+from sitecache.errors import RestError
+from sitecache.rest.authentication import Authentication, is_logged_in
+from sitecache.rest.params import parse_pairs, parse_query_string
+from sitecache.rest.request import RestRequest
+from sitecache.rest.response import RestResponse, error_to_response
+from sitecache.rest.server import internal_error
+from sitecache.rest.urls import RequestContext
+from sitecache.schema import parse_embed_param
+
+if TYPE_CHECKING:
+    from sitecache.rest.server import RestServer
+
+__all__ = ["NOCACHE_HEADERS", "encode_json", "query_params", "serve_request"]
+
+logger = logging.getLogger("sitecache.rest")
+
+NOCACHE_HEADERS: Final = {
+    "Expires": "Wed, 11 Jan 1984 05:00:00 GMT",
+    "Cache-Control": "no-cache, must-revalidate, max-age=0, no-store, private",
+}
+EXPOSED_HEADERS: Final = ["X-Site-Total", "X-Site-TotalPages", "Link"]
+ALLOWED_HEADERS: Final = [
+    "Authorization",
+    "X-Site-Nonce",
+    "Content-Disposition",
+    "Content-MD5",
+    "Content-Type",
+]
+MAX_BODY_BYTES: Final = 16 * 1024 * 1024
+_JSONP_CALLBACK = re.compile(r"[^A-Za-z0-9_.]")
+_WHITESPACE = re.compile(r"\s+")
+
+
+# ---------------------------------------------------------------------- JSON
+class _EncodeError(Exception):
+    pass
+
+
+def _reject(value: Any) -> Any:
+    raise _EncodeError("Type is not supported")
+
+
+def _check_floats(value: Any, depth: int = 0) -> None:
+    if depth > 512:
+        raise _EncodeError("Maximum stack depth exceeded")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _EncodeError("Inf and NaN cannot be JSON encoded")
+    if isinstance(value, dict):
+        for item in value.values():
+            _check_floats(item, depth + 1)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _check_floats(item, depth + 1)
+
+
+def encode_json(data: Any, pretty: bool = False) -> str:
+    """``data`` as JSON (UTF-8 text, ``{}`` for empty objects); raises ``ValueError`` with a
+    PHP-style message when it cannot be encoded (NaN, infinity, unsupported types)."""
+    try:
+        _check_floats(data)
+        if pretty:
+            return json.dumps(data, indent=4, ensure_ascii=False, allow_nan=False, default=_reject)
+        return json.dumps(
+            data, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_reject
+        )
+    except _EncodeError as exc:
+        raise ValueError(str(exc)) from exc
+    except (TypeError, ValueError) as exc:
+        raise ValueError("Type is not supported") from exc
+    except RecursionError as exc:
+        raise ValueError("Maximum stack depth exceeded") from exc
+
+
+# ---------------------------------------------------------------------- the request
+def _request_headers(environ: Mapping[str, Any]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for key, value in environ.items():
+        if key.startswith("HTTP_"):
+            headers[key[5:]] = str(value)
+        elif key in ("CONTENT_TYPE", "CONTENT_LENGTH", "CONTENT_MD5") and value:
+            headers[key] = str(value)
+    if not headers.get("AUTHORIZATION") and environ.get("REDIRECT_HTTP_AUTHORIZATION"):
+        headers["AUTHORIZATION"] = str(environ["REDIRECT_HTTP_AUTHORIZATION"])
+    return headers
+
+
+def query_params(environ: Mapping[str, Any]) -> dict[str, Any]:
+    """The PHP-style query parameters of a WSGI request (``QUERY_STRING`` read as UTF-8)."""
+    raw = str(environ.get("QUERY_STRING") or "")
+    with contextlib.suppress(UnicodeEncodeError):  # already text beyond latin-1: use as is
+        raw = raw.encode("latin-1").decode("utf-8", "replace")
+    return parse_query_string(raw)
+
+
+def build_request(http: Request, route: str, query: dict[str, Any]) -> RestRequest:
+    """The `RestRequest` of an HTTP request (form bodies of POST parsed, PHP-style)."""
+    request = RestRequest(http.method, route)
+    request.environ = http.environ
+    request.set_query_params(query)
+    request.set_headers(_request_headers(http.environ))
+    body = http.get_data(cache=True)
+    request.set_body(body)
+    if http.method == "POST":
+        form = http.form
+        if form:
+            request.set_body_params(parse_pairs(form.items(multi=True)))
+        if http.files:
+            request.set_file_params(dict(http.files.items()))
+    return request
+
+
+# ---------------------------------------------------------------------- headers
+def _header_value(value: object) -> str:
+    """One-line, latin-1-safe header text (newlines can never split a header)."""
+    text = _WHITESPACE.sub(" ", str(value)).strip()
+    return text.encode("latin-1", "replace").decode("latin-1")
+
+
+def _base_headers(server: RestServer, jsonp: bool) -> dict[str, str]:
+    headers = {
+        "Content-Type": (
+            "application/javascript; charset=UTF-8" if jsonp else "application/json; charset=UTF-8"
+        ),
+        "X-Robots-Tag": "noindex",
+    }
+    api_root = server.rest_url("/")
+    if api_root:
+        headers["Link"] = f'<{api_root}>; rel="{server.settings.api_root_rel}"'
+    headers["X-Content-Type-Options"] = "nosniff"
+    return headers
+
+
+def _to_http(
+    status: int,
+    headers: Mapping[str, str],
+    body: str | None,
+    debug_headers: Mapping[str, str],
+    head: bool = False,
+) -> Response:
+    final = Headers()
+    for name, value in headers.items():
+        final.set(name, _header_value(value))
+    for name, value in debug_headers.items():
+        final.set(name, _header_value(value))
+    response = Response(b"" if body is None else body.encode("utf-8"), status=status, headers=final)
+    if head:
+        # A HEAD answer has no body; its length would be that of the GET, which we did not build.
+        response.headers.pop("Content-Length", None)
+    return response
+
+
+def _jsonp_error(
+    code: str, message: str, base: Mapping[str, str]
+) -> tuple[int, dict[str, str], str]:
+    return 400, dict(base), encode_json({"code": code, "message": message})
+
+
+# ---------------------------------------------------------------------- serving
+def serve_request(
+    server: RestServer,
+    http: Request,
+    route: str | RestError,
+    query: dict[str, Any] | None = None,
+) -> Response:
+    """Answer one HTTP request for REST ``route`` (or the error extracting it produced).
+
+    ``query`` is the request's parsed query string when the caller already has it.
+    """
+    context = RequestContext.from_environ(http.environ)
+    token = server.using_context(context)
+    try:
+        with server.notices.collecting() as debug_headers:
+            try:
+                params = query if query is not None else query_params(http.environ)
+                status, headers, body = _serve(server, http, route, params)
+            except Exception:
+                logger.exception("Unhandled exception while serving a REST request")
+                error = internal_error()
+                headers = {**_base_headers(server, False), **NOCACHE_HEADERS}
+                status, body = error.status, encode_json(error.to_dict())
+            return _to_http(
+                status,
+                headers,
+                body,
+                debug_headers if server.settings.debug else {},
+                head=http.method == "HEAD",
+            )
+    finally:
+        server.reset_context(token)
+
+
+def _serve(
+    server: RestServer, http: Request, route: str | RestError, query: dict[str, Any]
+) -> tuple[int, dict[str, str], str | None]:
+    if isinstance(route, RestError):
+        headers = {**_base_headers(server, False), **NOCACHE_HEADERS}
+        return route.status, headers, encode_json(route.to_dict())
+    server.ensure_initialized()
+
+    jsonp_value = query.get("_jsonp")
+    jsonp = jsonp_value if isinstance(jsonp_value, str) and jsonp_value else None
+    jsonp_enabled = bool(
+        server.hooks.apply_filters("rest_jsonp_enabled", server.settings.jsonp_enabled)
+    )
+    base = _base_headers(server, jsonp is not None and jsonp_enabled)
+    if jsonp is not None:
+        if not jsonp_enabled:
+            return _jsonp_error(
+                "rest_callback_disabled", "JSONP support is disabled on this site.", base
+            )
+        if _JSONP_CALLBACK.search(jsonp):
+            return _jsonp_error("rest_callback_invalid", "Invalid JSONP callback function.", base)
+
+    http.max_content_length = MAX_BODY_BYTES
+    try:
+        request = build_request(http, route, query)
+    except RequestEntityTooLarge:
+        error = RestError(
+            "rest_payload_too_large", "The request body is too large.", {"status": 413}
+        )
+        return error.status, base, encode_json(error.to_dict())
+
+    override_from_header = False
+    method_param = query.get("_method")
+    if isinstance(method_param, str) and method_param:
+        request.set_method(method_param)
+    elif request.get_header("x_http_method_override"):
+        request.set_method(request.get_header("x_http_method_override") or "")
+        override_from_header = True
+
+    exposed = server.hooks.apply_filters(
+        "rest_exposed_cors_headers", list(EXPOSED_HEADERS), request
+    )
+    allowed = server.hooks.apply_filters(
+        "rest_allowed_cors_headers", list(ALLOWED_HEADERS), request
+    )
+    base["Access-Control-Expose-Headers"] = ", ".join(exposed)
+    base["Access-Control-Allow-Headers"] = ", ".join(allowed)
+
+    outcome = server.authenticate(request)
+    auth_headers: Mapping[str, str] = {}
+    if isinstance(outcome, Authentication):
+        request.user = outcome.user
+        request.app_password = outcome.app_password
+        request.authentication_method = outcome.method
+        auth_headers = outcome.headers
+    auth_error = server.hooks.apply_filters(
+        "rest_authentication_errors", outcome if isinstance(outcome, RestError) else None, request
+    )
+    force_nocache = False
+    if isinstance(auth_error, RestError):
+        result = error_to_response(auth_error)
+        force_nocache = True
+    else:
+        result = server.dispatch(request)
+    for name, value in auth_headers.items():
+        result.header(name, value)
+    result = server.post_dispatch(result, request)
+
+    embed: bool | list[str] = parse_embed_param(query["_embed"]) if "_embed" in query else False
+    if "_envelope" in query:
+        result = server.envelope_response(result, embed)
+
+    # The response's own headers replace the defaults of the same name.
+    merged = RestResponse(result.get_data(), result.get_status())
+    merged.links = result.links
+    merged.set_matched_route(result.get_matched_route())
+    merged.set_matched_handler(result.get_matched_handler())
+    for name, value in base.items():
+        merged.header(name, value)
+    for name, value in result.get_headers().items():
+        merged.header(name, value)
+    status = merged.get_status()
+
+    nocache = bool(
+        server.hooks.apply_filters("rest_send_nocache_headers", is_logged_in(request.user))
+    )
+    if force_nocache or nocache or (override_from_header and 400 <= status < 500):
+        for name, value in NOCACHE_HEADERS.items():
+            merged.header(name, value)
+        merged.remove_header("Last-Modified")
+
+    server.hooks.apply_filters("rest_pre_serve_request", False, merged, request, server)
+    headers = dict(merged.get_headers())
+    if request.get_method() == "HEAD":
+        return status, headers, None
+
+    data = server.response_to_data(merged, embed)
+    data = server.hooks.apply_filters("rest_pre_echo_response", data, server, request)
+    if status == 204 or data is None:
+        return status, headers, None
+    pretty = request.get_param("_pretty") is not None
+    try:
+        body = encode_json(data, pretty)
+    except ValueError as exc:
+        status = 500
+        body = encode_json(
+            RestError("rest_encode_error", str(exc), {"status": 500}).to_dict(), pretty
+        )
+    if jsonp is not None:
+        body = f"/**/{jsonp}({body})"
+    return status, headers, body

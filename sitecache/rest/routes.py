@@ -1,0 +1,259 @@
+"""The route registry: registration rules, handler normalization and request matching.
+
+Mirrors ``register_rest_route`` and ``WP_REST_Server::register_route``/``get_routes``/
+``match_request_to_handler`` (SPEC.md §1 "Route registration rules"). A route is a regular
+expression over the request route (named groups become URL parameters), matched whole and
+case-insensitively; it holds handlers, each answering some methods.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from sitecache.errors import RestError
+from sitecache.schema.patterns import compile_pcre
+
+__all__ = ["Handler", "Route", "RouteRegistry", "normalize_methods"]
+
+Handler = dict[str, Any]
+"""A normalized handler: ``methods`` (a dict METHOD → True), ``callback``,
+``permission_callback``, ``args``, ``show_in_index``, ``accept_json``, ``accept_raw`` and any
+extra keys the plugin gave (``allow_batch``)."""
+
+Notify = Callable[[str, str], None]
+
+_HANDLER_DEFAULTS: Final[Mapping[str, Any]] = {
+    "methods": "GET",
+    "callback": None,
+    "args": {},
+    "show_in_index": True,
+    "accept_json": False,
+    "accept_raw": False,
+}
+_GROUP = re.compile(r"\(\?P<(\w+?)>.*?\)")
+
+
+def normalize_methods(methods: Any) -> dict[str, bool]:
+    """``"get, post"`` or ``["GET", "post"]`` → ``{"GET": True, "POST": True}``."""
+    if isinstance(methods, str):
+        names = methods.split(",")
+    elif isinstance(methods, list | tuple | set | frozenset):
+        names = [str(name) for name in methods]
+    else:
+        names = []
+    return {name.strip().upper(): True for name in names if name.strip()}
+
+
+@dataclass
+class Route:
+    """One route pattern with its handlers and options."""
+
+    pattern: str
+    namespace: str
+    regex: re.Pattern[str] | None
+    handlers: list[Handler] = field(default_factory=list)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def match(self, path: str) -> dict[str, str] | None:
+        """The named groups when ``path`` matches this route whole, else ``None``."""
+        if self.regex is None:
+            return None
+        found = self.regex.search(path)
+        if found is None:
+            return None
+        return {name: value for name, value in found.groupdict().items() if value is not None}
+
+    @property
+    def has_variables(self) -> bool:
+        """Whether the pattern has ``(?P<name>…)`` groups (no self link is built for it)."""
+        return "{" in _GROUP.sub(r"{\1}", self.pattern)
+
+
+class RouteRegistry:
+    """Every registered route, in registration order, and the namespaces they belong to.
+
+    Args:
+        notify: receives ``(function, message)`` for each misuse (``doing_it_wrong``).
+        namespace_index: the callback of every namespace's index route.
+    """
+
+    def __init__(self, notify: Notify, namespace_index: Callable[[Any], Any] | None = None) -> None:
+        self._notify = notify
+        self.namespace_index = namespace_index
+        self.routes: dict[str, Route] = {}
+        self.namespaces: dict[str, dict[str, bool]] = {}
+
+    # ------------------------------------------------------------------ registering
+    def register_rest_route(
+        self,
+        namespace: str,
+        route: str,
+        args: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
+        override: bool = False,
+        *,
+        route_args: Mapping[str, Any] | None = None,
+        schema: Callable[[], Mapping[str, Any]] | None = None,
+        allow_batch: Any = None,
+        initialized: bool = True,
+    ) -> bool:
+        """Register a route under ``namespace`` with SPEC.md §1's rules; ``False`` if refused.
+
+        An empty namespace or route is refused. A namespace with leading or trailing slashes,
+        registration before ``rest_api_init`` (``initialized`` false) and a handler without
+        ``permission_callback`` are reported as misuse but registered.
+        """
+        if not namespace:
+            self._notify(
+                "register_rest_route",
+                "Routes must be namespaced with plugin or theme name and version.",
+            )
+            return False
+        if not route:
+            self._notify("register_rest_route", "Route must be specified.")
+            return False
+        clean_namespace = namespace.strip("/")
+        if clean_namespace != namespace:
+            self._notify("register_rest_route", "Namespace must not start or end with a slash.")
+        if not initialized:
+            self._notify(
+                "register_rest_route",
+                "REST API routes must be registered on the rest_api_init action.",
+            )
+        common_args = dict(route_args or {})
+        groups: list[Mapping[str, Any]]
+        if args is None:
+            groups = [{}]
+        elif isinstance(args, Mapping):
+            if "args" in args and "callback" not in args and "methods" not in args:
+                common_args = {**common_args, **dict(args["args"])}
+                groups = [{key: value for key, value in args.items() if key != "args"}]
+            else:
+                groups = [args]
+        else:
+            groups = list(args)
+        display = f"{clean_namespace}/{route.strip('/')}"
+        handlers: list[Handler] = []
+        for group in groups:
+            handler: Handler = {**_HANDLER_DEFAULTS, **dict(group)}
+            handler["args"] = {**common_args, **dict(handler.get("args") or {})}
+            if "permission_callback" not in group:
+                self._notify(
+                    "register_rest_route",
+                    f"The REST API route definition for {display} is missing the required "
+                    "permission_callback argument. For REST API routes that are intended to be "
+                    "public, use sitecache.rest.return_true as the permission callback.",
+                )
+            for name, definition in handler["args"].items():
+                if not isinstance(definition, Mapping):
+                    self._notify(
+                        "register_rest_route",
+                        f'REST API $args should be a mapping of mappings. Found "{name}" for '
+                        f"route {display}.",
+                    )
+                    break
+            handler["methods"] = normalize_methods(handler["methods"])
+            handlers.append(handler)
+        options: dict[str, Any] = {}
+        if schema is not None:
+            options["schema"] = schema
+        if allow_batch is not None:
+            options["allow_batch"] = allow_batch
+        full_route = f"/{clean_namespace}/{route.strip('/')}"
+        self.add_route(clean_namespace, full_route, handlers, options, override)
+        return True
+
+    def add_route(
+        self,
+        namespace: str,
+        pattern: str,
+        handlers: list[Handler],
+        options: Mapping[str, Any] | None = None,
+        override: bool = False,
+    ) -> Route:
+        """Store normalized handlers under ``pattern`` (``register_route``).
+
+        The first route of a namespace also registers the namespace index ``/<namespace>``.
+        Without ``override`` a second registration appends its handlers.
+        """
+        if namespace and namespace not in self.namespaces:
+            self.namespaces[namespace] = {}
+            self.add_route(namespace, f"/{namespace}", [self._namespace_index_handler(namespace)])
+        if namespace:
+            self.namespaces[namespace][pattern] = True
+        existing = self.routes.get(pattern)
+        if existing is None or override:
+            regex = compile_pcre(f"^{pattern}$", re.IGNORECASE | re.ASCII)
+            if regex is None:
+                self._notify(
+                    "register_rest_route",
+                    f"The route pattern {pattern} is not a valid regular expression.",
+                )
+            route = Route(pattern, namespace, regex, list(handlers), dict(options or {}))
+            self.routes[pattern] = route
+            return route
+        existing.handlers.extend(handlers)
+        existing.options.update(options or {})
+        return existing
+
+    def _namespace_index_handler(self, namespace: str) -> Handler:
+        return {
+            **_HANDLER_DEFAULTS,
+            "methods": {"GET": True},
+            "callback": self.namespace_index,
+            "args": {"namespace": {"default": namespace}, "context": {"default": "view"}},
+        }
+
+    # ------------------------------------------------------------------ reading
+    def get_routes(self, namespace: str | None = None) -> dict[str, Route]:
+        """Routes in registration order, optionally only those of ``namespace``."""
+        if namespace is None:
+            return dict(self.routes)
+        return {key: route for key, route in self.routes.items() if route.namespace == namespace}
+
+    def candidate_routes(self, path: str) -> list[Route]:
+        """The routes to try for ``path``: those of every namespace the path starts with, or all.
+
+        As in WordPress the namespace test is a plain prefix test on ``path`` without its leading
+        slash plus a trailing slash (so ``test-ns`` and ``test-ns/v1`` both match
+        ``/test-ns/v1/x``); routes outside any namespace are tried only when none matched.
+        """
+        probe = path.lstrip("/") + "/"
+        names = [name for name in self.namespaces if probe.startswith(name)]
+        if not names:
+            return list(self.routes.values())
+        wanted = set(names)
+        return [route for route in self.routes.values() if route.namespace in wanted]
+
+    def match(self, method: str, path: str) -> tuple[Route, Handler, dict[str, str]] | RestError:
+        """The route, handler and URL parameters for a request, or 404 ``rest_no_route``.
+
+        Handlers are tried in registration order; a HEAD request is served by a handler that
+        lists HEAD, or else by one that lists GET.
+        """
+        for route in self.candidate_routes(path):
+            params = route.match(path)
+            if params is None:
+                continue
+            for handler in route.handlers:
+                methods = handler["methods"]
+                checked = method
+                if method == "HEAD" and not methods.get("HEAD"):
+                    checked = "GET"
+                if methods.get(checked):
+                    return route, handler, params
+        return RestError(
+            "rest_no_route",
+            "No route was found matching the URL and request method.",
+            {"status": 404},
+        )
+
+    def match_route(self, path: str) -> tuple[Route, dict[str, str]] | None:
+        """The first route (in registration order, no namespace pre-selection) matching ``path``."""
+        for route in self.routes.values():
+            params = route.match(path)
+            if params is not None:
+                return route, params
+        return None

@@ -1,0 +1,509 @@
+"""`RestServer`: route registration, dispatch and the shaping of responses into data.
+
+Mirrors ``WP_REST_Server``: `dispatch` matches a request to a handler, validates and sanitizes
+its arguments, checks the permission callback and calls the handler; `response_to_data` adds
+``_links`` and ``_embedded``. Serving an HTTP request (headers, CORS, JSONP, envelopes) lives in
+`sitecache.rest.http`. The order of work and the statuses follow SPEC.md §4 and §7.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from sitecache.errors import RestError
+from sitecache.hooks import Hooks
+from sitecache.rest import index
+from sitecache.rest.authentication import (
+    Authentication,
+    Authenticator,
+    authorization_required_status,
+)
+from sitecache.rest.cors import send_cors_headers
+from sitecache.rest.debug import DebugNotices
+from sitecache.rest.links import compact_links, default_curies
+from sitecache.rest.params import parse_query_string
+from sitecache.rest.request import RestRequest
+from sitecache.rest.response import RestResponse, ensure_response, error_to_response
+from sitecache.rest.routes import Handler, Route, RouteRegistry
+from sitecache.rest.urls import RequestContext, RestSettings, home_url, rest_url
+from sitecache.schema import filter_response_by_context, filter_response_fields
+from sitecache.schema.php import is_numeric_array
+
+__all__ = ["RestServer", "internal_error", "return_true"]
+
+logger = logging.getLogger("sitecache.rest")
+
+_current_context: ContextVar[RequestContext | None] = ContextVar(
+    "sitecache_rest_context", default=None
+)
+_current_request: ContextVar[RestRequest | None] = ContextVar(
+    "sitecache_rest_request", default=None
+)
+
+FORBIDDEN_MESSAGE: Final = "Sorry, you are not allowed to do that."
+
+
+def return_true(request: RestRequest) -> bool:
+    """A permission callback for routes that are public on purpose."""
+    return True
+
+
+def internal_error() -> RestError:
+    """The generic 500 answer to an unexpected exception (details go to the log only)."""
+    return RestError(
+        "internal_server_error",
+        "There has been a critical error on this website.",
+        {"status": 500},
+    )
+
+
+def forbidden(request: RestRequest) -> RestError:
+    """``rest_forbidden``: 401 for an anonymous caller, 403 for a logged-in one."""
+    return RestError(
+        "rest_forbidden", FORBIDDEN_MESSAGE, {"status": authorization_required_status(request.user)}
+    )
+
+
+class RestServer:
+    """The REST server of one application.
+
+    Args:
+        hooks: the application's hooks.
+        settings: prefix, site URL, permalinks, debug and the other server settings.
+        notices: where misuse and deprecation notices go.
+    """
+
+    def __init__(self, hooks: Hooks, settings: RestSettings, notices: DebugNotices) -> None:
+        self.hooks = hooks
+        self.settings = settings
+        self.notices = notices
+        self.registry = RouteRegistry(notices.doing_it_wrong, self._namespace_index)
+        self._authenticators: list[tuple[int, int, Authenticator]] = []
+        self._initialized = threading.Event()
+        self._init_lock = threading.RLock()
+        self._register_core_routes()
+        self._add_default_filters()
+
+    # ------------------------------------------------------------------ setup
+    def _register_core_routes(self) -> None:
+        self.registry.add_route(
+            "",
+            "/",
+            [
+                {
+                    "methods": {"GET": True},
+                    "callback": lambda request: index.get_index(self, request),
+                    "args": {"context": {"default": "view"}},
+                    "show_in_index": True,
+                    "accept_json": False,
+                    "accept_raw": False,
+                }
+            ],
+        )
+        from sitecache.rest.batch import batch_route_handler
+
+        self.registry.add_route("", "/batch/v1", [batch_route_handler(self)])
+
+    def _namespace_index(self, request: RestRequest) -> RestResponse | RestError:
+        return index.get_namespace_index(self, request)
+
+    def _add_default_filters(self) -> None:
+        self.hooks.add_filter("rest_pre_dispatch", self._options_filter, 10)
+        self.hooks.add_filter("rest_post_dispatch", self.filter_response_by_context, 9)
+        self.hooks.add_filter("rest_post_dispatch", self.send_allow_header, 10)
+        self.hooks.add_filter("rest_post_dispatch", self.filter_response_fields, 10)
+        self.hooks.add_filter("rest_pre_serve_request", send_cors_headers, 10)
+
+    def _options_filter(self, result: Any, server: RestServer, request: RestRequest) -> Any:
+        return index.handle_options_request(result, self, request)
+
+    def ensure_initialized(self) -> None:
+        """Fire ``rest_api_init`` once for this server, before its first request."""
+        if self._initialized.is_set():
+            return
+        with self._init_lock:
+            if self._initialized.is_set():
+                return
+            # Set first: a callback that fails must not make every later request register again.
+            self._initialized.set()
+            self.hooks.do_action("rest_api_init", self)
+
+    # ------------------------------------------------------------------ registration
+    def register_rest_route(
+        self,
+        namespace: str,
+        route: str,
+        args: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
+        override: bool = False,
+        *,
+        route_args: Mapping[str, Any] | None = None,
+        schema: Callable[[], Mapping[str, Any]] | None = None,
+        allow_batch: Any = None,
+    ) -> bool:
+        """Register a route (SPEC.md §1): see `RouteRegistry.register_rest_route`."""
+        return self.registry.register_rest_route(
+            namespace,
+            route,
+            args,
+            override,
+            route_args=route_args,
+            schema=schema,
+            allow_batch=allow_batch,
+            initialized=self.hooks.did_action("rest_api_init") > 0,
+        )
+
+    def get_routes(self, namespace: str | None = None) -> dict[str, Route]:
+        """Every route (or those of one namespace), in registration order."""
+        return self.registry.get_routes(namespace)
+
+    def get_namespaces(self) -> list[str]:
+        """The registered namespaces, in registration order."""
+        return list(self.registry.namespaces)
+
+    # ------------------------------------------------------------------ authentication
+    def add_authenticator(self, authenticator: Authenticator, priority: int = 10) -> None:
+        """Add a way of recognising callers; lower priorities are asked first."""
+        self._authenticators.append((priority, len(self._authenticators), authenticator))
+        self._authenticators.sort(key=lambda entry: (entry[0], entry[1]))
+
+    def authenticate(self, request: RestRequest) -> Authentication | RestError | None:
+        """Ask each authenticator in turn; the first answer other than ``None`` wins."""
+        for _, _, authenticator in self._authenticators:
+            outcome = authenticator.authenticate(request)
+            if outcome is not None:
+                return outcome
+        return None
+
+    # ------------------------------------------------------------------ URLs
+    @property
+    def request_context(self) -> RequestContext:
+        """The HTTP request being served (host, scheme), or a context from the settings."""
+        context = _current_context.get()
+        if context is not None:
+            return context
+        if self.settings.site_url:
+            parts = urlsplit(self.settings.site_url)
+            return RequestContext(
+                host_url=f"{parts.scheme}://{parts.netloc}",
+                is_https=parts.scheme == "https",
+                server_name=parts.hostname or "localhost",
+            )
+        return RequestContext()
+
+    def using_context(self, context: RequestContext) -> Any:
+        """Set the HTTP request context for URL building; returns a token for `reset_context`."""
+        return _current_context.set(context)
+
+    def reset_context(self, token: Any) -> None:
+        """Undo `using_context`."""
+        _current_context.reset(token)
+
+    def home_url(self) -> str:
+        """The site's home URL (no trailing slash) as seen by the current request."""
+        return home_url(self.settings, self.request_context)
+
+    def rest_url(self, path: str = "/") -> str:
+        """The URL of a REST path (``rest_url``), filtered by ``rest_url``."""
+        url = rest_url(self.settings, self.request_context, path)
+        return str(self.hooks.apply_filters("rest_url", url, path))
+
+    def request_from_url(self, url: str) -> RestRequest | None:
+        """A GET request for a REST URL of this site, or ``None`` (``from_url``)."""
+        parts = urlsplit(url)
+        query = parse_query_string(parts.query)
+        api_root = self.rest_url("/")
+        route: Any = None
+        if self.settings.permalink_structure and url.startswith(api_root):
+            route = urlsplit(url[len(api_root.rstrip("/")) :]).path
+        elif query.get("rest_route"):
+            route = query.pop("rest_route")
+        if not route or not isinstance(route, str):
+            return None
+        request = RestRequest("GET", route)
+        request.set_query_params(query)
+        current = _current_request.get()
+        if current is not None:
+            _inherit_caller(request, current)
+        result = self.hooks.apply_filters("rest_request_from_url", request, url)
+        return result if isinstance(result, RestRequest) else None
+
+    # ------------------------------------------------------------------ dispatch
+    def match_request_to_handler(self, request: RestRequest) -> tuple[Route, Handler] | RestError:
+        """Find the handler; set the request's URL params, attributes and defaults."""
+        matched = self.registry.match(request.get_method(), request.get_route())
+        if isinstance(matched, RestError):
+            return matched
+        route, handler, params = matched
+        if not callable(handler.get("callback")):
+            return route, handler
+        request.set_url_params(params)
+        request.set_attributes(handler)
+        defaults = {
+            name: options["default"]
+            for name, options in (handler.get("args") or {}).items()
+            if isinstance(options, Mapping) and options.get("default") is not None
+        }
+        request.set_default_params(defaults)
+        return route, handler
+
+    def dispatch(self, request: RestRequest) -> RestResponse:
+        """Answer ``request``: match, validate and sanitize, check permission, call the handler.
+
+        Parameter errors (400) are found before the permission callback runs, so invalid input
+        on a forbidden route is a 400. Unexpected exceptions become a generic 500.
+        """
+        token = _current_request.set(request) if _current_request.get() is None else None
+        try:
+            early = self.hooks.apply_filters("rest_pre_dispatch", None, self, request)
+            if early:
+                result = ensure_response(early)
+                return error_to_response(result) if isinstance(result, RestError) else result
+            matched = self.match_request_to_handler(request)
+            if isinstance(matched, RestError):
+                return error_to_response(matched)
+            route, handler = matched
+            error: RestError | None = None
+            if not callable(handler.get("callback")):
+                error = RestError(
+                    "rest_invalid_handler", "The handler for the route is invalid.", {"status": 500}
+                )
+            if error is None:
+                error = _first_error(request.has_valid_params()) or _first_error(
+                    request.sanitize_params()
+                )
+            return self.respond_to_request(request, route, handler, error)
+        finally:
+            if token is not None:
+                _current_request.reset(token)
+
+    def respond_to_request(
+        self, request: RestRequest, route: Route, handler: Handler, error: RestError | None
+    ) -> RestResponse:
+        """Run the permission callback and the handler (``respond_to_request``)."""
+        result: Any = self.hooks.apply_filters(
+            "rest_request_before_callbacks", error, handler, request
+        )
+        try:
+            if not isinstance(result, RestError):
+                permission_callback = handler.get("permission_callback")
+                if permission_callback:
+                    permission = permission_callback(request)
+                    if isinstance(permission, RestError):
+                        result = permission
+                    elif permission is not True:
+                        result = forbidden(request)
+            if not isinstance(result, RestError):
+                early = self.hooks.apply_filters(
+                    "rest_dispatch_request", None, request, route.pattern, handler
+                )
+                result = early if early is not None else handler["callback"](request)
+            result = self.hooks.apply_filters(
+                "rest_request_after_callbacks", result, handler, request
+            )
+        except RestError as raised:
+            result = raised
+        except Exception:
+            logger.exception(
+                "Unhandled exception in the REST handler for %s %s",
+                request.get_method(),
+                route.pattern,
+            )
+            result = internal_error()
+        response = ensure_response(result)
+        if isinstance(response, RestError):
+            response = error_to_response(response)
+        response.set_matched_route(route.pattern)
+        response.set_matched_handler(handler)
+        return response
+
+    # ------------------------------------------------------------------ post-dispatch filters
+    def allowed_methods(self, route_pattern: str, request: RestRequest) -> list[str]:
+        """Methods of the route whose permission callback returns exactly ``True`` for
+        ``request`` (methods without a permission callback count), in first-seen order."""
+        route = self.registry.routes.get(route_pattern)
+        if route is None:
+            return []
+        verdicts: dict[str, bool] = {}
+        for handler in route.handlers:
+            callback = handler.get("permission_callback")
+            for method in handler["methods"]:
+                if not callback:
+                    verdicts[method] = True
+                    continue
+                try:
+                    verdicts[method] = callback(request) is True
+                except Exception:
+                    logger.exception("Permission callback failed while computing Allow")
+                    verdicts[method] = False
+        return [method.upper() for method, allowed in verdicts.items() if allowed]
+
+    def send_allow_header(
+        self, response: RestResponse, server: RestServer, request: RestRequest
+    ) -> RestResponse:
+        """``rest_post_dispatch`` callback: the ``Allow`` header of the matched route."""
+        if not isinstance(response, RestResponse) or not response.get_matched_route():
+            return response
+        allowed = self.allowed_methods(response.get_matched_route(), request)
+        if allowed:
+            response.header("Allow", ", ".join(allowed))
+        return response
+
+    def filter_response_by_context(
+        self, response: RestResponse, server: RestServer, request: RestRequest
+    ) -> RestResponse:
+        """``rest_post_dispatch`` callback: drop fields the route's schema hides in ``context``.
+
+        Applies when the matched route publishes a ``schema`` and the request has a ``context``
+        (given or defaulted); a list response is filtered item by item against the schema.
+        Errors and OPTIONS answers (route descriptions) are left alone.
+        """
+        if not isinstance(response, RestResponse) or response.is_error():
+            return response
+        if request.get_method() == "OPTIONS":
+            return response
+        context = request.get_param("context")
+        route = self.registry.routes.get(response.get_matched_route())
+        if not isinstance(context, str) or route is None:
+            return response
+        schema_callback = route.options.get("schema")
+        if schema_callback is None:
+            return response
+        schema = schema_callback() if callable(schema_callback) else schema_callback
+        if not isinstance(schema, Mapping):
+            return response
+        data = response.get_data()
+        if isinstance(data, list) and schema.get("type") != "array":
+            data = [filter_response_by_context(item, schema, context) for item in data]
+        else:
+            data = filter_response_by_context(data, schema, context)
+        response.set_data(data)
+        return response
+
+    def filter_response_fields(
+        self, response: RestResponse, server: RestServer, request: RestRequest
+    ) -> RestResponse:
+        """``rest_post_dispatch`` callback: apply ``_fields`` (never to errors)."""
+        if not isinstance(response, RestResponse) or response.is_error():
+            return response
+        fields = request.get_param("_fields")
+        if fields is None:
+            return response
+        response.set_data(filter_response_fields(response.get_data(), fields))
+        return response
+
+    def post_dispatch(self, response: RestResponse, request: RestRequest) -> RestResponse:
+        """Run the ``rest_post_dispatch`` filters (Allow header, ``_fields``, plugins')."""
+        result = self.hooks.apply_filters("rest_post_dispatch", response, self, request)
+        return result if isinstance(result, RestResponse) else response
+
+    # ------------------------------------------------------------------ links and embedding
+    def curies(self) -> list[dict[str, Any]]:
+        """The CURIEs links are compacted with (filter ``rest_response_link_curies``)."""
+        curies = default_curies(self.settings.api_root_rel)
+        result = self.hooks.apply_filters("rest_response_link_curies", curies)
+        return result if isinstance(result, list) else curies
+
+    def target_hints(self, link: Mapping[str, Any]) -> dict[str, list[str]] | None:
+        """``{"allow": [methods]}`` for a ``self`` link the current user could act on."""
+        href = link.get("href")
+        if not isinstance(href, str):
+            return None
+        request = self.request_from_url(href)
+        if request is None:
+            return None
+        matched = self.match_request_to_handler(request)
+        if isinstance(matched, RestError) or not callable(matched[1].get("callback")):
+            return None
+        if request.has_valid_params() is not True or request.sanitize_params() is not True:
+            return None
+        allowed = self.allowed_methods(matched[0].pattern, request)
+        return {"allow": allowed} if allowed else None
+
+    def response_to_data(self, response: RestResponse, embed: bool | list[str]) -> Any:
+        """The response data with ``_links`` and, when asked, ``_embedded``."""
+        data = response.get_data()
+        links = compact_links(response, self.curies(), self.target_hints)
+        if links:
+            if data is None:
+                data = {}
+            elif isinstance(data, list):
+                data = {str(position): item for position, item in enumerate(data)}
+            if isinstance(data, dict):
+                data = {**data, "_links": links}
+        if embed:
+            cache: dict[str, Any] = {}
+            if is_numeric_array(data) and isinstance(data, list):
+                data = [self._embed_links(item, embed, cache) for item in data]
+            else:
+                data = self._embed_links(data, embed, cache)
+        return data
+
+    def _embed_links(self, data: Any, embed: bool | list[str], cache: dict[str, Any]) -> Any:
+        if not isinstance(data, dict) or not isinstance(data.get("_links"), dict):
+            return data
+        embedded: dict[str, list[Any]] = {}
+        for rel, links in data["_links"].items():
+            if isinstance(embed, list) and rel not in embed:
+                continue
+            if not isinstance(links, list):
+                continue
+            entries: list[Any] = []
+            for link in links:
+                if not isinstance(link, Mapping) or not link.get("embeddable"):
+                    entries.append({})
+                    continue
+                href = link.get("href")
+                if not isinstance(href, str):
+                    entries.append({})
+                    continue
+                if href not in cache:
+                    cache[href] = self._embedded_response(href)
+                entries.append(cache[href])
+            if any(entry for entry in entries):
+                embedded[rel] = entries
+        if embedded:
+            data = {**data, "_embedded": embedded}
+        return data
+
+    def _embedded_response(self, href: str) -> Any:
+        request = self.request_from_url(href)
+        if request is None:
+            return {}
+        if not request.get_param("context"):
+            request.set_param("context", "embed")
+        if not request.get_param("per_page"):
+            matched = self.registry.match(request.get_method(), request.get_route())
+            if not isinstance(matched, RestError):
+                per_page = (matched[1].get("args") or {}).get("per_page")
+                if isinstance(per_page, Mapping) and per_page.get("maximum") is not None:
+                    request.set_param("per_page", int(per_page["maximum"]))
+        response = self.post_dispatch(self.dispatch(request), request)
+        return self.response_to_data(response, False)
+
+    def envelope_response(self, response: RestResponse, embed: bool | list[str]) -> RestResponse:
+        """A 200 response whose data is ``{body, status, headers}`` of ``response``."""
+        response.remove_header("Content-Type")
+        envelope = {
+            "body": self.response_to_data(response, embed),
+            "status": response.get_status(),
+            "headers": dict(response.get_headers()),
+        }
+        envelope = self.hooks.apply_filters("rest_envelope_response", envelope, response)
+        return RestResponse(envelope)
+
+
+def _first_error(result: bool | RestError) -> RestError | None:
+    return result if isinstance(result, RestError) else None
+
+
+def _inherit_caller(request: RestRequest, caller: RestRequest) -> None:
+    """Internal requests (embedding, batch, target hints) run as the outer request's user."""
+    request.user = caller.user
+    request.app_password = caller.app_password
+    request.authentication_method = caller.authentication_method
+    request.environ = caller.environ

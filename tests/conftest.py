@@ -1,0 +1,41 @@
+"""Fixtures shared by every test package: applications with a private data directory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from werkzeug.test import Client
+
+from sitecache.app import App, create_app
+
+AppFactory = Callable[..., App]
+
+
+@pytest.fixture
+def app_factory(tmp_path: Path) -> AppFactory:
+    """Build applications whose data lives under the test's temporary directory."""
+
+    def factory(**overrides: Any) -> App:
+        config: dict[str, Any] = {
+            "data_dir": str(tmp_path / "var"),
+            "site_url": "http://example.org",
+        }
+        config.update(overrides)
+        return create_app(config)
+
+    return factory
+
+
+@pytest.fixture
+def app(app_factory: AppFactory) -> App:
+    """An application at http://example.org with default settings."""
+    return app_factory()
+
+
+@pytest.fixture
+def client(app: App) -> Client:
+    """A werkzeug test client for ``app``."""
+    return Client(app)

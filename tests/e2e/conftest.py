@@ -1,0 +1,34 @@
+"""End-to-end fixtures: a real gunicorn (2 workers) on a free loopback port."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.e2e.server import LiveServer
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/e2e/" in str(item.path).replace("\\", "/"):
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(scope="module")
+def live_server(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[LiveServer]:
+    """gunicorn serving the app with the e2e plugin (``tests.e2e.plugin:activate``)."""
+    root = tmp_path_factory.mktemp("e2e")
+    extra = getattr(request.module, "SERVER_CONFIG", [])
+    server = LiveServer(
+        data_dir=root / "var",
+        config_lines=['plugins = ["tests.e2e.plugin:activate"]', "debug = true", *extra],
+    )
+    server.start()
+    failed_before = request.session.testsfailed
+    yield server
+    server.stop()
+    if request.session.testsfailed > failed_before:
+        print(f"\n----- gunicorn log ({server.log_path}) -----\n{server.log()}")
