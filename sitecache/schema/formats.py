@@ -13,6 +13,7 @@ import re
 from typing import Final
 
 from sitecache.schema import php
+from sitecache.schema.notices import doing_it_wrong
 
 __all__ = [
     "ALLOWED_PROTOCOLS",
@@ -32,9 +33,7 @@ _IPV4 = re.compile(
     r"^(?:(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.){3}(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)$"
 )
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-_UUID_ANY_CASE_VERSION = re.compile(
-    r"^[0-9a-f]{8}-[0-9a-f]{4}-([0-9a-f])[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$"
-)
+_UUID_V4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 _EMAIL_LOCAL = re.compile(r"^[a-zA-Z0-9!#$%&'*+/=?^_`{|}~.-]+$")
 _EMAIL_LABEL = re.compile(r"^[a-z0-9-]+$", re.IGNORECASE)
 _HEX_DIGITS = re.compile(r"[0-9a-fA-F]+\Z")
@@ -136,16 +135,20 @@ def is_ip_address(ip: object) -> str | bool:
 
 
 # ---------------------------------------------------------------------- UUIDs and e-mail
-def is_uuid(uuid: object, version: int | None = None) -> bool:
-    """True for a lowercase hyphenated UUID string; with ``version``, also that version digit."""
+def is_uuid(uuid: object, version: object = None) -> bool:
+    """True for a lowercase hyphenated UUID string (``wp_is_uuid``).
+
+    With a numeric ``version`` only version 4 is supported (the variant bits are checked too);
+    any other version is reported as misuse and gives ``False``.
+    """
     if not isinstance(uuid, str):
         return False
-    if version is None:
-        return _UUID.search(uuid) is not None
-    if version not in (1, 2, 3, 4, 5, 6, 7, 8):
-        return False
-    match = _UUID_ANY_CASE_VERSION.search(uuid)
-    return match is not None and match.group(1) == str(version)
+    if php.is_numeric(version):
+        if php.to_int(version) != 4:
+            doing_it_wrong("wp_is_uuid", "Only UUID V4 is supported at this time.")
+            return False
+        return _UUID_V4.search(uuid) is not None
+    return _UUID.search(uuid) is not None
 
 
 def is_email(email: object) -> str | bool:
@@ -323,7 +326,8 @@ def sanitize_url(url: object) -> str:
     if not text.lower().startswith("mailto:"):
         text = _deep_replace(_CR_LF_ESCAPES, text)
     text = text.replace(";//", "://")
-    if ":" not in text and text[0] not in "/#?" and not _PHP_FILE.search(text):
+    # After the CR/LF escapes are gone the text may be empty: it then gets a scheme, as in PHP.
+    if ":" not in text and text[:1] not in ("/", "#", "?") and not _PHP_FILE.search(text):
         text = "http://" + text
     if "[" in text or "]" in text:
         scheme_end = text.find("://")

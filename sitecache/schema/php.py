@@ -85,7 +85,9 @@ def keyed(value: Mapping[Any, Any] | JsonArray) -> dict[int | str, Any]:
 
 
 def has_key(container: Mapping[Any, Any] | JsonArray, key: object) -> bool:
-    """PHP ``array_key_exists`` with PHP's key normalization."""
+    """PHP ``array_key_exists`` with PHP's key normalization (arrays are never keys)."""
+    if is_php_array(key) or not isinstance(key, str | int | float | bool | None):
+        return False
     if isinstance(container, dict):
         if key in container:
             return True
