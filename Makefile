@@ -14,8 +14,7 @@ $(STAMP): pyproject.toml setup.cfg
 	@touch $(STAMP)
 
 run: $(STAMP)
-	@echo "make run: there is no site to start yet; the application arrives with the REST server." >&2
-	@exit 1
+	$(BIN)/sitecache serve
 
 test: lint typecheck imports unit
 

@@ -20,7 +20,7 @@ from sitecache.hooks import Hooks
 from sitecache.rest.debug import DebugNotices
 from sitecache.rest.http import query_params, serve_request
 from sitecache.rest.server import RestServer
-from sitecache.rest.urls import RestSettings, extract_rest_route
+from sitecache.rest.urls import RequestContext, RestSettings, extract_rest_route
 from sitecache.site import FrontSite
 
 __all__ = ["App", "create_app"]
@@ -107,7 +107,11 @@ class App:
         route = extract_rest_route(request.path, query, self.server.settings.prefix)
         if route is not None:
             return serve_request(self.server, request, route, query)
-        return self.site(request)
+        token = self.server.using_context(RequestContext.from_environ(request.environ))
+        try:
+            return self.site(request)
+        finally:
+            self.server.reset_context(token)
 
     def __call__(
         self, environ: Mapping[str, Any], start_response: StartResponse

@@ -52,7 +52,8 @@ class RestRequest:
     def __init__(
         self, method: str = "GET", route: str = "", attributes: Mapping[str, Any] | None = None
     ) -> None:
-        self.method = method.upper()
+        self._order: list[str] | None = None
+        self._method = method.upper()
         self.route = route
         self._attributes: dict[str, Any] = dict(attributes or {})
         self._params: dict[str, dict[str, Any]] = {source: {} for source in SOURCES}
@@ -71,13 +72,23 @@ class RestRequest:
         """The WSGI environ of the HTTP request this came from (empty for internal requests)."""
 
     # ------------------------------------------------------------------ method and route
+    @property
+    def method(self) -> str:
+        """The (possibly overridden) HTTP method, upper-cased."""
+        return self._method
+
+    @method.setter
+    def method(self, method: str) -> None:
+        self._method = method.upper()
+        self._order = None  # POST bodies count only for body methods
+
     def get_method(self) -> str:
         """The (possibly overridden) HTTP method."""
         return self.method
 
     def set_method(self, method: str) -> None:
         """Set the method (upper-cased)."""
-        self.method = method.upper()
+        self.method = method
 
     def is_method(self, method: str) -> bool:
         """Case-insensitive comparison with the request's method."""
@@ -111,15 +122,18 @@ class RestRequest:
         self._headers[canonical_header_name(key)] = (
             [value] if isinstance(value, str) else list(value)
         )
+        self._order = None
 
     def add_header(self, key: str, value: str | list[str]) -> None:
         """Append values to a header."""
         values = [value] if isinstance(value, str) else list(value)
         self._headers.setdefault(canonical_header_name(key), []).extend(values)
+        self._order = None
 
     def remove_header(self, key: str) -> None:
         """Remove a header."""
         self._headers.pop(canonical_header_name(key), None)
+        self._order = None
 
     def set_headers(self, headers: Mapping[str, str | list[str]], override: bool = True) -> None:
         """Set several headers; with ``override`` the old set is dropped first."""
@@ -149,6 +163,7 @@ class RestRequest:
         self._json_error = None
         self._parsed_body = False
         self._params["JSON"] = {}
+        self._order = None
 
     def _parse_json(self) -> RestError | None:
         """Decode a JSON body once; a malformed one is reported by `has_valid_params`."""
@@ -194,7 +209,12 @@ class RestRequest:
 
     # ------------------------------------------------------------------ parameters
     def parameter_order(self) -> list[str]:
-        """The sources consulted, highest priority first (``get_parameter_order``)."""
+        """The sources consulted, highest priority first (``get_parameter_order``).
+
+        Computed once and kept until the method, a header or the body changes.
+        """
+        if self._order is not None:
+            return self._order
         order = []
         if self.is_json_content_type():
             order.append("JSON")
@@ -204,6 +224,7 @@ class RestRequest:
         if self.method in BODY_METHODS:
             order.append("POST")
         order.extend(("GET", "URL", "defaults"))
+        self._order = order
         return order
 
     def get_param(self, key: str) -> Any:

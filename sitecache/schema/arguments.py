@@ -52,10 +52,10 @@ class HasAttributes(Protocol):
 
 def _argument_schema(request: HasAttributes, param: str) -> Mapping[str, Any] | None:
     args = request.get_attributes().get("args")
-    if not isinstance(args, Mapping):
+    if not isinstance(args, dict | Mapping):
         return None
     schema = args.get(param)
-    return schema if isinstance(schema, Mapping) else None
+    return schema if isinstance(schema, dict | Mapping) else None
 
 
 def validate_request_arg(value: Any, request: HasAttributes, param: str) -> bool | RestError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -19,12 +20,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def live_server(
     tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> Iterator[LiveServer]:
-    """gunicorn serving the app with the e2e plugin (``tests.e2e.plugin:activate``)."""
+    """gunicorn serving the app with the e2e plugin (``tests.e2e.plugin:activate``).
+
+    A test module may set ``PLUGINS`` (more plugin specs) and ``SERVER_CONFIG`` (more TOML lines).
+    """
     root = tmp_path_factory.mktemp("e2e")
+    plugins = ["tests.e2e.plugin:activate", *getattr(request.module, "PLUGINS", [])]
     extra = getattr(request.module, "SERVER_CONFIG", [])
     server = LiveServer(
         data_dir=root / "var",
-        config_lines=['plugins = ["tests.e2e.plugin:activate"]', "debug = true", *extra],
+        config_lines=[f"plugins = {json.dumps(plugins)}", "debug = true", *extra],
     )
     server.start()
     failed_before = request.session.testsfailed

@@ -17,8 +17,13 @@ ITEM_SCHEMA: dict[str, Any] = {
 }
 
 
-def register(server: RestServer) -> None:
+def register(server: RestServer, app: App) -> None:
     """Register the e2e routes."""
+
+    def notice(request: RestRequest) -> dict[str, bool]:
+        app.doing_it_wrong("e2e_notice", "Called the e2e notice route.")
+        app.deprecated_function("e2e_old_function", "e2e_new_function")
+        return {"noticed": True}
 
     def item(request: RestRequest) -> RestResponse:
         number = request["id"]
@@ -73,10 +78,15 @@ def register(server: RestServer) -> None:
         "/crash",
         {"methods": "GET", "callback": crash, "permission_callback": return_true},
     )
+    server.register_rest_route(
+        "e2e/v1",
+        "/notice",
+        {"methods": "GET", "callback": notice, "permission_callback": return_true},
+    )
     # Deliberately missing its permission_callback: a doing-it-wrong notice in debug mode.
     server.register_rest_route("e2e/v1", "/careless", {"callback": lambda request: "careless"})
 
 
 def activate(app: App) -> None:
     """Plugin entry point."""
-    app.hooks.add_action("rest_api_init", register)
+    app.hooks.add_action("rest_api_init", lambda server: register(server, app))

@@ -59,10 +59,10 @@ class LiveServer:
             "--graceful-timeout", "5",
             "sitecache.app:create_app()",
         ]  # fmt: skip
-        log = self.log_path.open("wb")
-        self.process = subprocess.Popen(
-            command, stdout=log, stderr=subprocess.STDOUT, env=environment, cwd=REPOSITORY
-        )
+        with self.log_path.open("wb") as log:  # the child keeps its own copy of the handle
+            self.process = subprocess.Popen(
+                command, stdout=log, stderr=subprocess.STDOUT, env=environment, cwd=REPOSITORY
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
