@@ -15,6 +15,7 @@ from typing import Any
 
 from werkzeug.wrappers import Request, Response
 
+from sitecache.auth import AuthService, AuthViews, PasswordHasher
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.hooks import Hooks
 from sitecache.rest.debug import DebugNotices
@@ -22,6 +23,7 @@ from sitecache.rest.http import query_params, serve_request
 from sitecache.rest.server import RestServer
 from sitecache.rest.urls import RequestContext, RestSettings, extract_rest_route
 from sitecache.site import FrontSite
+from sitecache.templating import make_template_environment
 
 __all__ = ["App", "create_app"]
 
@@ -61,7 +63,15 @@ class App:
         self.hooks = Hooks()
         self.notices = DebugNotices(self.hooks, debug=config.debug)
         self.server = RestServer(self.hooks, rest_settings(config), self.notices)
-        self.site = FrontSite(self.server)
+        self.templates = make_template_environment()
+        self.auth = AuthService(
+            config.data_dir,
+            hasher=PasswordHasher(n=config.password_hash_cost),
+            app_passwords=config.application_passwords,
+        )
+        self.auth.install(self.server, self.hooks)
+        self.views = AuthViews(self.auth, self.server, self.templates).routes()
+        self.site = FrontSite(self.server, self.templates)
         for spec in config.plugins:
             self.load_plugin(spec)
 
@@ -102,14 +112,15 @@ class App:
 
     # ------------------------------------------------------------------ WSGI
     def handle(self, request: Request) -> Response:
-        """Answer one HTTP request: REST routes, else the site's pages."""
+        """Answer one HTTP request: REST routes, the login and account pages, else the site."""
         query = query_params(request.environ)
         route = extract_rest_route(request.path, query, self.server.settings.prefix)
         if route is not None:
             return serve_request(self.server, request, route, query)
         token = self.server.using_context(RequestContext.from_environ(request.environ))
         try:
-            return self.site(request)
+            view = self.views.get(request.path)
+            return view(request) if view is not None else self.site(request)
         finally:
             self.server.reset_context(token)
 

@@ -1,8 +1,11 @@
 """The ``sitecache`` command line.
 
-``sitecache serve`` runs the site under gunicorn. Configuration comes from the environment as
-for ``create_app()`` (``SITECACHE_CONFIG``, ``SITECACHE_DATA_DIR``, ...), or from ``--config``
-and ``--data-dir``.
+``sitecache init`` creates the data directory, the database, the secret key and an
+administrator; ``sitecache serve`` runs the site under gunicorn (initializing it on first
+start); ``sitecache user create`` and ``sitecache app-password create`` add users and
+application passwords. Configuration comes from the environment as for ``create_app()``
+(``SITECACHE_CONFIG``, ``SITECACHE_DATA_DIR``, ...), or from ``--config`` and ``--data-dir``.
+Secrets are printed once, to standard output, and never logged.
 """
 
 from __future__ import annotations
@@ -13,7 +16,10 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from sitecache.auth import ROLES, AuthService, PasswordHasher
+from sitecache.auth.passwords import generate_password
 from sitecache.config import Config, ConfigError, load_config
+from sitecache.errors import RestError
 
 __all__ = ["main"]
 
@@ -29,10 +35,79 @@ def _configure_environment(args: argparse.Namespace) -> Config:
     return load_config()
 
 
+def _auth(config: Config) -> AuthService:
+    return AuthService(config.data_dir, hasher=PasswordHasher(n=config.password_hash_cost))
+
+
+def _create_administrator(auth: AuthService, login: str, email: str | None) -> None:
+    password = generate_password(20)
+    user = auth.users.create(login, password, "administrator", email=email)
+    print("Administrator created. Log in at /login with (shown only once):")
+    print(f"  login:    {user.login}")
+    print(f"  password: {password}")
+
+
+def command_init(args: argparse.Namespace) -> int:
+    """Create the data directory, database, secret key and an administrator."""
+    config = _configure_environment(args)
+    auth = _auth(config)
+    existing = auth.users.count()
+    if existing:
+        print(
+            f"sitecache: {config.data_dir} is already initialized ({existing} user"
+            f"{'s' if existing != 1 else ''}); add users with `sitecache user create`.",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"Initialized {config.data_dir.resolve()} (database and secret key).")
+    _create_administrator(auth, args.login, args.email)
+    return 0
+
+
+def _read_password(value: str | None) -> tuple[str, bool]:
+    """The password to use and whether it was generated (to print it)."""
+    if value is None:
+        return generate_password(20), True
+    if value == "-":
+        return sys.stdin.readline().rstrip("\r\n"), False
+    return value, False
+
+
+def command_user_create(args: argparse.Namespace) -> int:
+    """Add a user with a role."""
+    auth = _auth(_configure_environment(args))
+    password, generated = _read_password(args.password)
+    user = auth.users.create(
+        args.login, password, args.role, email=args.email, display_name=args.display_name
+    )
+    print(f"User {user.login} (id {user.id}, {user.role}) created.")
+    if generated:
+        print(f"  password: {password}  (shown only once)")
+    return 0
+
+
+def command_app_password_create(args: argparse.Namespace) -> int:
+    """Create an application password for a user and print it once."""
+    auth = _auth(_configure_environment(args))
+    user = auth.users.find(args.login)
+    if user is None:
+        print(f"sitecache: no user with login or email {args.login!r}", file=sys.stderr)
+        return 1
+    password, record = auth.app_passwords.create(user, args.name, args.app_id or "")
+    print(f"Application password {record.name!r} ({record.uuid}) created for {user.login}.")
+    print(f"  password: {password}  (shown only once)")
+    return 0
+
+
 def command_serve(args: argparse.Namespace) -> int:
     """Run gunicorn serving ``sitecache.app:create_app()`` (replaces this process)."""
     config = _configure_environment(args)
     config.data_dir.mkdir(parents=True, exist_ok=True)
+    auth = _auth(config)
+    if auth.users.count() == 0:
+        print(f"First start: initializing {config.data_dir.resolve()}.")
+        _create_administrator(auth, "admin", None)
+    auth.store.close()
     # gunicorn re-reads the environment in each worker, so pin the resolved data directory.
     os.environ["SITECACHE_DATA_DIR"] = str(config.data_dir.resolve())
     argv = [
@@ -60,6 +135,35 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     serve.add_argument("--reload", action="store_true", help="restart when the code changes")
     serve.set_defaults(handler=command_serve)
+
+    init = commands.add_parser("init", help="create the data directory and an administrator")
+    init.add_argument("--login", default="admin", help="the administrator's login (admin)")
+    init.add_argument("--email", help="the administrator's e-mail address")
+    init.set_defaults(handler=command_init)
+
+    user = commands.add_parser("user", help="manage users")
+    user_commands = user.add_subparsers(dest="user_command", required=True, metavar="COMMAND")
+    create_user = user_commands.add_parser("create", help="add a user")
+    create_user.add_argument("login")
+    create_user.add_argument("--role", choices=ROLES, default="subscriber")
+    create_user.add_argument(
+        "--password", help="the password; '-' reads it from standard input; omit to generate one"
+    )
+    create_user.add_argument("--email")
+    create_user.add_argument("--display-name")
+    create_user.set_defaults(handler=command_user_create)
+
+    app_password = commands.add_parser("app-password", help="manage application passwords")
+    app_password_commands = app_password.add_subparsers(
+        dest="app_password_command", required=True, metavar="COMMAND"
+    )
+    create_app_password = app_password_commands.add_parser(
+        "create", help="create an application password (printed once)"
+    )
+    create_app_password.add_argument("login", help="the user's login or e-mail address")
+    create_app_password.add_argument("--name", required=True, help="the application's name")
+    create_app_password.add_argument("--app-id", help="the application's UUID")
+    create_app_password.set_defaults(handler=command_app_password_create)
     return parser
 
 
@@ -73,6 +177,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"sitecache: {exc}", file=sys.stderr)
         return 2
+    except RestError as exc:
+        print(f"sitecache: {exc.message}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

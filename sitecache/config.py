@@ -50,6 +50,8 @@ class Config:
     gmt_offset: float = 0.0
     help_url: str = "https://developer.wordpress.org/rest-api/"
     plugins: tuple[str, ...] = field(default_factory=tuple)
+    application_passwords: str = "auto"
+    password_hash_cost: int = 2**15
 
     def as_dict(self) -> dict[str, Any]:
         """The configuration as plain values (paths as strings)."""
@@ -79,6 +81,8 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
         "gmt_offset": {"type": "number", "minimum": -14, "maximum": 14},
         "help_url": {"type": "string"},
         "plugins": {"type": "array", "items": {"type": "string", "pattern": r"^[\w.]+:[\w.]+$"}},
+        "application_passwords": {"type": "string", "enum": ["auto", "on", "off"]},
+        "password_hash_cost": {"type": "integer", "minimum": 1024, "maximum": 1048576},
     },
 }
 

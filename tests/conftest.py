@@ -22,6 +22,8 @@ def app_factory(tmp_path: Path) -> AppFactory:
         config: dict[str, Any] = {
             "data_dir": str(tmp_path / "var"),
             "site_url": "http://example.org",
+            # The cheapest scrypt cost allowed: tests create many users and log in often.
+            "password_hash_cost": 1024,
         }
         config.update(overrides)
         return create_app(config)

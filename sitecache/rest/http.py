@@ -271,56 +271,57 @@ def _serve(
     auth_error = server.hooks.apply_filters(
         "rest_authentication_errors", outcome if isinstance(outcome, RestError) else None, request
     )
-    force_nocache = False
-    if isinstance(auth_error, RestError):
-        result = error_to_response(auth_error)
-        force_nocache = True
-    else:
-        result = server.dispatch(request)
-    for name, value in auth_headers.items():
-        result.header(name, value)
-    result = server.post_dispatch(result, request)
+    with server.acting_for(request):
+        force_nocache = False
+        if isinstance(auth_error, RestError):
+            result = error_to_response(auth_error)
+            force_nocache = True
+        else:
+            result = server.dispatch(request)
+        for name, value in auth_headers.items():
+            result.header(name, value)
+        result = server.post_dispatch(result, request)
 
-    embed: bool | list[str] = parse_embed_param(query["_embed"]) if "_embed" in query else False
-    if "_envelope" in query:
-        result = server.envelope_response(result, embed)
+        embed: bool | list[str] = parse_embed_param(query["_embed"]) if "_embed" in query else False
+        if "_envelope" in query:
+            result = server.envelope_response(result, embed)
 
-    # The response's own headers replace the defaults of the same name.
-    merged = RestResponse(result.get_data(), result.get_status())
-    merged.links = result.links
-    merged.set_matched_route(result.get_matched_route())
-    merged.set_matched_handler(result.get_matched_handler())
-    for name, value in base.items():
-        merged.header(name, value)
-    for name, value in result.get_headers().items():
-        merged.header(name, value)
-    status = merged.get_status()
-
-    nocache = bool(
-        server.hooks.apply_filters("rest_send_nocache_headers", is_logged_in(request.user))
-    )
-    if force_nocache or nocache or (override_from_header and 400 <= status < 500):
-        for name, value in NOCACHE_HEADERS.items():
+        # The response's own headers replace the defaults of the same name.
+        merged = RestResponse(result.get_data(), result.get_status())
+        merged.links = result.links
+        merged.set_matched_route(result.get_matched_route())
+        merged.set_matched_handler(result.get_matched_handler())
+        for name, value in base.items():
             merged.header(name, value)
-        merged.remove_header("Last-Modified")
+        for name, value in result.get_headers().items():
+            merged.header(name, value)
+        status = merged.get_status()
 
-    server.hooks.apply_filters("rest_pre_serve_request", False, merged, request, server)
-    headers = dict(merged.get_headers())
-    if request.get_method() == "HEAD":
-        return status, headers, None
-
-    data = server.response_to_data(merged, embed)
-    data = server.hooks.apply_filters("rest_pre_echo_response", data, server, request)
-    if status == 204 or data is None:
-        return status, headers, None
-    pretty = request.get_param("_pretty") is not None
-    try:
-        body = encode_json(data, pretty)
-    except ValueError as exc:
-        status = 500
-        body = encode_json(
-            RestError("rest_encode_error", str(exc), {"status": 500}).to_dict(), pretty
+        nocache = bool(
+            server.hooks.apply_filters("rest_send_nocache_headers", is_logged_in(request.user))
         )
-    if jsonp is not None:
-        body = f"/**/{jsonp}({body})"
-    return status, headers, body
+        if force_nocache or nocache or (override_from_header and 400 <= status < 500):
+            for name, value in NOCACHE_HEADERS.items():
+                merged.header(name, value)
+            merged.remove_header("Last-Modified")
+
+        server.hooks.apply_filters("rest_pre_serve_request", False, merged, request, server)
+        headers = dict(merged.get_headers())
+        if request.get_method() == "HEAD":
+            return status, headers, None
+
+        data = server.response_to_data(merged, embed)
+        data = server.hooks.apply_filters("rest_pre_echo_response", data, server, request)
+        if status == 204 or data is None:
+            return status, headers, None
+        pretty = request.get_param("_pretty") is not None
+        try:
+            body = encode_json(data, pretty)
+        except ValueError as exc:
+            status = 500
+            body = encode_json(
+                RestError("rest_encode_error", str(exc), {"status": 500}).to_dict(), pretty
+            )
+        if jsonp is not None:
+            body = f"/**/{jsonp}({body})"
+        return status, headers, body

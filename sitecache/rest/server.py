@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -233,6 +234,16 @@ class RestServer:
         return result if isinstance(result, RestRequest) else None
 
     # ------------------------------------------------------------------ dispatch
+    @contextmanager
+    def acting_for(self, request: RestRequest) -> Iterator[None]:
+        """Make ``request`` the caller of internal requests (embedding, target hints, batch)
+        made inside the ``with`` block, so they run as its user."""
+        token = _current_request.set(request)
+        try:
+            yield
+        finally:
+            _current_request.reset(token)
+
     def match_request_to_handler(self, request: RestRequest) -> tuple[Route, Handler] | RestError:
         """Find the handler; set the request's URL params, attributes and defaults."""
         matched = self.registry.match(request.get_method(), request.get_route())

@@ -8,23 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment
 from markupsafe import Markup
 from werkzeug.wrappers import Request, Response
 
 from sitecache.rest.discovery import discovery_link_header, discovery_link_tags
 from sitecache.rest.server import RestServer
+from sitecache.templating import make_template_environment
 
-__all__ = ["FrontSite", "make_template_environment"]
-
-
-def make_template_environment() -> Environment:
-    """The Jinja2 environment of the site's templates (autoescaped HTML)."""
-    return Environment(
-        loader=PackageLoader("sitecache.site", "templates"),
-        autoescape=select_autoescape(["html"]),
-        keep_trailing_newline=True,
-    )
+__all__ = ["FrontSite"]
 
 
 class FrontSite:

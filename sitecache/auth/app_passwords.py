@@ -1,0 +1,293 @@
+"""Application passwords: per-application secrets for HTTP Basic access to the REST API.
+
+A password is 24 random letters and digits, shown once (in groups of four) and stored only as a
+keyed hash; spaces and other separators are ignored when it is presented, so the grouped form
+works. Each has a uuid, an optional application id (a UUID), a name unique per user, and the time
+and address of its creation and last use.
+
+Availability (`ApplicationPasswordPolicy`): ``"auto"`` (the default) allows them over TLS and
+from loopback clients only, so they never travel in clear text over a network; ``"on"`` and
+``"off"`` force the answer.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import ipaddress
+import re
+import sqlite3
+import time
+import uuid as uuid_module
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from sitecache.auth.passwords import generate_password, keyed_hash, keyed_hash_matches
+from sitecache.auth.roles import SiteUser
+from sitecache.auth.store import SiteStore
+from sitecache.auth.users import UserRepository
+from sitecache.errors import RestError
+
+__all__ = [
+    "ApplicationPassword",
+    "ApplicationPasswordPolicy",
+    "ApplicationPasswords",
+    "BasicCredentials",
+    "chunk_password",
+    "parse_basic_authorization",
+]
+
+PASSWORD_LENGTH: Final = 24
+_PURPOSE: Final = "application-password"
+_NOT_ALPHANUMERIC = re.compile(r"[^A-Za-z0-9]")
+_LAST_USED_GRANULARITY: Final = 60
+
+
+@dataclass(frozen=True, slots=True)
+class ApplicationPassword:
+    """One application password (its secret is never kept)."""
+
+    uuid: str
+    user_id: int
+    app_id: str
+    name: str
+    created: int
+    last_used: int | None
+    last_ip: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class BasicCredentials:
+    """What an ``Authorization: Basic`` header carried."""
+
+    login: str
+    password: str
+
+
+def chunk_password(password: str) -> str:
+    """``abcdefgh…`` → ``abcd efgh …`` (how the password is shown)."""
+    return " ".join(password[index : index + 4] for index in range(0, len(password), 4))
+
+
+def parse_basic_authorization(header: str | None) -> BasicCredentials | None:
+    """The credentials of an ``Authorization: Basic`` header; ``None`` when there are none.
+
+    A header without a colon (a login only) is not an attempt, as in WordPress.
+    """
+    if not header:
+        return None
+    scheme, _, encoded = header.strip().partition(" ")
+    if scheme.lower() != "basic" or not encoded:
+        return None
+    try:
+        decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    login, colon, password = decoded.partition(":")
+    if not colon:
+        return None
+    return BasicCredentials(login, password)
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class ApplicationPasswordPolicy:
+    """When application passwords may be used: ``"auto"``, ``"on"`` or ``"off"``."""
+
+    mode: str = "auto"
+
+    def available(self, environ: Mapping[str, Any]) -> bool:
+        """Whether this request may use (or create) application passwords."""
+        if self.mode == "on":
+            return True
+        if self.mode == "off":
+            return False
+        return environ.get("wsgi.url_scheme") == "https" or _is_loopback(
+            str(environ.get("REMOTE_ADDR") or "")
+        )
+
+
+def _password(row: sqlite3.Row) -> ApplicationPassword:
+    return ApplicationPassword(
+        uuid=str(row["uuid"]),
+        user_id=int(row["user_id"]),
+        app_id=str(row["app_id"]),
+        name=str(row["name"]),
+        created=int(row["created"]),
+        last_used=None if row["last_used"] is None else int(row["last_used"]),
+        last_ip=None if row["last_ip"] is None else str(row["last_ip"]),
+    )
+
+
+class ApplicationPasswords:
+    """The application passwords of the site's users.
+
+    Args:
+        store: the site database.
+        users: the user repository.
+        key: the site's secret key (the passwords' hashes are keyed with it).
+        clock: seconds since the epoch.
+    """
+
+    def __init__(
+        self,
+        store: SiteStore,
+        users: UserRepository,
+        key: bytes,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.users = users
+        self.key = key
+        self.clock = clock
+
+    def create(
+        self, user: SiteUser, name: str, app_id: str = ""
+    ) -> tuple[str, ApplicationPassword]:
+        """Create a password; returns ``(the password, shown once, chunked; the record)``.
+
+        Raises:
+            RestError: 409 ``application_password_duplicate_name`` when the user already has an
+                application of that name.
+        """
+        password = generate_password(PASSWORD_LENGTH)
+        record = ApplicationPassword(
+            uuid=str(uuid_module.uuid4()),
+            user_id=user.id,
+            app_id=app_id,
+            name=name,
+            created=int(self.clock()),
+            last_used=None,
+            last_ip=None,
+        )
+        with self.store.transaction() as db:
+            duplicate = db.execute(
+                "SELECT 1 FROM app_passwords WHERE user_id = ? AND name = ?", (user.id, name)
+            ).fetchone()
+            if duplicate is not None:
+                raise RestError(
+                    "application_password_duplicate_name",
+                    "Each application name should be unique.",
+                    {"status": 409},
+                )
+            db.execute(
+                "INSERT INTO app_passwords (uuid, user_id, app_id, name, password_hash, created)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    record.uuid,
+                    user.id,
+                    app_id,
+                    name,
+                    keyed_hash(self.key, password, _PURPOSE),
+                    record.created,
+                ),
+            )
+        return chunk_password(password), record
+
+    def list(self, user: SiteUser) -> list[ApplicationPassword]:
+        """The user's passwords, oldest first."""
+        rows = (
+            self.store.connection()
+            .execute(
+                "SELECT * FROM app_passwords WHERE user_id = ? ORDER BY created, rowid", (user.id,)
+            )
+            .fetchall()
+        )
+        return [_password(row) for row in rows]
+
+    def get(self, user: SiteUser, uuid: str) -> ApplicationPassword | None:
+        """One of the user's passwords by uuid."""
+        row = (
+            self.store.connection()
+            .execute("SELECT * FROM app_passwords WHERE user_id = ? AND uuid = ?", (user.id, uuid))
+            .fetchone()
+        )
+        return None if row is None else _password(row)
+
+    def rename(self, user: SiteUser, uuid: str, name: str) -> ApplicationPassword | None:
+        """Change a password's name; ``None`` when it does not exist."""
+        with self.store.transaction() as db:
+            duplicate = db.execute(
+                "SELECT 1 FROM app_passwords WHERE user_id = ? AND name = ? AND uuid != ?",
+                (user.id, name, uuid),
+            ).fetchone()
+            if duplicate is not None:
+                raise RestError(
+                    "application_password_duplicate_name",
+                    "Each application name should be unique.",
+                    {"status": 409},
+                )
+            db.execute(
+                "UPDATE app_passwords SET name = ? WHERE user_id = ? AND uuid = ?",
+                (name, user.id, uuid),
+            )
+        return self.get(user, uuid)
+
+    def delete(self, user: SiteUser, uuid: str) -> bool:
+        """Delete one password; ``False`` when it did not exist."""
+        with self.store.transaction() as db:
+            cursor = db.execute(
+                "DELETE FROM app_passwords WHERE user_id = ? AND uuid = ?", (user.id, uuid)
+            )
+            return cursor.rowcount > 0
+
+    def delete_all(self, user: SiteUser) -> int:
+        """Delete every password of the user; returns how many there were."""
+        with self.store.transaction() as db:
+            cursor = db.execute("DELETE FROM app_passwords WHERE user_id = ?", (user.id,))
+            return int(cursor.rowcount)
+
+    def authenticate(
+        self, credentials: BasicCredentials, ip: str
+    ) -> tuple[SiteUser, ApplicationPassword] | RestError:
+        """The user and password matching Basic credentials, or a 401 error.
+
+        ``invalid_username`` when no user has that login or e-mail address,
+        ``incorrect_password`` when none of the user's application passwords matches.
+        """
+        user = self.users.find(credentials.login)
+        if user is None:
+            return RestError(
+                "invalid_username",
+                "Unknown username. Check again or try your email address.",
+                {"status": 401},
+            )
+        presented = _NOT_ALPHANUMERIC.sub("", credentials.password)
+        rows = (
+            self.store.connection()
+            .execute("SELECT * FROM app_passwords WHERE user_id = ?", (user.id,))
+            .fetchall()
+        )
+        matched: ApplicationPassword | None = None
+        for row in rows:
+            # SECURITY: constant-time comparison of keyed hashes; every row is checked.
+            if keyed_hash_matches(self.key, presented, _PURPOSE, str(row["password_hash"])):
+                matched = _password(row)
+        if matched is None:
+            return RestError(
+                "incorrect_password",
+                "The provided password is an invalid application password.",
+                {"status": 401},
+            )
+        self._record_use(matched, ip)
+        return user, matched
+
+    def _record_use(self, password: ApplicationPassword, ip: str) -> None:
+        now = int(self.clock())
+        recent = (
+            password.last_used is not None and now - password.last_used < _LAST_USED_GRANULARITY
+        )
+        if recent and password.last_ip == ip:
+            return  # avoid a write per request; the record stays accurate to the minute
+        with self.store.transaction() as db:
+            db.execute(
+                "UPDATE app_passwords SET last_used = ?, last_ip = ? WHERE uuid = ?",
+                (now, ip or None, password.uuid),
+            )

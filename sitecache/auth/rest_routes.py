@@ -1,0 +1,381 @@
+"""REST routes for application passwords under ``site/v2/users/<id>|me/application-passwords``.
+
+Mirrors WordPress's application-passwords controller: list, create (the password appears once,
+in the 201 answer), read, rename, delete one, delete all, and introspect the password of the
+current request. Every route needs a logged-in user (401 ``rest_not_logged_in``); users manage
+their own passwords and administrators anyone's (403 otherwise); the routes answer 501
+``application_passwords_disabled`` where application passwords are not available.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from sitecache.auth.app_passwords import (
+    ApplicationPassword,
+    ApplicationPasswordPolicy,
+    ApplicationPasswords,
+)
+from sitecache.auth.roles import SiteUser
+from sitecache.auth.users import UserRepository
+from sitecache.errors import RestError
+from sitecache.rest import RestRequest, RestResponse, RestServer, authorization_required_status
+from sitecache.schema import get_endpoint_args_for_schema
+from sitecache.schema.dates import format_timestamp
+
+__all__ = ["APPLICATION_PASSWORD_SCHEMA", "ApplicationPasswordRoutes"]
+
+NAMESPACE: Final = "site/v2"
+BASE: Final = "/users/(?P<user_id>(?:[\\d]+|me))/application-passwords"
+
+_APP_ID: Final = {
+    "description": "A UUID provided by the application to uniquely identify it. It is "
+    "recommended to use an UUID v5 with the URL or DNS namespace.",
+    "type": "string",
+    "oneOf": [{"type": "string", "format": "uuid"}, {"type": "string", "enum": [""]}],
+    "context": ["view", "edit", "embed"],
+}
+
+APPLICATION_PASSWORD_SCHEMA: Final[dict[str, Any]] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "application-password",
+    "type": "object",
+    "properties": {
+        "uuid": {
+            "description": "The unique identifier for the application password.",
+            "type": "string",
+            "format": "uuid",
+            "context": ["view", "edit", "embed"],
+            "readonly": True,
+        },
+        "app_id": _APP_ID,
+        "name": {
+            "description": "The name of the application password.",
+            "type": "string",
+            "required": True,
+            "context": ["view", "edit", "embed"],
+            "minLength": 1,
+            "pattern": ".*\\S.*",
+        },
+        "password": {
+            "description": "The generated password. Only available after adding an application.",
+            "type": "string",
+            "context": ["edit"],
+            "readonly": True,
+        },
+        "created": {
+            "description": "The GMT date the application password was created.",
+            "type": "string",
+            "format": "date-time",
+            "context": ["view", "edit"],
+            "readonly": True,
+        },
+        "last_used": {
+            "description": "The GMT date the application password was last used.",
+            "type": ["string", "null"],
+            "format": "date-time",
+            "context": ["view", "edit"],
+            "readonly": True,
+        },
+        "last_ip": {
+            "description": "The IP address the application password was last used by.",
+            "type": ["string", "null"],
+            "format": "ip",
+            "context": ["view", "edit"],
+            "readonly": True,
+        },
+    },
+}
+
+_CONTEXT_ARG: Final = {
+    "context": {
+        "description": "Scope under which the request is made; determines fields present in "
+        "response.",
+        "type": "string",
+        "enum": ["view", "embed", "edit"],
+        "default": "view",
+    }
+}
+
+
+def _rfc3339(timestamp: int | None) -> str | None:
+    return None if timestamp is None else format_timestamp(timestamp).replace(" ", "T")
+
+
+class ApplicationPasswordRoutes:
+    """The controller: permission checks and handlers bound to the site's repositories."""
+
+    def __init__(
+        self,
+        users: UserRepository,
+        passwords: ApplicationPasswords,
+        policy: ApplicationPasswordPolicy,
+    ) -> None:
+        self.users = users
+        self.passwords = passwords
+        self.policy = policy
+        self._server: RestServer | None = None
+
+    @property
+    def server(self) -> RestServer:
+        """The REST server the routes were registered on."""
+        if self._server is None:
+            raise RuntimeError("the application-password routes are not registered yet")
+        return self._server
+
+    # ------------------------------------------------------------------ registration
+    def register(self, server: RestServer) -> None:
+        """The ``rest_api_init`` callback."""
+        self._server = server
+
+        def schema() -> dict[str, Any]:
+            return APPLICATION_PASSWORD_SCHEMA
+
+        server.register_rest_route(
+            NAMESPACE,
+            BASE,
+            [
+                {
+                    "methods": "GET",
+                    "callback": self.get_items,
+                    "permission_callback": self._permission("list_app_passwords"),
+                    "args": dict(_CONTEXT_ARG),
+                },
+                {
+                    "methods": "POST",
+                    "callback": self.create_item,
+                    "permission_callback": self._permission("create_app_password"),
+                    "args": get_endpoint_args_for_schema(APPLICATION_PASSWORD_SCHEMA, "POST"),
+                },
+                {
+                    "methods": "DELETE",
+                    "callback": self.delete_items,
+                    "permission_callback": self._permission("delete_app_passwords"),
+                    "args": {},
+                },
+            ],
+            schema=schema,
+        )
+        server.register_rest_route(
+            NAMESPACE,
+            f"{BASE}/introspect",
+            {
+                "methods": "GET",
+                "callback": self.introspect,
+                "permission_callback": self._permission("read_app_password"),
+                "args": dict(_CONTEXT_ARG),
+            },
+            schema=schema,
+        )
+        server.register_rest_route(
+            NAMESPACE,
+            f"{BASE}/(?P<uuid>[\\w\\-]+)",
+            [
+                {
+                    "methods": "GET",
+                    "callback": self.get_item,
+                    "permission_callback": self._permission("read_app_password"),
+                    "args": dict(_CONTEXT_ARG),
+                },
+                {
+                    "methods": "POST, PUT, PATCH",
+                    "callback": self.update_item,
+                    "permission_callback": self._permission("edit_app_password"),
+                    "args": get_endpoint_args_for_schema(
+                        APPLICATION_PASSWORD_SCHEMA, "POST, PUT, PATCH"
+                    ),
+                },
+                {
+                    "methods": "DELETE",
+                    "callback": self.delete_item,
+                    "permission_callback": self._permission("delete_app_password"),
+                    "args": {},
+                },
+            ],
+            schema=schema,
+        )
+
+    # ------------------------------------------------------------------ permissions
+    def target_user(self, request: RestRequest) -> SiteUser | RestError:
+        """The user the URL names (``me`` or an id), after the login and availability checks."""
+        if not request.user.id:
+            return RestError(
+                "rest_not_logged_in", "You are not currently logged in.", {"status": 401}
+            )
+        if not self.policy.available(request.environ):
+            return RestError(
+                "application_passwords_disabled",
+                "Application passwords are not available.",
+                {"status": 501},
+            )
+        raw = request.get_url_params().get("user_id", "me")
+        if raw == "me":
+            found = self.users.get(request.user.id)
+        else:
+            found = self.users.get(int(raw)) if str(raw).isdigit() else None
+        if found is None:
+            if request.user.can("edit_users"):
+                return RestError("rest_user_invalid_id", "Invalid user ID.", {"status": 404})
+            # SECURITY: without edit_users, an unknown id looks like someone else's.
+            return self._forbidden("edit_user", request)
+        return found
+
+    def _permission(self, capability: str) -> Any:
+        def check(request: RestRequest) -> bool | RestError:
+            user = self.target_user(request)
+            if isinstance(user, RestError):
+                return user
+            if not request.user.can(capability, user.id):
+                return self._forbidden(capability, request)
+            return True
+
+        return check
+
+    @staticmethod
+    def _forbidden(capability: str, request: RestRequest) -> RestError:
+        messages = {
+            "list_app_passwords": (
+                "rest_cannot_list_application_passwords",
+                "Sorry, you are not allowed to list application passwords for this user.",
+            ),
+            "create_app_password": (
+                "rest_cannot_create_application_passwords",
+                "Sorry, you are not allowed to create application passwords for this user.",
+            ),
+            "read_app_password": (
+                "rest_cannot_read_application_password",
+                "Sorry, you are not allowed to read this application password.",
+            ),
+            "edit_app_password": (
+                "rest_cannot_edit_application_password",
+                "Sorry, you are not allowed to edit this application password.",
+            ),
+            "delete_app_password": (
+                "rest_cannot_delete_application_password",
+                "Sorry, you are not allowed to delete this application password.",
+            ),
+            "delete_app_passwords": (
+                "rest_cannot_delete_application_passwords",
+                "Sorry, you are not allowed to delete application passwords for this user.",
+            ),
+        }
+        code, message = messages.get(
+            capability, ("rest_forbidden", "Sorry, you are not allowed to do that.")
+        )
+        return RestError(code, message, {"status": authorization_required_status(request.user)})
+
+    # ------------------------------------------------------------------ shaping
+    def _item_url(self, user: SiteUser, uuid: str) -> str:
+        return self.server.rest_url(f"/{NAMESPACE}/users/{user.id}/application-passwords/{uuid}")
+
+    def prepare(
+        self, user: SiteUser, record: ApplicationPassword, password: str | None = None
+    ) -> RestResponse:
+        """The item as a response with its ``self`` link."""
+        data: dict[str, Any] = {
+            "uuid": record.uuid,
+            "app_id": record.app_id,
+            "name": record.name,
+            "created": _rfc3339(record.created),
+            "last_used": _rfc3339(record.last_used),
+            "last_ip": record.last_ip,
+        }
+        if password is not None:
+            data["password"] = password
+        response = RestResponse(data)
+        response.add_link("self", self._item_url(user, record.uuid))
+        return response
+
+    def _item(self, request: RestRequest) -> tuple[SiteUser, ApplicationPassword] | RestError:
+        user = self.target_user(request)
+        if isinstance(user, RestError):
+            return user
+        record = self.passwords.get(user, str(request.get_url_params().get("uuid", "")))
+        if record is None:
+            return RestError(
+                "rest_application_password_not_found",
+                "Application password not found.",
+                {"status": 404},
+            )
+        return user, record
+
+    # ------------------------------------------------------------------ handlers
+    def get_items(self, request: RestRequest) -> Any:
+        """GET: every application password of the user."""
+        user = self.target_user(request)
+        if isinstance(user, RestError):
+            return user
+        items = []
+        for record in self.passwords.list(user):
+            response = self.prepare(user, record)
+            items.append(self.server.response_to_data(response, False))
+        return items
+
+    def create_item(self, request: RestRequest) -> Any:
+        """POST: a new password, shown once (201, ``Location`` header)."""
+        user = self.target_user(request)
+        if isinstance(user, RestError):
+            return user
+        name = str(request["name"]).strip()
+        app_id = request["app_id"] or ""
+        password, record = self.passwords.create(user, name, app_id)
+        response = self.prepare(user, record, password)
+        response.set_status(201)
+        response.header("Location", self._item_url(user, record.uuid))
+        request.set_param("context", "edit")  # the password is an edit-context field
+        return response
+
+    def get_item(self, request: RestRequest) -> Any:
+        """GET one password."""
+        found = self._item(request)
+        return found if isinstance(found, RestError) else self.prepare(*found)
+
+    def update_item(self, request: RestRequest) -> Any:
+        """POST/PUT/PATCH: rename a password."""
+        found = self._item(request)
+        if isinstance(found, RestError):
+            return found
+        user, record = found
+        name = request["name"]
+        if isinstance(name, str) and name.strip():
+            renamed = self.passwords.rename(user, record.uuid, name.strip())
+            record = renamed if renamed is not None else record
+        return self.prepare(user, record)
+
+    def delete_item(self, request: RestRequest) -> Any:
+        """DELETE one password: ``{"deleted": true, "previous": item}``."""
+        found = self._item(request)
+        if isinstance(found, RestError):
+            return found
+        user, record = found
+        previous = self.server.response_to_data(self.prepare(user, record), False)
+        self.passwords.delete(user, record.uuid)
+        return {"deleted": True, "previous": previous}
+
+    def delete_items(self, request: RestRequest) -> Any:
+        """DELETE every password of the user: ``{"deleted": true, "count": n}``."""
+        user = self.target_user(request)
+        if isinstance(user, RestError):
+            return user
+        return {"deleted": True, "count": self.passwords.delete_all(user)}
+
+    def introspect(self, request: RestRequest) -> Any:
+        """GET the application password that authenticated this request."""
+        user = self.target_user(request)
+        if isinstance(user, RestError):
+            return user
+        if user.id != request.user.id:
+            return RestError(
+                "rest_cannot_introspect_app_password_for_non_authenticated_user",
+                "The authenticated application password can only be introspected for the "
+                "current user.",
+                {"status": 400},
+            )
+        record = self.passwords.get(user, request.app_password or "")
+        if record is None:
+            return RestError(
+                "rest_no_authenticated_app_password",
+                "Cannot introspect application password.",
+                {"status": 404},
+            )
+        return self.prepare(user, record)

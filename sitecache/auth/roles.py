@@ -1,0 +1,150 @@
+"""Roles, capabilities and the site-administrator check.
+
+The five roles grant WordPress's default capabilities (the ones this site uses). Meta
+capabilities about one user (``edit_user``, and the application-password ones) are mapped to
+primitive capabilities: acting on yourself needs only to be logged in; acting on someone else
+needs ``edit_users``. `is_site_admin` is the one check every cache route calls (SPEC.md §5.1):
+the ``manage_options`` capability.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+__all__ = [
+    "ROLES",
+    "ROLE_CAPABILITIES",
+    "SiteUser",
+    "is_site_admin",
+    "map_meta_capability",
+    "require_site_admin",
+]
+
+_SUBSCRIBER: Final = frozenset({"read"})
+_CONTRIBUTOR: Final = _SUBSCRIBER | {"edit_posts", "delete_posts"}
+_AUTHOR: Final = _CONTRIBUTOR | {
+    "upload_files",
+    "edit_published_posts",
+    "publish_posts",
+    "delete_published_posts",
+}
+_EDITOR: Final = _AUTHOR | {
+    "moderate_comments",
+    "manage_categories",
+    "manage_links",
+    "unfiltered_html",
+    "edit_others_posts",
+    "edit_pages",
+    "edit_others_pages",
+    "edit_published_pages",
+    "publish_pages",
+    "delete_pages",
+    "delete_others_pages",
+    "delete_published_pages",
+    "delete_others_posts",
+    "delete_private_posts",
+    "edit_private_posts",
+    "read_private_posts",
+    "delete_private_pages",
+    "edit_private_pages",
+    "read_private_pages",
+}
+_ADMINISTRATOR: Final = _EDITOR | {
+    "switch_themes",
+    "edit_themes",
+    "activate_plugins",
+    "edit_plugins",
+    "edit_users",
+    "edit_files",
+    "manage_options",
+    "import",
+    "export",
+    "list_users",
+    "create_users",
+    "delete_users",
+    "remove_users",
+    "promote_users",
+    "edit_theme_options",
+    "edit_dashboard",
+    "install_plugins",
+    "update_plugins",
+    "delete_plugins",
+    "install_themes",
+    "update_themes",
+    "delete_themes",
+    "update_core",
+    "unfiltered_upload",
+}
+
+ROLE_CAPABILITIES: Final[Mapping[str, frozenset[str]]] = {
+    "administrator": _ADMINISTRATOR,
+    "editor": _EDITOR,
+    "author": _AUTHOR,
+    "contributor": _CONTRIBUTOR,
+    "subscriber": _SUBSCRIBER,
+}
+ROLES: Final = tuple(ROLE_CAPABILITIES)
+
+_ABOUT_A_USER: Final = frozenset(
+    {
+        "edit_user",
+        "list_app_passwords",
+        "create_app_password",
+        "read_app_password",
+        "edit_app_password",
+        "delete_app_password",
+        "delete_app_passwords",
+    }
+)
+
+
+def map_meta_capability(capability: str, user_id: int, args: tuple[object, ...]) -> list[str]:
+    """The primitive capabilities ``capability`` needs (``map_meta_cap``).
+
+    A meta capability about one user (the first of ``args``) needs nothing more than being that
+    user, and ``edit_users`` for anyone else; other capabilities map to themselves.
+    """
+    if capability in _ABOUT_A_USER:
+        target = args[0] if args else None
+        if isinstance(target, int) and not isinstance(target, bool) and target == user_id:
+            return ["read"]
+        return ["edit_users"]
+    return [capability]
+
+
+@dataclass(frozen=True, slots=True)
+class SiteUser:
+    """A registered user (satisfies `sitecache.rest.User`)."""
+
+    id: int
+    login: str
+    email: str
+    display_name: str
+    role: str
+    registered: int = 0
+
+    def can(self, capability: str, *args: object) -> bool:
+        """Whether this user has ``capability`` (meta capabilities are mapped first)."""
+        granted = ROLE_CAPABILITIES.get(self.role, frozenset())
+        return all(needed in granted for needed in map_meta_capability(capability, self.id, args))
+
+    @property
+    def is_logged_in(self) -> bool:
+        """Always ``True`` for a registered user."""
+        return True
+
+
+def is_site_admin(user: Any) -> bool:
+    """The site-administrator check (SPEC.md §5.1): the ``manage_options`` capability."""
+    return bool(user.can("manage_options"))
+
+
+def require_site_admin(request: Any) -> bool:
+    """A permission callback: ``True`` only for a site administrator.
+
+    Anything else makes the server answer ``rest_forbidden``: 401 when not logged in, 403 when
+    logged in without the capability (SPEC.md §5.2).
+    """
+    return is_site_admin(request.user)

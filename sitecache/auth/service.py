@@ -1,0 +1,83 @@
+"""`AuthService`: the auth layer of one site, assembled and plugged into the REST server.
+
+It owns the site database (``site.db``) and secret key (``secret.key``) in the data directory,
+the user, session, nonce, throttle and application-password services, and installs the
+authenticators, the application-password routes and the index's ``authentication`` entry.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from werkzeug.http import parse_cookie
+
+from sitecache.auth.app_passwords import ApplicationPasswordPolicy, ApplicationPasswords
+from sitecache.auth.authenticators import ApplicationPasswordAuthenticator, CookieNonceAuthenticator
+from sitecache.auth.keys import load_or_create_secret_key
+from sitecache.auth.nonces import NonceService
+from sitecache.auth.passwords import PasswordHasher
+from sitecache.auth.rest_routes import ApplicationPasswordRoutes
+from sitecache.auth.sessions import COOKIE_NAME, Session, SessionManager
+from sitecache.auth.store import SiteStore
+from sitecache.auth.throttle import LoginThrottle
+from sitecache.auth.users import UserRepository
+from sitecache.hooks import Hooks
+from sitecache.rest import RestRequest, RestServer
+
+__all__ = ["AUTHORIZE_PATH", "AuthService"]
+
+AUTHORIZE_PATH = "/site-admin/authorize-application"
+
+
+class AuthService:
+    """Users, sessions, nonces and application passwords of one site.
+
+    Args:
+        data_dir: where ``site.db`` and ``secret.key`` live (created when missing).
+        hasher: the password hasher (its cost can be lowered for tests).
+        app_passwords: ``"auto"`` (TLS or loopback), ``"on"`` or ``"off"``.
+        clock: seconds since the epoch.
+    """
+
+    def __init__(
+        self,
+        data_dir: Path,
+        hasher: PasswordHasher | None = None,
+        app_passwords: str = "auto",
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.data_dir = data_dir
+        self.store = SiteStore(data_dir / "site.db")
+        self.store.migrate()
+        self.key = load_or_create_secret_key(data_dir / "secret.key")
+        self.users = UserRepository(self.store, hasher or PasswordHasher(), clock)
+        self.sessions = SessionManager(self.store, self.users, self.key, clock)
+        self.nonces = NonceService(self.key, clock)
+        self.throttle = LoginThrottle(self.store, clock)
+        self.policy = ApplicationPasswordPolicy(app_passwords)
+        self.app_passwords = ApplicationPasswords(self.store, self.users, self.key, clock)
+        self.routes = ApplicationPasswordRoutes(self.users, self.app_passwords, self.policy)
+
+    def install(self, server: RestServer, hooks: Hooks) -> None:
+        """Add the authenticators, the routes and the index entry to ``server``."""
+        server.add_authenticator(
+            ApplicationPasswordAuthenticator(self.app_passwords, self.policy), priority=10
+        )
+        server.add_authenticator(CookieNonceAuthenticator(self.sessions, self.nonces), priority=20)
+        hooks.add_action("rest_api_init", self.routes.register)
+
+        def authentication_index(value: Any, request: RestRequest) -> Any:
+            if not self.policy.available(request.environ):
+                return value
+            entry = {"endpoints": {"authorization": server.home_url() + AUTHORIZE_PATH}}
+            return {**(value if isinstance(value, dict) else {}), "application-passwords": entry}
+
+        hooks.add_filter("rest_authentication_index", authentication_index)
+
+    def session_from_environ(self, environ: Mapping[str, Any]) -> Session | None:
+        """The login session of a request's cookie, if it is live."""
+        cookies = parse_cookie(str(environ.get("HTTP_COOKIE") or ""))
+        return self.sessions.find(cookies.get(COOKIE_NAME))

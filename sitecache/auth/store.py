@@ -1,0 +1,166 @@
+"""The site store: an SQLite database under the data directory, with versioned migrations.
+
+The database (``site.db``) is created on first use. Its schema version is SQLite's
+``user_version``; each migration in `MIGRATIONS` runs once, inside a transaction, so a crash
+leaves the previous version intact. WAL mode and a busy timeout let several gunicorn workers
+share the file. Connections are per process and thread: one opened before a fork is never used
+by the child.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Final
+
+__all__ = ["MIGRATIONS", "SiteStore"]
+
+MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
+    (
+        1,
+        """
+        CREATE TABLE users (
+            id            INTEGER PRIMARY KEY AUTOINCREMENT,
+            login         TEXT NOT NULL UNIQUE COLLATE NOCASE,
+            email         TEXT NOT NULL UNIQUE COLLATE NOCASE,
+            display_name  TEXT NOT NULL,
+            role          TEXT NOT NULL,
+            password_hash TEXT NOT NULL,
+            registered    INTEGER NOT NULL
+        );
+        CREATE TABLE sessions (
+            token_hash TEXT PRIMARY KEY,
+            user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            created    INTEGER NOT NULL,
+            expires    INTEGER NOT NULL,
+            remember   INTEGER NOT NULL,
+            ip         TEXT NOT NULL DEFAULT '',
+            user_agent TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX sessions_by_user ON sessions(user_id);
+        CREATE INDEX sessions_by_expiry ON sessions(expires);
+        CREATE TABLE app_passwords (
+            uuid          TEXT PRIMARY KEY,
+            user_id       INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            app_id        TEXT NOT NULL DEFAULT '',
+            name          TEXT NOT NULL,
+            password_hash TEXT NOT NULL,
+            created       INTEGER NOT NULL,
+            last_used     INTEGER,
+            last_ip       TEXT
+        );
+        CREATE INDEX app_passwords_by_user ON app_passwords(user_id);
+        CREATE TABLE login_throttle (
+            scope        TEXT NOT NULL,
+            key          TEXT NOT NULL,
+            failures     INTEGER NOT NULL,
+            last_failure INTEGER NOT NULL,
+            next_allowed INTEGER NOT NULL,
+            PRIMARY KEY (scope, key)
+        );
+        CREATE TABLE options (
+            name  TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        """,
+    ),
+)
+"""``(version, SQL)`` pairs, applied in order; never edit one that has shipped, add another."""
+
+
+class SiteStore:
+    """The site's SQLite database.
+
+    Args:
+        path: the database file (its directory is created with mode 0700).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._migrate_lock = threading.Lock()
+        self._migrated = False
+
+    def _open(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        connection = sqlite3.connect(
+            self.path, timeout=10.0, isolation_level=None, check_same_thread=True
+        )
+        connection.row_factory = sqlite3.Row
+        connection.execute("PRAGMA foreign_keys = ON")
+        connection.execute("PRAGMA busy_timeout = 10000")
+        if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            connection.execute("PRAGMA journal_mode = WAL")
+        connection.execute("PRAGMA synchronous = NORMAL")
+        return connection
+
+    def connection(self) -> sqlite3.Connection:
+        """This thread's connection (opened lazily; a forked child opens its own), with every
+        migration applied."""
+        connection = self._thread_connection()
+        if not self._migrated:
+            self.migrate(connection)
+        return connection
+
+    def _thread_connection(self) -> sqlite3.Connection:
+        pid = os.getpid()
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None or getattr(self._local, "pid", None) != pid:
+            connection = self._open()
+            self._local.connection = connection
+            self._local.pid = pid
+            if self.path.stat().st_mode & 0o077:
+                os.chmod(self.path, 0o600)
+        return connection
+
+    def migrate(self, connection: sqlite3.Connection | None = None) -> int:
+        """Apply every pending migration; returns the schema version."""
+        with self._migrate_lock:
+            connection = connection or self._thread_connection()
+            version = int(connection.execute("PRAGMA user_version").fetchone()[0])
+            for target, script in MIGRATIONS:
+                if target <= version:
+                    continue
+                connection.execute("BEGIN IMMEDIATE")
+                try:
+                    # Re-read under the write lock: another worker may have migrated already.
+                    current = int(connection.execute("PRAGMA user_version").fetchone()[0])
+                    if current < target:
+                        for statement in _statements(script):
+                            connection.execute(statement)
+                        connection.execute(f"PRAGMA user_version = {int(target)}")
+                    connection.execute("COMMIT")
+                except BaseException:
+                    connection.execute("ROLLBACK")
+                    raise
+                version = target
+            self._migrated = True
+            return version
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction: committed on success, rolled back on any exception."""
+        connection = self.connection()
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield connection
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            connection.close()
+            self._local.connection = None
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (no semicolons inside our literals)."""
+    return [statement.strip() for statement in script.split(";") if statement.strip()]

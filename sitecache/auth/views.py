@@ -1,0 +1,368 @@
+"""The HTML side of authentication: log in and out, the REST nonce, the account page and the
+application-password authorization screen.
+
+Every page here is personal or a form: it is sent with ``Cache-Control: no-store, private``,
+may not be framed (``X-Frame-Options: DENY``) and keeps its URL out of referrers. Redirect
+targets are limited to this site.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from jinja2 import Environment
+from werkzeug.wrappers import Request, Response
+
+from sitecache.auth.app_passwords import ApplicationPassword
+from sitecache.auth.authenticators import REST_NONCE_ACTION
+from sitecache.auth.roles import SiteUser
+from sitecache.auth.service import AUTHORIZE_PATH, AuthService
+from sitecache.auth.sessions import COOKIE_NAME, Session
+from sitecache.rest import RestServer
+from sitecache.schema import is_uuid
+from sitecache.schema.dates import format_timestamp
+
+__all__ = ["ADMIN_PATH", "LOGIN_PATH", "LOGOUT_PATH", "NONCE_PATH", "AuthViews", "safe_redirect"]
+
+LOGIN_PATH: Final = "/login"
+LOGOUT_PATH: Final = "/logout"
+ADMIN_PATH: Final = "/site-admin/"
+NONCE_PATH: Final = "/site-admin/rest-nonce"
+LOGOUT_ACTION: Final = "log-out"
+AUTHORIZE_ACTION: Final = "authorize_application_password"
+BAD_LOGIN: Final = "The username or password you entered is incorrect."
+_PRIVATE_HEADERS: Final = {
+    "Cache-Control": "no-store, private",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "frame-ancestors 'none'",
+    "Referrer-Policy": "same-origin",
+}
+_TRUE_VALUES: Final = frozenset({"1", "on", "true", "yes", "forever"})
+
+View = Callable[[Request], Response]
+
+
+def safe_redirect(target: object, home_url: str, default: str = ADMIN_PATH) -> str:
+    """``target`` when it stays on this site (a local path or this host's URL), else ``default``."""
+    if not isinstance(target, str) or not target or any(c in target for c in "\r\n\\\0"):
+        return default
+    parts = urlsplit(target)
+    if not parts.scheme and not parts.netloc:
+        return target if target.startswith("/") and not target.startswith("//") else default
+    home = urlsplit(home_url)
+    if parts.scheme in ("http", "https") and parts.netloc.lower() == home.netloc.lower():
+        return target
+    return default
+
+
+def _with_query(url: str, params: Mapping[str, str]) -> str:
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True) + list(params.items())
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def redirect_url_problem(url: str, allow_plain_http_host: Callable[[str], bool]) -> str | None:
+    """Why ``url`` may not receive an application password, or ``None`` when it may.
+
+    As WordPress: a scheme is required; ``javascript:`` and ``data:`` are refused; plain
+    ``http`` only for loopback hosts (so the password never crosses a network in clear text).
+    """
+    if not url:
+        return None
+    scheme = urlsplit(url).scheme.lower()
+    if not scheme or not url[0].isalpha():
+        return "Invalid URL format."
+    if scheme in ("javascript", "data", "vbscript"):
+        return "Invalid URL scheme."
+    if scheme == "http" and not allow_plain_http_host(urlsplit(url).hostname or ""):
+        return "The URL must be served over a secure connection."
+    return None
+
+
+def _is_loopback_host(host: str) -> bool:
+    return host in ("localhost", "127.0.0.1", "::1") or host.startswith("127.")
+
+
+class AuthViews:
+    """The pages of the auth layer.
+
+    Args:
+        auth: the site's auth service.
+        server: the REST server (site name, URLs).
+        templates: the Jinja2 environment.
+    """
+
+    def __init__(self, auth: AuthService, server: RestServer, templates: Environment) -> None:
+        self.auth = auth
+        self.server = server
+        self.templates = templates
+
+    def routes(self) -> dict[str, View]:
+        """Path → view."""
+        return {
+            LOGIN_PATH: self.login,
+            LOGOUT_PATH: self.logout,
+            NONCE_PATH: self.rest_nonce,
+            "/site-admin": self.account,
+            ADMIN_PATH: self.account,
+            AUTHORIZE_PATH: self.authorize_application,
+        }
+
+    # ------------------------------------------------------------------ helpers
+    def render(self, template: str, status: int = 200, **context: Any) -> Response:
+        settings = self.server.settings
+        body = self.templates.get_template(template).render(
+            site_name=settings.site_name,
+            home_url=self.server.home_url(),
+            login_path=LOGIN_PATH,
+            logout_path=LOGOUT_PATH,
+            admin_path=ADMIN_PATH,
+            **context,
+        )
+        return self._private(Response(body, status=status, mimetype="text/html"))
+
+    @staticmethod
+    def _private(response: Response) -> Response:
+        for name, value in _PRIVATE_HEADERS.items():
+            response.headers[name] = value
+        return response
+
+    def redirect(self, location: str, status: int = 303) -> Response:
+        response = Response("", status=status)
+        response.headers["Location"] = location
+        return self._private(response)
+
+    def _login_redirect(self, request: Request) -> Response:
+        back = request.full_path.rstrip("?")
+        return self.redirect(f"{LOGIN_PATH}?{urlencode({'redirect_to': back})}")
+
+    def _session(self, request: Request) -> Session | None:
+        return self.auth.session_from_environ(request.environ)
+
+    def _nonce(self, action: str, session: Session) -> str:
+        return self.auth.nonces.create(action, session.user.id, session.token)
+
+    def _nonce_valid(self, request: Request, action: str, session: Session) -> bool:
+        nonce = request.form.get("_sitenonce") or request.args.get("_sitenonce") or ""
+        return bool(self.auth.nonces.verify(nonce, action, session.user.id, session.token))
+
+    @staticmethod
+    def _method_not_allowed(allowed: str) -> Response:
+        response = Response("Method not allowed.\n", status=405, mimetype="text/plain")
+        response.headers["Allow"] = allowed
+        return response
+
+    # ------------------------------------------------------------------ log in and out
+    def login(self, request: Request) -> Response:
+        """``GET /login`` shows the form; ``POST /login`` starts a session."""
+        home = self.server.home_url()
+        target = safe_redirect(request.values.get("redirect_to"), home, default=ADMIN_PATH)
+        if request.method not in ("GET", "HEAD", "POST"):
+            return self._method_not_allowed("GET, HEAD, POST")
+        if request.method != "POST":
+            if self._session(request) is not None:
+                return self.redirect(target)
+            notice = "You are now logged out." if request.args.get("loggedout") else ""
+            return self.render("login.html", redirect_to=target, notice=notice, error="", log="")
+
+        login = (request.form.get("log") or "").strip()
+        password = request.form.get("pwd") or ""
+        remember = (request.form.get("remember") or "").lower() in _TRUE_VALUES
+        ip = str(request.environ.get("REMOTE_ADDR") or "")
+        wait = self.auth.throttle.wait_seconds(login, ip)
+        if wait > 0:
+            minutes = max(1, round(wait / 60))
+            response = self.render(
+                "login.html",
+                status=429,
+                redirect_to=target,
+                notice="",
+                log=login,
+                error="Too many failed login attempts. Please try again in "
+                f"{minutes} minute{'s' if minutes != 1 else ''}.",
+            )
+            response.headers["Retry-After"] = str(wait)
+            return response
+        user = self.auth.users.find(login) if login else None
+        if user is None:
+            self.auth.users.hasher.burn(password)  # SECURITY: same time as a wrong password
+            verified = False
+        else:
+            verified = self.auth.users.check_password(user, password)
+        if user is None or not verified:
+            self.auth.throttle.record_failure(login, ip)
+            return self.render(
+                "login.html", redirect_to=target, notice="", log=login, error=BAD_LOGIN
+            )
+        self.auth.throttle.record_success(login)
+        previous = self._session(request)
+        if previous is not None:
+            self.auth.sessions.revoke(previous.token)
+        session = self.auth.sessions.create(
+            user, remember=remember, ip=ip, user_agent=request.headers.get("User-Agent", "")
+        )
+        response = self.redirect(target)
+        response.set_cookie(
+            COOKIE_NAME,
+            session.token,
+            max_age=self.auth.sessions.cookie_max_age(session),
+            path="/",
+            secure=request.scheme == "https",
+            httponly=True,
+            samesite="Lax",
+        )
+        return response
+
+    def logout(self, request: Request) -> Response:
+        """``GET /logout`` asks to confirm; ``POST /logout`` (with its nonce) ends the session."""
+        session = self._session(request)
+        if request.method not in ("GET", "HEAD", "POST"):
+            return self._method_not_allowed("GET, HEAD, POST")
+        if session is None:
+            return self.redirect(LOGIN_PATH)
+        if request.method != "POST":
+            return self.render(
+                "logout.html", user=session.user, nonce=self._nonce(LOGOUT_ACTION, session)
+            )
+        if not self._nonce_valid(request, LOGOUT_ACTION, session):
+            return self.render(
+                "message.html",
+                status=403,
+                title="Link expired",
+                message="The link you followed has expired. Please try again.",
+            )
+        self.auth.sessions.revoke(session.token)
+        response = self.redirect(f"{LOGIN_PATH}?loggedout=true")
+        response.delete_cookie(
+            COOKIE_NAME, path="/", secure=request.scheme == "https", httponly=True, samesite="Lax"
+        )
+        return response
+
+    # ------------------------------------------------------------------ nonce and account
+    def rest_nonce(self, request: Request) -> Response:
+        """``GET /site-admin/rest-nonce``: a fresh ``site_rest`` nonce, 403 when logged out."""
+        if request.method not in ("GET", "HEAD"):
+            return self._method_not_allowed("GET, HEAD")
+        session = self._session(request)
+        if session is None:
+            return self._private(
+                Response("You are not logged in.\n", status=403, mimetype="text/plain")
+            )
+        nonce = self._nonce(REST_NONCE_ACTION, session)
+        return self._private(Response(nonce, mimetype="text/plain"))
+
+    def account(self, request: Request) -> Response:
+        """``GET /site-admin/``: who is logged in, their application passwords, log out."""
+        if request.method not in ("GET", "HEAD"):
+            return self._method_not_allowed("GET, HEAD")
+        session = self._session(request)
+        if session is None:
+            return self._login_redirect(request)
+        passwords = self.auth.app_passwords.list(session.user)
+        return self.render(
+            "site_admin.html",
+            user=session.user,
+            passwords=[self._describe(password) for password in passwords],
+            logout_nonce=self._nonce(LOGOUT_ACTION, session),
+            nonce_path=NONCE_PATH,
+            api_root=self.server.rest_url("/"),
+        )
+
+    @staticmethod
+    def _describe(password: ApplicationPassword) -> dict[str, str]:
+        return {
+            "name": password.name,
+            "created": format_timestamp(password.created) + " UTC",
+            "last_used": (
+                format_timestamp(password.last_used) + " UTC" if password.last_used else "never"
+            ),
+            "last_ip": password.last_ip or "",
+        }
+
+    # ------------------------------------------------------------------ authorization screen
+    def _authorize_params(self, values: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+        params = {
+            key: str(values.get(key) or "").strip()
+            for key in ("app_name", "app_id", "success_url", "reject_url")
+        }
+        problems = []
+        if params["app_id"] and not is_uuid(params["app_id"]):
+            problems.append("The application ID must be a UUID.")
+        for key, label in (("success_url", "success URL"), ("reject_url", "reject URL")):
+            problem = redirect_url_problem(params[key], _is_loopback_host)
+            if problem:
+                problems.append(f"The {label} is not allowed: {problem}")
+        return params, problems
+
+    def authorize_application(self, request: Request) -> Response:
+        """The screen where a logged-in user approves (or rejects) an application."""
+        if request.method not in ("GET", "HEAD", "POST"):
+            return self._method_not_allowed("GET, HEAD, POST")
+        session = self._session(request)
+        if session is None:
+            return self._login_redirect(request)
+        if not self.auth.policy.available(request.environ):
+            return self.render(
+                "message.html",
+                status=501,
+                title="Application passwords are not available",
+                message="Application passwords are only available over HTTPS.",
+            )
+        source = request.form if request.method == "POST" else request.args
+        params, problems = self._authorize_params(source)
+        if problems:
+            return self.render(
+                "message.html", status=400, title="Cannot authorize application", problems=problems
+            )
+        if request.method != "POST":
+            context: dict[str, Any] = {
+                **params,
+                "user": session.user,
+                "nonce": self._nonce(AUTHORIZE_ACTION, session),
+            }
+            return self.render("authorize_application.html", **context)
+        if not self._nonce_valid(request, AUTHORIZE_ACTION, session):
+            return self.render(
+                "message.html",
+                status=403,
+                title="Link expired",
+                message="The link you followed has expired. Please try again.",
+            )
+        if "reject" in request.form:
+            if params["reject_url"]:
+                return self.redirect(_with_query(params["reject_url"], {"success": "false"}))
+            return self.redirect(ADMIN_PATH)
+        return self._approve(request, session.user, params)
+
+    def _approve(self, request: Request, user: SiteUser, params: dict[str, str]) -> Response:
+        name = (request.form.get("new_application_password_name") or params["app_name"]).strip()
+        if not name:
+            return self.render(
+                "message.html",
+                status=400,
+                title="Cannot authorize application",
+                problems=["The application needs a name."],
+            )
+        from sitecache.errors import RestError
+
+        try:
+            password, _ = self.auth.app_passwords.create(user, name, params["app_id"])
+        except RestError as error:
+            return self.render(
+                "message.html", status=409, title="Cannot authorize application",
+                problems=[error.message],
+            )  # fmt: skip
+        if params["success_url"]:
+            return self.redirect(
+                _with_query(
+                    params["success_url"],
+                    {
+                        "site_url": self.server.home_url(),
+                        "user_login": user.login,
+                        "password": password,
+                    },
+                )
+            )
+        return self.render("authorize_result.html", user=user, name=name, password=password)

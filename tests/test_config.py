@@ -1,0 +1,104 @@
+"""Configuration: defaults, TOML files, the environment, explicit values and overrides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sitecache.app import create_app
+from sitecache.config import Config, ConfigError, load_config
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for variable in (
+        "SITECACHE_CONFIG",
+        "SITECACHE_DATA_DIR",
+        "SITECACHE_SITE_URL",
+        "SITECACHE_DEBUG",
+    ):
+        monkeypatch.delenv(variable, raising=False)
+
+
+def test_the_defaults_keep_data_under_var_with_the_site_json_prefix() -> None:
+    config = load_config()
+    assert config.data_dir == Path("var")
+    assert config.rest_prefix == "site-json"
+    assert config.api_root_rel == "https://api.w.org/"
+    assert config.debug is False
+    assert config.application_passwords == "auto"
+
+
+def test_the_environment_is_read_when_no_config_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    toml = tmp_path / "site.toml"
+    toml.write_text('[sitecache]\nsite_name = "From TOML"\ndebug = false\n', encoding="utf-8")
+    monkeypatch.setenv("SITECACHE_CONFIG", str(toml))
+    monkeypatch.setenv("SITECACHE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("SITECACHE_DEBUG", "1")
+    monkeypatch.setenv("SITECACHE_SITE_URL", "https://example.org/")
+    config = load_config()
+    assert config.site_name == "From TOML"
+    assert config.data_dir == tmp_path / "data"
+    assert config.debug is True  # the environment wins over the file
+    assert config.site_url == "https://example.org"
+
+
+def test_an_explicit_mapping_ignores_the_environment_and_overrides_win(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SITECACHE_DATA_DIR", "/should/not/be/used")
+    config = load_config({"data_dir": str(tmp_path), "debug": True}, debug=False)
+    assert config.data_dir == tmp_path
+    assert config.debug is False
+
+
+def test_a_config_object_round_trips() -> None:
+    original = Config(site_name="Round", plugins=("a.b:c",))
+    assert load_config(original) == original
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"colour": "blue"}, "colour is not a valid property of Object."),
+        ({"debug": "maybe"}, "config[debug] is not of type boolean."),
+        ({"rest_prefix": "a b"}, "config[rest_prefix] does not match pattern"),
+        ({"site_url": "ftp://example.org"}, "config[site_url] does not match pattern"),
+        ({"application_passwords": "always"}, "config[application_passwords] is not one of"),
+        ({"password_hash_cost": 10}, "config[password_hash_cost] must be between"),
+        ({"plugins": ["no-colon"]}, "config[plugins][0] does not match pattern"),
+    ],
+)
+def test_bad_values_raise_a_config_error_naming_the_problem(
+    values: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        load_config(values)
+
+
+def test_a_missing_or_broken_toml_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "missing.toml")
+    broken = tmp_path / "broken.toml"
+    broken.write_text("debug = = true\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="is not valid TOML"):
+        load_config(broken)
+
+
+def test_a_plugin_that_cannot_be_imported_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot be loaded"):
+        create_app({"data_dir": str(tmp_path), "plugins": ["no_such_module:activate"]})
+
+
+def test_two_apps_in_one_process_share_nothing(tmp_path: Path) -> None:
+    first = create_app({"data_dir": str(tmp_path / "one"), "password_hash_cost": 1024})
+    second = create_app({"data_dir": str(tmp_path / "two"), "password_hash_cost": 1024})
+    first.hooks.add_action("rest_api_init", lambda server: None)
+    assert first.hooks.has_action("rest_api_init")
+    assert second.hooks is not first.hooks
+    assert second.auth.key != first.auth.key
+    first.auth.users.create("only-in-first", "long-enough")
+    assert second.auth.users.find("only-in-first") is None
