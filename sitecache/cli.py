@@ -26,13 +26,19 @@ __all__ = ["main"]
 Command = Callable[[argparse.Namespace], int]
 
 
-def _configure_environment(args: argparse.Namespace) -> Config:
-    """Apply ``--config``/``--data-dir`` to the environment and load the configuration."""
+def _environment(args: argparse.Namespace) -> dict[str, str]:
+    """The process environment with ``--config`` and ``--data-dir`` applied."""
+    environment = dict(os.environ)
     if getattr(args, "config", None):
-        os.environ["SITECACHE_CONFIG"] = str(Path(args.config).resolve())
+        environment["SITECACHE_CONFIG"] = str(Path(args.config).resolve())
     if getattr(args, "data_dir", None):
-        os.environ["SITECACHE_DATA_DIR"] = str(Path(args.data_dir).resolve())
-    return load_config()
+        environment["SITECACHE_DATA_DIR"] = str(Path(args.data_dir).resolve())
+    return environment
+
+
+def _configure_environment(args: argparse.Namespace) -> Config:
+    """The configuration, read from the environment with the command-line options applied."""
+    return load_config(environ=_environment(args))
 
 
 def _auth(config: Config) -> AuthService:
@@ -101,15 +107,17 @@ def command_app_password_create(args: argparse.Namespace) -> int:
 
 def command_serve(args: argparse.Namespace) -> int:
     """Run gunicorn serving ``sitecache.app:create_app()`` (replaces this process)."""
-    config = _configure_environment(args)
+    environment = _environment(args)
+    config = load_config(environ=environment)
     config.data_dir.mkdir(parents=True, exist_ok=True)
     auth = _auth(config)
     if auth.users.count() == 0:
         print(f"First start: initializing {config.data_dir.resolve()}.")
         _create_administrator(auth, "admin", None)
     auth.store.close()
-    # gunicorn re-reads the environment in each worker, so pin the resolved data directory.
-    os.environ["SITECACHE_DATA_DIR"] = str(config.data_dir.resolve())
+    # gunicorn's workers read the environment: hand them the options and the resolved data
+    # directory (this process is replaced by gunicorn right after).
+    environment["SITECACHE_DATA_DIR"] = str(config.data_dir.resolve())
     argv = [
         sys.executable, "-m", "gunicorn",
         "--bind", args.bind,
@@ -120,7 +128,7 @@ def command_serve(args: argparse.Namespace) -> int:
     if args.reload:
         argv.insert(3, "--reload")
     print(f"sitecache: serving {config.data_dir.resolve()} on http://{args.bind}/", flush=True)
-    os.execv(sys.executable, argv)  # noqa: S606 - our own interpreter with fixed arguments
+    os.execve(sys.executable, argv, environment)  # noqa: S606 - our interpreter, fixed arguments
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -109,17 +109,24 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 def load_config(
-    config: Mapping[str, Any] | str | Path | Config | None = None, **overrides: Any
+    config: Mapping[str, Any] | str | Path | Config | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    **overrides: Any,
 ) -> Config:
-    """The `Config` from ``config`` and ``overrides`` (see the module docstring for the order)."""
+    """The `Config` from ``config`` and ``overrides`` (see the module docstring for the order).
+
+    ``environ`` replaces ``os.environ`` as the environment read when ``config`` is ``None``.
+    """
     values: dict[str, Any] = {}
     if config is None:
-        file_name = os.environ.get("SITECACHE_CONFIG")
+        environment = os.environ if environ is None else environ
+        file_name = environment.get("SITECACHE_CONFIG")
         if file_name:
             values.update(_read_toml(Path(file_name)))
         for variable, key in _ENVIRONMENT.items():
-            if variable in os.environ:
-                values[key] = os.environ[variable]
+            if variable in environment:
+                values[key] = environment[variable]
     elif isinstance(config, str | Path):
         values.update(_read_toml(Path(config)))
     elif isinstance(config, Config):

@@ -148,10 +148,11 @@ def test_serve_initializes_on_first_start_and_execs_gunicorn(
 ) -> None:
     calls: list[tuple[str, list[str]]] = []
 
-    def fake_execv(path: str, argv: list[str]) -> Any:
+    def fake_execve(path: str, argv: list[str], environment: dict[str, str]) -> Any:
         calls.append((path, argv))
+        assert environment["SITECACHE_DATA_DIR"] == str(data_dir.resolve())
 
-    monkeypatch.setattr(cli.os, "execv", fake_execv)
+    monkeypatch.setattr(cli.os, "execve", fake_execve)
     run(data_dir, "serve", "--bind", "127.0.0.1:9999", "--workers", "3")
     output = capsys.readouterr().out
     assert "First start" in output

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import subprocess
 import sys
@@ -24,6 +25,8 @@ ADMIN_ONLY = "/site-json/e2e/v1/admin-only"
 
 def cli(live_server: LiveServer, *arguments: str) -> str:
     """Run ``sitecache`` against the live server's data directory; return its output."""
+    # Only what the command line says: nothing of this process's SITECACHE_* settings.
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("SITECACHE_")}
     completed = subprocess.run(
         [
             sys.executable,
@@ -33,6 +36,7 @@ def cli(live_server: LiveServer, *arguments: str) -> str:
             str(live_server.data_dir),
             *arguments,
         ],
+        env=environment,
         capture_output=True,
         text=True,
         cwd=REPOSITORY,
