@@ -20,6 +20,7 @@ from sitecache.config import Config, ConfigError, load_config
 from sitecache.hooks import Hooks
 from sitecache.rest.debug import DebugNotices
 from sitecache.rest.http import query_params, serve_request
+from sitecache.rest.params import parse_pairs
 from sitecache.rest.server import RestServer
 from sitecache.rest.urls import RequestContext, RestSettings, extract_rest_route
 from sitecache.site import FrontSite
@@ -114,7 +115,11 @@ class App:
     def handle(self, request: Request) -> Response:
         """Answer one HTTP request: REST routes, the login and account pages, else the site."""
         query = query_params(request.environ)
-        route = extract_rest_route(request.path, query, self.server.settings.prefix)
+        form = None
+        if request.method == "POST" and request.path in ("/", "/index.php"):
+            request.get_data(cache=True)  # keep the raw body for the REST request
+            form = parse_pairs(request.form.items(multi=True))
+        route = extract_rest_route(request.path, query, self.server.settings.prefix, form)
         if route is not None:
             return serve_request(self.server, request, route, query)
         token = self.server.using_context(RequestContext.from_environ(request.environ))

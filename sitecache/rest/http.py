@@ -116,10 +116,15 @@ def query_params(environ: Mapping[str, Any]) -> dict[str, Any]:
     return parse_query_string(raw)
 
 
-def build_request(http: Request, route: str, query: dict[str, Any]) -> RestRequest:
+def build_request(
+    http: Request, route: str, query: dict[str, Any], plain_permalinks: bool = False
+) -> RestRequest:
     """The `RestRequest` of an HTTP request (form bodies of POST parsed, PHP-style)."""
     request = RestRequest(http.method, route)
     request.environ = http.environ
+    if plain_permalinks and "rest_route" in query:
+        # With plain permalinks rest_route only addresses the route; it is not a parameter.
+        query = {key: value for key, value in query.items() if key != "rest_route"}
     request.set_query_params(query)
     request.set_headers(_request_headers(http.environ))
     body = http.get_data(cache=True)
@@ -237,7 +242,9 @@ def _serve(
 
     http.max_content_length = MAX_BODY_BYTES
     try:
-        request = build_request(http, route, query)
+        request = build_request(
+            http, route, query, plain_permalinks=not server.settings.permalink_structure
+        )
     except RequestEntityTooLarge:
         error = RestError(
             "rest_payload_too_large", "The request body is too large.", {"status": 413}

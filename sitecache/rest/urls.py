@@ -122,12 +122,15 @@ def rest_url(settings: RestSettings, context: RequestContext, path: str = "/") -
     return url
 
 
-def extract_rest_route(path: str, query: Mapping[str, Any], prefix: str) -> str | RestError | None:
+def extract_rest_route(
+    path: str, query: Mapping[str, Any], prefix: str, form: Mapping[str, Any] | None = None
+) -> str | RestError | None:
     """The REST route a request addresses, ``None`` when it is not a REST request.
 
-    A non-empty ``rest_route`` query value wins over the path (as WordPress's query variable
-    wins over its rewrite rules); it is honoured on ``/``, ``/index.php`` and the prefix paths.
-    A ``rest_route`` that is not a string gives 400 ``rest_path_invalid_type``.
+    As WordPress's ``rest_route`` query variable: a form-body value (``form``, POST only) wins,
+    then the query string, then the path; both given and different is a 400. It is honoured on
+    ``/``, ``/index.php`` and the prefix paths. A ``rest_route`` that is not a string gives 400
+    ``rest_path_invalid_type``.
     """
     rewritten: str | None = None
     for base in (f"/{prefix}", f"/index.php/{prefix}"):
@@ -140,8 +143,15 @@ def extract_rest_route(path: str, query: Mapping[str, Any], prefix: str) -> str 
     route: Any = rewritten
     if rewritten is not None or path in ("/", "/index.php"):
         queried = query.get("rest_route")
-        if queried is not None and queried != "":
-            route = queried
+        posted = form.get("rest_route") if form is not None else None
+        if posted is not None and queried is not None and posted != queried:
+            return RestError(
+                "rest_route_mismatch", "A variable mismatch has been detected.", {"status": 400}
+            )
+        for candidate in (posted, queried):
+            if candidate is not None and candidate != "":
+                route = candidate
+                break
     if route is None:
         return None
     if not isinstance(route, str):
