@@ -369,7 +369,7 @@ class ApplicationPasswordRoutes:
                 "rest_cannot_introspect_app_password_for_non_authenticated_user",
                 "The authenticated application password can only be introspected for the "
                 "current user.",
-                {"status": 400},
+                {"status": authorization_required_status(request.user)},
             )
         record = self.passwords.get(user, request.app_password or "")
         if record is None:

@@ -29,25 +29,29 @@ class LoginThrottle:
         self.store = store
         self.clock = clock
 
-    def wait_seconds(self, login: str, ip: str) -> int:
-        """Seconds before an attempt for ``login`` from ``ip`` is allowed (0 = now)."""
+    def wait_seconds(self, account: str, ip: str) -> int:
+        """Seconds before an attempt on ``account`` from ``ip`` is allowed (0 = now).
+
+        ``account`` names the account however it was typed (callers resolve a login or e-mail
+        address to one key, so both forms share one count).
+        """
         now = int(self.clock())
         rows = (
             self.store.connection()
             .execute(
                 "SELECT next_allowed FROM login_throttle WHERE (scope = 'account' AND key = ?)"
                 " OR (scope = 'ip' AND key = ?)",
-                (login.lower(), ip),
+                (account.lower(), ip),
             )
             .fetchall()
         )
         return max([0, *(int(row["next_allowed"]) - now for row in rows)])
 
-    def record_failure(self, login: str, ip: str) -> None:
+    def record_failure(self, account: str, ip: str) -> None:
         """Count a failed attempt against the account and the address."""
         now = int(self.clock())
         with self.store.transaction() as db:
-            for scope, key in (("account", login.lower()), ("ip", ip)):
+            for scope, key in (("account", account.lower()), ("ip", ip)):
                 row = db.execute(
                     "SELECT failures, last_failure FROM login_throttle WHERE scope = ? AND key = ?",
                     (scope, key),
@@ -66,9 +70,10 @@ class LoginThrottle:
                 )
             db.execute("DELETE FROM login_throttle WHERE last_failure < ?", (now - 2 * WINDOW,))
 
-    def record_success(self, login: str) -> None:
+    def record_success(self, account: str) -> None:
         """Forget the account's failures after a successful login."""
         with self.store.transaction() as db:
             db.execute(
-                "DELETE FROM login_throttle WHERE scope = 'account' AND key = ?", (login.lower(),)
+                "DELETE FROM login_throttle WHERE scope = 'account' AND key = ?",
+                (account.lower(),),
             )

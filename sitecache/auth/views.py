@@ -8,6 +8,7 @@ targets are limited to this site.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -82,7 +83,14 @@ def redirect_url_problem(url: str, allow_plain_http_host: Callable[[str], bool])
 
 
 def _is_loopback_host(host: str) -> bool:
-    return host in ("localhost", "127.0.0.1", "::1") or host.startswith("127.")
+    """``localhost`` or a loopback IP literal; never a name that merely starts with ``127.``."""
+    # SECURITY: "127.attacker.example" is a public host name, not a loopback address.
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class AuthViews:
@@ -171,7 +179,10 @@ class AuthViews:
         password = request.form.get("pwd") or ""
         remember = (request.form.get("remember") or "").lower() in _TRUE_VALUES
         ip = str(request.environ.get("REMOTE_ADDR") or "")
-        wait = self.auth.throttle.wait_seconds(login, ip)
+        user = self.auth.users.find(login) if login else None
+        # The account's failures count together whether it is named by login or e-mail.
+        account = f"user:{user.id}" if user is not None else f"name:{login.lower()}"
+        wait = self.auth.throttle.wait_seconds(account, ip)
         if wait > 0:
             minutes = max(1, round(wait / 60))
             response = self.render(
@@ -185,18 +196,17 @@ class AuthViews:
             )
             response.headers["Retry-After"] = str(wait)
             return response
-        user = self.auth.users.find(login) if login else None
         if user is None:
             self.auth.users.hasher.burn(password)  # SECURITY: same time as a wrong password
             verified = False
         else:
             verified = self.auth.users.check_password(user, password)
         if user is None or not verified:
-            self.auth.throttle.record_failure(login, ip)
+            self.auth.throttle.record_failure(account, ip)
             return self.render(
                 "login.html", redirect_to=target, notice="", log=login, error=BAD_LOGIN
             )
-        self.auth.throttle.record_success(login)
+        self.auth.throttle.record_success(account)
         previous = self._session(request)
         if previous is not None:
             self.auth.sessions.revoke(previous.token)

@@ -1,0 +1,162 @@
+"""Slowing down password guessing, per account and per client address, with a fake clock.
+
+Past 5 failures for an account (or 20 from an address) within 15 minutes, every further attempt
+must wait; the wait doubles with each failure, up to 15 minutes. A success clears the account's
+count. Over HTTP a throttled attempt is answered 429 with ``Retry-After``, and the correct
+password does not get through while the wait lasts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sitecache.auth.sessions import COOKIE_NAME
+from sitecache.auth.store import SiteStore
+from sitecache.auth.throttle import LoginThrottle
+from tests.auth.conftest import PASSWORD, REMOTE, FakeClock, Site, log_in, set_cookie_headers
+
+IP = "192.0.2.1"
+
+
+@pytest.fixture
+def throttle(tmp_path: Path, clock: FakeClock) -> LoginThrottle:
+    return LoginThrottle(SiteStore(tmp_path / "site.db"), clock=clock)
+
+
+def fail(throttle: LoginThrottle, times: int, login: str = "ada", ip: str = IP) -> None:
+    for _ in range(times):
+        throttle.record_failure(login, ip)
+
+
+def test_a_few_failures_do_not_slow_anyone_down(throttle: LoginThrottle) -> None:
+    fail(throttle, 4)
+    assert throttle.wait_seconds("ada", IP) == 0
+
+
+@pytest.mark.parametrize(
+    ("failures", "wait"),
+    [(5, 1), (6, 2), (7, 4), (8, 8), (12, 128), (14, 512), (15, 900), (30, 900)],
+)
+def test_the_wait_doubles_after_five_failures_up_to_fifteen_minutes(
+    throttle: LoginThrottle, failures: int, wait: int
+) -> None:
+    fail(throttle, failures)
+    assert throttle.wait_seconds("ada", IP) == wait
+
+
+def test_the_account_is_slowed_down_from_every_address(throttle: LoginThrottle) -> None:
+    for number in range(5):
+        throttle.record_failure("ada", f"198.51.100.{number}")
+    assert throttle.wait_seconds("ada", "203.0.113.9") > 0
+    assert throttle.wait_seconds("ADA", "203.0.113.9") > 0
+    assert throttle.wait_seconds("sam", "203.0.113.9") == 0
+
+
+def test_the_address_is_slowed_down_for_every_account_after_twenty_failures(
+    throttle: LoginThrottle,
+) -> None:
+    for number in range(19):
+        throttle.record_failure(f"user{number}", IP)
+    assert throttle.wait_seconds("someone", IP) == 0
+    throttle.record_failure("user19", IP)
+    assert throttle.wait_seconds("someone", IP) > 0
+    assert throttle.wait_seconds("someone", "203.0.113.9") == 0
+
+
+def test_the_wait_runs_out(throttle: LoginThrottle, clock: FakeClock) -> None:
+    fail(throttle, 7)
+    assert throttle.wait_seconds("ada", IP) == 4
+    clock.advance(3)
+    assert throttle.wait_seconds("ada", IP) == 1
+    clock.advance(1)
+    assert throttle.wait_seconds("ada", IP) == 0
+
+
+def test_failures_older_than_fifteen_minutes_are_forgotten(
+    throttle: LoginThrottle, clock: FakeClock
+) -> None:
+    fail(throttle, 4)
+    clock.advance(15 * 60)
+    fail(throttle, 1)
+    assert throttle.wait_seconds("ada", IP) == 0
+
+
+def test_a_success_clears_the_accounts_failures(throttle: LoginThrottle) -> None:
+    fail(throttle, 4)
+    throttle.record_success("ada")
+    fail(throttle, 4)
+    assert throttle.wait_seconds("ada", "203.0.113.9") == 0
+
+
+# ---------------------------------------------------------------------- over HTTP
+def test_repeated_failed_logins_are_answered_429_with_retry_after(site: Site) -> None:
+    client = site.client(REMOTE)
+    for _ in range(5):
+        response = log_in(client, "ada", "wrong password")
+        assert response.status_code == 200
+    response = log_in(client, "ada", "wrong password")
+    assert response.status_code == 429
+    assert response.headers["Retry-After"] == "1"
+    assert "Too many failed login attempts" in response.text
+
+
+def test_the_right_password_is_refused_while_the_account_is_throttled(site: Site) -> None:
+    client = site.client(REMOTE)
+    for _ in range(7):
+        log_in(client, "ada", "wrong password")
+    response = log_in(client, "ada", PASSWORD)
+    assert response.status_code == 429
+    assert int(response.headers["Retry-After"]) > 0
+    assert not any(h.startswith(f"{COOKIE_NAME}=") for h in set_cookie_headers(response))
+
+
+def test_a_throttled_account_logs_in_once_the_wait_is_over(site: Site) -> None:
+    client = site.client(REMOTE)
+    for _ in range(6):
+        log_in(client, "ada", "wrong password")
+    retry_after = int(log_in(client, "ada", PASSWORD).headers["Retry-After"])
+    site.clock.advance(retry_after)
+    assert log_in(client, "ada", PASSWORD).status_code == 303
+
+
+def test_the_throttle_applies_per_account_across_addresses(site: Site) -> None:
+    for number in range(5):
+        log_in(site.client(f"198.51.100.{number}"), "ada", "wrong password")
+    assert log_in(site.client("203.0.113.9"), "ada", PASSWORD).status_code == 429
+    assert log_in(site.client("203.0.113.9"), "sam", PASSWORD).status_code == 303
+
+
+def test_failures_by_email_address_count_against_the_same_account(site: Site) -> None:
+    for number in range(5):
+        log_in(site.client(f"198.51.100.{number}"), "ada@example.org", "wrong password")
+    response = log_in(site.client("203.0.113.9"), "ada", PASSWORD)
+    assert response.status_code == 429
+
+
+def test_alternating_login_and_email_does_not_double_the_attempts(site: Site) -> None:
+    for number in range(6):
+        name = "ada" if number % 2 else "ADA@example.org"
+        log_in(site.client(f"198.51.100.{number}"), name, "wrong password")
+    assert log_in(site.client("203.0.113.9"), "ada@example.org", PASSWORD).status_code == 429
+    assert log_in(site.client("203.0.113.10"), "ada", PASSWORD).status_code == 429
+
+
+def test_the_throttle_applies_per_address_across_accounts(site: Site) -> None:
+    client = site.client(REMOTE)
+    for number in range(20):
+        log_in(client, f"nobody{number}", "wrong password")
+    assert log_in(client, "sam", PASSWORD).status_code == 429
+    assert log_in(site.client("203.0.113.9"), "sam", PASSWORD).status_code == 303
+
+
+def test_an_unknown_account_is_throttled_like_a_real_one(site: Site) -> None:
+    unknown, known = site.client(REMOTE), site.client("203.0.113.9")
+    for _ in range(5):
+        log_in(unknown, "nobody", "wrong password")
+        log_in(known, "ada", "wrong password")
+    throttled_unknown = log_in(unknown, "nobody", "wrong password")
+    throttled_known = log_in(known, "ada", "wrong password")
+    assert throttled_unknown.status_code == throttled_known.status_code == 429
+    assert throttled_unknown.headers["Retry-After"] == throttled_known.headers["Retry-After"]
