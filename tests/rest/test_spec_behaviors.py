@@ -555,25 +555,29 @@ def test_behavior_7_discovery_link_header_and_tag_point_to_the_api_root(
 
 
 # ---------------------------------------------------------------------- row 8
-def test_behavior_8_index_lists_the_application_password_authorization_url(app: App) -> None:
-    client = make_client(app, lambda server: None)
-    assert body_of(client.get("/site-json/"))["authentication"] == {}
-
+def test_behavior_8_index_lists_the_application_password_authorization_url(
+    app_factory: Callable[..., App],
+) -> None:
     authorize = "http://example.org/site-admin/authorize-application"
+    expected = {"application-passwords": {"endpoints": {"authorization": authorize}}}
 
-    def advertise(authentication: dict[str, Any], request: RestRequest) -> dict[str, Any]:
-        return {
-            **authentication,
-            "application-passwords": {"endpoints": {"authorization": authorize}},
+    # Available (the default "auto" allows loopback clients and TLS): advertised.
+    loopback = Client(app_factory())
+    index = body_of(loopback.get("/site-json/", environ_base={"REMOTE_ADDR": "127.0.0.1"}))
+    assert index["authentication"] == expected
+    tls = body_of(loopback.get("/site-json/", base_url="https://example.org"))
+    assert tls["authentication"] == {
+        "application-passwords": {
+            "endpoints": {"authorization": "https://example.org/site-admin/authorize-application"}
         }
-
-    app.hooks.add_filter("rest_authentication_index", advertise)
-
-    data = body_of(client.get("/site-json/"))
-
-    assert data["authentication"]["application-passwords"]["endpoints"] == {
-        "authorization": authorize
     }
+
+    # Not available (plain http from another host, or switched off): not advertised.
+    remote = body_of(loopback.get("/site-json/", environ_base={"REMOTE_ADDR": "203.0.113.9"}))
+    assert remote["authentication"] == {}
+    switched_off = Client(app_factory(application_passwords="off"))
+    index = body_of(switched_off.get("/site-json/", environ_base={"REMOTE_ADDR": "127.0.0.1"}))
+    assert index["authentication"] == {}
 
 
 # ---------------------------------------------------------------------- row 9
