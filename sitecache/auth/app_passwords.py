@@ -114,6 +114,22 @@ class ApplicationPasswordPolicy:
         )
 
 
+def _ensure_unique_name(
+    db: sqlite3.Connection, user: SiteUser, name: str, except_uuid: str = ""
+) -> None:
+    """Raise 409 ``application_password_duplicate_name`` if the user already has ``name``."""
+    duplicate = db.execute(
+        "SELECT 1 FROM app_passwords WHERE user_id = ? AND name = ? AND uuid != ?",
+        (user.id, name, except_uuid),
+    ).fetchone()
+    if duplicate is not None:
+        raise RestError(
+            "application_password_duplicate_name",
+            "Each application name should be unique.",
+            {"status": 409},
+        )
+
+
 def _password(row: sqlite3.Row) -> ApplicationPassword:
     return ApplicationPassword(
         uuid=str(row["uuid"]),
@@ -168,15 +184,7 @@ class ApplicationPasswords:
             last_ip=None,
         )
         with self.store.transaction() as db:
-            duplicate = db.execute(
-                "SELECT 1 FROM app_passwords WHERE user_id = ? AND name = ?", (user.id, name)
-            ).fetchone()
-            if duplicate is not None:
-                raise RestError(
-                    "application_password_duplicate_name",
-                    "Each application name should be unique.",
-                    {"status": 409},
-                )
+            _ensure_unique_name(db, user, name)
             db.execute(
                 "INSERT INTO app_passwords (uuid, user_id, app_id, name, password_hash, created)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
@@ -214,16 +222,7 @@ class ApplicationPasswords:
     def rename(self, user: SiteUser, uuid: str, name: str) -> ApplicationPassword | None:
         """Change a password's name; ``None`` when it does not exist."""
         with self.store.transaction() as db:
-            duplicate = db.execute(
-                "SELECT 1 FROM app_passwords WHERE user_id = ? AND name = ? AND uuid != ?",
-                (user.id, name, uuid),
-            ).fetchone()
-            if duplicate is not None:
-                raise RestError(
-                    "application_password_duplicate_name",
-                    "Each application name should be unique.",
-                    {"status": 409},
-                )
+            _ensure_unique_name(db, user, name, except_uuid=uuid)
             db.execute(
                 "UPDATE app_passwords SET name = ? WHERE user_id = ? AND uuid = ?",
                 (name, user.id, uuid),

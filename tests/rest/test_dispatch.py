@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from werkzeug.test import Client, TestResponse
+from werkzeug.test import Client
 
 from sitecache.app import App
 from sitecache.errors import RestError
@@ -28,6 +27,8 @@ from sitecache.rest import (
     return_true,
 )
 from tests.conftest import AppFactory
+from tests.rest.support import FakeUser
+from tests.rest.support import body_of as json_of
 
 NS = "test-ns"
 ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
@@ -46,17 +47,6 @@ SCHEMA: dict[str, Any] = {
 
 
 # ---------------------------------------------------------------------- helpers
-@dataclass(frozen=True)
-class FakeUser:
-    """A logged-in user who may do anything."""
-
-    id: int = 1
-    login: str = "admin"
-
-    def can(self, capability: str, *args: object) -> bool:
-        return True
-
-
 class FakeAuthenticator:
     """Authenticates every request as ``user``."""
 
@@ -69,7 +59,7 @@ class FakeAuthenticator:
 
 def log_in(app: App, user: FakeUser | None = None) -> None:
     """Make every REST request of ``app`` come from a logged-in user."""
-    app.server.add_authenticator(FakeAuthenticator(user or FakeUser()))
+    app.server.add_authenticator(FakeAuthenticator(user or FakeUser(id=1, login="admin")))
 
 
 def echo(request: RestRequest) -> dict[str, Any]:
@@ -103,11 +93,6 @@ def counting(calls: list[RestRequest], result: Any = None) -> Callable[[RestRequ
         return {"ok": True} if result is None else result
 
     return handler
-
-
-def json_of(response: TestResponse) -> Any:
-    assert response.content_type.startswith("application/json"), response.content_type
-    return response.get_json()
 
 
 @pytest.fixture

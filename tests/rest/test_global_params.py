@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -21,7 +20,8 @@ from werkzeug.test import Client, TestResponse
 
 from sitecache.app import App
 from sitecache.errors import RestError
-from sitecache.rest import Authentication, RestRequest, RestResponse, RestServer, return_true
+from sitecache.rest import RestRequest, RestResponse, RestServer, return_true
+from tests.rest.support import HeaderLogin, body_of
 
 AppFactory = Callable[..., App]
 Register = Callable[[RestServer], None]
@@ -45,31 +45,6 @@ PERSON_SCHEMA: dict[str, Any] = {
 
 
 # ---------------------------------------------------------------------- helpers
-@dataclass(frozen=True)
-class FakeUser:
-    """A logged-in user."""
-
-    id: int = 7
-    login: str = "editor"
-
-    def can(self, capability: str, *args: object) -> bool:
-        return True
-
-
-class HeaderLogin:
-    """Logs the caller in as `FakeUser` when the request has ``X-Test-Login``."""
-
-    def authenticate(self, request: RestRequest) -> Authentication | RestError | None:
-        if request.get_header("x_test_login"):
-            return Authentication(user=FakeUser(), method="test")
-        return None
-
-
-def body_of(response: TestResponse) -> Any:
-    """The decoded JSON body."""
-    return json.loads(response.get_data(as_text=True))
-
-
 def public(
     callback: Callable[[RestRequest], Any], methods: str | list[str] = "GET", **extra: Any
 ) -> dict[str, Any]:

@@ -8,17 +8,16 @@ for ``Allow``), and debug headers only for an application created with ``debug=T
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from werkzeug.test import Client, TestResponse
+from werkzeug.test import Client
 
 from sitecache.app import App
 from sitecache.errors import RestError
-from sitecache.rest import Authentication, RestRequest, RestResponse, RestServer, return_true
+from sitecache.rest import RestRequest, RestResponse, RestServer, return_true
+from tests.rest.support import HeaderLogin, body_of
 
 AppFactory = Callable[..., App]
 Register = Callable[[RestServer], None]
@@ -34,44 +33,11 @@ DEBUG_HEADER_NAMES = ("X-Site-DeprecatedFunction", "X-Site-DeprecatedParam", "X-
 
 
 # ---------------------------------------------------------------------- helpers
-@dataclass(frozen=True)
-class FakeUser:
-    """A logged-in user."""
-
-    id: int = 7
-    login: str = "editor"
-
-    def can(self, capability: str, *args: object) -> bool:
-        return True
-
-
-@dataclass
-class HeaderLogin:
-    """Logs the caller in when the request has ``X-Test-Login``; ``X-Test-Fail`` gives an error.
-
-    ``headers`` are passed back through the `Authentication` (a refreshed nonce, say).
-    """
-
-    headers: dict[str, str] = field(default_factory=dict)
-
-    def authenticate(self, request: RestRequest) -> Authentication | RestError | None:
-        if request.get_header("x_test_fail"):
-            return RestError("rest_cookie_invalid_nonce", "Cookie check failed", {"status": 403})
-        if request.get_header("x_test_login"):
-            return Authentication(user=FakeUser(), method="test", headers=self.headers)
-        return None
-
-
 def make_client(app: App, register: Register, headers: dict[str, str] | None = None) -> Client:
     """A client for ``app`` with ``register`` on ``rest_api_init`` and `HeaderLogin`."""
     app.hooks.add_action("rest_api_init", register)
     app.server.add_authenticator(HeaderLogin(headers or {}))
     return Client(app)
-
-
-def body_of(response: TestResponse) -> Any:
-    """The decoded JSON body."""
-    return json.loads(response.get_data(as_text=True))
 
 
 def handler(

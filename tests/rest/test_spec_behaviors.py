@@ -11,18 +11,17 @@ only by an application created with ``debug=True``.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from werkzeug.test import Client, TestResponse
+from werkzeug.test import Client
 
 from sitecache.app import App
 from sitecache.errors import RestError
-from sitecache.rest import Authentication, RestRequest, RestResponse, RestServer, return_true
+from sitecache.rest import RestRequest, RestResponse, RestServer, return_true
 from sitecache.rest.discovery import discovery_link_header, discovery_link_tags
+from tests.rest.support import HeaderLogin, body_of
 
 AppFactory = Callable[..., App]
 Register = Callable[[RestServer], None]
@@ -32,36 +31,11 @@ CORS_METHODS = "OPTIONS, GET, POST, PUT, PATCH, DELETE"
 
 
 # ---------------------------------------------------------------------- helpers
-@dataclass(frozen=True)
-class FakeUser:
-    """A logged-in user who can do anything."""
-
-    id: int = 7
-    login: str = "editor"
-
-    def can(self, capability: str, *args: object) -> bool:
-        return True
-
-
-class HeaderLogin:
-    """Logs the caller in as `FakeUser` when the request carries ``X-Test-Login``."""
-
-    def authenticate(self, request: RestRequest) -> Authentication | RestError | None:
-        if request.get_header("x_test_login"):
-            return Authentication(user=FakeUser(), method="test")
-        return None
-
-
 def make_client(app: App, register: Register) -> Client:
     """A client for ``app`` with ``register`` hooked on ``rest_api_init``."""
     app.hooks.add_action("rest_api_init", register)
     app.server.add_authenticator(HeaderLogin())
     return Client(app)
-
-
-def body_of(response: TestResponse) -> Any:
-    """The decoded JSON body."""
-    return json.loads(response.get_data(as_text=True))
 
 
 def public(
