@@ -13,13 +13,20 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Request, Response
 
 from sitecache.auth import AuthService, AuthViews, PasswordHasher
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.hooks import Hooks
 from sitecache.rest.debug import DebugNotices
-from sitecache.rest.http import query_params, serve_request
+from sitecache.rest.http import (
+    MAX_BODY_BYTES,
+    error_response,
+    payload_too_large,
+    query_params,
+    serve_request,
+)
 from sitecache.rest.params import parse_pairs
 from sitecache.rest.server import RestServer
 from sitecache.rest.urls import RequestContext, RestSettings, extract_rest_route
@@ -114,11 +121,19 @@ class App:
     # ------------------------------------------------------------------ WSGI
     def handle(self, request: Request) -> Response:
         """Answer one HTTP request: REST routes, the login and account pages, else the site."""
+        # SECURITY: every body is bounded before anything reads it (forms, JSON, raw).
+        request.max_content_length = MAX_BODY_BYTES
+        request.max_form_memory_size = MAX_BODY_BYTES
         query = query_params(request.environ)
         form = None
         if request.method == "POST" and request.path in ("/", "/index.php"):
-            request.get_data(cache=True)  # keep the raw body for the REST request
-            form = parse_pairs(request.form.items(multi=True))
+            try:
+                request.get_data(cache=True)  # keep the raw body for the REST request
+                form = parse_pairs(request.form.items(multi=True))
+            except RequestEntityTooLarge:
+                if "rest_route" in query:
+                    return error_response(self.server, payload_too_large())
+                raise
         route = extract_rest_route(request.path, query, self.server.settings.prefix, form)
         if route is not None:
             return serve_request(self.server, request, route, query)
@@ -133,8 +148,21 @@ class App:
         self, environ: Mapping[str, Any], start_response: StartResponse
     ) -> Iterable[bytes]:
         request = Request(dict(environ) if not isinstance(environ, dict) else environ)
-        response = self.handle(request)
+        try:
+            response = self.handle(request)
+        except RequestEntityTooLarge:
+            response = _plain_error(413, "The request body is too large.")
+        except Exception:
+            # REST requests have their own boundary (a JSON 500); this one covers the pages.
+            logger.exception("Unhandled exception while serving %s", request.path)
+            response = _plain_error(500, "There has been a critical error on this website.")
         return response(request.environ, start_response)
+
+
+def _plain_error(status: int, message: str) -> Response:
+    response = Response(f"{message}\n", status=status, mimetype="text/plain")
+    response.headers["Cache-Control"] = "no-store, private"
+    return response
 
 
 def create_app(

@@ -16,15 +16,13 @@ from __future__ import annotations
 
 from typing import Final
 
-from werkzeug.http import parse_cookie
-
 from sitecache.auth.app_passwords import (
     ApplicationPasswordPolicy,
     ApplicationPasswords,
     parse_basic_authorization,
 )
 from sitecache.auth.nonces import NonceService
-from sitecache.auth.sessions import COOKIE_NAME, SessionManager
+from sitecache.auth.sessions import SessionManager, session_token
 from sitecache.errors import RestError
 from sitecache.rest import ANONYMOUS, Authentication, RestRequest
 
@@ -88,8 +86,7 @@ class CookieNonceAuthenticator:
 
     def authenticate(self, request: RestRequest) -> Authentication | RestError | None:
         """The session's user with a valid nonce; 403 for a bad nonce; ``None`` without one."""
-        cookies = parse_cookie(request.get_header("cookie") or "")
-        session = self.sessions.find(cookies.get(COOKIE_NAME))
+        session = self.sessions.find(session_token(request.get_header("cookie")))
         nonce = self.nonce_of(request)
         if nonce is None:
             # SECURITY: a cookie without a nonce could be a cross-site request: anonymous.

@@ -12,15 +12,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from werkzeug.http import parse_cookie
-
 from sitecache.auth.app_passwords import ApplicationPasswordPolicy, ApplicationPasswords
 from sitecache.auth.authenticators import ApplicationPasswordAuthenticator, CookieNonceAuthenticator
 from sitecache.auth.keys import load_or_create_secret_key
 from sitecache.auth.nonces import NonceService
 from sitecache.auth.passwords import PasswordHasher
 from sitecache.auth.rest_routes import ApplicationPasswordRoutes
-from sitecache.auth.sessions import COOKIE_NAME, Session, SessionManager
+from sitecache.auth.sessions import Session, SessionManager, session_token
 from sitecache.auth.store import SiteStore
 from sitecache.auth.throttle import LoginThrottle
 from sitecache.auth.users import UserRepository
@@ -79,5 +77,4 @@ class AuthService:
 
     def session_from_environ(self, environ: Mapping[str, Any]) -> Session | None:
         """The login session of a request's cookie, if it is live."""
-        cookies = parse_cookie(str(environ.get("HTTP_COOKIE") or ""))
-        return self.sessions.find(cookies.get(COOKIE_NAME))
+        return self.sessions.find(session_token(str(environ.get("HTTP_COOKIE") or "")))

@@ -14,17 +14,31 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from werkzeug.sansio.http import parse_cookie
+
 from sitecache.auth.passwords import keyed_hash
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import SiteStore
 from sitecache.auth.users import UserRepository
 
-__all__ = ["COOKIE_NAME", "Session", "SessionManager"]
+__all__ = ["COOKIE_NAME", "Session", "SessionManager", "session_token"]
 
 COOKIE_NAME: Final = "sitecache_session"
 SESSION_SECONDS: Final = 2 * 24 * 3600
 REMEMBER_SECONDS: Final = 14 * 24 * 3600
 _PURPOSE: Final = "session"
+
+
+def session_token(cookie_header: str | None) -> str | None:
+    """The session token in a ``Cookie`` header, or ``None``.
+
+    The header arrives as WSGI text (latin-1); it is read as UTF-8 with bad bytes replaced, so a
+    stray cookie of another application can never make the request fail.
+    """
+    if not cookie_header:
+        return None
+    text = cookie_header.encode("latin-1", "replace").decode("utf-8", "replace")
+    return parse_cookie(text).get(COOKIE_NAME)
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,15 @@ from sitecache.schema import parse_embed_param
 if TYPE_CHECKING:
     from sitecache.rest.server import RestServer
 
-__all__ = ["NOCACHE_HEADERS", "encode_json", "query_params", "serve_request"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "NOCACHE_HEADERS",
+    "encode_json",
+    "error_response",
+    "payload_too_large",
+    "query_params",
+    "serve_request",
+]
 
 logger = logging.getLogger("sitecache.rest")
 
@@ -51,6 +59,7 @@ ALLOWED_HEADERS: Final = [
     "Content-Type",
 ]
 MAX_BODY_BYTES: Final = 16 * 1024 * 1024
+"""The largest request body accepted (413 beyond)."""
 _JSONP_CALLBACK = re.compile(r"[^A-Za-z0-9_.]")
 _WHITESPACE = re.compile(r"\s+")
 
@@ -185,6 +194,17 @@ def _jsonp_error(
 
 
 # ---------------------------------------------------------------------- serving
+def error_response(server: RestServer, error: RestError) -> Response:
+    """A REST error answered before any request object exists (a body too large, say)."""
+    headers = {**_base_headers(server, False), **NOCACHE_HEADERS}
+    return _to_http(error.status, headers, encode_json(error.to_dict()), {})
+
+
+def payload_too_large() -> RestError:
+    """413 ``rest_payload_too_large``."""
+    return RestError("rest_payload_too_large", "The request body is too large.", {"status": 413})
+
+
 def serve_request(
     server: RestServer,
     http: Request,
@@ -246,9 +266,7 @@ def _serve(
             http, route, query, plain_permalinks=not server.settings.permalink_structure
         )
     except RequestEntityTooLarge:
-        error = RestError(
-            "rest_payload_too_large", "The request body is too large.", {"status": 413}
-        )
+        error = payload_too_large()
         return error.status, base, encode_json(error.to_dict())
 
     override_from_header = False
