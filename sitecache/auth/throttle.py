@@ -1,25 +1,54 @@
-"""Slowing down password guessing: per account and per client address.
+"""Slowing down password guessing without letting anyone lock an account's owner out.
 
-Each failed login counts against the account (login name) and the client IP. Past a threshold
-(5 for an account, 20 for an address, within 15 minutes) every further attempt must wait, the
-delay doubling with each failure up to 15 minutes. A successful login clears the account's
-count. The counts live in the site database, so every worker sees them.
+Failed logins are counted in three buckets (`LIMITS`), each within a 15-minute window:
+
+- per account *and* client address: 5 failures, then each attempt must wait, the delay
+  doubling up to 15 minutes. This is what stops one guesser;
+- per client address (all accounts): 20 failures, same delays. This stops one address
+  spraying many accounts;
+- per account (all addresses): 50 failures, delays capped at 60 seconds. This slows a
+  distributed attack on one account, while its owner is never kept out for more than a minute:
+  a single attacking address is throttled by its own buckets long before it could keep this one
+  full.
+
+A successful login clears the (account, address) bucket. The counts live in the site database,
+so every worker sees them.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Final
 
 from sitecache.auth.store import SiteStore
 
-__all__ = ["LoginThrottle"]
+__all__ = ["LIMITS", "Limit", "LoginThrottle"]
 
 WINDOW: Final = 15 * 60
-MAX_DELAY: Final = 15 * 60
-BASE_DELAY: Final = 2
-THRESHOLDS: Final = {"account": 5, "ip": 20}
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """How many failures a bucket tolerates, and the longest delay it imposes."""
+
+    threshold: int
+    max_delay: int
+
+
+LIMITS: Final[dict[str, Limit]] = {
+    "pair": Limit(threshold=5, max_delay=15 * 60),
+    "ip": Limit(threshold=20, max_delay=15 * 60),
+    "account": Limit(threshold=50, max_delay=60),
+}
+
+
+def _delay(failures: int, limit: Limit) -> int:
+    excess = failures - limit.threshold
+    if excess < 0:
+        return 0
+    return int(min(limit.max_delay, 2 ** min(excess, 20)))
 
 
 class LoginThrottle:
@@ -29,6 +58,11 @@ class LoginThrottle:
         self.store = store
         self.clock = clock
 
+    @staticmethod
+    def _buckets(account: str, ip: str) -> tuple[tuple[str, str], ...]:
+        key = account.lower()
+        return (("pair", f"{key}|{ip}"), ("ip", ip), ("account", key))
+
     def wait_seconds(self, account: str, ip: str) -> int:
         """Seconds before an attempt on ``account`` from ``ip`` is allowed (0 = now).
 
@@ -36,22 +70,21 @@ class LoginThrottle:
         address to one key, so both forms share one count).
         """
         now = int(self.clock())
-        rows = (
-            self.store.connection()
-            .execute(
-                "SELECT next_allowed FROM login_throttle WHERE (scope = 'account' AND key = ?)"
-                " OR (scope = 'ip' AND key = ?)",
-                (account.lower(), ip),
-            )
-            .fetchall()
-        )
-        return max([0, *(int(row["next_allowed"]) - now for row in rows)])
+        connection = self.store.connection()
+        waits = [0]
+        for scope, key in self._buckets(account, ip):
+            row = connection.execute(
+                "SELECT next_allowed FROM login_throttle WHERE scope = ? AND key = ?", (scope, key)
+            ).fetchone()
+            if row is not None:
+                waits.append(int(row["next_allowed"]) - now)
+        return max(waits)
 
     def record_failure(self, account: str, ip: str) -> None:
-        """Count a failed attempt against the account and the address."""
+        """Count a failed attempt in every bucket it belongs to."""
         now = int(self.clock())
         with self.store.transaction() as db:
-            for scope, key in (("account", account.lower()), ("ip", ip)):
+            for scope, key in self._buckets(account, ip):
                 row = db.execute(
                     "SELECT failures, last_failure FROM login_throttle WHERE scope = ? AND key = ?",
                     (scope, key),
@@ -59,21 +92,19 @@ class LoginThrottle:
                 failures = 1
                 if row is not None and now - int(row["last_failure"]) < WINDOW:
                     failures = int(row["failures"]) + 1
-                excess = failures - THRESHOLDS[scope]
-                delay = min(MAX_DELAY, BASE_DELAY ** min(excess, 20)) if excess >= 0 else 0
                 db.execute(
                     "INSERT INTO login_throttle (scope, key, failures, last_failure, next_allowed)"
                     " VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope, key) DO UPDATE SET"
                     " failures = excluded.failures, last_failure = excluded.last_failure,"
                     " next_allowed = excluded.next_allowed",
-                    (scope, key, failures, now, now + delay),
+                    (scope, key, failures, now, now + _delay(failures, LIMITS[scope])),
                 )
             db.execute("DELETE FROM login_throttle WHERE last_failure < ?", (now - 2 * WINDOW,))
 
-    def record_success(self, account: str) -> None:
-        """Forget the account's failures after a successful login."""
+    def record_success(self, account: str, ip: str) -> None:
+        """Forget the failures of this account from this address after a successful login."""
         with self.store.transaction() as db:
             db.execute(
-                "DELETE FROM login_throttle WHERE scope = 'account' AND key = ?",
-                (account.lower(),),
+                "DELETE FROM login_throttle WHERE scope = 'pair' AND key = ?",
+                (f"{account.lower()}|{ip}",),
             )

@@ -206,7 +206,7 @@ class AuthViews:
             return self.render(
                 "login.html", redirect_to=target, notice="", log=login, error=BAD_LOGIN
             )
-        self.auth.throttle.record_success(account)
+        self.auth.throttle.record_success(account, ip)
         previous = self._session(request)
         if previous is not None:
             self.auth.sessions.revoke(previous.token)
