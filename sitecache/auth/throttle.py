@@ -1,6 +1,7 @@
 """Slowing down password guessing without letting anyone lock an account's owner out.
 
-Failed logins are counted in three buckets (`LIMITS`), each within a 15-minute window:
+Failed logins are counted in three buckets (`LIMITS`); a bucket forgets its failures 15 minutes
+after its wait (if any) has ended:
 
 - per account *and* client address: 5 failures, then each attempt must wait, the delay
   doubling up to 15 minutes. This is what stops one guesser;
@@ -86,11 +87,13 @@ class LoginThrottle:
         with self.store.transaction() as db:
             for scope, key in self._buckets(account, ip):
                 row = db.execute(
-                    "SELECT failures, last_failure FROM login_throttle WHERE scope = ? AND key = ?",
+                    "SELECT failures, next_allowed FROM login_throttle WHERE scope = ? AND key = ?",
                     (scope, key),
                 ).fetchone()
                 failures = 1
-                if row is not None and now - int(row["last_failure"]) < WINDOW:
+                # Forgotten only a window after the wait ended: a guess made the moment it is
+                # allowed again still counts (else the longest wait would reset the count).
+                if row is not None and now - int(row["next_allowed"]) < WINDOW:
                     failures = int(row["failures"]) + 1
                 db.execute(
                     "INSERT INTO login_throttle (scope, key, failures, last_failure, next_allowed)"
@@ -99,7 +102,7 @@ class LoginThrottle:
                     " next_allowed = excluded.next_allowed",
                     (scope, key, failures, now, now + _delay(failures, LIMITS[scope])),
                 )
-            db.execute("DELETE FROM login_throttle WHERE last_failure < ?", (now - 2 * WINDOW,))
+            db.execute("DELETE FROM login_throttle WHERE next_allowed < ?", (now - 2 * WINDOW,))
 
     def record_success(self, account: str, ip: str) -> None:
         """Forget the failures of this account from this address after a successful login."""
