@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.wrappers import Request, Response
 
 from sitecache.auth import AuthService, AuthViews, PasswordHasher
@@ -80,6 +81,14 @@ class App:
         self.auth.install(self.server, self.hooks)
         self.views = AuthViews(self.auth, self.server, self.templates).routes()
         self.site = FrontSite(self.server, self.templates)
+        # Behind trusted reverse proxies, take the client's address, scheme and host from their
+        # X-Forwarded-* headers (and from nobody else's).
+        self._entry: Callable[..., Iterable[bytes]] = self._serve
+        if config.proxy_count:
+            count = config.proxy_count
+            self._entry = ProxyFix(
+                self._serve, x_for=count, x_proto=count, x_host=count, x_port=count
+            )
         for spec in config.plugins:
             self.load_plugin(spec)
 
@@ -147,6 +156,9 @@ class App:
     def __call__(
         self, environ: Mapping[str, Any], start_response: StartResponse
     ) -> Iterable[bytes]:
+        return self._entry(environ, start_response)
+
+    def _serve(self, environ: Any, start_response: StartResponse) -> Iterable[bytes]:
         request = Request(dict(environ) if not isinstance(environ, dict) else environ)
         try:
             response = self.handle(request)

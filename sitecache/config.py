@@ -52,6 +52,7 @@ class Config:
     plugins: tuple[str, ...] = field(default_factory=tuple)
     application_passwords: str = "auto"
     password_hash_cost: int = 2**15
+    proxy_count: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """The configuration as plain values (paths as strings)."""
@@ -83,6 +84,7 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
         "plugins": {"type": "array", "items": {"type": "string", "pattern": r"^[\w.]+:[\w.]+$"}},
         "application_passwords": {"type": "string", "enum": ["auto", "on", "off"]},
         "password_hash_cost": {"type": "integer", "minimum": 1024, "maximum": 1048576},
+        "proxy_count": {"type": "integer", "minimum": 0, "maximum": 5},
     },
 }
 

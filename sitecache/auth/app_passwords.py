@@ -6,8 +6,8 @@ works. Each has a uuid, an optional application id (a UUID), a name unique per u
 and address of its creation and last use.
 
 Availability (`ApplicationPasswordPolicy`): ``"auto"`` (the default) allows them over TLS and
-from loopback clients only, so they never travel in clear text over a network; ``"on"`` and
-``"off"`` force the answer.
+from loopback clients only (not a local reverse proxy forwarding a remote client), so they never
+travel in clear text over a network; ``"on"`` and ``"off"`` force the answer.
 """
 
 from __future__ import annotations
@@ -90,6 +90,21 @@ def parse_basic_authorization(header: str | None) -> BasicCredentials | None:
     return BasicCredentials(login, password)
 
 
+_FORWARDING_HEADERS: Final = ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP")
+
+
+def _forwarded(environ: Mapping[str, Any]) -> bool:
+    """Whether an untrusted proxy stands between the client and us.
+
+    A loopback ``REMOTE_ADDR`` on a request carrying forwarding headers is a local reverse
+    proxy, not a local client; unless `ProxyFix` already resolved the client (``proxy_count``),
+    it does not make the connection private.
+    """
+    if "werkzeug.proxy_fix.orig" in environ:
+        return False
+    return any(environ.get(name) for name in _FORWARDING_HEADERS)
+
+
 def _is_loopback(address: str) -> bool:
     try:
         return ipaddress.ip_address(address).is_loopback
@@ -109,9 +124,9 @@ class ApplicationPasswordPolicy:
             return True
         if self.mode == "off":
             return False
-        return environ.get("wsgi.url_scheme") == "https" or _is_loopback(
-            str(environ.get("REMOTE_ADDR") or "")
-        )
+        if environ.get("wsgi.url_scheme") == "https":
+            return True
+        return _is_loopback(str(environ.get("REMOTE_ADDR") or "")) and not _forwarded(environ)
 
 
 def _ensure_unique_name(

@@ -108,8 +108,8 @@ class AuthViews:
         self.templates = templates
 
     def routes(self) -> dict[str, View]:
-        """Path → view."""
-        return {
+        """Path → view (each behind the ``force_ssl_admin`` rule)."""
+        views: dict[str, View] = {
             LOGIN_PATH: self.login,
             LOGOUT_PATH: self.logout,
             NONCE_PATH: self.rest_nonce,
@@ -117,6 +117,26 @@ class AuthViews:
             ADMIN_PATH: self.account,
             AUTHORIZE_PATH: self.authorize_application,
         }
+        return {path: self._over_tls_when_forced(view) for path, view in views.items()}
+
+    def _over_tls_when_forced(self, view: View) -> View:
+        def guarded(request: Request) -> Response:
+            if self.server.settings.force_ssl_admin and request.scheme != "https":
+                # SECURITY: credentials and sessions never travel over plain http then; 308
+                # keeps the method, so a form posted over http is re-posted over https.
+                return self.redirect(f"https://{request.host}{request.full_path.rstrip('?')}", 308)
+            return view(request)
+
+        return guarded
+
+    def _cookie_secure(self, request: Request) -> bool:
+        """Whether the session cookie is ``Secure``: over TLS, or when the site is https-only."""
+        settings = self.server.settings
+        return (
+            request.scheme == "https"
+            or settings.force_ssl_admin
+            or (settings.site_url or "").startswith("https://")
+        )
 
     # ------------------------------------------------------------------ helpers
     def render(self, template: str, status: int = 200, **context: Any) -> Response:
@@ -219,7 +239,7 @@ class AuthViews:
             session.token,
             max_age=self.auth.sessions.cookie_max_age(session),
             path="/",
-            secure=request.scheme == "https",
+            secure=self._cookie_secure(request),
             httponly=True,
             samesite="Lax",
         )
@@ -246,7 +266,11 @@ class AuthViews:
         self.auth.sessions.revoke(session.token)
         response = self.redirect(f"{LOGIN_PATH}?loggedout=true")
         response.delete_cookie(
-            COOKIE_NAME, path="/", secure=request.scheme == "https", httponly=True, samesite="Lax"
+            COOKIE_NAME,
+            path="/",
+            secure=self._cookie_secure(request),
+            httponly=True,
+            samesite="Lax",
         )
         return response
 
