@@ -98,6 +98,12 @@ _CONTEXT_ARG: Final = {
 }
 
 
+def _is_user_id(raw: object) -> bool:
+    """Digits naming an id a database row can have (at most 2**63 - 1)."""
+    text = str(raw)
+    return text.isascii() and text.isdigit() and len(text) <= 19 and int(text) < 2**63
+
+
 def _rfc3339(timestamp: int | None) -> str | None:
     return None if timestamp is None else format_timestamp(timestamp).replace(" ", "T")
 
@@ -212,7 +218,7 @@ class ApplicationPasswordRoutes:
         if raw == "me":
             found = self.users.get(request.user.id)
         else:
-            found = self.users.get(int(raw)) if str(raw).isdigit() else None
+            found = self.users.get(int(raw)) if _is_user_id(raw) else None
         if found is None:
             if request.user.can("edit_users"):
                 return RestError("rest_user_invalid_id", "Invalid user ID.", {"status": 404})

@@ -176,14 +176,13 @@ class RestRequest:
         if not body or body == b"0":
             return None
         try:
-            decoded = json.loads(body)
+            decoded = json.loads(body, parse_constant=_reject_constant)
         except (ValueError, RecursionError) as exc:
-            self._json_error = RestError(
-                "rest_invalid_json",
-                "Invalid JSON body passed.",
-                {"status": 400, "json_error_code": 4, "json_error_message": "Syntax error"},
-            )
+            self._json_error = _invalid_json(4, "Syntax error")
             self._json_error.__cause__ = exc
+            return self._json_error
+        if _too_deep(decoded):
+            self._json_error = _invalid_json(1, "Maximum stack depth exceeded")
             return self._json_error
         self._params["JSON"] = _as_params(decoded)
         return None
@@ -430,6 +429,36 @@ class RestRequest:
         clone.authentication_method = self.authentication_method
         clone.environ = self.environ
         return clone
+
+
+MAX_JSON_DEPTH: Final = 128
+"""Deeper JSON bodies are refused (PHP's json_decode refuses past 512)."""
+
+
+def _reject_constant(name: str) -> Any:
+    """``NaN``, ``Infinity`` and ``-Infinity`` are not JSON: refuse them as a syntax error."""
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _too_deep(value: Any) -> bool:
+    """Whether ``value`` nests arrays and objects deeper than `MAX_JSON_DEPTH` (no recursion)."""
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        current, depth = pending.pop()
+        if isinstance(current, dict | list):
+            if depth > MAX_JSON_DEPTH:
+                return True
+            children = current.values() if isinstance(current, dict) else current
+            pending.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _invalid_json(code: int, message: str) -> RestError:
+    return RestError(
+        "rest_invalid_json",
+        "Invalid JSON body passed.",
+        {"status": 400, "json_error_code": code, "json_error_message": message},
+    )
 
 
 def _invalid_params_error(invalid: dict[str, str], details: dict[str, Any]) -> RestError:

@@ -86,6 +86,7 @@ class RestServer:
         self.registry = RouteRegistry(notices.doing_it_wrong, self._namespace_index)
         self._authenticators: list[tuple[int, int, Authenticator]] = []
         self._initialized = threading.Event()
+        self._initializing = False
         self._init_lock = threading.RLock()
         self._register_core_routes()
         self._add_default_filters()
@@ -128,11 +129,18 @@ class RestServer:
         if self._initialized.is_set():
             return
         with self._init_lock:
-            if self._initialized.is_set():
+            # The lock is re-entrant: a callback that dispatches internally must not fire the
+            # action again (it sees the routes registered so far).
+            if self._initialized.is_set() or self._initializing:
                 return
-            # Set first: a callback that fails must not make every later request register again.
-            self._initialized.set()
-            self.hooks.do_action("rest_api_init", self)
+            self._initializing = True
+            try:
+                self.hooks.do_action("rest_api_init", self)
+            finally:
+                # Set even when a callback failed: later requests must not register twice.
+                # Other threads waited on the lock until every route was in place.
+                self._initializing = False
+                self._initialized.set()
 
     # ------------------------------------------------------------------ registration
     def register_rest_route(

@@ -131,7 +131,10 @@ def _safe_float(number: int) -> float:
 
 def _number_from_text(text: str) -> int | float:
     if _INTEGER_TEXT.match(text):
-        return int(text)
+        try:
+            return int(text)
+        except ValueError:  # more digits than Python converts: read it as PHP would, a float
+            return float(text)
     return float(text)
 
 

@@ -394,3 +394,9 @@ def test_where_application_passwords_are_unavailable_the_routes_answer_501(site:
     response = client.get(url("me"), headers={"X-Site-Nonce": rest_nonce(client)})
     assert response.status_code == 501
     assert response.json["code"] == "application_passwords_disabled"
+
+
+@pytest.mark.parametrize("user_id", ["99999999999999999999", "9223372036854775808"])
+def test_an_id_no_user_can_have_is_unknown_rather_than_a_crash(site: Site, user_id: str) -> None:
+    assert call(site, "administrator", "GET", url(user_id)).status_code == 404
+    assert call(site, "editor", "GET", url(user_id)).status_code == 403
