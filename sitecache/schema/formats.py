@@ -183,9 +183,8 @@ def is_email(email: object) -> str | bool:
 
 # ---------------------------------------------------------------------- text fields
 _LESS_THAN_CHUNK = re.compile(r"<[^>]*?((?=<)|>|$)", re.DOTALL)
-_SCRIPT_OR_STYLE = re.compile(r"<(script|style)[^>]*?>.*?</\1>", re.IGNORECASE | re.DOTALL)
+_HEX_CHARACTERS: Final = frozenset("0123456789abcdefABCDEF")
 _COLLAPSIBLE = re.compile(r"[\r\n\t ]+")
-_PERCENT_OCTET = re.compile(r"%[a-f0-9]{2}", re.IGNORECASE)
 _SPACES = re.compile(r" +")
 _ENTITY = re.compile(r"&(?:#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
 
@@ -244,6 +243,63 @@ def _strip_tags(text: str) -> str:
     return "".join(out)
 
 
+def _remove_script_and_style(text: str) -> str:
+    """Drop ``<script…>…</script>`` and ``<style…>…</style>`` with their content, in one pass.
+
+    The same as WordPress's ``@<(script|style)[^>]*?>.*?</\\1>@si`` replacement, without its
+    quadratic behaviour on text with many unclosed opening tags.
+    """
+    lowered = text.lower()
+    pieces: list[str] = []
+    kept_from = searched_from = 0
+    unclosed: set[str] = set()  # names with no closing tag after the current position
+    while True:
+        openings = [
+            (position, name)
+            for name in ("script", "style")
+            if name not in unclosed and (position := lowered.find("<" + name, searched_from)) != -1
+        ]
+        if not openings:
+            break
+        start, name = min(openings)
+        end_of_tag = lowered.find(">", start + len(name) + 1)
+        if end_of_tag == -1:
+            break  # no later opening tag can be complete either
+        closing = lowered.find(f"</{name}>", end_of_tag + 1)
+        if closing == -1:
+            unclosed.add(name)
+            searched_from = start + 1
+            continue
+        pieces.append(text[kept_from:start])
+        kept_from = searched_from = closing + len(name) + 3
+    pieces.append(text[kept_from:])
+    return "".join(pieces)
+
+
+def _remove_percent_octets(text: str) -> tuple[str, bool]:
+    """Remove every ``%XX`` hex octet, including those formed by removing others.
+
+    WordPress repeats search-and-replace until none is left; these removals never overlap, so
+    removing them left to right with a stack gives the same text in linear time. Returns the
+    text and whether anything was removed.
+    """
+    if "%" not in text:
+        return text, False
+    kept: list[str] = []
+    removed = False
+    for character in text:
+        kept.append(character)
+        if (
+            len(kept) >= 3
+            and kept[-3] == "%"
+            and kept[-2] in _HEX_CHARACTERS
+            and kept[-1] in _HEX_CHARACTERS
+        ):
+            del kept[-3:]
+            removed = True
+    return "".join(kept), removed
+
+
 def _sanitize_text(value: object, keep_newlines: bool) -> str:
     if php.is_php_array(value) or not (value is None or php.is_scalar(value)):
         return ""
@@ -254,15 +310,12 @@ def _sanitize_text(value: object, keep_newlines: bool) -> str:
         return ""
     if "<" in text:
         text = _escape_lone_less_than(text)
-        text = php.php_trim(_strip_tags(_SCRIPT_OR_STYLE.sub("", text)))
+        text = php.php_trim(_strip_tags(_remove_script_and_style(text)))
         text = text.replace("<\n", "&lt;\n")
     if not keep_newlines:
         text = _COLLAPSIBLE.sub(" ", text)
     text = php.php_trim(text)
-    found = False
-    while match := _PERCENT_OCTET.search(text):
-        text = text.replace(match.group(0), "")
-        found = True
+    text, found = _remove_percent_octets(text)
     if found:
         text = php.php_trim(_SPACES.sub(" ", text))
     return text
