@@ -105,11 +105,32 @@ def command_app_password_create(args: argparse.Namespace) -> int:
     return 0
 
 
+def _site_url_for(bind: str) -> str | None:
+    """``http://host:port`` of a bind address naming one host (not 0.0.0.0, ::, a socket)."""
+    host, _, port = bind.rpartition(":")
+    # Not a bind on every interface: those are compared with, not bound to.
+    wildcard = ("0.0.0.0", "[::]", "::")  # noqa: S104
+    if not host or not port.isdigit() or host in wildcard or "/" in host:
+        return None
+    return f"http://{host}:{port}"
+
+
 def command_serve(args: argparse.Namespace) -> int:
     """Run gunicorn serving ``sitecache.app:create_app()`` (replaces this process)."""
     environment = _environment(args)
     config = load_config(environ=environment)
-    config.data_dir.mkdir(parents=True, exist_ok=True)
+    config.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if config.site_url is None:
+        site_url = _site_url_for(args.bind)
+        if site_url is None:
+            print(
+                "sitecache: site_url is not set; links will follow each request's Host header. "
+                "Set site_url (SITECACHE_SITE_URL) for a public site.",
+                file=sys.stderr,
+            )
+        else:
+            # SECURITY: links never follow a client's Host header unless asked to.
+            environment["SITECACHE_SITE_URL"] = site_url
     auth = _auth(config)
     if auth.users.count() == 0:
         print(f"First start: initializing {config.data_dir.resolve()}.")

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Final
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sitecache.errors import RestError
 from sitecache.schema import sanitize_value_from_schema, validate_value_from_schema
@@ -145,6 +146,14 @@ def load_config(
     if isinstance(error, RestError):
         raise ConfigError(f"invalid configuration: {error.message}")
     clean = sanitize_value_from_schema(values, CONFIG_SCHEMA, "config")
+    zone = clean.get("timezone_string")
+    if zone:
+        try:
+            ZoneInfo(zone)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ConfigError(
+                f"invalid configuration: timezone_string {zone!r} is not a known timezone"
+            ) from exc
     known = {item.name for item in fields(Config)}
     arguments = {key: value for key, value in clean.items() if key in known}
     if "data_dir" in arguments:

@@ -151,6 +151,8 @@ def test_serve_initializes_on_first_start_and_execs_gunicorn(
     def fake_execve(path: str, argv: list[str], environment: dict[str, str]) -> Any:
         calls.append((path, argv))
         assert environment["SITECACHE_DATA_DIR"] == str(data_dir.resolve())
+        # Links follow the bind address, never a client's Host header.
+        assert environment["SITECACHE_SITE_URL"] == "http://127.0.0.1:9999"
 
     monkeypatch.setattr(cli.os, "execve", fake_execve)
     run(data_dir, "serve", "--bind", "127.0.0.1:9999", "--workers", "3")
@@ -163,8 +165,20 @@ def test_serve_initializes_on_first_start_and_execs_gunicorn(
     assert argv[argv.index("--workers") + 1] == "3"
     assert argv[-1] == "sitecache.app:create_app()"
 
-    run(data_dir, "serve")
+    calls.clear()
+    run(data_dir, "serve", "--bind", "127.0.0.1:9999")
     assert "First start" not in capsys.readouterr().out  # initialized once only
+    assert len(calls) == 1
+
+
+def test_serve_on_every_interface_warns_that_site_url_is_unset(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    environments: list[dict[str, str]] = []
+    monkeypatch.setattr(cli.os, "execve", lambda path, argv, env: environments.append(env))
+    run(data_dir, "serve", "--bind", "0.0.0.0:8000")
+    assert "site_url is not set" in capsys.readouterr().err
+    assert "SITECACHE_SITE_URL" not in environments[0]
 
 
 def test_a_bad_configuration_exits_with_status_2(

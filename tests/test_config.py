@@ -102,3 +102,31 @@ def test_two_apps_in_one_process_share_nothing(tmp_path: Path) -> None:
     assert second.auth.key != first.auth.key
     first.auth.users.create("only-in-first", "long-enough")
     assert second.auth.users.find("only-in-first") is None
+
+
+def test_an_unknown_timezone_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="'Mars/Olympus_Mons' is not a known timezone"):
+        load_config({"timezone_string": "Mars/Olympus_Mons"})
+
+
+@pytest.mark.parametrize(
+    ("settings", "gmt_of_local_noon", "local_of_gmt_noon"),
+    [
+        ({}, "2024-07-01 12:00:00", "2024-07-01 12:00:00"),
+        ({"gmt_offset": 5.5}, "2024-07-01 06:30:00", "2024-07-01 17:30:00"),
+        ({"timezone_string": "America/New_York"}, "2024-07-01 16:00:00", "2024-07-01 08:00:00"),
+        (
+            {"timezone_string": "America/New_York", "gmt_offset": 5.5},
+            "2024-07-01 16:00:00",
+            "2024-07-01 08:00:00",
+        ),
+    ],
+)
+def test_dates_are_read_in_the_site_timezone(
+    tmp_path: Path, settings: dict[str, object], gmt_of_local_noon: str, local_of_gmt_noon: str
+) -> None:
+    app = create_app({"data_dir": str(tmp_path), "password_hash_cost": 1024, **settings})
+    noon = "2024-07-01 12:00:00"
+    # Without an offset the wall time is local; with one it is an instant.
+    assert app.server.get_date_with_gmt("2024-07-01T12:00:00") == (noon, gmt_of_local_noon)
+    assert app.server.get_date_with_gmt("2024-07-01T12:00:00Z") == (local_of_gmt_noon, noon)

@@ -21,6 +21,7 @@ from sitecache.auth.authenticators import REST_NONCE_ACTION
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.service import AUTHORIZE_PATH, AuthService
 from sitecache.auth.sessions import COOKIE_NAME, Session
+from sitecache.errors import RestError
 from sitecache.rest import RestServer
 from sitecache.schema import is_uuid
 from sitecache.schema.dates import format_timestamp
@@ -379,8 +380,6 @@ class AuthViews:
                 title="Cannot authorize application",
                 problems=["The application needs a name."],
             )
-        from sitecache.errors import RestError
-
         try:
             password, _ = self.auth.app_passwords.create(user, name, params["app_id"])
         except RestError as error:

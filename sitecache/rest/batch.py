@@ -17,6 +17,7 @@ from sitecache.rest.params import parse_query_string
 from sitecache.rest.request import RestRequest
 from sitecache.rest.response import RestResponse, error_to_response
 from sitecache.rest.routes import Handler, Route
+from sitecache.rest.server import inherit_caller
 
 if TYPE_CHECKING:
     from sitecache.rest.server import RestServer
@@ -90,10 +91,7 @@ def _build_request(
         request.set_headers(
             {str(k): v if isinstance(v, list) else str(v) for k, v in headers.items()}
         )
-    request.user = outer.user
-    request.app_password = outer.app_password
-    request.authentication_method = outer.authentication_method
-    request.environ = outer.environ
+    inherit_caller(request, outer)
     return request
 
 

@@ -13,8 +13,10 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import UTC, timedelta, timezone, tzinfo
 from typing import Any, Final
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sitecache.errors import RestError
 from sitecache.hooks import Hooks
@@ -32,10 +34,14 @@ from sitecache.rest.request import RestRequest
 from sitecache.rest.response import RestResponse, ensure_response, error_to_response
 from sitecache.rest.routes import Handler, Route, RouteRegistry
 from sitecache.rest.urls import RequestContext, RestSettings, home_url, rest_url
-from sitecache.schema import filter_response_by_context, filter_response_fields
+from sitecache.schema import (
+    filter_response_by_context,
+    filter_response_fields,
+    get_date_with_gmt,
+)
 from sitecache.schema.php import is_numeric_array
 
-__all__ = ["RestServer", "internal_error", "return_true"]
+__all__ = ["RestServer", "inherit_caller", "internal_error", "return_true"]
 
 logger = logging.getLogger("sitecache.rest")
 
@@ -212,6 +218,26 @@ class RestServer:
         """Undo `using_context`."""
         _current_context.reset(token)
 
+    def site_timezone(self) -> tzinfo:
+        """The site's timezone: ``timezone_string`` (an IANA name), else the fixed
+        ``gmt_offset`` in hours, else UTC."""
+        name = self.settings.timezone_string
+        if name:
+            try:
+                return ZoneInfo(name)
+            except (ZoneInfoNotFoundError, ValueError):
+                self.notices.doing_it_wrong(
+                    "site_timezone", f"Unknown timezone {name!r}; using UTC."
+                )
+                return UTC
+        if self.settings.gmt_offset:
+            return timezone(timedelta(hours=self.settings.gmt_offset))
+        return UTC
+
+    def get_date_with_gmt(self, date: object, is_utc: bool = False) -> tuple[str, str] | None:
+        """`sitecache.schema.get_date_with_gmt` in the site's timezone."""
+        return get_date_with_gmt(date, is_utc, timezone=self.site_timezone())
+
     def home_url(self) -> str:
         """The site's home URL (no trailing slash) as seen by the current request."""
         return home_url(self.settings, self.request_context)
@@ -237,7 +263,7 @@ class RestServer:
         request.set_query_params(query)
         current = _current_request.get()
         if current is not None:
-            _inherit_caller(request, current)
+            inherit_caller(request, current)
         result = self.hooks.apply_filters("rest_request_from_url", request, url)
         return result if isinstance(result, RestRequest) else None
 
@@ -520,7 +546,7 @@ def _first_error(result: bool | RestError) -> RestError | None:
     return result if isinstance(result, RestError) else None
 
 
-def _inherit_caller(request: RestRequest, caller: RestRequest) -> None:
+def inherit_caller(request: RestRequest, caller: RestRequest) -> None:
     """Internal requests (embedding, batch, target hints) run as the outer request's user."""
     request.user = caller.user
     request.app_password = caller.app_password
