@@ -86,11 +86,12 @@ class CookieNonceAuthenticator:
 
     def authenticate(self, request: RestRequest) -> Authentication | RestError | None:
         """The session's user with a valid nonce; 403 for a bad nonce; ``None`` without one."""
-        session = self.sessions.find(session_token(request.get_header("cookie")))
         nonce = self.nonce_of(request)
         if nonce is None:
             # SECURITY: a cookie without a nonce could be a cross-site request: anonymous.
+            # (Decided before the session lookup, so such requests cost no database read.)
             return None
+        session = self.sessions.find(session_token(request.get_header("cookie")))
         user_id, token = (session.user.id, session.token) if session else (0, "")
         if not self.nonces.verify(nonce, REST_NONCE_ACTION, user_id, token):
             return RestError(
