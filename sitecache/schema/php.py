@@ -86,6 +86,8 @@ def keyed(value: Mapping[Any, Any] | JsonArray) -> dict[int | str, Any]:
 
 def has_key(container: Mapping[Any, Any] | JsonArray, key: object) -> bool:
     """PHP ``array_key_exists`` with PHP's key normalization (arrays are never keys)."""
+    if key.__class__ is str and container.__class__ is dict and key in container:
+        return True  # PERF: the common case, a JSON object's own key
     if is_php_array(key) or not isinstance(key, str | int | float | bool | None):
         return False
     if isinstance(container, dict):
