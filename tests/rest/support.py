@@ -9,7 +9,7 @@ from typing import Any
 from werkzeug.test import TestResponse
 
 from sitecache.errors import RestError
-from sitecache.rest import Authentication, RestRequest
+from sitecache.rest import Authentication, RestRequest, return_true
 
 
 @dataclass(frozen=True)
@@ -42,3 +42,17 @@ class HeaderLogin:
 def body_of(response: TestResponse) -> Any:
     """The decoded JSON body."""
     return json.loads(response.get_data(as_text=True))
+
+
+def echo(request: RestRequest) -> dict[str, Any]:
+    """Report what the handler saw."""
+    return {
+        "method": request.get_method(),
+        "route": request.get_route(),
+        "params": request.get_params(),
+    }
+
+
+def public(methods: Any = "GET", callback: Any = echo, **extra: Any) -> dict[str, Any]:
+    """A well-formed handler that anybody may call."""
+    return {"methods": methods, "callback": callback, "permission_callback": return_true, **extra}

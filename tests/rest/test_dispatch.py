@@ -24,10 +24,9 @@ from sitecache.rest import (
     RestRequest,
     RestResponse,
     RestServer,
-    return_true,
 )
 from tests.conftest import AppFactory
-from tests.rest.support import FakeUser
+from tests.rest.support import FakeUser, echo, public
 from tests.rest.support import body_of as json_of
 
 NS = "test-ns"
@@ -60,20 +59,6 @@ class FakeAuthenticator:
 def log_in(app: App, user: FakeUser | None = None) -> None:
     """Make every REST request of ``app`` come from a logged-in user."""
     app.server.add_authenticator(FakeAuthenticator(user or FakeUser(id=1, login="admin")))
-
-
-def echo(request: RestRequest) -> dict[str, Any]:
-    """Report what the handler saw."""
-    return {
-        "method": request.get_method(),
-        "route": request.get_route(),
-        "params": request.get_params(),
-    }
-
-
-def public(methods: Any = "GET", callback: Any = echo, **extra: Any) -> dict[str, Any]:
-    """A handler anybody may call."""
-    return {"methods": methods, "callback": callback, "permission_callback": return_true, **extra}
 
 
 def register_route(app: App, route: str, args: Any, **options: Any) -> None:

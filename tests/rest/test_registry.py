@@ -15,25 +15,12 @@ import pytest
 from werkzeug.test import Client
 
 from sitecache.app import App
-from sitecache.rest import RestRequest, RestServer, return_true
+from sitecache.rest import RestServer, return_true
 from tests.conftest import AppFactory
+from tests.rest.support import echo, public
 
 NS = "test-ns"
 Notice = tuple[str, str]
-
-
-def echo(request: RestRequest) -> dict[str, Any]:
-    """Report what the handler saw."""
-    return {
-        "method": request.get_method(),
-        "route": request.get_route(),
-        "params": request.get_params(),
-    }
-
-
-def public(methods: Any = "GET", callback: Any = echo, **extra: Any) -> dict[str, Any]:
-    """A well-formed handler that anybody may call."""
-    return {"methods": methods, "callback": callback, "permission_callback": return_true, **extra}
 
 
 def on_init(app: App, register: Callable[[RestServer], Any]) -> None:
