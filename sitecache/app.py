@@ -22,6 +22,7 @@ from werkzeug.wrappers import Request, Response
 from sitecache.auth import AuthService, AuthViews, PasswordHasher
 from sitecache.auth.sessions import COOKIE_NAME
 from sitecache.cache import CacheEngine, CacheRules, PageCache, StorageError, open_storage
+from sitecache.cache.api import CacheApi
 from sitecache.cache.keys import normalize_host
 from sitecache.cache.policy import AUTH_COOKIE_PREFIXES, BYPASS_PATH_PREFIXES
 from sitecache.config import Config, ConfigError, load_config
@@ -128,6 +129,8 @@ class App:
         # The page cache sits in front of everything (REST, login and admin paths bypass it);
         # behind trusted reverse proxies it sees the client's scheme and host as the app does.
         self.cache = PageCache(self._serve, engine=cache_engine(config))
+        # The site-cache/v1 routes, preload, GC timers and companion plugins (#8).
+        self.cache_api = CacheApi(self.cache, self.hooks, config.site_url)
         self._entry: Callable[..., Iterable[bytes]] = self.cache
         # Behind trusted reverse proxies, take the client's address, scheme and host from their
         # X-Forwarded-* headers (and from nobody else's).

@@ -43,6 +43,12 @@ logger = logging.getLogger("sitecache.cache")
 
 StartResponse = Callable[..., Any]
 WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+#: ``(body, url) -> body``: changes a page before it is stored (companion plugins).
+StoreFilter = Callable[[bytes, str], bytes]
+#: ``(body, environ) -> body``: changes an HTML page as it is sent (companion plugins).
+ServeFilter = Callable[[bytes, Mapping[str, Any]], bytes]
+#: ``(now, environ) -> None``: called first on every request (cheap periodic work).
+Tick = Callable[[float, Mapping[str, Any]], None]
 
 #: Response headers never stored: per-connection, per-response or per-visitor.
 UNSTORED_HEADERS: Final = frozenset(
@@ -206,6 +212,21 @@ class PageCache:
             except StorageError as exc:
                 engine.storage_warning("cache settings not written: %s", exc)
         self._hosts: dict[tuple[str, str], str] = {}
+        # Hook points for companion plugins (`sitecache.cache.api.plugins`). Empty by default:
+        # the hot path then pays one attribute test each.
+        #: run, in order, on a page's body before it is stored (never on what is served live)
+        self.store_filters: list[StoreFilter] = []
+        #: run, in order, on every HTML body sent (hit, miss or bypass); a changed body is sent
+        #: without gzip, ETag or 304, since it differs per request
+        self.serve_filters: list[ServeFilter] = []
+        #: called with the time and the environ before each request is handled
+        self.tick: Tick | None = None
+        self.host_aliases: dict[str, str] = {}
+
+    def set_host_aliases(self, aliases: Mapping[str, str]) -> None:
+        """Key requests for each alias host under its canonical host (normalized names)."""
+        self.host_aliases = {alias.lower(): host.lower() for alias, host in aliases.items()}
+        self._hosts = {}
 
     # ------------------------------------------------------------------ purge shortcuts
     def purge_url(self, url: str, *, soft: bool = False) -> PurgeResult | RestError:
@@ -226,6 +247,7 @@ class PageCache:
         cached = self._hosts.get((raw, scheme))
         if cached is None:
             cached = normalize_host(str(raw), scheme)
+            cached = self.host_aliases.get(cached, cached)
             if len(self._hosts) < 256:
                 self._hosts[(raw, scheme)] = cached
         return cached
@@ -233,6 +255,8 @@ class PageCache:
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         engine = self.engine
         now = engine.clock()
+        if self.tick is not None:
+            self.tick(now, environ)
         engine.maybe_flush(now)
         settings = engine.settings(now)
         rules = self.rules
@@ -353,6 +377,21 @@ class PageCache:
             environ.get("HTTP_ACCEPT_ENCODING", "")
         )
         extra = [("Age", str(max(0, int(now - prepared.created)))), ("Cache-Status", cache_status)]
+        if self.serve_filters and _is_html(prepared.identity_headers):
+            body = prepared.body
+            for serve_filter in self.serve_filters:
+                body = serve_filter(body, environ)
+            if body is not prepared.body:
+                headers = [
+                    (name, value)
+                    for name, value in prepared.identity_headers
+                    if name.lower() not in ("content-length", "etag", "last-modified")
+                ]
+                start_response(
+                    prepared.status_line,
+                    [*headers, ("Content-Length", str(len(body))), *extra],
+                )
+                return [] if environ.get("REQUEST_METHOD") == "HEAD" else [body]
         if self.engine.settings(now).use_304 and _not_modified(environ, prepared, use_gzip):
             etag = prepared.gzip_etag if use_gzip else prepared.etag
             headers = [
@@ -387,7 +426,27 @@ class PageCache:
         ) -> Any:
             return start_response(status, [*headers, ("Cache-Status", status_value)], exc_info)
 
+        if self.serve_filters:
+            return self._filtered(environ, bypass_start_response)
         return self.app(environ, bypass_start_response)
+
+    def _filtered(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        """The app's answer with the serve filters applied to an HTML body."""
+        captured = _call(self.app, environ, self.rules.max_body)
+        if captured.overflow is not None or not _is_html(captured.headers):
+            start_response(captured.status, captured.headers)
+            return captured.body_iterable()
+        captured.close()
+        body = original = captured.body()
+        for serve_filter in self.serve_filters:
+            body = serve_filter(body, environ)
+        headers = captured.headers
+        if body is not original:
+            headers = [(name, value) for name, value in headers
+                       if name.lower() not in ("content-length", "etag")]  # fmt: skip
+            headers.append(("Content-Length", str(len(body))))
+        start_response(captured.status, headers)
+        return [body]
 
     def _fetch(
         self,
@@ -424,7 +483,8 @@ class PageCache:
                 captured.close()
                 return []
             return captured.body_iterable()
-        entry = _build_entry(captured, facts, url, host, path, variant, settings, now)
+        entry = _build_entry(captured, facts, url, host, path, variant, settings, now,
+                             self.store_filters)  # fmt: skip
         vary = tuple(name for name in facts.vary if name != "accept-encoding")
         key = base
         try:
@@ -559,8 +619,11 @@ def _build_entry(
     variant: str,
     settings: CacheSettings,
     now: float,
+    store_filters: Iterable[StoreFilter] = (),
 ) -> CacheEntry:
     body = captured.body()
+    for store_filter in store_filters:
+        body = store_filter(body, url)
     headers: list[tuple[str, str]] = []
     tags: list[str] = []
     content_type = ""
@@ -615,6 +678,14 @@ def _build_entry(
         etag=etag,
         vary=(),
         extra={"last_modified": last_modified},
+    )
+
+
+def _is_html(headers: Iterable[tuple[str, str]]) -> bool:
+    return any(
+        name.lower() == "content-type"
+        and value.lower().startswith(("text/html", "application/xhtml"))
+        for name, value in headers
     )
 
 

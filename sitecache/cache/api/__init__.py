@@ -1,0 +1,226 @@
+"""The ``site-cache/v1`` management API and the cache's background work.
+
+`CacheApi` is built by the application around its `PageCache`: it registers the ten routes
+(`sitecache.cache.api.routes`) on ``rest_api_init``, owns the `Preloader`, the `CacheTimers`
+(GC and scheduled preloads) and the companion plugins (`PluginManager`), and offers two seams
+the content site fills through filters on the application's hooks:
+
+- ``cache_preload_urls`` (``urls, settings -> urls``): the URLs a preload visits, in order
+  (home, posts newest first up to ``preload_posts``, then term archives when
+  ``preload_taxonomies``). Default: the home page.
+- ``cache_post_tags`` (``tags, post_id -> tags``): the purge tags of a post and its related
+  pages (``POST /cache {"post_id": N}``). Default: ``post-<id>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from sitecache.cache.api.plugins import (
+    ENTRY_POINT_GROUP,
+    AwaitingModeration,
+    CachePlugin,
+    DomainMapping,
+    DynamicFragments,
+    PluginManager,
+    PurgeWebhook,
+    builtin_plugins,
+    entry_point_plugins,
+)
+from sitecache.cache.api.preload import Preloader, anonymous_get
+from sitecache.cache.api.routes import (
+    NAMESPACE,
+    TEST_AGENT,
+    CacheRoutes,
+    attempt_json,
+    base_from_environ,
+    explain,
+    zlib_available,
+)
+from sitecache.cache.api.schemas import ROUTE_SCHEMAS
+from sitecache.cache.api.timers import CacheTimers
+from sitecache.cache.middleware import PageCache
+from sitecache.cache.storage import StorageError
+from sitecache.errors import RestError
+from sitecache.hooks import Hooks
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "NAMESPACE",
+    "ROUTE_SCHEMAS",
+    "AwaitingModeration",
+    "CacheApi",
+    "CachePlugin",
+    "CacheTimers",
+    "DomainMapping",
+    "DynamicFragments",
+    "PluginManager",
+    "Preloader",
+    "PurgeWebhook",
+]
+
+STATUS_PROBE = "status_probe"
+
+
+class CacheApi:
+    """The management API of one `PageCache` (see the module docstring).
+
+    Args:
+        cache: the page cache in front of the site.
+        hooks: the application's hooks (``rest_api_init`` and the two seams).
+        site_url: the site's address; ``None`` when unset (loopback hosts only).
+        load_entry_points: also load third-party plugins (``sitecache.cache_plugins``).
+    """
+
+    def __init__(
+        self,
+        cache: PageCache,
+        hooks: Hooks,
+        site_url: str | None = None,
+        *,
+        load_entry_points: bool = True,
+    ) -> None:
+        self.cache = cache
+        self.engine = cache.engine
+        self.hooks = hooks
+        self.site_url = site_url
+        parts = urlsplit(site_url) if site_url else None
+        self._base = f"{parts.scheme}://{parts.netloc}" if parts else None
+        self.home_path = (parts.path or "/") if parts else "/"
+        plugins = builtin_plugins()
+        if load_entry_points:
+            plugins.extend(entry_point_plugins())
+        self.plugins = PluginManager(cache, plugins)
+        self.preloader = Preloader(cache, self.preload_urls, self.base_url, self._preload_interval)
+        self.timers = CacheTimers(self.engine, self.preloader)
+        #: start the timers on the first request a real server (gunicorn) hands over
+        self.autostart_timers = True
+        self.routes = CacheRoutes(self)
+        self._next_tick = float("-inf")
+        hooks.add_action("rest_api_init", self.routes.register)
+        cache.tick = self.tick
+        try:
+            self.plugins.sync()
+        except StorageError as exc:
+            self.engine.storage_warning("cache plugins not applied: %s", exc)
+
+    # ------------------------------------------------------------------ seams
+    def base_url(self, environ: Mapping[str, Any] | None = None) -> str:
+        """``scheme://host`` pages are fetched on: the site_url's, else the request's."""
+        if self._base is not None:
+            return self._base
+        return base_from_environ(environ) if environ is not None else "http://localhost"
+
+    def preload_urls(self) -> list[str]:
+        """The URLs one preload visits (filter ``cache_preload_urls``)."""
+        settings = self.engine.settings_values()
+        urls = self.hooks.apply_filters("cache_preload_urls", [self.home_path], settings)
+        return [str(url) for url in dict.fromkeys(urls or [])]
+
+    def post_tags(self, post_id: int) -> list[str]:
+        """The purge tags of a post and its related pages (filter ``cache_post_tags``)."""
+        tags = self.hooks.apply_filters("cache_post_tags", [f"post-{post_id}"], post_id)
+        return [str(tag) for tag in tags or []]
+
+    def _preload_interval(self) -> int:
+        return int(self.engine.settings().values.get("preload_interval", 0))
+
+    # ------------------------------------------------------------------ per request
+    def tick(self, now: float, environ: Mapping[str, Any]) -> None:
+        """`PageCache.tick`: at most once a second, apply plugin switches; start the timers
+        on the first request served by gunicorn."""
+        if now < self._next_tick:
+            return
+        self._next_tick = now + 1.0
+        self.plugins.sync()
+        if (
+            self.autostart_timers
+            and not self.timers.running
+            and str(environ.get("SERVER_SOFTWARE", "")).startswith("gunicorn")
+        ):
+            self.timers.start()
+
+    # ------------------------------------------------------------------ status
+    def status(self) -> dict[str, Any]:
+        """``GET /status``."""
+        engine = self.engine
+        storage = engine.storage
+        warnings: list[dict[str, str]] = []
+        settings = engine.settings()
+        writable = True
+        try:
+            storage.set_value(STATUS_PROBE, str(int(engine.clock())).encode("ascii"))
+        except StorageError as exc:
+            writable = False
+            warnings.append(
+                {"code": "storage_error", "message": f"The cache storage failed: {exc}"}
+            )
+        if engine.rules.hosts is None:
+            warnings.append(
+                {
+                    "code": "loopback_only",
+                    "message": "site_url is not set: pages are cached only for requests to "
+                    "localhost, 127.0.0.1 and [::1]. Set site_url to cache the public site.",
+                }
+            )
+        if not settings.enabled:
+            warnings.append({"code": "cache_disabled", "message": "Caching is turned off."})
+        available = zlib_available()
+        if settings.compression and not available:
+            warnings.append(
+                {"code": "compression_unavailable", "message": "zlib does not work here."}
+            )
+        return {
+            "enabled": settings.enabled,
+            "storage": {
+                "backend": storage.backend,
+                "location": storage.location,
+                "writable": writable,
+            },
+            "compression": {"available": available},
+            "preload": self.preloader.progress(),
+            "gc": self.timers.gc_status(),
+            "warnings": warnings,
+        }
+
+    # ------------------------------------------------------------------ the cache test
+    def test_page(self, path: str, base: str) -> dict[str, Any] | RestError:
+        """``POST /cache/test``: prime, first, second; explain a failure; leave nothing."""
+        engine = self.engine
+        resolved = engine.resolve_url(base + path)
+        if isinstance(resolved, RestError):
+            return resolved
+        canonical = resolved[0]
+        urls = {canonical} if canonical else set()
+        try:
+            before = engine.storage.keys_for_urls(urls)
+        except StorageError as exc:
+            before = set()
+            engine.storage_warning("cache test: %s", exc)
+        enabled = engine.settings().enabled
+        answers = {
+            name: anonymous_get(self.cache, path, base, TEST_AGENT)
+            for name in ("prime", "first", "second")
+        }
+        now = engine.clock()
+        reason = explain(answers, enabled)
+        try:
+            # Leave nothing behind: what the test stored goes (what was there before stays).
+            created = engine.storage.keys_for_urls(urls) - before
+            if created:
+                engine.storage.delete(created)
+                engine.storage.bump_generation()
+                engine.check_generation()
+        except StorageError as exc:
+            engine.storage_warning("cache test: entries not removed: %s", exc)
+        return {
+            "status": reason is None,
+            "attempts": {name: attempt_json(answer, now) for name, answer in answers.items()},
+            "reason": reason,
+        }
+
+    def close(self) -> None:
+        """Stop the timers (the preload thread stops with the process)."""
+        self.timers.stop()

@@ -1,0 +1,404 @@
+"""The ten ``site-cache/v1`` routes (CACHE_API.md "Routes"), registered on ``rest_api_init``.
+
+Every handler declares an empty ``args`` list, as SPEC.md says, and validates its JSON body with
+`sitecache.schema` against the route's published schema (`sitecache.cache.api.schemas`). Every
+permission callback is the one site-administrator check (``manage_options``): 401
+``rest_forbidden`` when not logged in, 403 when logged in without it.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import urlsplit
+
+from sitecache.auth import require_site_admin
+from sitecache.cache.api.preload import Answer, iso_time
+from sitecache.cache.api.schemas import (
+    CACHE_SCHEMA,
+    PLUGINS_SCHEMA,
+    PRELOAD_SCHEMA,
+    SETTINGS_ROUTE_SCHEMA,
+    STATS_SCHEMA,
+    STATUS_SCHEMA,
+    TEST_SCHEMA,
+    invalid_params,
+    validate_body,
+)
+from sitecache.cache.storage import StorageError
+from sitecache.errors import RestError
+from sitecache.rest import RestRequest, RestResponse, RestServer
+
+if TYPE_CHECKING:
+    from sitecache.cache.api import CacheApi
+
+__all__ = ["NAMESPACE", "CacheRoutes"]
+
+NAMESPACE: Final = "site-cache/v1"
+TEST_AGENT: Final = "sitecache-cache-test"
+
+#: Purge scopes of ``POST /cache``: body key -> scope name.
+PURGE_SCOPES: Final = ("all", "expired", "url", "urls", "post_id", "tag", "tags")
+
+#: Why a page was not cached, by the ``detail`` of its ``Cache-Status`` (the cache test).
+REASONS: Final[dict[str, str]] = {
+    "disabled": "Caching is off (the enabled setting is false).",
+    "method": "Only GET and HEAD requests are cached.",
+    "rest_or_admin": "REST, login and admin paths are never cached.",
+    "foreign_host": "The request's host is not one this site serves (set site_url).",
+    "forwarded_host": "An X-Forwarded-Host header no trusted proxy applied made it bypass.",
+    "authorization": "Requests with credentials are never cached.",
+    "logged_in_cookie": "Requests with a login, comment-author or post-password cookie bypass.",
+    "rejected_cookie": "A cookie listed in rejected_cookies made the request bypass.",
+    "rejected_uri": "The path matches rejected_uris.",
+    "rejected_user_agent": "The user agent matches rejected_user_agents.",
+    "query_string": "URLs with a query string are not cached (cache_query_strings is off).",
+    "set_cookie": "The page sets a cookie, so it belongs to one visitor and is not stored.",
+    "private": "The page says Cache-Control: private.",
+    "no_store": "The page says Cache-Control: no-store.",
+    "no_cache": "The page says Cache-Control: no-cache.",
+    "vary": "The page varies on Cookie, Authorization or *.",
+    "status": "Only 200 responses (and 404 with cache_404) are stored.",
+    "empty_body": "The page's body is empty.",
+    "content_encoding": "The app compressed the page itself; the cache stores identity bodies.",
+    "too_large": "The page is larger than the cache stores.",
+    "page_type": "This page type is excluded in the pages setting.",
+    "storage_error": "The cache storage failed (see the server log and GET /status).",
+}
+
+
+class CacheRoutes:
+    """The handlers, bound to one `CacheApi`."""
+
+    def __init__(self, api: CacheApi) -> None:
+        self.api = api
+        self.engine = api.cache.engine
+
+    # ------------------------------------------------------------------ registration
+    def register(self, server: RestServer) -> None:
+        """The ``rest_api_init`` callback: register the ten routes."""
+
+        def route(
+            path: str, schema: Mapping[str, Any], *handlers: tuple[str, Callable[..., Any]]
+        ) -> None:
+            server.register_rest_route(
+                NAMESPACE,
+                path,
+                [
+                    {
+                        "methods": methods,
+                        "callback": callback,
+                        "permission_callback": require_site_admin,
+                        "args": {},
+                    }
+                    for methods, callback in handlers
+                ],
+                schema=lambda: schema,
+            )
+
+        route(
+            "/settings",
+            SETTINGS_ROUTE_SCHEMA,
+            ("GET", self.get_settings),
+            ("POST", self.update_settings),
+        )
+        route("/status", STATUS_SCHEMA, ("GET", self.get_status))
+        route("/stats", STATS_SCHEMA, ("GET", self.get_stats))
+        route("/cache", CACHE_SCHEMA, ("GET", self.list_cache), ("POST", self.purge))
+        route("/preload", PRELOAD_SCHEMA, ("POST", self.preload))
+        route("/cache/test", TEST_SCHEMA, ("POST", self.test_cache))
+        route("/plugins", PLUGINS_SCHEMA, ("GET", self.get_plugins), ("POST", self.update_plugins))
+
+    # ------------------------------------------------------------------ settings
+    def get_settings(self, request: RestRequest) -> Any:
+        """GET /settings: every setting."""
+        return self.engine.settings_values()
+
+    def update_settings(self, request: RestRequest) -> Any:
+        """POST /settings: a partial update (all or nothing), or ``{"reset": true}``."""
+        body = _json_body(request)
+        if isinstance(body, RestError):
+            return body
+        if "reset" in body:
+            if body != {"reset": True}:
+                return invalid_params(
+                    {
+                        "reset": {
+                            "code": "rest_invalid_param",
+                            "message": 'reset must be true and sent alone: {"reset": true}.',
+                        }
+                    }
+                )
+            return self.engine.reset_settings()
+        return self.engine.update_settings(body)
+
+    # ------------------------------------------------------------------ status and stats
+    def get_status(self, request: RestRequest) -> Any:
+        """GET /status."""
+        return self.api.status()
+
+    def get_stats(self, request: RestRequest) -> Any:
+        """GET /stats."""
+        try:
+            return self.engine.stats()
+        except StorageError as exc:
+            return _storage_error(exc)
+
+    # ------------------------------------------------------------------ the cache
+    def list_cache(self, request: RestRequest) -> Any:
+        """GET /cache: a page of entries with ``X-Site-Total`` and ``X-Site-TotalPages``."""
+        query = parse_list_query(request.get_query_params())
+        if isinstance(query, RestError):
+            return query
+        page, per_page, search, status = query
+        try:
+            rows, total = self.engine.list_entries(page, per_page, search=search, status=status)
+        except StorageError as exc:
+            return _storage_error(exc)
+        pages = (total + per_page - 1) // per_page
+        if page > 1 and page > pages:
+            return RestError(
+                "rest_invalid_page_number",
+                "The page number requested is larger than the number of pages available.",
+                {"status": 400},
+            )
+        response = RestResponse(rows)
+        response.header("X-Site-Total", str(total))
+        response.header("X-Site-TotalPages", str(pages))
+        return response
+
+    def purge(self, request: RestRequest) -> Any:
+        """POST /cache: purge exactly one scope (``{}`` is this site)."""
+        body = _json_body(request)
+        if isinstance(body, RestError):
+            return body
+        clean = validate_body(body, CACHE_SCHEMA)
+        if isinstance(clean, RestError):
+            return clean
+        soft = bool(clean.pop("soft", False))
+        scopes = [key for key in PURGE_SCOPES if key in clean]
+        if len(scopes) > 1:
+            return invalid_params(
+                {
+                    key: {
+                        "code": "rest_invalid_param",
+                        "message": f"Send exactly one purge scope, not {', '.join(scopes)}.",
+                    }
+                    for key in scopes
+                }
+            )
+        try:
+            result = self._purge(scopes[0] if scopes else "site", clean, soft)
+        except StorageError as exc:
+            return _storage_error(exc)
+        return result if isinstance(result, RestError) else result.as_json()
+
+    def _purge(self, scope: str, clean: Mapping[str, Any], soft: bool) -> Any:
+        engine = self.engine
+        if scope == "site":
+            return engine.purge_site(soft=soft)
+        if scope == "all":
+            return engine.purge_all(soft=soft)
+        if scope == "expired":
+            if soft:
+                return _one_error("soft", "soft does not apply to expired entries.")
+            return engine.purge_expired()
+        if scope in ("url", "urls"):
+            urls = [clean["url"]] if scope == "url" else list(clean["urls"])
+            if not urls:
+                return _one_error("urls", "urls must name at least one URL.")
+            return engine.purge_urls(urls, soft=soft, scope=scope)
+        if scope == "post_id":
+            tags = self.api.post_tags(int(clean["post_id"]))
+            return engine.purge_tags(tags, soft=soft, scope="post_id")
+        tags = [clean["tag"]] if scope == "tag" else list(clean["tags"])
+        if not tags:
+            return _one_error("tags", "tags must name at least one tag.")
+        return engine.purge_tags(tags, soft=soft, scope=scope)
+
+    # ------------------------------------------------------------------ preload and test
+    def preload(self, request: RestRequest) -> Any:
+        """POST /preload: ``{"enable": true}`` starts (no-op while running), false cancels."""
+        body = _json_body(request)
+        if isinstance(body, RestError):
+            return body
+        clean = validate_body(body, PRELOAD_SCHEMA)
+        if isinstance(clean, RestError):
+            return clean
+        preloader = self.api.preloader
+        try:
+            if clean["enable"]:
+                return preloader.start(self.api.base_url(request.environ))
+            return preloader.cancel()
+        except StorageError as exc:
+            return _storage_error(exc)
+
+    def test_cache(self, request: RestRequest) -> Any:
+        """POST /cache/test: prime, then two fetches that must hit the same stored entry."""
+        body = _json_body(request)
+        if isinstance(body, RestError):
+            return body
+        clean = validate_body(body, TEST_SCHEMA)
+        if isinstance(clean, RestError):
+            return clean
+        return self.api.test_page(str(clean.get("url", "/")), self.api.base_url(request.environ))
+
+    # ------------------------------------------------------------------ plugins
+    def get_plugins(self, request: RestRequest) -> Any:
+        """GET /plugins."""
+        return self.api.plugins.listing()
+
+    def update_plugins(self, request: RestRequest) -> Any:
+        """POST /plugins: ``{"<key>": bool}``, validated as a whole."""
+        body = _json_body(request)
+        if isinstance(body, RestError):
+            return body
+        try:
+            return self.api.plugins.update(body)
+        except StorageError as exc:
+            return _storage_error(exc)
+
+
+# ---------------------------------------------------------------------- helpers
+def _json_body(request: RestRequest) -> dict[str, Any] | RestError:
+    """The JSON object the client sent (``{}`` for an empty body)."""
+    raw = request.get_body().strip()
+    if not raw:
+        return {}
+    if not request.is_json_content_type():
+        return _one_error("body", "Send a JSON object with Content-Type: application/json.")
+    try:
+        decoded = json.loads(raw)
+    except ValueError:
+        # The server answers a malformed JSON body before any handler runs; this is a guard.
+        return _one_error("body", "The body is not valid JSON.")
+    if not isinstance(decoded, dict):
+        return _one_error("body", "The body must be a JSON object.")
+    return decoded
+
+
+def _one_error(field: str, message: str) -> RestError:
+    return invalid_params({field: {"code": "rest_invalid_param", "message": message}})
+
+
+def _storage_error(exc: StorageError) -> RestError:
+    return RestError(
+        "site_cache_storage_error", f"The cache storage failed: {exc}", {"status": 503}
+    )
+
+
+def parse_list_query(
+    query: Mapping[str, Any],
+) -> tuple[int, int, str, Any] | RestError:
+    """``(page, per_page, search, status)`` of ``GET /cache``'s query, or one 400 naming
+    every bad parameter."""
+    details: dict[str, dict[str, Any]] = {}
+
+    def integer(name: str, default: int, low: int, high: int | None) -> int:
+        raw = query.get(name)
+        if raw is None:
+            return default
+        text = str(raw).strip()
+        if not (text.isascii() and text.isdigit()) or len(text) > 9:
+            details[name] = {
+                "code": "rest_invalid_type",
+                "message": f"{name} is not of type integer.",
+            }
+            return default
+        value = int(text)
+        if value < low or (high is not None and value > high):
+            limit = f"between {low} and {high}" if high is not None else f"at least {low}"
+            details[name] = {"code": "rest_invalid_param", "message": f"{name} must be {limit}."}
+        return value
+
+    page = integer("page", 1, 1, None)
+    per_page = integer("per_page", 20, 1, 100)
+    search = query.get("search", "")
+    if not isinstance(search, str) or len(search) > 200:
+        details["search"] = {
+            "code": "rest_invalid_param",
+            "message": "search must be a string of at most 200 characters.",
+        }
+        search = ""
+    status = query.get("status")
+    if status is not None and status not in ("fresh", "expired"):
+        details["status"] = {
+            "code": "rest_invalid_param",
+            "message": "status is not one of fresh, expired.",
+        }
+    if details:
+        return invalid_params(details)
+    return page, per_page, search.strip(), status
+
+
+def explain(attempts: Mapping[str, Answer], enabled: bool) -> str | None:
+    """Why the cache test failed, from the real cause; ``None`` when it passed."""
+    prime, first, second = attempts["prime"], attempts["first"], attempts["second"]
+    if not enabled:
+        return REASONS["disabled"]
+    for answer in (prime, first, second):
+        detail = _detail(answer.cache_status)
+        if detail and detail != "stale":
+            text = REASONS.get(detail, f"The cache did not store the page ({detail}).")
+            if detail == "status":
+                text = f"The page answered HTTP {answer.status}. {text}"
+            return text
+        if answer.status != 200:
+            return f"The page answered HTTP {answer.status}; only 200 pages are cached."
+    for name, answer in (("first", first), ("second", second)):
+        if "; hit" not in answer.cache_status:
+            return (
+                f"The {name} fetch was not a hit ({answer.cache_status or 'no Cache-Status'}): "
+                "the stored page was not found again (another process purged it, or the "
+                "storage does not keep what it is given)."
+            )
+    if first.header("ETag") != second.header("ETag"):
+        return "The two hits came from different stored copies (the page changed in between)."
+    return None
+
+
+def _detail(cache_status: str) -> str:
+    for part in cache_status.split(";"):
+        name, _, value = part.strip().partition("=")
+        if name == "detail":
+            return value
+    return ""
+
+
+def attempt_json(answer: Answer, now: float) -> dict[str, Any]:
+    """One attempt of ``/cache/test``: ``{status, http_status, cache, generated}``."""
+    cache_status = answer.cache_status
+    cached = answer.status == 200 and ("; hit" in cache_status or "stored" in cache_status)
+    age = answer.header("Age")
+    generated = now - int(age) if age.isdigit() else now
+    return {
+        "status": cached,
+        "http_status": answer.status,
+        "cache": cache_status,
+        "generated": iso_time(generated),
+    }
+
+
+def base_from_environ(environ: Mapping[str, Any]) -> str:
+    """``scheme://host`` of the request (used only when site_url is unset)."""
+    scheme = str(environ.get("wsgi.url_scheme", "http"))
+    host = str(environ.get("HTTP_HOST") or environ.get("SERVER_NAME") or "localhost")
+    return f"{scheme}://{host}"
+
+
+def zlib_available() -> bool:
+    """Whether gzip copies can be made (zlib works)."""
+    try:
+        return zlib.decompress(zlib.compress(b"ok")) == b"ok"
+    except zlib.error:
+        return False
+
+
+def site_base(site_url: str | None) -> str | None:
+    """``scheme://host`` of ``site_url``."""
+    if not site_url:
+        return None
+    parts = urlsplit(site_url)
+    return f"{parts.scheme}://{parts.netloc}"

@@ -1,0 +1,356 @@
+"""The published resource schemas of the ``site-cache/v1`` routes (CACHE_API.md).
+
+Each route publishes one schema (the ``schema`` key of OPTIONS and of the index). Fields a
+client may send are writable; the fields of the answer are ``readonly``. A handler validates its
+JSON body against the writable part (`validate_body`) and every answer validates against the
+whole schema (the tests walk every route and check it).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any, Final
+
+from sitecache.cache.settings import SETTINGS_SCHEMA
+from sitecache.errors import RestError
+from sitecache.schema import sanitize_value_from_schema, validate_value_from_schema
+
+__all__ = [
+    "CACHE_SCHEMA",
+    "PLUGINS_SCHEMA",
+    "PRELOAD_SCHEMA",
+    "PROGRESS_PROPERTIES",
+    "ROUTE_SCHEMAS",
+    "SETTINGS_ROUTE_SCHEMA",
+    "STATS_SCHEMA",
+    "STATUS_SCHEMA",
+    "TEST_SCHEMA",
+    "invalid_params",
+    "validate_body",
+]
+
+_DATE: Final[dict[str, Any]] = {"type": ["string", "null"], "format": "date-time"}
+_COUNT: Final[dict[str, Any]] = {"type": "integer", "minimum": 0}
+_COUNTS: Final[dict[str, Any]] = {"type": "object", "additionalProperties": _COUNT}
+
+
+def _readonly(properties: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: {**value, "readonly": True} for name, value in properties.items()}
+
+
+#: The preload progress object (``/preload`` and ``/status``).
+PROGRESS_PROPERTIES: Final[dict[str, Any]] = {
+    "running": {"type": "boolean", "description": "Whether a preload is under way."},
+    "total": {**_COUNT, "description": "URLs this preload visits."},
+    "done": {**_COUNT, "description": "URLs visited so far (failures included)."},
+    "failed": {**_COUNT, "description": "URLs that did not answer 200 or were not stored."},
+    "current": {"type": ["string", "null"], "description": "The URL being visited."},
+    "started": {**_DATE, "description": "When this (or the last) preload started (UTC)."},
+    "finished": {**_DATE, "description": "When the last preload ended (UTC)."},
+    "next_run": {**_DATE, "description": "The next scheduled preload, if any (UTC)."},
+}
+
+_PROGRESS_OBJECT: Final[dict[str, Any]] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": PROGRESS_PROPERTIES,
+}
+
+STATUS_SCHEMA: Final[dict[str, Any]] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "site-cache-status",
+    "type": "object",
+    "additionalProperties": False,
+    "properties": _readonly(
+        {
+            "enabled": {"type": "boolean", "description": "Whether caching is on."},
+            "storage": {
+                "type": "object",
+                "additionalProperties": False,
+                "description": "Where pages are kept.",
+                "properties": {
+                    "backend": {"type": "string", "enum": ["memory", "disk", "redis"]},
+                    "location": {"type": "string"},
+                    "writable": {"type": "boolean"},
+                },
+            },
+            "compression": {
+                "type": "object",
+                "additionalProperties": False,
+                "description": "Whether gzip copies can be made.",
+                "properties": {"available": {"type": "boolean"}},
+            },
+            "preload": {**_PROGRESS_OBJECT, "description": "The preload progress."},
+            "gc": {
+                "type": "object",
+                "additionalProperties": False,
+                "description": "Garbage collection of expired entries.",
+                "properties": {"last_run": _DATE, "next_run": _DATE},
+            },
+            "warnings": {
+                "type": "array",
+                "description": "Problems an administrator should know about.",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+                },
+            },
+        }
+    ),
+}
+
+STATS_SCHEMA: Final[dict[str, Any]] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "site-cache-stats",
+    "type": "object",
+    "additionalProperties": False,
+    "properties": _readonly(
+        {
+            "generated": {**_COUNT, "description": "When these figures were read (Unix time)."},
+            "since": {
+                "type": ["integer", "null"],
+                "description": "When the counters started (Unix time).",
+            },
+            "entries": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {"total": _COUNT, "fresh": _COUNT, "expired": _COUNT},
+            },
+            "bytes": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {"total": _COUNT, "compressed": _COUNT},
+            },
+            "requests": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {
+                    "hit": _COUNT,
+                    "stale": _COUNT,
+                    "miss": _COUNT,
+                    "bypass": _COUNT,
+                    "hit_ratio": {"type": "number", "minimum": 0, "maximum": 1},
+                },
+            },
+            "bypass_reasons": {**_COUNTS, "description": "Bypasses by reason."},
+            "purges": {**_COUNTS, "description": "Purges by scope."},
+        }
+    ),
+}
+
+_STRINGS: Final[dict[str, Any]] = {
+    "type": "array",
+    "items": {"type": "string", "minLength": 1, "maxLength": 2000},
+    "maxItems": 1000,
+}
+
+#: Purge scopes of ``POST /cache`` (exactly one per request) and ``soft``.
+PURGE_PROPERTIES: Final[dict[str, Any]] = {
+    "all": {"type": "boolean", "enum": [True], "description": "Purge every host."},
+    "expired": {"type": "boolean", "enum": [True], "description": "Purge expired entries."},
+    "url": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 2000,
+        "description": "An absolute URL of the site, or a /path (every host).",
+    },
+    "urls": {**_STRINGS, "description": "Several URLs or paths."},
+    "post_id": {"type": "integer", "minimum": 1, "description": "A post and its related pages."},
+    "tag": {"type": "string", "minLength": 1, "maxLength": 200, "description": "A purge tag."},
+    "tags": {
+        **_STRINGS,
+        "items": {"type": "string", "minLength": 1, "maxLength": 200},
+        "description": "Request: several purge tags. Answer (a listed entry): its tags.",
+    },
+    "soft": {"type": "boolean", "description": "Mark entries stale instead of deleting them."},
+}
+
+CACHE_SCHEMA: Final[dict[str, Any]] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "site-cache-entry",
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        **_readonly(
+            {
+                "url": {"type": "string", "description": "The canonical URL of the page."},
+                "variant": {"type": "string", "description": '"" or "mobile".'},
+                "status": {"type": "string", "enum": ["fresh", "expired"]},
+                "size": {**_COUNT, "description": "Bytes of the page."},
+                "compressed_size": {**_COUNT, "description": "Bytes of its gzip copy."},
+                "created": {**_DATE, "description": "When it was stored (UTC)."},
+                "expires": {**_DATE, "description": "When it stops being fresh (UTC)."},
+                "deleted": {**_COUNT, "description": "Purge answer: entries removed."},
+                "bytes": {**_COUNT, "description": "Purge answer: bytes removed."},
+                "scope": {
+                    "type": "string",
+                    "enum": ["all", "site", "expired", "url", "urls", "post_id", "tag", "tags"],
+                    "description": "Purge answer: what was purged.",
+                },
+                "urls": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "maxItems": 100,
+                    "description": "Purge answer: the purged URLs (at most 100).",
+                },
+            }
+        ),
+        **{name: value for name, value in PURGE_PROPERTIES.items() if name != "urls"},
+    },
+}
+# ``urls`` is both a request field (what to purge) and an answer field (what went).
+CACHE_SCHEMA["properties"]["urls"] = {
+    "type": "array",
+    "items": {"type": "string", "minLength": 1, "maxLength": 2000},
+    "maxItems": 1000,
+    "description": "Request: URLs or paths to purge. Answer: the purged URLs (at most 100).",
+}
+
+PRELOAD_SCHEMA: Final[dict[str, Any]] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "site-cache-preload",
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "enable": {
+            "type": "boolean",
+            "required": True,
+            "description": "true starts a preload (no-op while one runs), false cancels it.",
+        },
+        **_readonly(PROGRESS_PROPERTIES),
+    },
+}
+
+_ATTEMPT: Final[dict[str, Any]] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "status": {"type": "boolean"},
+        "http_status": {"type": "integer"},
+        "cache": {"type": "string", "description": "The Cache-Status header."},
+        "generated": {**_DATE, "description": "When the page answering was generated."},
+    },
+}
+
+TEST_SCHEMA: Final[dict[str, Any]] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "site-cache-test",
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "url": {
+            "type": "string",
+            "pattern": "^/",
+            "maxLength": 2000,
+            "description": "The path to test (default the home page).",
+        },
+        **_readonly(
+            {
+                "status": {"type": "boolean", "description": "Whether the page was cached."},
+                "attempts": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {"prime": _ATTEMPT, "first": _ATTEMPT, "second": _ATTEMPT},
+                },
+                "reason": {"type": ["string", "null"], "description": "Why the test failed."},
+            }
+        ),
+    },
+}
+
+PLUGINS_SCHEMA: Final[dict[str, Any]] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "site-cache-plugin",
+    "type": "object",
+    "description": "A companion plugin. POST an object of plugin keys to booleans to switch them.",
+    "properties": _readonly(
+        {
+            "key": {"type": "string"},
+            "title": {"type": "string"},
+            "description": {"type": "string"},
+            "enabled": {"type": "boolean"},
+        }
+    ),
+    "additionalProperties": {"type": "boolean"},
+}
+
+#: The settings resource plus ``reset`` (write-only: ``{"reset": true}`` alone).
+SETTINGS_ROUTE_SCHEMA: Final[dict[str, Any]] = {
+    **SETTINGS_SCHEMA,
+    "properties": {
+        **SETTINGS_SCHEMA["properties"],
+        "reset": {
+            "type": "boolean",
+            "enum": [True],
+            "description": 'Send {"reset": true} alone to restore every default.',
+        },
+    },
+}
+
+#: route (under the namespace) -> its schema
+ROUTE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
+    "/settings": SETTINGS_ROUTE_SCHEMA,
+    "/status": STATUS_SCHEMA,
+    "/stats": STATS_SCHEMA,
+    "/cache": CACHE_SCHEMA,
+    "/preload": PRELOAD_SCHEMA,
+    "/cache/test": TEST_SCHEMA,
+    "/plugins": PLUGINS_SCHEMA,
+}
+
+
+def invalid_params(details: Mapping[str, Mapping[str, Any]]) -> RestError:
+    """The one 400 of CACHE_API.md: ``rest_invalid_param`` with per-field ``details``."""
+    names = ", ".join(sorted(details))
+    return RestError(
+        "rest_invalid_param",
+        f"Invalid parameter(s): {names}",
+        {
+            "status": 400,
+            "params": {key: detail["message"] for key, detail in details.items()},
+            "details": {key: dict(detail) for key, detail in details.items()},
+        },
+    )
+
+
+def validate_body(body: Any, schema: Mapping[str, Any]) -> dict[str, Any] | RestError:
+    """The body's fields, validated and sanitized against the schema's writable properties.
+
+    Unknown and read-only fields are errors; every bad field is named in ``details``.
+    """
+    if body is None:
+        body = {}
+    if not isinstance(body, dict):
+        return invalid_params(
+            {"body": {"code": "rest_invalid_param", "message": "The body must be a JSON object."}}
+        )
+    properties = schema["properties"]
+    details: dict[str, dict[str, Any]] = {}
+    clean: dict[str, Any] = {}
+    for key, value in body.items():
+        field = properties.get(key)
+        if field is None:
+            message = f"{key} is not a valid property of Object."
+        elif field.get("readonly"):
+            message = f"{key} is read-only."
+        else:
+            checked = validate_value_from_schema(value, _strip(field), key)
+            if not isinstance(checked, RestError):
+                clean[key] = sanitize_value_from_schema(value, _strip(field), key)
+                continue
+            message = checked.message
+        details[key] = {"code": "rest_invalid_param", "message": message}
+    for key, field in properties.items():
+        if field.get("required") is True and key not in body and key not in details:
+            details[key] = {"code": "rest_missing_callback_param", "message": f"{key} is required."}
+    return invalid_params(details) if details else clean
+
+
+def _strip(field: Mapping[str, Any]) -> dict[str, Any]:
+    """The field without the keywords that describe rather than constrain it."""
+    value = copy.deepcopy(dict(field))
+    for keyword in ("required", "readonly", "description"):
+        value.pop(keyword, None)
+    return value

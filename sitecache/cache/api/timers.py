@@ -1,0 +1,165 @@
+"""The cache's timers: garbage collection and scheduled preloads, in one process at a time.
+
+Every process may run a `CacheTimers` thread; each tick it tries to take (or extend) the storage
+lock ``timers``, and only the holder does the work, so GC and scheduled preloads run in exactly
+one process across all workers and nodes sharing the storage. When the holder dies, its lock
+expires after a few ticks and another process takes over.
+
+GC is incremental and bounded in time: one run deletes expired entries for at most
+`GC_BUDGET` seconds; when more remain, the next run is due a second later instead of after
+``gc_interval``. ``last_run``/``next_run`` live in the storage (named value ``gc``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from typing import Any, Final
+
+from sitecache.cache.api.preload import Preloader, iso_time
+from sitecache.cache.engine import CacheEngine
+from sitecache.cache.storage import StorageError
+
+__all__ = ["GC_NAME", "PRELOAD_REQUEST_NAME", "CacheTimers"]
+
+logger = logging.getLogger("sitecache.cache.timers")
+
+GC_NAME: Final = "gc"
+#: a preload asked for by the command line: the timer holder starts it
+PRELOAD_REQUEST_NAME: Final = "preload_request"
+LOCK_NAME: Final = "timers"
+GC_BUDGET: Final = 0.25
+ORPHAN_AGE: Final = 3600.0
+
+
+class CacheTimers:
+    """GC and the preload schedule (see the module docstring).
+
+    Args:
+        engine: the cache engine.
+        preloader: the preloader whose schedule and resumption this drives.
+        interval: seconds between ticks.
+    """
+
+    def __init__(self, engine: CacheEngine, preloader: Preloader, interval: float = 1.0) -> None:
+        self.engine = engine
+        self.preloader = preloader
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._owner: str | None = None
+
+    # ------------------------------------------------------------------ state
+    def gc_state(self) -> dict[str, Any]:
+        """``{last_run, next_run}`` as Unix times (``None`` when unknown)."""
+        state: dict[str, Any] = {"last_run": None, "next_run": None}
+        try:
+            raw = self.engine.storage.get_value(GC_NAME)
+        except StorageError:
+            return state
+        if raw:
+            try:
+                stored = json.loads(raw)
+            except ValueError:
+                stored = {}
+            if isinstance(stored, dict):
+                state.update({key: stored.get(key) for key in state})
+        return state
+
+    def gc_status(self) -> dict[str, str | None]:
+        """``/status``'s ``gc`` object (ISO 8601 UTC)."""
+        state = self.gc_state()
+        return {"last_run": iso_time(state["last_run"]), "next_run": iso_time(state["next_run"])}
+
+    def _write_gc(self, state: dict[str, Any]) -> None:
+        self.engine.storage.set_value(GC_NAME, json.dumps(state).encode("utf-8"))
+
+    # ------------------------------------------------------------------ running
+    @property
+    def running(self) -> bool:
+        """Whether this process's timer thread runs."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> None:
+        """Start the timer thread of this process (idempotent)."""
+        if self.running:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, name="sitecache-timers", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread and give the lock up."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)
+        if self._owner is not None:
+            self.engine.release(LOCK_NAME, self._owner)
+            self._owner = None
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.tick()
+            except StorageError as exc:
+                self.engine.storage_warning("cache timers: storage unavailable: %s", exc)
+            except Exception:
+                logger.exception("cache timers: a tick failed")
+
+    def tick(self, now: float | None = None) -> bool:
+        """One round: take the lock, then run what is due. Whether this process holds it."""
+        owner = self.engine.acquire(LOCK_NAME, max(5.0, self.interval * 5))
+        if owner is None:
+            return False
+        self._owner = owner
+        now = self.engine.clock() if now is None else now
+        self.run_gc_if_due(now)
+        self.run_preload_if_due(now)
+        return True
+
+    def run_gc_if_due(self, now: float) -> bool:
+        """Run one bounded GC pass if it is due; whether one ran."""
+        settings = self.engine.settings(now)
+        interval = int(settings.values.get("gc_interval", 600))
+        state = self.gc_state()
+        if state["next_run"] is None:
+            state["next_run"] = now + interval
+            self._write_gc(state)
+            return False
+        if now < float(state["next_run"]):
+            return False
+        self.engine.purge_expired(budget=GC_BUDGET)
+        remove_orphans = getattr(self.engine.storage, "remove_orphans", None)
+        if callable(remove_orphans):
+            remove_orphans(ORPHAN_AGE, GC_BUDGET / 2)
+        before = now - settings.stale_while_revalidate
+        more = bool(self.engine.storage.expired_keys(before, 1))
+        state.update(last_run=now, next_run=now + (1 if more else interval))
+        self._write_gc(state)
+        return True
+
+    def run_preload_if_due(self, now: float) -> bool:
+        """Resume an orphaned preload, start a requested or scheduled one; whether one began."""
+        preloader = self.preloader
+        if preloader.resume():
+            return True
+        storage = self.engine.storage
+        request = storage.get_value(PRELOAD_REQUEST_NAME)
+        if request:
+            storage.set_value(PRELOAD_REQUEST_NAME, b"")
+            preloader.start(wait=0)
+            return True
+        if preloader.interval() <= 0:
+            return False
+        state = preloader.state()
+        if state["running"]:
+            return False
+        if state["next_run"] is None:
+            state["next_run"] = now + preloader.interval() * 60
+            preloader.write_state(state)
+            return False
+        if now >= float(state["next_run"]):
+            preloader.start(wait=0)
+            return True
+        return False
