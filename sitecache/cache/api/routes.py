@@ -224,7 +224,7 @@ class CacheRoutes:
         body = _json_body(request)
         if isinstance(body, RestError):
             return body
-        clean = validate_body(body, PRELOAD_SCHEMA)
+        clean = validate_body(body, PRELOAD_SCHEMA, required=("enable",))
         if isinstance(clean, RestError):
             return clean
         preloader = self.api.preloader

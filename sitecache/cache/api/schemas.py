@@ -216,8 +216,8 @@ PRELOAD_SCHEMA: Final[dict[str, Any]] = {
     "properties": {
         "enable": {
             "type": "boolean",
-            "required": True,
-            "description": "true starts a preload (no-op while one runs), false cancels it.",
+            "description": "Required in a request: true starts a preload (no-op while one "
+            "runs), false cancels it.",
         },
         **_readonly(PROGRESS_PROPERTIES),
     },
@@ -315,7 +315,9 @@ def invalid_params(details: Mapping[str, Mapping[str, Any]]) -> RestError:
     )
 
 
-def validate_body(body: Any, schema: Mapping[str, Any]) -> dict[str, Any] | RestError:
+def validate_body(
+    body: Any, schema: Mapping[str, Any], required: tuple[str, ...] = ()
+) -> dict[str, Any] | RestError:
     """The body's fields, validated and sanitized against the schema's writable properties.
 
     Unknown and read-only fields are errors; every bad field is named in ``details``.
@@ -342,8 +344,8 @@ def validate_body(body: Any, schema: Mapping[str, Any]) -> dict[str, Any] | Rest
                 continue
             message = checked.message
         details[key] = {"code": "rest_invalid_param", "message": message}
-    for key, field in properties.items():
-        if field.get("required") is True and key not in body and key not in details:
+    for key in required:
+        if key not in body:
             details[key] = {"code": "rest_missing_callback_param", "message": f"{key} is required."}
     return invalid_params(details) if details else clean
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from werkzeug.test import TestResponse
+from werkzeug.wrappers import Request, Response
 
 from tests.auth.conftest import FakeClock, Site, build_site
 from tests.conftest import AppFactory
@@ -69,3 +70,26 @@ def site(app_factory: AppFactory) -> Site:
 def api(site: Site) -> Api:
     """The cache API as the site's administrator."""
     return Api(site)
+
+
+def add_page(
+    site: Site,
+    path: str,
+    body: str | None = None,
+    *,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+    seen: list[dict[str, Any]] | None = None,
+) -> None:
+    """Serve an HTML page at ``path`` (``seen`` collects each request's environ)."""
+
+    def view(request: Request) -> Response:
+        if seen is not None:
+            seen.append(dict(request.environ))
+        text = body if body is not None else f"<html><body><p>{path}</p>{'x' * 300}</body></html>"
+        response = Response(text, status=status, mimetype="text/html")
+        for name, value in (headers or {}).items():
+            response.headers[name] = value
+        return response
+
+    site.app.views[path] = view

@@ -1,0 +1,456 @@
+"""The ``site-cache/v1`` routes in-process: every route, body, answer and error of CACHE_API.md."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sitecache.cache import DEFAULT_SETTINGS
+from sitecache.cache.api import ROUTE_SCHEMAS
+from sitecache.cache.storage import StorageError
+from sitecache.schema import validate_value_from_schema
+from tests.auth.conftest import log_in, rest_nonce
+from tests.cache.api.conftest import BASE, Api, add_page
+
+#: (method, route, body) of every route.
+ROUTES: list[tuple[str, str, Any]] = [
+    ("GET", "/settings", None),
+    ("POST", "/settings", {"max_age": 60}),
+    ("GET", "/status", None),
+    ("GET", "/stats", None),
+    ("GET", "/cache", None),
+    ("POST", "/cache", {"all": True}),
+    ("POST", "/preload", {"enable": False}),
+    ("POST", "/cache/test", {}),
+    ("GET", "/plugins", None),
+    ("POST", "/plugins", {"awaiting_moderation": True}),
+]
+
+
+def fill(api: Api, *paths: str) -> None:
+    """Serve and visit ``paths`` so each is stored."""
+    for path in paths:
+        if path not in api.site.app.views:
+            add_page(api.site, path, headers={"Cache-Tag": f"tag{path.replace('/', '-')}"})
+        response = api.page(path)
+        assert "stored" in response.headers["Cache-Status"], response.headers["Cache-Status"]
+
+
+def details(response: Any) -> dict[str, Any]:
+    body = response.get_json()
+    assert response.status_code == 400, body
+    assert body["code"] == "rest_invalid_param"
+    return dict(body["data"]["details"])
+
+
+# ---------------------------------------------------------------------- permission
+@pytest.mark.parametrize(("method", "route", "body"), ROUTES)
+def test_nobody_gets_401_rest_forbidden_on_every_route(
+    api: Api, method: str, route: str, body: Any
+) -> None:
+    response = api.call(method, route, body, role=None)
+    assert (response.status_code, response.get_json()["code"]) == (401, "rest_forbidden")
+
+
+@pytest.mark.parametrize("role", ["subscriber", "editor", "author", "contributor"])
+@pytest.mark.parametrize(("method", "route", "body"), ROUTES)
+def test_a_user_without_manage_options_gets_403_rest_forbidden(
+    api: Api, method: str, route: str, body: Any, role: str
+) -> None:
+    response = api.call(method, route, body, role=role)
+    assert (response.status_code, response.get_json()["code"]) == (403, "rest_forbidden")
+
+
+def test_forbidden_calls_change_nothing(api: Api) -> None:
+    api.call("POST", "/settings", {"max_age": 1}, role="subscriber")
+    api.call("POST", "/plugins", {"awaiting_moderation": True}, role=None)
+    assert api.json("GET", "/settings")["max_age"] == DEFAULT_SETTINGS["max_age"]
+    assert not any(plugin["enabled"] for plugin in api.json("GET", "/plugins"))
+
+
+@pytest.mark.parametrize(("method", "route", "body"), ROUTES)
+def test_an_administrator_with_a_cookie_session_and_nonce_may_call_every_route(
+    api: Api, method: str, route: str, body: Any
+) -> None:
+    client = api.site.logged_in("administrator")
+    nonce = rest_nonce(client)
+    response = client.open(
+        BASE + route,
+        method=method,
+        json=body,
+        headers={"X-Site-Nonce": nonce},
+    )
+    assert response.status_code == 200, response.get_data(as_text=True)
+
+
+def test_a_cookie_session_without_its_nonce_is_nobody(api: Api) -> None:
+    client = api.site.client()
+    log_in(client, api.site.users["administrator"].login)
+    response = client.get(BASE + "/settings")
+    assert (response.status_code, response.get_json()["code"]) == (401, "rest_forbidden")
+
+
+# ---------------------------------------------------------------------- discovery
+def test_the_index_lists_every_route_with_empty_args_and_its_schema_in_help_context(api: Api) -> None:
+    index = api.site.client().get("/site-json/", base_url="http://example.org").get_json()
+    assert "site-cache/v1" in index["namespaces"]
+    namespace = (
+        api.site.client()
+        .get(BASE, query_string={"context": "help"}, base_url="http://example.org")
+        .get_json()
+    )
+    for route, schema in ROUTE_SCHEMAS.items():
+        published = namespace["routes"][f"/site-cache/v1{route}"]
+        assert published["schema"]["title"] == schema["title"]
+        for endpoint in published["endpoints"]:
+            assert endpoint["args"] == {}
+
+
+def test_options_publishes_the_schema(api: Api) -> None:
+    response = api.call("OPTIONS", "/cache", role=None)
+    assert response.status_code == 200
+    assert response.get_json()["schema"]["title"] == "site-cache-entry"
+
+
+def _validate(value: Any, schema: dict[str, Any], where: str) -> None:
+    checked = validate_value_from_schema(value, schema, where)
+    assert checked is True, f"{where}: {checked.message if checked is not True else ''}"
+
+
+def test_every_answer_validates_against_its_routes_published_schema(api: Api) -> None:
+    fill(api, "/one", "/two")
+    namespace = (
+        api.site.client()
+        .get(BASE, query_string={"context": "help"}, base_url="http://example.org")
+        .get_json()
+    )
+
+    def schema_of(route: str) -> dict[str, Any]:
+        return dict(namespace["routes"][f"/site-cache/v1{route}"]["schema"])
+
+    answers: list[tuple[str, Any]] = [
+        ("/settings", api.json("GET", "/settings")),
+        ("/settings", api.json("POST", "/settings", {"max_age": 120, "pages": {"feed": True}})),
+        ("/status", api.json("GET", "/status")),
+        ("/stats", api.json("GET", "/stats")),
+        ("/cache/test", api.json("POST", "/cache/test", {})),
+        ("/cache/test", api.json("POST", "/cache/test", {"url": "/missing"})),
+        ("/preload", api.json("POST", "/preload", {"enable": True})),
+    ]
+    api.site.app.cache_api.preloader.wait(10)
+    answers.append(("/preload", api.json("POST", "/preload", {"enable": False})))
+    answers += [("/cache", row) for row in api.json("GET", "/cache")]
+    answers.append(("/cache", api.json("POST", "/cache", {"url": "/one", "soft": True})))
+    answers += [("/cache", row) for row in api.json("GET", "/cache", query={"status": "expired"})]
+    answers.append(("/cache", api.json("POST", "/cache", {})))
+    answers += [("/plugins", row) for row in api.json("GET", "/plugins")]
+    answers += [("/plugins", row) for row in api.json("POST", "/plugins", {"domain_mapping": True})]
+    assert len(answers) > 15
+    for route, answer in answers:
+        _validate(answer, schema_of(route), route)
+
+
+# ---------------------------------------------------------------------- settings
+def test_get_settings_shows_every_setting_and_where_the_cache_lives(api: Api) -> None:
+    settings = api.json("GET", "/settings")
+    assert {key: settings[key] for key in DEFAULT_SETTINGS} == DEFAULT_SETTINGS
+    assert settings["storage"] == "disk"
+    assert settings["cache_path"].endswith("cache")
+
+
+def test_a_partial_update_changes_only_its_fields_and_answers_the_full_object(api: Api) -> None:
+    answer = api.json("POST", "/settings", {"max_age": 90, "pages": {"feed": True}})
+    assert answer["max_age"] == 90
+    assert answer["pages"] == {**DEFAULT_SETTINGS["pages"], "feed": True}
+    assert answer["gc_interval"] == DEFAULT_SETTINGS["gc_interval"]
+    assert api.json("GET", "/settings") == answer
+
+
+def test_one_bad_field_rejects_the_whole_update_naming_each_field(api: Api) -> None:
+    response = api.call(
+        "POST",
+        "/settings",
+        {"max_age": 30, "gc_interval": 5, "known_users": "everyone", "rejected_uris": ["("]},
+    )
+    found = details(response)
+    assert set(found) == {"gc_interval", "known_users", "rejected_uris"}
+    assert all(detail["message"] for detail in found.values())
+    assert api.json("GET", "/settings")["max_age"] == DEFAULT_SETTINGS["max_age"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"storage": "memory"}, {"cache_path": "/tmp/elsewhere"}, {"no_such_setting": True}],
+)
+def test_read_only_and_unknown_settings_are_400(api: Api, body: dict[str, Any]) -> None:
+    assert set(details(api.call("POST", "/settings", body))) == set(body)
+
+
+def test_preload_interval_below_ten_minutes_is_400(api: Api) -> None:
+    assert set(details(api.call("POST", "/settings", {"preload_interval": 5}))) == {
+        "preload_interval"
+    }
+
+
+def test_reset_restores_every_default(api: Api) -> None:
+    api.json("POST", "/settings", {"max_age": 5, "mobile": True})
+    answer = api.json("POST", "/settings", {"reset": True})
+    assert {key: answer[key] for key in DEFAULT_SETTINGS} == DEFAULT_SETTINGS
+
+
+@pytest.mark.parametrize("body", [{"reset": True, "max_age": 5}, {"reset": False}])
+def test_reset_must_be_true_and_alone(api: Api, body: dict[str, Any]) -> None:
+    api.json("POST", "/settings", {"max_age": 7})
+    assert "reset" in details(api.call("POST", "/settings", body))
+    assert api.json("GET", "/settings")["max_age"] == 7
+
+
+@pytest.mark.parametrize("route", ["/settings", "/cache", "/preload", "/plugins"])
+def test_a_body_that_is_not_a_json_object_is_400(api: Api, route: str) -> None:
+    response = api.call("POST", route, [1, 2])
+    assert response.status_code == 400
+    assert response.get_json()["code"] == "rest_invalid_param"
+
+
+def test_a_form_body_is_400(api: Api) -> None:
+    response = api.site.client().post(
+        BASE + "/settings",
+        data={"max_age": "5"},
+        headers=api.site.basic("administrator"),
+        base_url="http://example.org",
+    )
+    assert response.status_code == 400
+
+
+def test_a_settings_change_reaches_the_page_cache(api: Api) -> None:
+    fill(api, "/page")
+    api.json("POST", "/settings", {"enabled": False})
+    response = api.page("/page")
+    assert "detail=disabled" in response.headers["Cache-Status"]
+
+
+# ---------------------------------------------------------------------- status and stats
+def test_status_reports_storage_compression_preload_gc_and_no_warning(api: Api) -> None:
+    status = api.json("GET", "/status")
+    assert status["enabled"] is True
+    assert status["storage"]["backend"] == "disk"
+    assert status["storage"]["writable"] is True
+    assert status["compression"] == {"available": True}
+    assert status["preload"]["running"] is False
+    assert set(status["gc"]) == {"last_run", "next_run"}
+    assert status["warnings"] == []
+
+
+def test_status_warns_when_caching_is_limited_to_loopback_hosts(app_factory: Any) -> None:
+    from tests.auth.conftest import FakeClock, build_site
+
+    api = Api(build_site(app_factory(site_url=None), FakeClock()))
+    codes = [warning["code"] for warning in api.json("GET", "/status")["warnings"]]
+    assert codes == ["loopback_only"]
+
+
+def test_status_warns_when_caching_is_off(api: Api) -> None:
+    api.json("POST", "/settings", {"enabled": False})
+    status = api.json("GET", "/status")
+    assert status["enabled"] is False
+    assert [warning["code"] for warning in status["warnings"]] == ["cache_disabled"]
+
+
+def test_status_reports_a_storage_that_cannot_be_written(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    storage = api.site.app.cache.engine.storage
+
+    def broken(name: str, value: bytes) -> None:
+        raise StorageError("disk full")
+
+    monkeypatch.setattr(storage, "set_value", broken)
+    status = api.json("GET", "/status")
+    assert status["storage"]["writable"] is False
+    assert status["warnings"][0]["code"] == "storage_error"
+    assert "disk full" in status["warnings"][0]["message"]
+
+
+def test_status_shows_the_gc_schedule_once_the_timers_ran(api: Api) -> None:
+    timers = api.site.app.cache_api.timers
+    engine = api.site.app.cache.engine
+    now = engine.clock()
+    assert timers.tick(now) is True
+    gc = api.json("GET", "/status")["gc"]
+    assert gc["last_run"] is None and gc["next_run"] is not None
+    assert timers.run_gc_if_due(now + 601) is True
+    gc = api.json("GET", "/status")["gc"]
+    assert gc["last_run"] is not None
+
+
+def test_stats_count_hits_misses_bypasses_and_purges(api: Api) -> None:
+    fill(api, "/a")
+    api.page("/a")
+    api.page("/a", Authorization="Basic eA==")
+    api.json("POST", "/cache", {"url": "/a"})
+    stats = api.json("GET", "/stats")
+    assert stats["entries"] == {"total": 0, "fresh": 0, "expired": 0}
+    assert stats["requests"]["miss"] >= 1
+    assert stats["requests"]["hit"] >= 1
+    assert stats["bypass_reasons"]["authorization"] == 1
+    assert stats["purges"] == {"url": 1}
+
+
+# ---------------------------------------------------------------------- GET /cache
+def test_the_list_pages_with_total_headers(api: Api) -> None:
+    fill(api, "/a", "/b", "/c")
+    response = api.call("GET", "/cache", query={"per_page": 2})
+    assert response.headers["X-Site-Total"] == "3"
+    assert response.headers["X-Site-TotalPages"] == "2"
+    first = response.get_json()
+    second = api.json("GET", "/cache", query={"per_page": 2, "page": 2})
+    assert len(first) == 2 and len(second) == 1
+    urls = {row["url"] for row in first + second}
+    assert urls == {"http://example.org/a", "http://example.org/b", "http://example.org/c"}
+    row = second[0]
+    assert set(row) == {"url", "variant", "status", "size", "compressed_size", "created",
+                        "expires", "tags"}  # fmt: skip
+    assert row["status"] == "fresh" and row["size"] > 0
+
+
+def test_the_list_filters_by_search_and_status(api: Api) -> None:
+    fill(api, "/apple", "/banana")
+    assert [row["url"] for row in api.json("GET", "/cache", query={"search": "apple"})] == [
+        "http://example.org/apple"
+    ]
+    api.json("POST", "/cache", {"url": "/banana", "soft": True})
+    expired = api.json("GET", "/cache", query={"status": "expired"})
+    assert [row["url"] for row in expired] == ["http://example.org/banana"]
+    fresh = api.json("GET", "/cache", query={"status": "fresh"})
+    assert [row["url"] for row in fresh] == ["http://example.org/apple"]
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ({"per_page": "0"}, "per_page"),
+        ({"per_page": "101"}, "per_page"),
+        ({"per_page": "ten"}, "per_page"),
+        ({"page": "0"}, "page"),
+        ({"page": "-1"}, "page"),
+        ({"status": "stale"}, "status"),
+    ],
+)
+def test_a_bad_list_query_is_400_naming_the_parameter(
+    api: Api, query: dict[str, str], field: str
+) -> None:
+    assert field in details(api.call("GET", "/cache", query=query))
+
+
+def test_a_page_past_the_end_is_400(api: Api) -> None:
+    fill(api, "/a")
+    response = api.call("GET", "/cache", query={"page": 3})
+    assert (response.status_code, response.get_json()["code"]) == (400, "rest_invalid_page_number")
+
+
+# ---------------------------------------------------------------------- POST /cache
+def test_an_empty_body_purges_this_site(api: Api) -> None:
+    fill(api, "/a", "/b")
+    answer = api.json("POST", "/cache", {})
+    assert answer["scope"] == "site" and answer["deleted"] == 2 and answer["bytes"] > 0
+    assert sorted(answer["urls"]) == ["http://example.org/a", "http://example.org/b"]
+    assert api.json("GET", "/cache") == []
+
+
+def test_all_purges_every_host(api: Api) -> None:
+    fill(api, "/a")
+    assert api.json("POST", "/cache", {"all": True})["scope"] == "all"
+    assert api.json("GET", "/cache") == []
+
+
+def test_expired_purges_only_expired_entries(api: Api) -> None:
+    fill(api, "/old", "/new")
+    engine = api.site.app.cache.engine
+    old = engine.storage.keys_for_urls({"http://example.org/old"})
+    engine.storage.mark_stale(old, engine.clock() - 3600)
+    answer = api.json("POST", "/cache", {"expired": True})
+    assert (answer["scope"], answer["urls"]) == ("expired", ["http://example.org/old"])
+    assert [row["url"] for row in api.json("GET", "/cache")] == ["http://example.org/new"]
+
+
+@pytest.mark.parametrize("target", ["/a", "http://example.org/a"])
+def test_url_purges_one_page(api: Api, target: str) -> None:
+    fill(api, "/a", "/b")
+    answer = api.json("POST", "/cache", {"url": target})
+    assert (answer["scope"], answer["deleted"]) == ("url", 1)
+    assert [row["url"] for row in api.json("GET", "/cache")] == ["http://example.org/b"]
+
+
+def test_urls_purges_several(api: Api) -> None:
+    fill(api, "/a", "/b", "/c")
+    answer = api.json("POST", "/cache", {"urls": ["/a", "http://example.org/b"]})
+    assert (answer["scope"], answer["deleted"]) == ("urls", 2)
+
+
+def test_soft_marks_entries_stale_instead_of_deleting(api: Api) -> None:
+    fill(api, "/a")
+    answer = api.json("POST", "/cache", {"url": "/a", "soft": True})
+    assert answer["deleted"] == 1
+    assert [row["status"] for row in api.json("GET", "/cache")] == ["expired"]
+
+
+def test_tag_and_tags_purge_by_tag(api: Api) -> None:
+    fill(api, "/a", "/b", "/c")
+    assert api.json("POST", "/cache", {"tag": "tag-a"})["urls"] == ["http://example.org/a"]
+    answer = api.json("POST", "/cache", {"tags": ["tag-b", "tag-c"]})
+    assert (answer["scope"], answer["deleted"]) == ("tags", 2)
+
+
+def test_post_id_purges_the_post_tag_by_default(api: Api) -> None:
+    add_page(api.site, "/post", headers={"Cache-Tag": "post-7"})
+    fill(api, "/post", "/other")
+    answer = api.json("POST", "/cache", {"post_id": 7})
+    assert (answer["scope"], answer["urls"]) == ("post_id", ["http://example.org/post"])
+
+
+def test_post_id_purges_the_related_pages_the_site_names(api: Api) -> None:
+    add_page(api.site, "/post", headers={"Cache-Tag": "post-7"})
+    add_page(api.site, "/archive", headers={"Cache-Tag": "term-3"})
+    fill(api, "/post", "/archive", "/other")
+    api.site.app.hooks.add_filter("cache_post_tags", lambda tags, post_id: [*tags, "term-3"])
+    answer = api.json("POST", "/cache", {"post_id": 7})
+    assert sorted(answer["urls"]) == ["http://example.org/archive", "http://example.org/post"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"url": "http://evil.example/a"}, "url"),
+        ({"url": "/a/../../etc"}, "url"),
+        ({"urls": ["/a", "ftp://example.org/a"]}, "url"),
+        ({"url": "/a", "tag": "x"}, "url"),
+        ({"all": True, "expired": True}, "all"),
+        ({"all": False}, "all"),
+        ({"post_id": 0}, "post_id"),
+        ({"urls": []}, "urls"),
+        ({"tags": []}, "tags"),
+        ({"expired": True, "soft": True}, "soft"),
+        ({"soft": "yes"}, "soft"),
+        ({"id": 3}, "id"),
+        ({"deleted": 3}, "deleted"),
+    ],
+)
+def test_a_bad_purge_is_400_and_deletes_nothing(
+    api: Api, body: dict[str, Any], field: str
+) -> None:
+    fill(api, "/a")
+    response = api.call("POST", "/cache", body)
+    assert response.status_code == 400, response.get_json()
+    assert response.get_json()["code"] == "rest_invalid_param"
+    assert field in response.get_json()["data"]["params"]
+    assert len(api.json("GET", "/cache")) == 1
+
+
+def test_the_purge_answer_caps_urls_at_100(api: Api) -> None:
+    paths = [f"/p{number}" for number in range(105)]
+    for path in paths:
+        add_page(api.site, path, headers={"Cache-Tag": "many"})
+    fill(api, *paths)
+    answer = api.json("POST", "/cache", {"tag": "many"})
+    assert answer["deleted"] == 105 and len(answer["urls"]) == 100
