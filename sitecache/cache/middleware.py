@@ -433,14 +433,23 @@ class PageCache:
     def _filtered(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         """The app's answer with the serve filters applied to an HTML body."""
         captured = _call(self.app, environ, self.rules.max_body)
-        if captured.overflow is not None or not _is_html(captured.headers):
-            start_response(captured.status, captured.headers)
+        return self._send_captured(environ, start_response, captured, captured.headers)
+
+    def _send_captured(
+        self,
+        environ: Mapping[str, Any],
+        start_response: StartResponse,
+        captured: _Captured,
+        headers: list[tuple[str, str]],
+    ) -> Iterable[bytes]:
+        """Send an unstored answer, through the serve filters when it is a whole HTML page."""
+        if not self.serve_filters or captured.overflow is not None or not _is_html(headers):
+            start_response(captured.status, headers)
             return captured.body_iterable()
         captured.close()
         body = original = captured.body()
         for serve_filter in self.serve_filters:
             body = serve_filter(body, environ)
-        headers = captured.headers
         if body is not original:
             headers = [(name, value) for name, value in headers
                        if name.lower() not in ("content-length", "etag")]  # fmt: skip
@@ -478,11 +487,12 @@ class PageCache:
             engine.count("bypass")
             engine.count(f"bypass:{reason}")
             status_value = f"{CACHE_NAME}; fwd={fwd}; detail={reason}"
-            start_response(captured.status, [*captured.headers, ("Cache-Status", status_value)])
+            headers = [*captured.headers, ("Cache-Status", status_value)]
             if is_head:
+                start_response(captured.status, headers)
                 captured.close()
                 return []
-            return captured.body_iterable()
+            return self._send_captured(environ, start_response, captured, headers)
         entry = _build_entry(captured, facts, url, host, path, variant, settings, now,
                              self.store_filters)  # fmt: skip
         vary = tuple(name for name in facts.vary if name != "accept-encoding")

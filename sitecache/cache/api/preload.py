@@ -234,30 +234,33 @@ class Preloader:
 
     def _run(self, owner: str, state: dict[str, Any], base: str, urls: list[str]) -> None:
         storage = self.engine.storage
-        cancelled = False
+        lost = False
         try:
             reported = time.monotonic()
             for index in range(int(state["done"]), len(urls)):
+                # Cancel is checked before every visit (one small read), so it is immediate
+                # wherever it was asked for.
+                if self._cancelled(state["run_id"]):
+                    break
                 url = urls[index]
                 state["current"] = url
                 if time.monotonic() - reported >= REPORT_INTERVAL:
                     reported = time.monotonic()
-                    if self._cancelled(state["run_id"]) or not storage.acquire_lock(
-                        LOCK_NAME, owner, LOCK_TTL
-                    ):
-                        cancelled = True
+                    if not storage.acquire_lock(LOCK_NAME, owner, LOCK_TTL):
+                        logger.warning("the preload lost its lock; another process resumes it")
+                        lost = True
                         break
                     self.write_state(state)
                 if not self.visit(url, base):
                     state["failed"] += 1
                 state["done"] = index + 1
-            if not cancelled and self._cancelled(state["run_id"]):
-                cancelled = True
         except Exception:
             logger.exception("the preload stopped on an error")
         finally:
             try:
-                if not cancelled:
+                # A cancel written while this thread reported is overwritten here with the
+                # final state (never "running"); a lost lock leaves the state to the new owner.
+                if not lost:
                     now = self.engine.clock()
                     state.update(running=False, current=None, finished=now)
                     state["next_run"] = self._next_run(now)

@@ -92,7 +92,9 @@ def test_a_cookie_session_without_its_nonce_is_nobody(api: Api) -> None:
 
 
 # ---------------------------------------------------------------------- discovery
-def test_the_index_lists_every_route_with_empty_args_and_its_schema_in_help_context(api: Api) -> None:
+def test_the_index_lists_every_route_with_empty_args_and_its_schema_in_help_context(
+    api: Api,
+) -> None:
     index = api.site.client().get("/site-json/", base_url="http://example.org").get_json()
     assert "site-cache/v1" in index["namespaces"]
     namespace = (
@@ -278,7 +280,8 @@ def test_status_shows_the_gc_schedule_once_the_timers_ran(api: Api) -> None:
     now = engine.clock()
     assert timers.tick(now) is True
     gc = api.json("GET", "/status")["gc"]
-    assert gc["last_run"] is None and gc["next_run"] is not None
+    assert gc["last_run"] is None
+    assert gc["next_run"] is not None
     assert timers.run_gc_if_due(now + 601) is True
     gc = api.json("GET", "/status")["gc"]
     assert gc["last_run"] is not None
@@ -305,13 +308,15 @@ def test_the_list_pages_with_total_headers(api: Api) -> None:
     assert response.headers["X-Site-TotalPages"] == "2"
     first = response.get_json()
     second = api.json("GET", "/cache", query={"per_page": 2, "page": 2})
-    assert len(first) == 2 and len(second) == 1
+    assert len(first) == 2
+    assert len(second) == 1
     urls = {row["url"] for row in first + second}
     assert urls == {"http://example.org/a", "http://example.org/b", "http://example.org/c"}
     row = second[0]
     assert set(row) == {"url", "variant", "status", "size", "compressed_size", "created",
                         "expires", "tags"}  # fmt: skip
-    assert row["status"] == "fresh" and row["size"] > 0
+    assert row["status"] == "fresh"
+    assert row["size"] > 0
 
 
 def test_the_list_filters_by_search_and_status(api: Api) -> None:
@@ -353,7 +358,9 @@ def test_a_page_past_the_end_is_400(api: Api) -> None:
 def test_an_empty_body_purges_this_site(api: Api) -> None:
     fill(api, "/a", "/b")
     answer = api.json("POST", "/cache", {})
-    assert answer["scope"] == "site" and answer["deleted"] == 2 and answer["bytes"] > 0
+    assert answer["scope"] == "site"
+    assert answer["deleted"] == 2
+    assert answer["bytes"] > 0
     assert sorted(answer["urls"]) == ["http://example.org/a", "http://example.org/b"]
     assert api.json("GET", "/cache") == []
 
@@ -436,9 +443,7 @@ def test_post_id_purges_the_related_pages_the_site_names(api: Api) -> None:
         ({"deleted": 3}, "deleted"),
     ],
 )
-def test_a_bad_purge_is_400_and_deletes_nothing(
-    api: Api, body: dict[str, Any], field: str
-) -> None:
+def test_a_bad_purge_is_400_and_deletes_nothing(api: Api, body: dict[str, Any], field: str) -> None:
     fill(api, "/a")
     response = api.call("POST", "/cache", body)
     assert response.status_code == 400, response.get_json()
@@ -453,4 +458,5 @@ def test_the_purge_answer_caps_urls_at_100(api: Api) -> None:
         add_page(api.site, path, headers={"Cache-Tag": "many"})
     fill(api, *paths)
     answer = api.json("POST", "/cache", {"tag": "many"})
-    assert answer["deleted"] == 105 and len(answer["urls"]) == 100
+    assert answer["deleted"] == 105
+    assert len(answer["urls"]) == 100
