@@ -9,22 +9,18 @@ from __future__ import annotations
 
 import importlib
 import logging
-import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.wrappers import Request, Response
 
 from sitecache.auth import AuthService, AuthViews, PasswordHasher
-from sitecache.auth.sessions import COOKIE_NAME
-from sitecache.cache import CacheEngine, CacheRules, PageCache, StorageError, open_storage
+from sitecache.cache import CacheEngine, CacheRules, PageCache, StorageError
 from sitecache.cache.api import CacheApi
-from sitecache.cache.keys import normalize_host
-from sitecache.cache.policy import AUTH_COOKIE_PREFIXES, BYPASS_PATH_PREFIXES
+from sitecache.cache.deployment import engine_for, rules_for
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.hooks import Hooks
 from sitecache.rest.debug import DebugNotices
@@ -67,18 +63,7 @@ def rest_settings(config: Config) -> RestSettings:
 
 def cache_rules(config: Config) -> CacheRules:
     """The page cache's fixed rules for this site: its host, its REST and admin paths."""
-    hosts = None
-    namespace_paths: tuple[str, ...] = ()
-    if config.site_url:
-        parts = urlsplit(config.site_url)
-        hosts = frozenset({normalize_host(parts.netloc, parts.scheme)})
-    prefix = "/" + config.rest_prefix.strip("/")
-    namespace_paths = (prefix, "/index.php" + prefix)
-    return CacheRules(
-        hosts=hosts,
-        bypass_path_prefixes=tuple(dict.fromkeys((*namespace_paths, *BYPASS_PATH_PREFIXES))),
-        auth_cookie_prefixes=tuple(dict.fromkeys((COOKIE_NAME, *AUTH_COOKIE_PREFIXES))),
-    )
+    return rules_for(config.site_url, config.rest_prefix)
 
 
 def cache_engine(config: Config) -> CacheEngine:
@@ -87,19 +72,17 @@ def cache_engine(config: Config) -> CacheEngine:
     Raises:
         ConfigError: the storage cannot be opened.
     """
-    namespace = config.cache_namespace
-    if not namespace and config.site_url:
-        namespace = re.sub(r"[^A-Za-z0-9._-]", "_", urlsplit(config.site_url).netloc.lower())
     try:
-        storage = open_storage(
-            config.cache_backend,
-            path=config.data_dir / "cache",
+        return engine_for(
+            data_dir=config.data_dir,
+            site_url=config.site_url,
+            rest_prefix=config.rest_prefix,
+            backend=config.cache_backend,
             redis_url=config.redis_url,
-            namespace=namespace or "default",
+            namespace=config.cache_namespace,
         )
     except StorageError as exc:
         raise ConfigError(f"the page cache cannot start: {exc}") from exc
-    return CacheEngine(storage, cache_rules(config))
 
 
 class App:

@@ -18,6 +18,9 @@ from pathlib import Path
 
 from sitecache.auth import ROLES, AuthService, PasswordHasher
 from sitecache.auth.passwords import generate_password
+from sitecache.cache.api.commands import add_cache_commands, run_cache_command
+from sitecache.cache.deployment import engine_for
+from sitecache.cache.storage import StorageError
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.errors import RestError
 
@@ -152,6 +155,27 @@ def command_serve(args: argparse.Namespace) -> int:
     os.execve(sys.executable, argv, environment)  # noqa: S606 - our interpreter, fixed arguments
 
 
+def command_cache(args: argparse.Namespace) -> int:
+    """``sitecache cache ...`` on the storage the server uses (`sitecache.cache.api.commands`)."""
+    config = _configure_environment(args)
+    try:
+        engine = engine_for(
+            data_dir=config.data_dir,
+            site_url=config.site_url,
+            rest_prefix=config.rest_prefix,
+            backend=config.cache_backend,
+            redis_url=config.redis_url,
+            namespace=config.cache_namespace,
+        )
+        try:
+            return run_cache_command(args, engine, config.site_url)
+        finally:
+            engine.close()
+    except StorageError as exc:
+        print(f"sitecache: the cache storage failed: {exc}", file=sys.stderr)
+        return 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="sitecache", description=__doc__.splitlines()[0])
@@ -193,6 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     create_app_password.add_argument("--name", required=True, help="the application's name")
     create_app_password.add_argument("--app-id", help="the application's UUID")
     create_app_password.set_defaults(handler=command_app_password_create)
+
+    add_cache_commands(commands).set_defaults(handler=command_cache)
     return parser
 
 

@@ -1,0 +1,226 @@
+"""``sitecache cache status|stats|list|flush|preload``: the cache from the command line.
+
+The commands work on the storage the server uses (the same data directory or Redis namespace);
+``--json`` prints what a script reads. A failure exits non-zero with one line on standard error.
+``preload`` asks the server to preload (the process holding the timers lock starts it within a
+second) and follows the progress with a progress bar: pages are rendered by the server's own
+workers, in-process, never over HTTP.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from sitecache.cache.api import CacheApi
+from sitecache.cache.api.routes import parse_list_query
+from sitecache.cache.api.timers import PRELOAD_REQUEST_NAME
+from sitecache.cache.engine import CacheEngine
+from sitecache.cache.middleware import PageCache
+from sitecache.errors import RestError
+from sitecache.hooks import Hooks
+
+__all__ = ["add_cache_commands", "run_cache_command"]
+
+#: seconds ``preload`` waits for a server to pick the request up
+PICKUP_TIMEOUT = 10.0
+
+
+def add_cache_commands(commands: Any) -> argparse.ArgumentParser:
+    """Add ``cache`` and its subcommands to an argparse subparsers object; the ``cache`` parser."""
+    cache: argparse.ArgumentParser = commands.add_parser(
+        "cache", help="inspect, flush and preload the page cache"
+    )
+    sub = cache.add_subparsers(dest="cache_command", required=True, metavar="COMMAND")
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text)
+        parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+        return parser
+
+    command("status", "storage, preload, GC and warnings")
+    command("stats", "entries, bytes, hits, misses, bypasses, purges")
+    listing = command("list", "list stored pages")
+    listing.add_argument("--page", default="1")
+    listing.add_argument("--per-page", default="20", help="1 to 100 (default 20)")
+    listing.add_argument("--search", default="")
+    listing.add_argument("--status", choices=["fresh", "expired"])
+    flush = command("flush", "purge pages (default: every page of this site)")
+    scope = flush.add_mutually_exclusive_group()
+    scope.add_argument("--all", action="store_true", help="every host in the storage")
+    scope.add_argument("--expired", action="store_true", help="only expired pages")
+    scope.add_argument("--url", action="append", help="a URL or /path (repeatable)")
+    scope.add_argument("--tag", action="append", help="a purge tag (repeatable)")
+    flush.add_argument("--soft", action="store_true", help="mark stale instead of deleting")
+    preload = command("preload", "ask the server to preload the site and follow it")
+    preload.add_argument("--no-wait", action="store_true", help="ask and return at once")
+    preload.add_argument("--cancel", action="store_true", help="cancel the running preload")
+    return cache
+
+
+def _print(value: Any, as_json: bool, lines: Iterable[str]) -> None:
+    if as_json:
+        print(json.dumps(value, indent=2, sort_keys=True))
+    else:
+        for line in lines:
+            print(line)
+
+
+def _api(engine: CacheEngine, site_url: str | None) -> CacheApi:
+    def not_served(environ: Any, start_response: Any) -> list[bytes]:
+        start_response("503 Service Unavailable", [("Content-Type", "text/plain")])
+        return [b"The command line does not serve pages.\n"]
+
+    cache = PageCache(not_served, engine=engine)
+    return CacheApi(cache, Hooks(), site_url, load_entry_points=False)
+
+
+def run_cache_command(args: argparse.Namespace, engine: CacheEngine, site_url: str | None) -> int:
+    """Run ``sitecache cache <command>``; the exit status."""
+    name = args.cache_command
+    as_json = bool(args.json)
+    if name == "status":
+        status = _api(engine, site_url).status()
+        progress = status["preload"]
+        _print(
+            status,
+            as_json,
+            [
+                f"enabled:     {status['enabled']}",
+                f"storage:     {status['storage']['backend']} at {status['storage']['location']}"
+                f" ({'writable' if status['storage']['writable'] else 'NOT writable'})",
+                f"preload:     {'running' if progress['running'] else 'idle'}, "
+                f"{progress['done']}/{progress['total']} done, {progress['failed']} failed",
+                f"gc:          last {status['gc']['last_run'] or 'never'}, "
+                f"next {status['gc']['next_run'] or 'not scheduled'}",
+                *(f"warning:     {w['code']}: {w['message']}" for w in status["warnings"]),
+            ],
+        )
+        return 0 if status["storage"]["writable"] else 1
+    if name == "stats":
+        stats = engine.stats()
+        requests = stats["requests"]
+        _print(
+            stats,
+            as_json,
+            [
+                f"entries:  {stats['entries']['total']} ({stats['entries']['fresh']} fresh, "
+                f"{stats['entries']['expired']} expired)",
+                f"bytes:    {stats['bytes']['total']} (+{stats['bytes']['compressed']} gzip)",
+                f"requests: {requests['hit']} hit, {requests['stale']} stale, "
+                f"{requests['miss']} miss, {requests['bypass']} bypass "
+                f"(hit ratio {requests['hit_ratio']:.1%})",
+                *(f"bypass:   {k} {v}" for k, v in stats["bypass_reasons"].items()),
+                *(f"purges:   {k} {v}" for k, v in stats["purges"].items()),
+            ],
+        )
+        return 0
+    if name == "list":
+        query: dict[str, Any] = {"page": args.page, "per_page": args.per_page}
+        if args.search:
+            query["search"] = args.search
+        if args.status:
+            query["status"] = args.status
+        parsed = parse_list_query(query)
+        if isinstance(parsed, RestError):
+            raise parsed
+        page, per_page, search, status_filter = parsed
+        rows, total = engine.list_entries(page, per_page, search=search, status=status_filter)
+        _print(
+            {"total": total, "entries": rows},
+            as_json,
+            [
+                *(
+                    f"{row['status']:8} {row['size']:>9} {row['created']}  {row['url']}"
+                    for row in rows
+                ),
+                f"{len(rows)} of {total} entries (page {page})",
+            ],
+        )
+        return 0
+    if name == "flush":
+        return _flush(args, engine, as_json)
+    return _preload(args, engine, site_url, as_json)
+
+
+def _flush(args: argparse.Namespace, engine: CacheEngine, as_json: bool) -> int:
+    soft = bool(args.soft)
+    if args.all:
+        result: Any = engine.purge_all(soft=soft)
+    elif args.expired:
+        result = engine.purge_expired()
+    elif args.url:
+        result = engine.purge_urls(
+            args.url, soft=soft, scope="url" if len(args.url) == 1 else "urls"
+        )
+    elif args.tag:
+        result = engine.purge_tags(
+            args.tag, soft=soft, scope="tag" if len(args.tag) == 1 else "tags"
+        )
+    else:
+        result = engine.purge_site(soft=soft)
+    if isinstance(result, RestError):
+        raise result
+    body = result.as_json()
+    verb = "marked stale" if soft else "deleted"
+    _print(
+        body,
+        as_json,
+        [f"{body['deleted']} entries {verb} ({body['bytes']} bytes), scope {body['scope']}"],
+    )
+    return 0
+
+
+def _preload(
+    args: argparse.Namespace, engine: CacheEngine, site_url: str | None, as_json: bool
+) -> int:
+    preloader = _api(engine, site_url).preloader
+    if args.cancel:
+        progress = preloader.cancel()
+        _print(progress, as_json, ["preload cancelled" if progress["done"] else "no preload ran"])
+        return 0
+    before = preloader.state()
+    if not before["running"]:
+        engine.storage.set_value(PRELOAD_REQUEST_NAME, b"1")
+        deadline = time.monotonic() + PICKUP_TIMEOUT
+        while preloader.state()["started"] == before["started"]:
+            if time.monotonic() > deadline:
+                engine.storage.set_value(PRELOAD_REQUEST_NAME, b"")
+                raise RestError(
+                    "site_cache_no_server",
+                    "no running server picked the preload up (start `sitecache serve` and "
+                    "visit the site once so its timers run)",
+                )
+            time.sleep(0.1)
+    if args.no_wait:
+        progress = preloader.progress()
+        _print(progress, as_json, [f"preload started: {progress['total']} pages"])
+        return 0
+    with Progress(
+        TextColumn("preload"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[current]}"),
+        disable=as_json or not sys.stderr.isatty(),
+        console=None,
+    ) as bar:
+        state = preloader.state()
+        task = bar.add_task("preload", total=state["total"] or None, current="")
+        while state["running"]:
+            bar.update(task, completed=state["done"], current=state["current"] or "")
+            time.sleep(0.2)
+            state = preloader.state()
+        bar.update(task, completed=state["done"], current="")
+    progress = preloader.progress()
+    finished = progress["done"] == progress["total"]
+    word = "finished" if finished else "stopped"
+    summary = f"preload {word}: {progress['done']}/{progress['total']} pages"
+    _print(progress, as_json, [f"{summary}, {progress['failed']} failed"])
+    return 0 if finished and not progress["failed"] else 1
