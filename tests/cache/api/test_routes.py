@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -460,3 +461,13 @@ def test_the_purge_answer_caps_urls_at_100(api: Api) -> None:
     answer = api.json("POST", "/cache", {"tag": "many"})
     assert answer["deleted"] == 105
     assert len(answer["urls"]) == 100
+
+
+def test_the_readme_shows_a_curl_example_for_every_route() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    for route in ROUTE_SCHEMAS:
+        assert re.search(rf"curl [^\n]*\$S{re.escape(route)}\b", readme), route
+    for method_body in ('{"reset": true}', '{"enable": false}', '{"all": true}'):
+        assert method_body in readme
