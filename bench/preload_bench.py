@@ -17,7 +17,6 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from typing import Any
 
 from werkzeug.wrappers import Request, Response
 
