@@ -21,6 +21,7 @@ from sitecache.auth.authenticators import REST_NONCE_ACTION
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.service import AUTHORIZE_PATH, AuthService
 from sitecache.auth.sessions import COOKIE_NAME, Session
+from sitecache.auth.throttle import describe_wait
 from sitecache.errors import RestError
 from sitecache.rest import RestServer
 from sitecache.schema import is_uuid
@@ -203,17 +204,16 @@ class AuthViews:
         user = self.auth.users.find(login) if login else None
         # The account's failures count together whether it is named by login or e-mail.
         account = f"user:{user.id}" if user is not None else f"name:{login.lower()}"
-        wait = self.auth.throttle.wait_seconds(account, ip)
+        # Checked and counted in one step, so concurrent guesses cannot slip past the limit.
+        wait = self.auth.throttle.begin_attempt(account, ip)
         if wait > 0:
-            minutes = max(1, round(wait / 60))
             response = self.render(
                 "login.html",
                 status=429,
                 redirect_to=target,
                 notice="",
                 log=login,
-                error="Too many failed login attempts. Please try again in "
-                f"{minutes} minute{'s' if minutes != 1 else ''}.",
+                error=f"Too many failed login attempts. Please try again in {describe_wait(wait)}.",
             )
             response.headers["Retry-After"] = str(wait)
             return response
@@ -223,7 +223,7 @@ class AuthViews:
         else:
             verified = self.auth.users.check_password(user, password)
         if user is None or not verified:
-            self.auth.throttle.record_failure(account, ip)
+            # The attempt was counted as a failure already.
             return self.render(
                 "login.html", redirect_to=target, notice="", log=login, error=BAD_LOGIN
             )
