@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.wrappers import Request, Response
 
@@ -26,6 +26,7 @@ from sitecache.rest.http import (
     error_response,
     payload_too_large,
     query_params,
+    read_bounded_body,
     serve_request,
 )
 from sitecache.rest.params import parse_pairs
@@ -134,6 +135,13 @@ class App:
         request.max_content_length = MAX_BODY_BYTES
         request.max_form_memory_size = MAX_BODY_BYTES
         query = query_params(request.environ)
+        try:
+            read_bounded_body(request)
+        except RequestEntityTooLarge:
+            prefix = self.server.settings.prefix
+            if "rest_route" in query or extract_rest_route(request.path, query, prefix) is not None:
+                return error_response(self.server, payload_too_large())
+            raise
         form = None
         if request.method == "POST" and request.path in ("/", "/index.php"):
             try:
@@ -164,9 +172,12 @@ class App:
             response = self.handle(request)
         except RequestEntityTooLarge:
             response = _plain_error(413, "The request body is too large.")
+        except ClientDisconnected:
+            response = _plain_error(400, "The request body was not received in full.")
         except Exception:
             # REST requests have their own boundary (a JSON 500); this one covers the pages.
-            logger.exception("Unhandled exception while serving %s", request.path)
+            # SECURITY: %r escapes the path (a newline in it would forge a log line).
+            logger.exception("Unhandled exception while serving %r", request.path)
             response = _plain_error(500, "There has been a critical error on this website.")
         return response(request.environ, start_response)
 
