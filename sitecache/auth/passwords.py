@@ -50,7 +50,13 @@ class PasswordHasher:
 
     def _derive(self, password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
         return hashlib.scrypt(
-            password.encode("utf-8", "surrogatepass"), salt=salt, n=n, r=r, p=p, maxmem=256 * n * r + 2**20, dklen=32
+            password.encode("utf-8", "surrogatepass"),
+            salt=salt,
+            n=n,
+            r=r,
+            p=p,
+            maxmem=256 * n * r + 2**20,
+            dklen=32,
         )
 
     def hash(self, password: str) -> str:

@@ -149,7 +149,10 @@ class SiteStore:
         try:
             yield connection
         except BaseException:
-            connection.execute("ROLLBACK")
+            # SQLite rolls back by itself on some errors (SQLITE_FULL: a full disk); a second
+            # ROLLBACK would then hide the real error behind "no transaction is active".
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
             raise
         connection.execute("COMMIT")
 

@@ -139,8 +139,7 @@ class LoginThrottle:
             )
             for scope, key in self._buckets(account, ip)[1:]:
                 row = db.execute(
-                    "SELECT failures, last_failure FROM login_throttle"
-                    " WHERE scope = ? AND key = ?",
+                    "SELECT failures, last_failure FROM login_throttle WHERE scope = ? AND key = ?",
                     (scope, key),
                 ).fetchone()
                 if row is None:

@@ -15,7 +15,6 @@ the application password's uuid.
 from __future__ import annotations
 
 import base64
-
 from collections.abc import Callable
 from typing import Any
 
