@@ -121,13 +121,13 @@ def fill_the_disk(site: Site) -> None:
     pages = connection.execute("PRAGMA page_count").fetchone()[0]
     connection.execute(f"PRAGMA max_page_count = {int(pages)}")
     filler = site.users["editor"]
-    for index in range(10_000):
-        try:
+
+    def create_many() -> None:
+        for index in range(10_000):
             site.app.auth.app_passwords.create(filler, f"filler {index} " + "x" * 150)
-        except sqlite3.OperationalError as exc:
-            assert "full" in str(exc)
-            return
-    pytest.fail("the database never filled up")
+
+    with pytest.raises(sqlite3.OperationalError, match="full"):
+        create_many()
 
 
 def test_delete_frees_space_when_the_disk_is_full(site: Site) -> None:
