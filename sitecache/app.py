@@ -11,7 +11,7 @@ import importlib
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -40,6 +40,18 @@ __all__ = ["App", "create_app"]
 logger = logging.getLogger("sitecache")
 
 StartResponse = Callable[..., Any]
+
+EVERY_RESPONSE_HEADERS: Final[dict[str, str]] = {"X-Content-Type-Options": "nosniff"}
+"""Sent with every answer (unless the view set its own value)."""
+HTML_PAGE_HEADERS: Final[dict[str, str]] = {
+    "Content-Security-Policy": (
+        "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; "
+        "object-src 'none'; base-uri 'self'; frame-ancestors 'self'"
+    ),
+    "X-Frame-Options": "SAMEORIGIN",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
+}
+"""Sent with the site's HTML pages (the login and admin pages send stricter ones)."""
 
 
 def rest_settings(config: Config) -> RestSettings:
@@ -179,7 +191,18 @@ class App:
             # SECURITY: %r escapes the path (a newline in it would forge a log line).
             logger.exception("Unhandled exception while serving %r", request.path)
             response = _plain_error(500, "There has been a critical error on this website.")
+        _add_security_headers(response)
         return response(request.environ, start_response)
+
+
+def _add_security_headers(response: Response) -> None:
+    """The defaults of `EVERY_RESPONSE_HEADERS` and, on HTML, `HTML_PAGE_HEADERS`."""
+    headers = response.headers
+    for name, value in EVERY_RESPONSE_HEADERS.items():
+        headers.setdefault(name, value)
+    if response.mimetype == "text/html":
+        for name, value in HTML_PAGE_HEADERS.items():
+            headers.setdefault(name, value)
 
 
 def _plain_error(status: int, message: str) -> Response:

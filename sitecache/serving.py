@@ -61,7 +61,7 @@ def _escape_character(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-class EscapingAccessLog(Logger):
+class EscapingAccessLog(Logger):  # type: ignore[misc]
     """gunicorn's logger with every access-log atom escaped (`escape_log_value`)."""
 
     def atoms(self, resp: Any, req: Any, environ: Any, request_time: Any) -> dict[str, Any]:
@@ -75,7 +75,7 @@ class EscapingAccessLog(Logger):
         }
 
 
-class ReadDeadlineExceededError(NoMoreData):
+class ReadDeadlineExceededError(NoMoreData):  # type: ignore[misc]
     """The client did not send its request (headers and body) in time."""
 
 
