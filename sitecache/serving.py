@@ -170,6 +170,9 @@ def gunicorn_argv(
         # X-Forwarded-* here; the application applies them itself only with proxy_count.
         "--forwarded-allow-ips", "",
         "--logger-class", f"{__name__}.EscapingAccessLog",
+        # gunicorn's control socket is one path per user ($HOME/.gunicorn/gunicorn.ctl): two
+        # sites of one user would share it. sitecache does not use it.
+        "--no-control-socket",
         "--access-logfile", "-",
         app,
     ]  # fmt: skip
