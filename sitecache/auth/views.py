@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Callable, Mapping
 from typing import Any, Final
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from jinja2 import Environment
 from werkzeug.wrappers import Request, Response
@@ -88,6 +88,13 @@ def redirect_url_problem(url: str, allow_plain_http_host: Callable[[str], bool])
     return None
 
 
+def _path_and_query(request: Request) -> str:
+    """The request's path and query string for a redirect back to it (werkzeug's
+    ``full_path`` fails on a query string that is not UTF-8; its bytes are escaped here)."""
+    query = quote(request.query_string, safe="/?&=%:@!$'()*+,;~-._")
+    return f"{request.path}?{query}" if query else request.path
+
+
 def _is_loopback_host(host: str) -> bool:
     """``localhost`` or a loopback IP literal; never a name that merely starts with ``127.``."""
     # SECURITY: "127.attacker.example" is a public host name, not a loopback address.
@@ -130,7 +137,7 @@ class AuthViews:
             if self.server.settings.force_ssl_admin and request.scheme != "https":
                 # SECURITY: credentials and sessions never travel over plain http then; 308
                 # keeps the method, so a form posted over http is re-posted over https.
-                return self.redirect(f"https://{request.host}{request.full_path.rstrip('?')}", 308)
+                return self.redirect(f"https://{request.host}{_path_and_query(request)}", 308)
             return view(request)
 
         return guarded
@@ -169,7 +176,7 @@ class AuthViews:
         return self._private(response)
 
     def _login_redirect(self, request: Request) -> Response:
-        back = request.full_path.rstrip("?")
+        back = _path_and_query(request)
         return self.redirect(f"{LOGIN_PATH}?{urlencode({'redirect_to': back})}")
 
     def _session(self, request: Request) -> Session | None:

@@ -187,3 +187,14 @@ def test_a_successful_login_does_not_count_against_the_address(site: Site) -> No
     client = site.client(REMOTE)
     for _ in range(25):
         assert log_in(client, "ada").status_code == 303
+
+
+# ---------------------------------------------------------------------- found by the fuzz test
+@pytest.mark.parametrize("path", ["/site-admin/", "/site-admin/authorize-application"])
+def test_a_query_string_that_is_not_utf8_is_escaped_in_the_login_redirect(
+    site: Site, path: str
+) -> None:
+    # WSGI query strings are latin-1 text: these are the raw bytes ED A0 80 (not UTF-8).
+    response = site.client().get(path, environ_overrides={"QUERY_STRING": "a=\xed\xa0\x80"})
+    assert response.status_code == 303
+    assert response.headers["Location"].endswith("%3Fa%3D%25ED%25A0%2580")
