@@ -97,8 +97,11 @@ def test_compression_off_stores_no_gzip_copy(page_app: PageApp) -> None:
 
 @pytest.mark.parametrize(
     ("header", "value_of"),
-    [("If-None-Match", lambda r: r.headers["ETag"]), ("If-Modified-Since", lambda r: r.headers["Last-Modified"])],
-)  # fmt: skip
+    [
+        ("If-None-Match", lambda r: r.headers["ETag"]),
+        ("If-Modified-Since", lambda r: r.headers["Last-Modified"]),
+    ],
+)
 def test_conditional_requests_get_304(page_app: PageApp, header: str, value_of: Any) -> None:
     cache = build(page_app)
     first = get(cache)
@@ -255,7 +258,8 @@ def test_a_soft_purge_serves_stale_while_one_request_regenerates(
     cache = build(page_app, clock=clock, stale_while_revalidate=30)
     get(cache)
     result = cache.purge_all(soft=True)
-    assert result.soft and result.deleted == 1
+    assert result.soft
+    assert result.deleted == 1
     regenerating = get(cache)
     assert regenerating.headers["Cache-Status"] == "sitecache; fwd=stale; stored"
     assert get(cache).headers["Cache-Status"].startswith("sitecache; hit; ttl=3600")
