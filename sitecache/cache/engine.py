@@ -188,8 +188,9 @@ class CacheEngine:
     # ------------------------------------------------------------------ counters
     def count(self, name: str, amount: int = 1) -> None:
         """Add to an in-process counter (flushed to storage at most once per interval)."""
-        counts = self._counts
-        counts[name] = counts.get(name, 0) + amount
+        with self._counts_lock:  # gthread workers count from several threads
+            counts = self._counts
+            counts[name] = counts.get(name, 0) + amount
 
     def maybe_flush(self, now: float) -> None:
         """Flush the counters if the interval has passed (called on the request path)."""

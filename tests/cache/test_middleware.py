@@ -289,7 +289,7 @@ def test_a_stale_entry_is_served_while_another_request_holds_the_lock(
     assert stale.data == first.data
 
 
-@pytest.mark.parametrize("backend_name", ["memory", "disk"])
+@pytest.mark.parametrize("backend_name", ["memory", "disk", "redis"])
 def test_fifty_concurrent_requests_for_an_expired_key_regenerate_once(
     page_app: PageApp, tmp_path: Path, backend_name: str
 ) -> None:
@@ -311,6 +311,9 @@ def test_fifty_concurrent_requests_for_an_expired_key_regenerate_once(
         thread.start()
     for thread in threads:
         thread.join()
+    storage = cache.engine.storage
+    if backend_name == "redis":
+        storage.clear_namespace()  # type: ignore[attr-defined]
     assert page_app.calls == 2  # the first store and exactly one regeneration
     assert statuses.count("sitecache; fwd=stale; stored") == 1
     assert sum(status.endswith("detail=stale") for status in statuses) == 49
@@ -424,3 +427,15 @@ def test_gc_deletes_entries_past_their_stale_window(page_app: PageApp, clock: Fa
     result = cache.engine.purge_expired(budget=1.0)
     assert result.deleted == 1
     assert result.urls == ["http://example.org/a/"]
+
+
+def test_redis_down_passes_every_request_through(page_app: PageApp) -> None:
+    from sitecache.cache.storage.redis import RedisStorage
+
+    cache = build(page_app, RedisStorage("redis://127.0.0.1:1/0", "down", timeout=0.2))
+    responses = [get(cache) for _ in range(3)]
+    assert [r.status_code for r in responses] == [200, 200, 200]
+    assert {r.headers["Cache-Status"] for r in responses} == {
+        "sitecache; fwd=bypass; detail=storage_error"
+    }
+    assert page_app.calls == 3
