@@ -22,10 +22,10 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from sitecache.cache.entry import CacheEntry, EntryInfo, decode_entry, encode_entry
-from sitecache.cache.keys import canonical_url, normalize_host, normalize_path
+from sitecache.cache.keys import canonical_url, normalize_host, normalize_url_path
 from sitecache.cache.policy import CacheRules
 from sitecache.cache.settings import CacheSettings, merge_settings, validate_settings_update
 from sitecache.cache.storage import EntryStatus, RemovalReport, Storage, StorageError
@@ -310,10 +310,11 @@ class CacheEngine:
         path = parts.path or "/"
         if not path.startswith("/"):
             return _bad_url(url, "must be an absolute URL or start with /")
-        segments = path.split("/")
-        if ".." in segments or "." in segments or "\x00" in path or "\\" in path:
+        decoded = unquote(path)
+        segments = decoded.split("/")
+        if ".." in segments or "." in segments or "\x00" in decoded or "\\" in decoded:
             return _bad_url(url, "escapes the cache (dot segments are not allowed)")
-        normalized = normalize_path(path)
+        normalized = normalize_url_path(path)
         if not parts.netloc:
             if parts.query:
                 return _bad_url(url, "needs a scheme and host when it has a query string")
@@ -321,7 +322,7 @@ class CacheEngine:
         host = normalize_host(parts.netloc, parts.scheme)
         if not self.rules.serves_host(host):
             return _bad_url(url, f"is on a host this site does not serve ({host})")
-        query = parse_qsl(parts.query, keep_blank_values=True)
+        query = parse_qsl(parts.query, keep_blank_values=True, encoding="latin-1")
         return canonical_url(parts.scheme, host, normalized, query), normalized
 
     def purge_urls(

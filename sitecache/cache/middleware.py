@@ -25,6 +25,7 @@ from sitecache.cache.engine import CacheEngine, PurgeResult
 from sitecache.cache.entry import CacheEntry
 from sitecache.cache.keys import base_key, canonical_url, normalize_host, normalize_path, vary_key
 from sitecache.cache.policy import (
+    BYPASS_QUERY_PARAMS,
     CacheRules,
     RequestFacts,
     ResponseFacts,
@@ -241,7 +242,7 @@ class PageCache:
         path = environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", "")
         query = environ.get("QUERY_STRING", "")
         cookie_header = environ.get("HTTP_COOKIE", "")
-        pairs = parse_qsl(query, keep_blank_values=True) if query else []
+        pairs = parse_qsl(query, keep_blank_values=True, encoding="latin-1") if query else []
         cookie_names = _cookie_names(cookie_header) if cookie_header else ()
         method = environ.get("REQUEST_METHOD", "GET")
         forwarded = environ.get("HTTP_X_FORWARDED_HOST")
@@ -261,6 +262,7 @@ class PageCache:
             and cookie_names
             and method in ("GET", "HEAD")
             and not path.startswith(rules.bypass_path_prefixes)
+            and BYPASS_QUERY_PARAMS.isdisjoint(facts.query_names)
         ):
             # known_users=anonymous: a front-end GET is answered as for a visitor without a
             # login; the app never sees the login cookies, so the page is the anonymous one.
@@ -281,7 +283,7 @@ class PageCache:
                 # The app sees the query the key describes: stripped parameters cannot change
                 # a page that others will be served.
                 environ = dict(environ)
-                environ["QUERY_STRING"] = urlencode(kept_pairs)
+                environ["QUERY_STRING"] = urlencode(kept_pairs, encoding="latin-1")
         variant = ""
         if settings.mobile:
             agent = facts.user_agent.lower()

@@ -179,6 +179,15 @@ def test_cached_query_strings_are_keyed_by_the_sorted_remaining_query(page_app: 
     assert get(cache, "/a/?a=1").headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
 
 
+def test_query_values_with_distinct_bytes_never_share_a_key(page_app: PageApp) -> None:
+    cache = build(page_app, cache_query_strings=True)
+    get(cache, "/a/?q=%FF")
+    assert get(cache, "/a/?q=%FE").headers["Cache-Status"].endswith("stored")
+    assert get(cache, "/a/?q=%C3%A9").headers["Cache-Status"].endswith("stored")
+    assert get(cache, "/a/?q=%c3%a9").headers["Cache-Status"].startswith("sitecache; hit")
+    assert cache.purge_url("http://example.org/a/?q=%C3%A9").deleted == 1  # type: ignore[union-attr]
+
+
 def test_mobile_browsers_get_their_own_variant(page_app: PageApp) -> None:
     cache = build(page_app, mobile=True)
     get(cache, **{"User-Agent": "Mozilla/5.0 (iPhone)"})
@@ -203,6 +212,9 @@ def test_known_users_anonymous_serves_the_anonymous_page_without_login_cookies(
     assert response.headers["Cache-Status"].startswith("sitecache; hit")
     get(cache, "/other/", Cookie="sitecache_session=abc; theme=dark")
     assert page_app.seen[-1]["HTTP_COOKIE"] == "theme=dark"
+    preview = get(cache, "/other/?preview=true", Cookie="sitecache_session=abc")
+    assert preview.headers["Cache-Status"] == "sitecache; fwd=bypass; detail=rest_or_admin"
+    assert page_app.seen[-1]["HTTP_COOKIE"] == "sitecache_session=abc"
     rest = get(cache, "/site-json/", Cookie="sitecache_session=abc")
     assert rest.headers["Cache-Status"] == "sitecache; fwd=bypass; detail=rest_or_admin"
     assert page_app.seen[-1]["HTTP_COOKIE"] == "sitecache_session=abc"
