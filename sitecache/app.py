@@ -130,7 +130,9 @@ class App:
             debug_log=config.data_dir / "logs" / "cache-debug.log",
         )
         # The site-cache/v1 routes, preload, GC timers and companion plugins (#8).
-        self.cache_api = CacheApi(self.cache, self.hooks, config.site_url)
+        self.cache_api = CacheApi(
+            self.cache, self.hooks, config.site_url, static_root=config.data_dir / "static"
+        )
         self._entry: Callable[..., Iterable[bytes]] = self.cache
         # Behind trusted reverse proxies, take the client's address, scheme and host from their
         # X-Forwarded-* headers (and from nobody else's).

@@ -25,7 +25,12 @@ from sitecache.auth import ROLES, AuthService, PasswordHasher
 from sitecache.auth.passwords import generate_password
 from sitecache.auth.rest_routes import check_application_password_fields
 from sitecache.auth.store import make_private_directory
-from sitecache.cache.api.commands import add_cache_commands, run_cache_command
+from sitecache.cache.api.commands import (
+    add_cache_commands,
+    add_nginx_command,
+    print_nginx_config,
+    run_cache_command,
+)
 from sitecache.cache.deployment import engine_for
 from sitecache.cache.storage import StorageError
 from sitecache.config import Config, ConfigError, load_config
@@ -266,6 +271,12 @@ Start here:
 """
 
 
+def command_nginx_config(args: argparse.Namespace) -> int:
+    """``sitecache nginx-config``: the server block of static-file mode for this site."""
+    config = _configure_environment(args)
+    return print_nginx_config(args, config.site_url, config.data_dir / "static")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(
@@ -348,6 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
     create_app_password.set_defaults(handler=command_app_password_create)
 
     add_cache_commands(commands).set_defaults(handler=command_cache)
+    add_nginx_command(commands).set_defaults(handler=command_nginx_config)
     return parser
 
 

@@ -49,6 +49,8 @@ WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 StoreFilter = Callable[[bytes, str], bytes]
 #: ``(body, environ) -> body``: changes an HTML page as it is sent (companion plugins).
 ServeFilter = Callable[[bytes, Mapping[str, Any]], bytes]
+#: ``(entry, vary) -> None``: told of each page just stored (static-file mode).
+StoredListener = Callable[[CacheEntry, tuple[str, ...]], None]
 #: ``(now, environ) -> None``: called first on every request (cheap periodic work).
 Tick = Callable[[float, Mapping[str, Any]], None]
 
@@ -227,6 +229,8 @@ class PageCache:
         #: run, in order, on every HTML body sent (hit, miss or bypass); a changed body is sent
         #: without gzip, ETag or 304, since it differs per request
         self.serve_filters: list[ServeFilter] = []
+        #: told of each page right after it was stored (failures are logged, never raised)
+        self.stored_listeners: list[StoredListener] = []
         #: called with the time and the environ before each request is handled
         self.tick: Tick | None = None
         self.host_aliases: dict[str, str] = {}
@@ -548,6 +552,11 @@ class PageCache:
             engine.store(key, entry, settings.stale_while_revalidate)
             engine.count("miss")
             status_value = f"{CACHE_NAME}; fwd={fwd}; stored"
+            for listener in self.stored_listeners:
+                try:
+                    listener(entry, vary)
+                except Exception:
+                    logger.exception("stored listener %r failed", listener)
         except StorageError as exc:
             engine.storage_warning("cache storage unavailable, page not stored: %s", exc)
             engine.count("bypass")

@@ -15,6 +15,7 @@ the content site fills through filters on the application's hooks:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -40,6 +41,7 @@ from sitecache.cache.api.routes import (
     zlib_available,
 )
 from sitecache.cache.api.schemas import ROUTE_SCHEMAS
+from sitecache.cache.api.static import StaticFiles
 from sitecache.cache.api.timers import CacheTimers
 from sitecache.cache.middleware import PageCache
 from sitecache.cache.storage import StorageError
@@ -59,6 +61,7 @@ __all__ = [
     "PluginManager",
     "Preloader",
     "PurgeWebhook",
+    "StaticFiles",
 ]
 
 STATUS_PROBE = "status_probe"
@@ -72,6 +75,7 @@ class CacheApi:
         hooks: the application's hooks (``rest_api_init`` and the two seams).
         site_url: the site's address; ``None`` when unset (loopback hosts only).
         load_entry_points: also load third-party plugins (``sitecache.cache_plugins``).
+        static_root: where static-file mode writes pages (``None``: the mode is unavailable).
     """
 
     def __init__(
@@ -81,6 +85,7 @@ class CacheApi:
         site_url: str | None = None,
         *,
         load_entry_points: bool = True,
+        static_root: Path | None = None,
     ) -> None:
         self.cache = cache
         self.engine = cache.engine
@@ -94,7 +99,12 @@ class CacheApi:
             plugins.extend(entry_point_plugins())
         self.plugins = PluginManager(cache, plugins)
         self.preloader = Preloader(cache, self.preload_urls, self.base_url, self._preload_interval)
+        self.static = StaticFiles(self.engine, static_root) if static_root else None
         self.timers = CacheTimers(self.engine, self.preloader)
+        if self.static is not None:
+            cache.stored_listeners.append(self.static.on_stored)
+            self.engine.purge_listeners.append(self.static.on_purge)
+            self.timers.gc_hooks.append(self.static.sweep)
         #: start the timers on the first request a real server (gunicorn) hands over
         self.autostart_timers = True
         self.routes = CacheRoutes(self)

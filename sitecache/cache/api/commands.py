@@ -14,19 +14,22 @@ import json
 import sys
 import time
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sitecache.cache.api import CacheApi
 from sitecache.cache.api.routes import parse_list_query
+from sitecache.cache.api.static import nginx_config
 from sitecache.cache.api.timers import PRELOAD_REQUEST_NAME
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.middleware import PageCache
 from sitecache.errors import RestError
 from sitecache.hooks import Hooks
 
-__all__ = ["add_cache_commands", "run_cache_command"]
+__all__ = ["add_cache_commands", "add_nginx_command", "print_nginx_config", "run_cache_command"]
 
 #: seconds ``preload`` waits for a server to pick the request up
 PICKUP_TIMEOUT = 10.0
@@ -47,10 +50,10 @@ def add_cache_commands(commands: Any) -> argparse.ArgumentParser:
     command("status", "storage, preload, GC and warnings")
     command("stats", "entries, bytes, hits, misses, bypasses, purges")
     listing = command("list", "list stored pages")
-    listing.add_argument("--page", default="1")
+    listing.add_argument("--page", default="1", help="the page of the listing (default 1)")
     listing.add_argument("--per-page", default="20", help="1 to 100 (default 20)")
-    listing.add_argument("--search", default="")
-    listing.add_argument("--status", choices=["fresh", "expired"])
+    listing.add_argument("--search", default="", help="only URLs containing this text")
+    listing.add_argument("--status", choices=["fresh", "expired"], help="only fresh or expired")
     flush = command("flush", "purge pages (default: every page of this site)")
     scope = flush.add_mutually_exclusive_group()
     scope.add_argument("--all", action="store_true", help="every host in the storage")
@@ -224,3 +227,27 @@ def _preload(
     summary = f"preload {word}: {progress['done']}/{progress['total']} pages"
     _print(progress, as_json, [f"{summary}, {progress['failed']} failed"])
     return 0 if finished and not progress["failed"] else 1
+
+
+def add_nginx_command(commands: Any) -> argparse.ArgumentParser:
+    """Add ``nginx-config`` to an argparse subparsers object; its parser."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "nginx-config", help="print the nginx server block of static-file mode"
+    )
+    parser.add_argument(
+        "--upstream", default="127.0.0.1:8000", help="where gunicorn listens (127.0.0.1:8000)"
+    )
+    parser.add_argument("--listen", default="80", help="nginx's listen directive value (80)")
+    return parser
+
+
+def print_nginx_config(args: argparse.Namespace, site_url: str | None, static_root: Path) -> int:
+    """Print the server block for ``site_url``; the exit status."""
+    if not site_url:
+        raise RestError(
+            "site_cache_no_site_url", "set site_url first: nginx needs the site's host name"
+        )
+    host = urlsplit(site_url).hostname or ""
+    print(nginx_config(server_name=host, static_root=static_root,
+                       upstream=args.upstream, listen=args.listen), end="")  # fmt: skip
+    return 0

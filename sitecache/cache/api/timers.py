@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any, Final
 
 from sitecache.cache.api.preload import Preloader, iso_time
@@ -49,6 +50,8 @@ class CacheTimers:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._owner: str | None = None
+        #: more bounded work each GC run does (static-file expiry)
+        self.gc_hooks: list[Callable[[], object]] = []
 
     # ------------------------------------------------------------------ state
     def gc_state(self) -> dict[str, Any]:
@@ -133,6 +136,11 @@ class CacheTimers:
         remove_orphans = getattr(self.engine.storage, "remove_orphans", None)
         if callable(remove_orphans):
             remove_orphans(ORPHAN_AGE, GC_BUDGET / 2)
+        for hook in self.gc_hooks:
+            try:
+                hook()
+            except Exception:
+                logger.exception("cache GC hook %r failed", hook)
         before = now - settings.stale_while_revalidate
         more = bool(self.engine.storage.expired_keys(before, 1))
         state.update(last_run=now, next_run=now + (1 if more else interval))

@@ -143,10 +143,12 @@ def test_a_broken_storage_exits_non_zero(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("SITECACHE_CONFIG", raising=False)
-    blocker = tmp_path / "file"
-    blocker.write_text("not a directory", encoding="utf-8")
-    assert main(["--data-dir", str(blocker), "cache", "stats"]) == 1
-    assert "cache storage failed" in capsys.readouterr().err
+    (tmp_path / "var").mkdir()
+    (tmp_path / "var" / "cache").write_text("not a directory", encoding="utf-8")
+    assert main(["--data-dir", str(tmp_path / "var"), "cache", "stats"]) == 1
+    error = capsys.readouterr().err
+    assert "cache storage failed" in error
+    assert error.count("\n") == 1
 
 
 def test_the_timer_thread_is_not_left_running(setup: tuple[Api, list[str]]) -> None:

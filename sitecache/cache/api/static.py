@@ -1,0 +1,225 @@
+"""Static-file mode (``static_files``): stored pages also written for a front web server.
+
+When the setting is on, every page the cache stores that an anonymous visitor may be given by
+a web server without asking Python (a 200 HTML page of a served host, no query string, no
+variant, varying on nothing but ``Accept-Encoding``) is also written as
+``<root>/<host>/<path>/index.html`` and ``index.html.gz``, atomically. nginx serves them with
+``try_files`` and ``gzip_static`` (`nginx_config`); everything else goes to gunicorn.
+
+Purges remove the files of the purged URLs (soft purges too, so the web server falls through to
+Python, which serves the stale page while one request regenerates it). Expiry is enforced by
+`StaticFiles.sweep`, which the GC timer runs: files older than ``max_age`` go.
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Final
+from urllib.parse import unquote, urlsplit
+
+from sitecache.cache.engine import CacheEngine, PurgeResult
+from sitecache.cache.entry import CacheEntry
+from sitecache.cache.policy import AUTH_COOKIE_PREFIXES
+
+__all__ = ["StaticFiles", "nginx_config"]
+
+logger = logging.getLogger("sitecache.cache.static")
+
+INDEX: Final = "index.html"
+GZIP_INDEX: Final = "index.html.gz"
+
+
+class StaticFiles:
+    """Writes, removes and expires the static copies of stored pages.
+
+    Args:
+        engine: the cache engine (its settings say whether the mode is on).
+        root: the static root (one directory per host below it).
+    """
+
+    def __init__(self, engine: CacheEngine, root: Path) -> None:
+        self.engine = engine
+        self.root = Path(root)
+
+    # ------------------------------------------------------------------ paths
+    def directory(self, url: str) -> Path | None:
+        """The directory of ``url``'s files, or ``None`` when it has no static copy."""
+        parts = urlsplit(url)
+        if parts.query or not parts.hostname:
+            return None
+        host = parts.hostname.lower()
+        path = unquote(parts.path or "/", errors="strict")
+        segments = [segment for segment in path.split("/") if segment]
+        # SECURITY: nothing outside the root: no dot segments, separators or control bytes.
+        # Segments starting with "." are refused too: nginx_config's bypass value uses one.
+        for segment in (host, *segments):
+            if (
+                segment.startswith(".")
+                or "\\" in segment
+                or any(ord(char) < 32 or ord(char) == 127 for char in segment)
+                or len(segment) > 200
+            ):
+                return None
+        directory = self.root.joinpath(host, *segments)
+        try:
+            directory.resolve().relative_to(self.root.resolve())
+        except ValueError:
+            return None
+        return directory
+
+    # ------------------------------------------------------------------ writing
+    def eligible(self, entry: CacheEntry, vary: tuple[str, ...]) -> bool:
+        """Whether a web server may hand ``entry`` to any anonymous visitor without Python."""
+        settings = self.engine.settings()
+        if not settings.values.get("static_files") or settings.mobile:
+            return False
+        if entry.status != 200 or entry.variant or vary or "?" in entry.url:
+            return False
+        content_type = next(
+            (value for name, value in entry.headers if name.lower() == "content-type"), ""
+        )
+        return content_type.lower().startswith("text/html")
+
+    def on_stored(self, entry: CacheEntry, vary: tuple[str, ...]) -> None:
+        """`PageCache.stored_listeners`: write the static copy of an eligible page."""
+        if not self.eligible(entry, vary):
+            return
+        directory = self.directory(entry.url)
+        if directory is None:
+            return
+        gzip_body = entry.gzip_body or gzip.compress(entry.body, compresslevel=6, mtime=0)
+        try:
+            directory.mkdir(parents=True, exist_ok=True, mode=0o755)
+            _write_atomic(directory / INDEX, entry.body)
+            _write_atomic(directory / GZIP_INDEX, gzip_body)
+        except OSError as exc:
+            self.engine.storage_warning("static copy of %s not written: %s", entry.url, exc)
+
+    # ------------------------------------------------------------------ removing
+    def remove(self, urls: Iterable[str]) -> int:
+        """Remove the static copies of ``urls``; how many files went."""
+        removed = 0
+        for url in urls:
+            directory = self.directory(url)
+            if directory is None:
+                continue
+            for name in (INDEX, GZIP_INDEX):
+                try:
+                    (directory / name).unlink()
+                    removed += 1
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    logger.warning("static copy %s not removed: %s", directory / name, exc)
+        return removed
+
+    def on_purge(self, result: PurgeResult) -> None:
+        """The engine's purge listener: the purged pages lose their static copies."""
+        self.remove(result.urls)
+        if result.scope in ("all", "site"):
+            # Whatever the index no longer knew of goes too.
+            self.sweep(max_age=0, budget=1.0)
+
+    def sweep(self, max_age: float | None = None, budget: float = 0.25) -> int:
+        """Remove static files older than ``max_age`` seconds (the setting when ``None``;
+        ``0`` removes every file), for at most ``budget`` seconds; how many went."""
+        if not self.root.is_dir():
+            return 0
+        if max_age is None:
+            max_age = float(self.engine.settings().max_age)
+            if max_age <= 0 and self.engine.settings().values.get("static_files"):
+                return 0  # fresh until purged
+        deadline = time.monotonic() + budget
+        cutoff = time.time() - max_age
+        removed = 0
+        for directory, _, names in os.walk(self.root):
+            for name in names:
+                if time.monotonic() > deadline:
+                    return removed
+                path = Path(directory) / name
+                try:
+                    if max_age == 0 or path.stat().st_mtime <= cutoff:
+                        path.unlink()
+                        removed += 1
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    logger.warning("static copy %s not removed: %s", path, exc)
+        return removed
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def nginx_config(
+    *,
+    server_name: str,
+    static_root: Path,
+    upstream: str = "127.0.0.1:8000",
+    listen: str = "80",
+    cookie_prefixes: Iterable[str] = AUTH_COOKIE_PREFIXES,
+) -> str:
+    """An nginx ``server`` block for static-file mode.
+
+    Anonymous ``GET``/``HEAD`` requests without a query string, credentials or a logged-in,
+    comment-author or post-password cookie get the static copy when one exists
+    (``gzip_static on`` sends ``index.html.gz`` to clients that accept gzip); everything else
+    is proxied to gunicorn (run sitecache with ``proxy_count = 1``).
+    """
+    cookies = "|".join(sorted({_nginx_regex(prefix) for prefix in cookie_prefixes}))
+    root = str(Path(static_root).resolve())
+    return f"""\
+# sitecache static-file mode (static_files = true): nginx answers cached pages from
+# {root}; everything else goes to sitecache. Set proxy_count = 1 in sitecache.
+upstream sitecache {{
+    server {upstream};
+}}
+
+server {{
+    listen {listen};
+    server_name {server_name};
+    root {root};
+    gzip_static on;
+    charset utf-8;
+
+    set $sitecache_static $uri;
+    if ($request_method !~ ^(GET|HEAD)$) {{ set $sitecache_static "/.sitecache-bypass"; }}
+    if ($query_string != "") {{ set $sitecache_static "/.sitecache-bypass"; }}
+    if ($http_authorization != "") {{ set $sitecache_static "/.sitecache-bypass"; }}
+    if ($http_cookie ~* "({cookies})") {{ set $sitecache_static "/.sitecache-bypass"; }}
+
+    location / {{
+        default_type text/html;
+        add_header Cache-Status "nginx; hit" always;
+        try_files /$host$sitecache_static/index.html @sitecache;
+    }}
+
+    location @sitecache {{
+        proxy_pass http://sitecache;
+        proxy_set_header Host $host;
+        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+        proxy_set_header X-Forwarded-Proto $scheme;
+        proxy_set_header X-Forwarded-Host $host;
+        proxy_set_header X-Forwarded-Port $server_port;
+    }}
+}}
+"""
+
+
+def _nginx_regex(prefix: str) -> str:
+    return "".join(f"\\{char}" if not (char.isalnum() or char == "_") else char for char in prefix)
