@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.cache.conftest import REDIS_URL, redis_or_skip
 from tests.e2e.server import LiveServer, Response
 from tests.e2e.test_auth import basic, cli, log_in
 
@@ -210,3 +213,61 @@ def test_preload_grows_is_started_once_cancels_resumes_after_a_restart_and_fills
     # The preload fetched the site_url's host (no port): ask for the same one.
     page = live_server.request("GET", "/e2e-page/299", headers={"Host": "127.0.0.1"})
     assert "; hit" in page.headers["cache-status"]
+
+
+@pytest.fixture
+def two_nodes(tmp_path: Path) -> Iterator[tuple[LiveServer, LiveServer, dict[str, str]]]:
+    """Two gunicorn servers (two workers each) sharing one Redis namespace; an administrator's
+    application password valid on both (each node has its own user database)."""
+    redis_or_skip()
+    namespace = f"e2e-api-{uuid.uuid4().hex[:12]}"
+    config = [
+        f"plugins = {json.dumps(PLUGINS)}",
+        'cache_backend = "redis"',
+        f'redis_url = "{REDIS_URL}"',
+        f'cache_namespace = "{namespace}"',
+    ]
+    nodes = [
+        LiveServer(data_dir=tmp_path / name / "var", config_lines=list(config))
+        for name in ("one", "two")
+    ]
+    headers: dict[str, str] = {}
+    try:
+        for index, node in enumerate(nodes):
+            node.start()
+            cli(node, "user", "create", "ada", "--role", "administrator", "--password", "ada-pw-1")
+            output = cli(node, "app-password", "create", "ada", "--name", "node")
+            match = re.search(r"password: ((?:\w{4} ){5}\w{4})", output)
+            assert match is not None, output
+            headers[f"node{index}"] = basic("ada", match.group(1))["Authorization"]
+        yield nodes[0], nodes[1], headers
+    finally:
+        for node in nodes:
+            node.stop()
+        from sitecache.cache.storage.redis import RedisStorage
+
+        RedisStorage(REDIS_URL, namespace).clear_namespace()
+
+
+def test_a_second_node_on_the_same_redis_sees_settings_and_the_one_preload(
+    two_nodes: tuple[LiveServer, LiveServer, dict[str, str]],
+) -> None:
+    one, two, auth = two_nodes
+    admin_one = {"Authorization": auth["node0"]}
+    admin_two = {"Authorization": auth["node1"]}
+    local = {"Host": "localhost"}
+    assert call(one, "POST", "/settings", {"enabled": False}, admin_one).status == 200
+    time.sleep(1.1)
+    statuses = [two.request("GET", "/", headers=local).headers["cache-status"] for _ in range(10)]
+    assert all("detail=disabled" in status for status in statuses), statuses
+    assert call(two, "GET", "/settings", None, admin_two).json()["enabled"] is False  # type: ignore[index]
+    assert call(two, "POST", "/settings", {"enabled": True}, admin_two).status == 200
+
+    started = call(one, "POST", "/preload", {"enable": True}, admin_one).json()
+    assert started["running"] is True  # type: ignore[index]
+    elsewhere = call(two, "POST", "/preload", {"enable": True}, admin_two).json()
+    assert elsewhere["started"] == started["started"]  # type: ignore[index]
+    cancelled = call(two, "POST", "/preload", {"enable": False}, admin_two).json()
+    assert cancelled["running"] is False  # type: ignore[index]
+    time.sleep(0.5)
+    assert progress(one, admin_one)["running"] is False
