@@ -238,7 +238,7 @@ def command_cache(args: argparse.Namespace) -> int:
             namespace=config.cache_namespace,
         )
         try:
-            return run_cache_command(args, engine, config.site_url)
+            return run_cache_command(args, engine, config.site_url, config.data_dir / "static")
         finally:
             engine.close()
     except StorageError as exc:

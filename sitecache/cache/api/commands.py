@@ -75,17 +75,26 @@ def _print(value: Any, as_json: bool, lines: Iterable[str]) -> None:
             print(line)
 
 
-def _api(engine: CacheEngine, site_url: str | None) -> CacheApi:
+def _api(engine: CacheEngine, site_url: str | None, static_root: Path | None = None) -> CacheApi:
     def not_served(environ: Any, start_response: Any) -> list[bytes]:
         start_response("503 Service Unavailable", [("Content-Type", "text/plain")])
         return [b"The command line does not serve pages.\n"]
 
     cache = PageCache(not_served, engine=engine)
-    return CacheApi(cache, Hooks(), site_url, load_entry_points=False)
+    return CacheApi(cache, Hooks(), site_url, load_entry_points=False, static_root=static_root)
 
 
-def run_cache_command(args: argparse.Namespace, engine: CacheEngine, site_url: str | None) -> int:
-    """Run ``sitecache cache <command>``; the exit status."""
+def run_cache_command(
+    args: argparse.Namespace,
+    engine: CacheEngine,
+    site_url: str | None,
+    static_root: Path | None = None,
+) -> int:
+    """Run ``sitecache cache <command>``; the exit status.
+
+    Purges remove static-file copies under ``static_root`` as the server's do. (A purge webhook
+    is configured in the site's code, so the command line does not call it.)
+    """
     name = args.cache_command
     as_json = bool(args.json)
     if name == "status":
@@ -148,6 +157,7 @@ def run_cache_command(args: argparse.Namespace, engine: CacheEngine, site_url: s
         )
         return 0
     if name == "flush":
+        _api(engine, site_url, static_root)  # its purge listeners: static-file copies
         return _flush(args, engine, as_json)
     return _preload(args, engine, site_url, as_json)
 

@@ -155,3 +155,16 @@ def test_the_timer_thread_is_not_left_running(setup: tuple[Api, list[str]]) -> N
     api, _ = setup
     assert not api.site.app.cache_api.timers.running
     assert not any(thread.name == "sitecache-timers" for thread in threading.enumerate())
+
+
+def test_flush_removes_static_file_copies_too(
+    setup: tuple[Api, list[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    api, options = setup
+    api.json("POST", "/settings", {"static_files": True})
+    add_page(api.site, "/static/")
+    api.page("/static/")
+    page = api.site.app.cache_api.static.root / "example.org" / "static" / "index.html"  # type: ignore[union-attr]
+    assert page.exists()
+    assert run(options, "flush", "--url", "/static/") == 0
+    assert not page.exists()
