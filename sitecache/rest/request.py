@@ -61,6 +61,7 @@ class RestRequest:
         self._body: bytes = b""
         self._parsed_json = False
         self._json_error: RestError | None = None
+        self._json_value: Any = None
         self._parsed_body = False
         self.user: User = ANONYMOUS
         """The current user; the anonymous user (id 0) when nobody authenticated."""
@@ -161,6 +162,7 @@ class RestRequest:
         self._body = body.encode("utf-8") if isinstance(body, str) else body
         self._parsed_json = False
         self._json_error = None
+        self._json_value = None
         self._parsed_body = False
         self._params["JSON"] = {}
         self._order = None
@@ -176,14 +178,25 @@ class RestRequest:
         if not body or body == b"0":
             return None
         try:
-            decoded = json.loads(body, parse_constant=_reject_constant)
+            text, malformed = body.decode("utf-8"), False
+        except UnicodeDecodeError:
+            # Bad bytes outside a string are a syntax error below; inside one, PHP's error 5.
+            text, malformed = body.decode("utf-8", "surrogateescape"), True
+        try:
+            decoded = json.loads(text, parse_constant=_reject_constant)
         except (ValueError, RecursionError) as exc:
             self._json_error = _invalid_json(4, "Syntax error")
             self._json_error.__cause__ = exc
             return self._json_error
+        if malformed:
+            self._json_error = _invalid_json(
+                5, "Malformed UTF-8 characters, possibly incorrectly encoded"
+            )
+            return self._json_error
         if _too_deep(decoded):
             self._json_error = _invalid_json(1, "Maximum stack depth exceeded")
             return self._json_error
+        self._json_value = decoded
         self._params["JSON"] = _as_params(decoded)
         return None
 
@@ -201,10 +214,19 @@ class RestRequest:
         parsed = parse_query_string(self._body.decode("utf-8", "replace"))
         self._params["POST"] = {**parsed, **self._params["POST"]}
 
-    def get_json_params(self) -> dict[str, Any] | None:
-        """The decoded JSON body as parameters, or ``None`` when there is none."""
+    def get_json_params(self) -> Any:
+        """The decoded JSON body as it is (``json_decode``): a map, a list or a scalar.
+
+        ``None`` when there is no JSON body, it is not declared as JSON, it is empty or ``0``, it
+        is ``null`` or it does not decode. A JSON object is the parameter source itself, so
+        `set_param` and `sanitize_params` show through, as in WordPress; the merged parameters
+        read other values by index (`_as_params`).
+        """
         self._parse_json()
-        return self._params["JSON"] if self._params["JSON"] else None
+        value = self._json_value
+        if isinstance(value, dict) or (value is None and self._params["JSON"]):
+            return self._params["JSON"]
+        return value
 
     # ------------------------------------------------------------------ parameters
     def parameter_order(self) -> list[str]:
@@ -423,6 +445,7 @@ class RestRequest:
         clone._body = self._body
         clone._parsed_json = self._parsed_json
         clone._json_error = self._json_error
+        clone._json_value = self._json_value
         clone._parsed_body = self._parsed_body
         clone.user = self.user
         clone.app_password = self.app_password
