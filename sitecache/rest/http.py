@@ -303,6 +303,9 @@ def _serve(
             force_nocache = True
         else:
             result = server.dispatch(request)
+            matched = server.registry.routes.get(result.get_matched_route() or "")
+            for notice in matched.notices if matched is not None else ():
+                server.notices.repeat_registration_notice(*notice)
         for name, value in auth_headers.items():
             result.header(name, value)
         result = server.post_dispatch(result, request)
