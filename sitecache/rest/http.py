@@ -131,9 +131,7 @@ def build_request(
     """The `RestRequest` of an HTTP request (form bodies of POST parsed, PHP-style)."""
     request = RestRequest(http.method, route)
     request.environ = http.environ
-    if plain_permalinks and "rest_route" in query:
-        # With plain permalinks rest_route only addresses the route; it is not a parameter.
-        query = {key: value for key, value in query.items() if key != "rest_route"}
+    request.plain_permalinks = plain_permalinks
     request.set_query_params(query)
     request.set_headers(_request_headers(http.environ))
     body = http.get_data(cache=True)

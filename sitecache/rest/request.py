@@ -69,6 +69,8 @@ class RestRequest:
         """The uuid of the application password that authenticated the request, if any."""
         self.authentication_method: str | None = None
         """How the user was authenticated (``"cookie"``, ``"application_password"``, ...)."""
+        self.plain_permalinks = False
+        """Whether the site has plain permalinks: `get_params` then leaves out ``rest_route``."""
         self.environ: Mapping[str, Any] = {}
         """The WSGI environ of the HTTP request this came from (empty for internal requests)."""
 
@@ -265,6 +267,8 @@ class RestRequest:
         merged: dict[str, Any] = {}
         for source in reversed(self.parameter_order()):
             merged.update(self._params[source])
+        if self.plain_permalinks:
+            merged.pop("rest_route", None)  # it addressed the route; it stays a query parameter
         return merged
 
     def set_param(self, key: str, value: Any) -> None:
@@ -450,6 +454,7 @@ class RestRequest:
         clone.user = self.user
         clone.app_password = self.app_password
         clone.authentication_method = self.authentication_method
+        clone.plain_permalinks = self.plain_permalinks
         clone.environ = self.environ
         return clone
 

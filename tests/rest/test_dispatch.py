@@ -227,6 +227,56 @@ def test_plain_permalinks_leave_rest_route_out_of_the_parameters(
     assert json_of(response)["params"] == {"a": "1"}
 
 
+def test_plain_permalinks_keep_rest_route_among_the_query_parameters(
+    app_factory: AppFactory,
+) -> None:
+    # WP_REST_Request (6.8): get_params drops rest_route; get_query_params keeps $_GET whole.
+    app = app_factory(permalink_structure="")
+
+    def both(request: RestRequest) -> dict[str, Any]:
+        return {"query": request.get_query_params(), "params": request.get_params()}
+
+    register_route(app, "/both", public(callback=both))
+
+    response = Client(app).get("/index.php?rest_route=/test-ns/both&a=1")
+
+    assert json_of(response) == {
+        "query": {"rest_route": "/test-ns/both", "a": "1"},
+        "params": {"a": "1"},
+    }
+
+
+def test_pretty_permalinks_keep_rest_route_among_every_parameter(client: Client, app: App) -> None:
+    register_route(app, "/echo", public())
+
+    response = client.get("/?rest_route=/test-ns/echo&a=1")
+
+    assert json_of(response)["params"] == {"rest_route": "/test-ns/echo", "a": "1"}
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["=5&a=1", "a=1&=5", "[]=5&a=1", "[x]=5&a=1", "%20=5&a=1", "a=1&=&=x"],
+)
+def test_a_query_parameter_without_a_name_is_dropped(
+    client: Client, app: App, query: str
+) -> None:
+    # PHP's parse_str and $_GET skip a variable whose name is empty.
+    register_route(app, "/echo", public())
+
+    response = client.get(f"/site-json/test-ns/echo?{query}")
+
+    assert json_of(response)["params"] == {"a": "1"}
+
+
+def test_a_form_field_without_a_name_is_dropped(client: Client, app: App) -> None:
+    register_route(app, "/echo", public("POST"))
+
+    response = client.post("/site-json/test-ns/echo", data={"": "5", "a": "1"})
+
+    assert json_of(response)["params"] == {"a": "1"}
+
+
 def test_index_permalinks_put_index_php_before_the_prefix(app_factory: AppFactory) -> None:
     app = app_factory(permalink_structure="/index.php/%postname%/")
 
