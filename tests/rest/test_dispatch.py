@@ -172,17 +172,53 @@ def test_an_empty_rest_route_query_is_not_a_rest_request(client: Client, path: s
     assert response.content_type.startswith("text/html")
 
 
-@pytest.mark.parametrize("path", ["/?rest_route[]=x", "/index.php?rest_route[a]=x"])
+@pytest.mark.parametrize(
+    "path",
+    ["/?rest_route[]=x", "/index.php?rest_route[a]=x", "/site-json/test-ns/echo?rest_route[]=x"],
+)
+@pytest.mark.parametrize(
+    "headers",
+    [{"Accept": "application/json"}, {"Accept": "text/html, application/json;q=0.9"}],
+)
 def test_a_rest_route_that_is_not_a_string_is_400_rest_path_invalid_type(
-    client: Client, path: str
+    app: App, client: Client, path: str, headers: dict[str, str]
 ) -> None:
-    response = client.get(path, headers={"Accept": "application/json"})
+    # rest_api_loaded: wp_die(WP_Error) before REST_REQUEST; JSON clients get _json_wp_die_handler.
+    initialized: list[object] = []
+    app.hooks.add_action("rest_api_init", initialized.append)
+
+    response = client.get(path, headers=headers)
 
     assert response.status_code == 400
-    body = json_of(response)
-    assert body["code"] == "rest_path_invalid_type"
-    assert body["message"] == "The REST route parameter must be a string."
-    assert body["data"] == {"status": 400}
+    assert response.content_type == "application/json"
+    assert json_of(response) == {
+        "code": "rest_path_invalid_type",
+        "message": "The REST route parameter must be a string.",
+        "data": {"status": 400},
+        "additional_errors": [],
+    }
+    assert response.headers["Cache-Control"] == (
+        "no-cache, must-revalidate, max-age=0, no-store, private"
+    )
+    assert "X-Robots-Tag" not in response.headers
+    assert "Link" not in response.headers
+    assert initialized == []
+
+
+def test_a_rest_route_array_from_a_browser_is_an_html_400_page(client: Client) -> None:
+    response = client.get("/?rest_route[]=x", headers={"Accept": "text/html"})
+
+    assert response.status_code == 400
+    assert response.content_type == "text/html; charset=utf-8"
+    assert "<p>The REST route parameter must be a string.</p>" in response.get_data(as_text=True)
+    assert "no-store" in response.headers["Cache-Control"]
+
+
+def test_a_json_content_type_also_makes_a_json_client(client: Client) -> None:
+    response = client.post("/?rest_route[]=x", data="{}", content_type="application/json")
+
+    assert response.status_code == 400
+    assert json_of(response)["code"] == "rest_path_invalid_type"
 
 
 def test_the_url_prefix_can_be_changed(app_factory: AppFactory) -> None:
