@@ -334,6 +334,8 @@ def _serve(
         if isinstance(auth_error, RestError):
             result = error_to_response(auth_error)
             force_nocache = True
+            if is_logged_in(request.refused_user):
+                request.user = request.refused_user  # refused: only the headers see this user
         else:
             result = server.dispatch(request)
             matched = server.registry.routes.get(result.get_matched_route() or "")

@@ -69,6 +69,11 @@ class RestRequest:
         """The uuid of the application password that authenticated the request, if any."""
         self.authentication_method: str | None = None
         """How the user was authenticated (``"cookie"``, ``"application_password"``, ...)."""
+        self.refused_user: User = ANONYMOUS
+        """The user of credentials that were valid but refused (a login cookie with a bad nonce).
+
+        The refusal is answered for this user, as WordPress keeps them current: logged-in
+        response headers (no ``Vary: Origin``). Nothing is ever dispatched as this user."""
         self.plain_permalinks = False
         """Whether the site has plain permalinks: `get_params` then leaves out ``rest_route``."""
         self.environ: Mapping[str, Any] = {}
