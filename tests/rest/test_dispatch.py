@@ -294,9 +294,7 @@ def test_pretty_permalinks_keep_rest_route_among_every_parameter(client: Client,
     "query",
     ["=5&a=1", "a=1&=5", "[]=5&a=1", "[x]=5&a=1", "%20=5&a=1", "a=1&=&=x"],
 )
-def test_a_query_parameter_without_a_name_is_dropped(
-    client: Client, app: App, query: str
-) -> None:
+def test_a_query_parameter_without_a_name_is_dropped(client: Client, app: App, query: str) -> None:
     # PHP's parse_str and $_GET skip a variable whose name is empty.
     register_route(app, "/echo", public())
 
