@@ -280,8 +280,7 @@ class ApplicationPasswords:
                 )
             return RestError(
                 "invalid_username",
-                "<strong>Error:</strong> Unknown username. Check again or try your email "
-                "address.",
+                "<strong>Error:</strong> Unknown username. Check again or try your email address.",
                 {"status": 401},
             )
         presented = _NOT_ALPHANUMERIC.sub("", credentials.password)

@@ -70,8 +70,9 @@ def parse_date(date: object, force_utc: bool = False) -> int | bool:
     """The Unix timestamp of an RFC 3339 date-time, or ``False``.
 
     Accepts ``YYYY-MM-DD``, ``T``/``t``/space, ``hh:mm:ss``, an optional fraction (ignored) and an
-    optional ``Z``, ``±hh`` or ``±hh:mm`` offset up to ±23:59; a date without one is UTC. Fields roll over as
-    in PHP (day 0 to 31, month 0 to 12, hour up to 24, second up to 60). With ``force_utc`` the
+    optional ``Z``, ``±hh`` or ``±hh:mm`` offset up to ±23:59; a date without one is UTC. Fields
+    roll over as in PHP (day 0 to 31, month 0 to 12, hour up to 24, second up to 60). With
+    ``force_utc`` the
     trailing offset is replaced by ``+00:00`` first (which damages a date-only string, so it fails).
     """
     if not isinstance(date, str):
