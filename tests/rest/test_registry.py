@@ -16,6 +16,7 @@ from werkzeug.test import Client
 
 from sitecache.app import App
 from sitecache.rest import RestServer, return_true
+from sitecache.rest.routes import normalize_methods
 from tests.conftest import AppFactory
 from tests.rest.support import echo, public
 
@@ -691,3 +692,44 @@ def test_a_definition_that_is_not_a_mapping_gets_wordpress_notice(
     assert messages(notices) == [
         "REST API $args should be an array of arrays. Non-array value detected for test-ns/odd."
     ]
+
+
+# ---------------------------------------------------------------------- namespace-root routes
+def test_a_route_of_slash_registers_at_the_namespace_with_a_trailing_slash(
+    app: App, client: Client, notices: list[Notice]
+) -> None:
+    # wp-server.md §18: the full route is "/" + namespace + "/" + trim(route, "/") = "/test-ns/".
+    results: list[bool] = []
+    on_init(
+        app,
+        lambda server: results.append(
+            server.register_rest_route(NS, "/", public("POST", allow_batch={"v1": True}))
+        ),
+    )
+
+    batch = client.post("/site-json/batch/v1", json={"requests": [{"path": "/test-ns/"}]})
+
+    assert results == [True]
+    assert notices == []
+    assert list(app.server.get_routes(NS)) == ["/test-ns", "/test-ns/"]
+    assert batch.get_json()["responses"][0]["body"]["route"] == "/test-ns/"
+
+
+def test_a_route_at_the_namespace_path_merges_with_the_namespace_index(
+    app: App, client: Client
+) -> None:
+    # wp-server.md §17: GET keeps going to the index (its first handler), other methods reach
+    # the route's own handler.
+    on_init(
+        app,
+        lambda server: server.registry.add_route(
+            NS, f"/{NS}", [{**public(), "methods": normalize_methods("POST"), "args": {}}]
+        ),
+    )
+
+    index = client.get("/site-json/test-ns")
+    custom = client.post("/site-json/test-ns")
+
+    assert index.get_json()["namespace"] == NS
+    assert custom.status_code == 200
+    assert custom.get_json()["route"] == "/test-ns"
