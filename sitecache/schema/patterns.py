@@ -377,9 +377,12 @@ def compile_schema_pattern(pattern: str) -> re.Pattern[str] | regex.Pattern[str]
     translated = translate_pcre_u(pattern)
     if translated is None:
         return None
-    try:
-        if _reads_the_same_in_re(translated):
+    if _reads_the_same_in_re(translated):
+        try:
             return re.compile(translated)
+        except (re.error, RecursionError, OverflowError, ValueError):
+            pass  # `re` is stricter than PCRE here (lookbehind alternatives): ask `regex`
+    try:
         return regex.compile(translated, regex.V0)
-    except (re.error, regex.error, RecursionError, OverflowError, ValueError):
+    except (regex.error, RecursionError, OverflowError, ValueError):
         return None

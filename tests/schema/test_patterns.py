@@ -82,6 +82,9 @@ MATCHING_ROWS = [
     pytest.param(r"^[-\d]+$", "-1", True, id="leading-hyphen-then-class-escape"),
     pytest.param(r"^[^-\d]+$", "ab", True, id="negated-leading-hyphen-then-class-escape"),
     pytest.param(r"^[a&&b]$", "&", True, id="double-ampersand-in-class-is-literal"),
+    pytest.param(r"(?<=a|bc)x", "bcx", True, id="lookbehind-alternatives-of-two-lengths"),
+    pytest.param(r"a(?i)b", "aB", True, id="inline-flag-from-its-position-on"),
+    pytest.param(r"a(?i)b", "AB", False, id="inline-flag-not-before-its-position"),
     pytest.param(r"[0-9]", "abc1def", True, id="unanchored"),
     pytest.param(r"^ABC$", "abc", False, id="case-sensitive"),
 ]
