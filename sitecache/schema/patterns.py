@@ -4,9 +4,10 @@ Schema patterns are matched as WordPress matches them: ``preg_match('#' . $escap
 $value)``, every ``#`` escaped first. `compile_schema_pattern` reads them with the `regex`
 package (Unicode properties ``\\p{L}``, possessive quantifiers, atomic groups, ``\\h``, ``\\R``
 ...) after `translate_pcre_u` has rewritten what PCRE2 spells differently (``\\x{00e9}``,
-``\\Z``, ``\\v``, ``\\Q…\\E``, ``\\e``, ``\\cX``, ``\\k<name>``, POSIX classes under
-Unicode rules) and refused what PCRE2 refuses (``\\u00e9``, ``\\U``, ``\\L``, ``\\l``,
-``\\N{name}``, a ``\\#`` that ends the pattern at the delimiter): such a pattern matches nothing.
+``\\Z``, ``\\s``, ``\\v``, ``\\Q…\\E``, ``\\e``, ``\\cX``, ``\\k<name>``, ``\\p{L&}``,
+``\\p{Xan}`` and PCRE's other own properties, POSIX classes under Unicode rules) and refused
+what PCRE2 refuses (``\\u00e9``, ``\\U``, ``\\L``, ``\\l``, ``\\N{name}``, ``[\\w-.]``, a
+``\\#`` that ends the pattern at the delimiter): such a pattern matches nothing.
 Matching is unanchored, case-sensitive and Unicode-aware (PHP sets ``PCRE2_UCP`` with ``/u``).
 
 Route regexes (``@^route$@i``, no ``/u``) keep Python's `re`: `translate_pcre` rewrites the few
@@ -151,6 +152,14 @@ _VERTICAL_SPACE: Final = "\\n\\x0b\\f\\r\\x85\\u2028\\u2029"
 _PCRE_SPACE: Final = "\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 """PCRE2_UCP's ``\\s`` (``\\p{Xps}``: separators and tab to CR) as literal class members: neither
 `re` (which adds U+001C-U+001F and U+0085) nor `regex` (U+0085) reads ``\\s`` so."""
+_PCRE_PROPERTIES: Final = {
+    # PCRE's own properties, spelled as class members `regex` knows.
+    "L&": "\\p{Lu}\\p{Ll}\\p{Lt}",
+    "Xan": "\\p{L}\\p{N}",
+    "Xwd": "\\p{L}\\p{N}_",
+    "Xsp": _PCRE_SPACE,
+    "Xps": _PCRE_SPACE,
+}
 _REFUSED_ESCAPES: Final = frozenset("uULl")
 """PCRE2: "does not support \\F, \\L, \\l, \\N{name}, \\U, or \\u" (\\F is refused by regex too)."""
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -221,6 +230,16 @@ def _escape(pattern: str, index: int, in_class: bool) -> tuple[str | None, int]:
             return _code_point(int(braced.group(1)[2:], 16)), braced.end()
         except ValueError:
             return None, braced.end()
+    if char in "pP" and pattern.startswith("{", after):
+        braced = _BRACED.match(pattern, after)
+        if braced is not None:
+            name = braced.group(1).replace(" ", "")
+            negated = (char == "P") != name.startswith("^")
+            members = _PCRE_PROPERTIES.get(name.lstrip("^"))
+            if members is not None:
+                if in_class:
+                    return (None if negated else members), braced.end()
+                return f"[{'^' if negated else ''}{members}]", braced.end()
     if char == "N" and not in_class:
         return "[^\\n]", after  # PCRE's \N: any character but a newline
     if char == "e":

@@ -26,6 +26,13 @@ MATCHING_ROWS = [
     pytest.param(r"^\p{^L}+$", "123", True, id="p-caret-negated"),
     pytest.param(r"^\p{Greek}+$", "αβγ", True, id="script-greek"),
     pytest.param(r"^\p{N}+$", "٣3", True, id="p-N-any-digit"),
+    pytest.param(r"^\p{L&}$", "a", True, id="p-L-amp-cased-letter"),
+    pytest.param(r"^\p{L&}$", "ª", False, id="p-L-amp-not-other-letter"),
+    pytest.param(r"^\P{L&}$", "ª", True, id="P-L-amp-negated"),
+    pytest.param(r"^\p{Xan}+$", "a1é", True, id="p-Xan-alphanumeric"),
+    pytest.param(r"^\p{Xwd}+$", "a_1", True, id="p-Xwd-word"),
+    pytest.param(r"^[\p{Xsp}x]+$", " x\t", True, id="p-Xsp-in-a-class"),
+    pytest.param(r"^\p{^Xan}$", "-", True, id="p-caret-Xan-negated"),
     # code points
     pytest.param(r"^caf\x{00e9}$", "café", True, id="x-braced-code-point"),
     pytest.param(r"^\x{1F600}$", "\U0001f600", True, id="x-braced-astral"),
