@@ -222,7 +222,9 @@ def die_response(http: Request, error: RestError) -> Response:
             "data": {"status": status},
             "additional_errors": body.get("additional_errors", []),
         }
-        response = Response(encode_json(body), status=status, mimetype="application/json")
+        response = Response(
+            encode_json(body), status=status, content_type="application/json; charset=utf-8"
+        )
     else:
         message = html.escape(error.message)
         page = (

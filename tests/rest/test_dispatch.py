@@ -190,7 +190,7 @@ def test_a_rest_route_that_is_not_a_string_is_400_rest_path_invalid_type(
     response = client.get(path, headers=headers)
 
     assert response.status_code == 400
-    assert response.content_type == "application/json"
+    assert response.content_type == "application/json; charset=utf-8"
     assert json_of(response) == {
         "code": "rest_path_invalid_type",
         "message": "The REST route parameter must be a string.",
