@@ -103,9 +103,10 @@ class RouteRegistry:
     ) -> bool:
         """Register a route under ``namespace`` with SPEC.md §1's rules; ``False`` if refused.
 
-        An empty namespace or route is refused. A namespace with leading or trailing slashes,
-        registration before ``rest_api_init`` (``initialized`` false) and a handler without
-        ``permission_callback`` are reported as misuse but registered.
+        An empty namespace or route is refused; a route of ``/`` is the namespace root. A
+        namespace with leading or trailing slashes, registration before ``rest_api_init``
+        (``initialized`` false) and a handler without ``permission_callback`` are reported as
+        misuse but registered.
         """
         if not namespace:
             self._notify(
@@ -176,7 +177,9 @@ class RouteRegistry:
             options["schema"] = schema
         if allow_batch is not None:
             options["allow_batch"] = allow_batch
-        full_route = f"/{clean_namespace}/{route.strip('/')}"
+        # SPEC.md §1: "/<namespace>/<route>" with slashes trimmed, so a route of "/" is the
+        # namespace root "/<namespace>" and joins its index (GET stays the index's).
+        full_route = f"/{clean_namespace}/{route.strip('/')}".rstrip("/")
         registered = self.add_route(clean_namespace, full_route, handlers, options, override)
         registered.notices.extend(notices)
         return True

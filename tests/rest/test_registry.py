@@ -16,7 +16,6 @@ from werkzeug.test import Client
 
 from sitecache.app import App
 from sitecache.rest import RestServer, return_true
-from sitecache.rest.routes import normalize_methods
 from tests.conftest import AppFactory
 from tests.rest.support import echo, public
 
@@ -695,41 +694,36 @@ def test_a_definition_that_is_not_a_mapping_gets_wordpress_notice(
 
 
 # ---------------------------------------------------------------------- namespace-root routes
-def test_a_route_of_slash_registers_at_the_namespace_with_a_trailing_slash(
-    app: App, client: Client, notices: list[Notice]
+@pytest.mark.parametrize("route", ["/", "//"])
+def test_a_route_of_slash_is_the_namespace_root_and_joins_its_index(
+    app: App, client: Client, notices: list[Notice], route: str
 ) -> None:
-    # wp-server.md §18: the full route is "/" + namespace + "/" + trim(route, "/") = "/test-ns/".
+    # SPEC.md §1 trims the slashes of the full route, so "/" publishes at "/<namespace>" (a
+    # namespace-root route): GET stays the namespace index (its first handler), other methods
+    # reach the plugin's handler, as for any route sharing the namespace's path (wp-server.md
+    # §17). WordPress itself would register "/test-ns/", which no HTTP request can reach.
     results: list[bool] = []
     on_init(
         app,
-        lambda server: results.append(
-            server.register_rest_route(NS, "/", public("POST", allow_batch={"v1": True}))
-        ),
+        lambda server: results.append(server.register_rest_route(NS, route, public("POST"))),
     )
 
-    batch = client.post("/site-json/batch/v1", json={"requests": [{"path": "/test-ns/"}]})
+    custom = client.post("/site-json/test-ns")
+    index = client.get("/site-json/test-ns")
 
     assert results == [True]
     assert notices == []
-    assert list(app.server.get_routes(NS)) == ["/test-ns", "/test-ns/"]
-    assert batch.get_json()["responses"][0]["body"]["route"] == "/test-ns/"
-
-
-def test_a_route_at_the_namespace_path_merges_with_the_namespace_index(
-    app: App, client: Client
-) -> None:
-    # wp-server.md §17: GET keeps going to the index (its first handler), other methods reach
-    # the route's own handler.
-    on_init(
-        app,
-        lambda server: server.registry.add_route(
-            NS, f"/{NS}", [{**public(), "methods": normalize_methods("POST"), "args": {}}]
-        ),
-    )
-
-    index = client.get("/site-json/test-ns")
-    custom = client.post("/site-json/test-ns")
-
-    assert index.get_json()["namespace"] == NS
+    assert list(app.server.get_routes(NS)) == ["/test-ns"]
     assert custom.status_code == 200
     assert custom.get_json()["route"] == "/test-ns"
+    assert index.get_json()["namespace"] == NS
+    methods = [endpoint["methods"] for endpoint in index_routes(client)["/test-ns"]["endpoints"]]
+    assert methods == [["GET"], ["POST"]]
+
+
+def test_a_namespace_root_route_is_reachable_in_a_batch(app: App, client: Client) -> None:
+    register_route(app, "/", public("POST", allow_batch={"v1": True}))
+
+    batch = client.post("/site-json/batch/v1", json={"requests": [{"path": "/test-ns"}]})
+
+    assert batch.get_json()["responses"][0]["body"]["route"] == "/test-ns"
