@@ -20,10 +20,17 @@ from sitecache.auth.store import SiteStore
 from sitecache.errors import RestError
 from sitecache.schema import is_email
 
-__all__ = ["MIN_PASSWORD_LENGTH", "PROFILE_FIELDS", "UserQuery", "UserRepository", "slugify"]
+__all__ = [
+    "LOGIN_PATTERN",
+    "MIN_PASSWORD_LENGTH",
+    "PROFILE_FIELDS",
+    "UserQuery",
+    "UserRepository",
+    "slugify",
+]
 
 MIN_PASSWORD_LENGTH: Final = 8
-_LOGIN = re.compile(r"^[A-Za-z0-9 _.@-]{1,60}\Z")
+LOGIN_PATTERN: Final = re.compile(r"^[A-Za-z0-9 _.@-]{1,60}\Z")
 PROFILE_FIELDS: Final = (
     "slug",
     "url",
@@ -130,7 +137,7 @@ class UserRepository:
         if unknown:
             raise ValueError(f"unknown profile fields: {', '.join(sorted(unknown))}")
         login = login.strip()
-        if not _LOGIN.match(login):
+        if not LOGIN_PATTERN.match(login):
             raise RestError(
                 "invalid_username",
                 "A login is 1 to 60 letters, digits, spaces and the characters _ . @ -.",
@@ -321,7 +328,9 @@ class UserRepository:
 
         Raises:
             RestError: ``existing_user_email`` (409), ``invalid_email``, ``invalid_role``,
-                ``invalid_slug`` (400); ``rest_user_invalid_id`` (404) when the user is gone.
+                ``rest_user_invalid_slug`` (400); ``rest_user_invalid_id`` (404) when the user
+                is gone; ``rest_user_last_administrator`` (409) when the change would leave the
+                site without an administrator.
             ValueError: a field that cannot be changed (the login, the id).
         """
         unknown = set(changes) - _UPDATABLE
@@ -350,6 +359,8 @@ class UserRepository:
                     if not fields["slug"]:
                         raise _invalid_slug()
                     self._check_slug_free(db, fields["slug"], user.id)
+                if fields.get("role", "administrator") != "administrator":
+                    _keep_an_administrator(db, user.id, "lose the administrator role")
                 assignments = ", ".join(f"{name} = ?" for name in fields)
                 cursor = db.execute(
                     f"UPDATE users SET {assignments} WHERE id = ?",  # noqa: S608 - names checked above
@@ -362,8 +373,13 @@ class UserRepository:
         return self._reload(user.id)
 
     def delete(self, user: SiteUser) -> bool:
-        """Delete a user with their sessions and application passwords; ``False`` if gone."""
+        """Delete a user with their sessions and application passwords; ``False`` if gone.
+
+        Raises:
+            RestError: ``rest_user_last_administrator`` (409): the site keeps an administrator.
+        """
         with self.store.transaction() as db:
+            _keep_an_administrator(db, user.id, "be deleted")
             cursor = db.execute("DELETE FROM users WHERE id = ?", (user.id,))
         return cursor.rowcount > 0
 
@@ -396,6 +412,24 @@ class UserRepository:
 
 
 _SEARCHED: Final = ("login", "email", "display_name", "slug", "url")
+
+
+def _keep_an_administrator(db: sqlite3.Connection, user_id: int, what: str) -> None:
+    """Refuse (inside the write transaction, so two requests cannot race past it) a change
+    that would leave the site without an administrator."""
+    # SECURITY: a site always keeps an administrator (recovery needs no database surgery).
+    row = db.execute("SELECT role FROM users WHERE id = ?", (user_id,)).fetchone()
+    if row is None or row["role"] != "administrator":
+        return
+    others = db.execute(
+        "SELECT COUNT(*) FROM users WHERE role = 'administrator' AND id != ?", (user_id,)
+    ).fetchone()[0]
+    if not others:
+        raise RestError(
+            "rest_user_last_administrator",
+            f"The site's last administrator cannot {what}.",
+            {"status": 409},
+        )
 
 
 def _invalid_slug() -> RestError:

@@ -319,7 +319,8 @@ def _serve(
         for name, value in base.items():
             merged.header(name, value)
         for name, value in result.get_headers().items():
-            merged.header(name, value)
+            # A route's own Link header (pagination) joins the API-root link, never replaces it.
+            merged.header(name, value, replace=name.lower() != "link")
         status = merged.get_status()
 
         nocache = bool(
