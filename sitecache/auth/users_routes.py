@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 
 from sitecache.auth.roles import ROLE_CAPABILITIES, ROLES, SiteUser
 from sitecache.auth.users import UserQuery, UserRepository
-from sitecache.auth.users_schema import DEFAULT_AVATAR_SIZES, user_schema
+from sitecache.auth.users_schema import DEFAULT_AVATAR_SIZES, public_schema, user_schema
 from sitecache.errors import RestError
 from sitecache.rest import (
     RestRequest,
@@ -203,8 +203,9 @@ class UserRoutes:
         return [int(size) for size in sizes if isinstance(size, int) and size > 0]
 
     def schema(self) -> dict[str, Any]:
-        """The ``user`` schema with the current avatar sizes."""
-        return user_schema(self.avatar_sizes())
+        """The ``user`` schema as published (no ``arg_options``), with the current avatar
+        sizes."""
+        return public_schema(user_schema(self.avatar_sizes()))
 
     def register(self, server: RestServer) -> None:
         """The ``rest_api_init`` callback."""

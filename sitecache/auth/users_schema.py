@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_AVATAR_SIZES",
     "USER_SCHEMA",
     "check_user_input",
+    "public_schema",
     "user_schema",
 ]
 
@@ -215,6 +216,15 @@ def user_schema(avatar_sizes: Sequence[int] = DEFAULT_AVATAR_SIZES) -> dict[str,
             },
         },
     }
+
+
+def public_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The schema as routes publish it: without ``arg_options`` (``get_public_item_schema``)."""
+    properties = {
+        name: {key: value for key, value in definition.items() if key != "arg_options"}
+        for name, definition in schema["properties"].items()
+    }
+    return {**schema, "properties": properties}
 
 
 USER_SCHEMA: Final = user_schema()
