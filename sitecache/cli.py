@@ -78,6 +78,11 @@ def command_init(args: argparse.Namespace) -> int:
         )
         return 1
     if existing:
+        if auth.users.find(args.login) is not None:
+            return _fail(
+                f"{config.data_dir} has users but no administrator, and the login "
+                f"{args.login!r} is taken: choose the administrator's login with --login."
+            )
         print(f"{config.data_dir.resolve()} has no administrator: creating one.")
     else:
         print(f"Initialized {config.data_dir.resolve()} (database and secret key).")
