@@ -67,6 +67,7 @@ class UserQuery:
     """What `UserRepository.query` selects: every field narrows the result (empty = any)."""
 
     search: str = ""
+    search_columns: Collection[str] = ("login", "email", "display_name", "slug", "url")
     include: Collection[int] = ()
     exclude: Collection[int] = ()
     slugs: Collection[str] = ()
@@ -266,18 +267,22 @@ class UserRepository:
     def query(self, query: UserQuery) -> tuple[list[SiteUser], int]:
         """One page of the users ``query`` selects, and how many it selects in all.
 
-        ``search`` matches the login, e-mail, display name, slug or url as a case-insensitive
-        substring (``*`` at either end is accepted and ignored, as WordPress adds them).
+        ``search`` matches the ``search_columns`` (login, e-mail, display name, slug and url by
+        default) as a case-insensitive substring (``*`` at either end is accepted and ignored,
+        as WordPress adds them).
         """
+        columns = [column for column in _SEARCHED if column in query.search_columns]
         where: list[str] = []
         params: list[Any] = []
         term = query.search.strip().strip("*")
-        if term:
+        if term and not columns:
+            where.append("0")
+        elif term:
             pattern = "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
             where.append(
-                "(" + " OR ".join(f"{column} LIKE ? ESCAPE '\\'" for column in _SEARCHED) + ")"
+                "(" + " OR ".join(f"{column} LIKE ? ESCAPE '\\'" for column in columns) + ")"
             )
-            params.extend([pattern] * len(_SEARCHED))
+            params.extend([pattern] * len(columns))
         for column, values in (
             ("id", query.include),
             ("slug", query.slugs),

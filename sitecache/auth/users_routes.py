@@ -158,6 +158,9 @@ _INVALID_REASSIGN: Final = (
 
 _AUTHOR_ROLES: Final = tuple(role for role in ROLES if "edit_posts" in ROLE_CAPABILITIES[role])
 """``who=authors``: the roles that can write posts (WordPress's user level above 0)."""
+_SEARCH_ALL: Final = ("login", "email", "display_name", "slug", "url")
+_SEARCH_PUBLIC: Final = ("login", "display_name", "slug")
+"""What a search matches for callers without ``list_users`` (as WordPress: never e-mails)."""
 
 
 def avatar_url(email: str, size: int) -> str:
@@ -477,8 +480,11 @@ class UserRoutes:
             include = [i for i in include if i in published] if include else sorted(published)
             if not include:
                 include = [0]  # nobody: no user has id 0
+        can_list = request.user.can("list_users")
         query = UserQuery(
             search=str(request["search"] or ""),
+            # SECURITY: without list_users, searching never matches e-mail addresses or urls.
+            search_columns=_SEARCH_ALL if can_list else _SEARCH_PUBLIC,
             include=include,
             exclude=[int(value) for value in request["exclude"] or []],
             slugs=[str(value) for value in request["slug"] or []],

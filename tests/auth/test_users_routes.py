@@ -172,6 +172,16 @@ def test_listing_needs_capabilities_401_anonymous_403_logged_in(
     assert (subscriber.status_code, subscriber.json["code"]) == (403, code)
 
 
+def test_a_search_without_list_users_never_matches_email_addresses(site: Site) -> None:
+    publish(site, "author", "editor")
+    by_mail = call(site, "subscriber", "GET", USERS, query={"search": "aurora@example"})
+    assert by_mail.json == []
+    by_name = call(site, None, "GET", USERS, query={"search": "auro"})
+    assert logins(by_name) == ["aurora"]
+    admin = call(site, "administrator", "GET", USERS, query={"search": "aurora@example"})
+    assert logins(admin) == ["aurora"]
+
+
 def test_who_authors_lists_everyone_who_can_write_posts_to_a_writer(site: Site) -> None:
     response = call(site, "contributor", "GET", USERS, query={"who": "authors"})
     assert response.status_code == 200
