@@ -319,8 +319,7 @@ def _serve(
         for name, value in base.items():
             merged.header(name, value)
         for name, value in result.get_headers().items():
-            # A route's own Link header (pagination) joins the API-root link, never replaces it.
-            merged.header(name, value, replace=name.lower() != "link")
+            merged.header(name, value)
         status = merged.get_status()
 
         nocache = bool(
