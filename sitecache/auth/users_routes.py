@@ -232,6 +232,7 @@ class UserRoutes:
                 },
             ],
             schema=self.schema,
+            allow_batch={"v1": True},
         )
         server.register_rest_route(
             NAMESPACE,
@@ -260,6 +261,7 @@ class UserRoutes:
                 },
             ],
             schema=self.schema,
+            allow_batch={"v1": True},
         )
         server.register_rest_route(
             NAMESPACE,

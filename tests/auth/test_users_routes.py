@@ -513,3 +513,20 @@ def test_an_administrator_may_delete_another_administrator(site: Site) -> None:
     response = call(site, "administrator", "DELETE", f"{USERS}/{second.id}", query=query)
     assert response.status_code == 200
     assert site.app.auth.users.count_role("administrator") == 1
+
+
+def test_users_can_be_created_in_a_batch_as_in_wordpress(site: Site) -> None:
+    requests = [
+        {
+            "method": "POST",
+            "path": "/site/v2/users",
+            "body": {**NEW_USER, "username": f"b{i}", "email": f"b{i}@example.org"},
+        }
+        for i in range(2)
+    ]
+    response = call(
+        site, "administrator", "POST", "/site-json/batch/v1", json={"requests": requests}
+    )
+    assert response.status_code == 207, response.json
+    assert [item["status"] for item in response.json["responses"]] == [201, 201]
+    assert site.app.auth.users.find("b1") is not None
