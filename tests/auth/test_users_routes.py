@@ -243,6 +243,7 @@ def test_me_answers_401_not_logged_in_but_allows_get(site: Site) -> None:
         "message": "You are not currently logged in.",
         "data": {"status": 401},
     }
+    assert response.headers["Allow"] == "GET"
 
 
 def test_avatar_urls_come_in_24_48_and_96_pixels_from_the_hashed_address(site: Site) -> None:

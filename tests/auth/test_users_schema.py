@@ -70,6 +70,38 @@ def test_every_user_route_answers_get_with_data_its_schema_accepts(site: Site) -
     assert walked >= 3 * 3
 
 
+def test_every_user_write_answers_with_data_its_schema_accepts(site: Site) -> None:
+    client = site.client()
+    headers = site.basic("administrator")
+    site.app.server.ensure_initialized()
+    schema = schema_for_context(site.app.auth.user_routes.schema(), "edit")
+
+    def check(item: dict[str, Any]) -> None:
+        data = {key: value for key, value in item.items() if key != "_links"}
+        assert set(data) == set(schema["properties"])
+        assert validate_value_from_schema(data, schema, "user") is True
+
+    created = client.post(
+        "/site-json/site/v2/users",
+        json={"username": "new", "email": "new@example.org", "password": "new-password"},
+        headers=headers,
+    )
+    assert created.status_code == 201
+    check(created.json)
+    path = f"/site-json/site/v2/users/{created.json['id']}"
+    for method in ("POST", "PUT", "PATCH"):
+        updated = client.open(path, method=method, json={"nickname": method}, headers=headers)
+        assert updated.status_code == 200
+        check(updated.json)
+    me = client.post("/site-json/site/v2/users/me", json={"first_name": "Ada"}, headers=headers)
+    check(me.json)
+    deleted = client.delete(
+        path, query_string={"force": "true", "reassign": "false"}, headers=headers
+    )
+    assert deleted.status_code == 200
+    check(deleted.json["previous"])
+
+
 def test_the_walk_would_catch_a_field_of_the_wrong_type(site: Site) -> None:
     site.app.server.ensure_initialized()
     schema = schema_for_context(site.app.auth.user_routes.schema(), "edit")
