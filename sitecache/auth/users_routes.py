@@ -137,24 +137,21 @@ def _delete_args(with_id: bool) -> dict[str, Any]:
 
 
 def _check_reassign(value: Any, request: Any, param: str) -> Any:
-    """``check_reassign``: a user id, or ``false``/empty for "reassign nothing"."""
+    """``check_reassign``: a user id, or ``false``, ``0`` or empty for "reassign nothing"
+    (``None``)."""
     if isinstance(value, bool):
-        return None if value is False else RestError(*_INVALID_REASSIGN)
-    if isinstance(value, int):
-        return value
+        return None if value is False else _invalid_reassign()
     text = str(value).strip()
-    if text.isascii() and text.isdigit() and len(text) <= 19:
-        return int(text)
-    if text in ("", "false", "0"):
+    if text in ("", "false"):
         return None
-    return RestError(*_INVALID_REASSIGN)
+    if text.isascii() and text.isdigit() and len(text) <= 19:
+        return int(text) or None
+    return _invalid_reassign()
 
 
-_INVALID_REASSIGN: Final = (
-    "rest_invalid_param",
-    "Invalid user parameter(s).",
-    {"status": 400},
-)
+def _invalid_reassign() -> RestError:
+    return RestError("rest_invalid_param", "Invalid user parameter(s).", {"status": 400})
+
 
 _AUTHOR_ROLES: Final = tuple(role for role in ROLES if "edit_posts" in ROLE_CAPABILITIES[role])
 """``who=authors``: the roles that can write posts (WordPress's user level above 0)."""
@@ -661,7 +658,7 @@ class UserRoutes:
             )
         reassign = request["reassign"]
         if reassign is not None:
-            target = self.users.get(int(reassign)) if int(reassign) > 0 else None
+            target = self.users.get(int(reassign))
             if target is None or target.id == user.id:
                 return RestError(
                     "rest_user_invalid_reassign",

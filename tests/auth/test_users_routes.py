@@ -456,16 +456,22 @@ def test_deleting_answers_the_previous_user_and_removes_their_passwords(site: Si
     assert seen[0][:2] == (sam.id, ada.id)
 
 
-def test_reassign_may_be_false_while_there_is_nothing_to_reassign(site: Site) -> None:
+@pytest.mark.parametrize("nobody", ["false", "0", ""])
+def test_reassign_may_name_nobody_while_there_is_nothing_to_reassign(
+    site: Site, nobody: str
+) -> None:
+    seen: list[tuple[Any, ...]] = []
+    site.app.hooks.add_action("deleted_user", lambda *args: seen.append(args))
     sam = site.users["subscriber"]
     response = call(
         site,
         "administrator",
         "DELETE",
         f"{USERS}/{sam.id}",
-        query={"force": "true", "reassign": "false"},
+        query={"force": "true", "reassign": nobody},
     )
     assert response.status_code == 200, response.json
+    assert seen[0][:2] == (sam.id, None)
 
 
 @pytest.mark.parametrize(
