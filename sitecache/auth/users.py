@@ -327,6 +327,16 @@ class UserRepository:
         )
         return int(row[0])
 
+    def is_last_administrator(self, user: SiteUser) -> bool:
+        """Whether ``user`` is the site's only administrator (deleting or demoting them is
+        refused)."""
+        stored = self.get(user.id)
+        return (
+            stored is not None
+            and stored.role == "administrator"
+            and self.count_role("administrator") == 1
+        )
+
     # ------------------------------------------------------------------ changing
     def update(self, user: SiteUser, changes: Mapping[str, Any]) -> SiteUser:
         """Change a user's e-mail, display name, role or profile; returns the user as stored.

@@ -665,6 +665,14 @@ class UserRoutes:
                     "Invalid user ID for reassignment.",
                     {"status": 400},
                 )
+        if self.users.is_last_administrator(user):
+            # Refused before the delete_user action runs (it may give the posts away); the
+            # repository checks again inside its transaction.
+            return RestError(
+                "rest_user_last_administrator",
+                "The site's last administrator cannot be deleted.",
+                {"status": 409},
+            )
         previous = self._edit_data(user)
         self.server.hooks.do_action("delete_user", user.id, reassign, user)
         if not self.users.delete(user):

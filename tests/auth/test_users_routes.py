@@ -508,10 +508,13 @@ def test_deleting_needs_delete_users_even_for_yourself(site: Site, path: str) ->
 
 
 def test_the_last_administrator_cannot_delete_themself(site: Site) -> None:
+    seen: list[tuple[Any, ...]] = []
+    site.app.hooks.add_action("delete_user", lambda *args: seen.append(args))
     query = {"force": "true", "reassign": "false"}
     response = call(site, "administrator", "DELETE", f"{USERS}/me", query=query)
     assert (response.status_code, response.json["code"]) == (409, "rest_user_last_administrator")
     assert site.app.auth.users.count_role("administrator") == 1
+    assert seen == []  # nothing was given away
 
 
 def test_an_administrator_may_delete_another_administrator(site: Site) -> None:
