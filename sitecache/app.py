@@ -133,6 +133,12 @@ class App:
         self.cache_api = CacheApi(
             self.cache, self.hooks, config.site_url, static_root=config.data_dir / "static"
         )
+        related_tags = getattr(self.site, "related_tags", None)
+        if callable(related_tags):
+            # The content site names the tags of a post's related pages (POST /cache post_id).
+            self.hooks.add_filter(
+                "cache_post_tags", lambda tags, post_id: [*tags, *related_tags(post_id)]
+            )
         self._entry: Callable[..., Iterable[bytes]] = self.cache
         # Behind trusted reverse proxies, take the client's address, scheme and host from their
         # X-Forwarded-* headers (and from nobody else's).

@@ -355,6 +355,7 @@ class PluginManager:
             self.add(plugin)
         self._active: set[str] = set()
         self._raw: bytes | None = None
+        self._sync_lock = threading.Lock()
 
     def add(self, plugin: CachePlugin) -> None:
         """Make ``plugin`` available (its switch starts off); the first of a key wins."""
@@ -385,6 +386,10 @@ class PluginManager:
 
     def sync(self) -> None:
         """Apply the stored switches to this process (cheap when nothing changed)."""
+        with self._sync_lock:
+            self._sync()
+
+    def _sync(self) -> None:
         try:
             raw = self.cache.engine.storage.get_value(PLUGINS_NAME)
         except StorageError as exc:

@@ -48,6 +48,7 @@ class CacheTimers:
         self.preloader = preloader
         self.interval = interval
         self._stop = threading.Event()
+        self._start_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._owner: str | None = None
         #: more bounded work each GC run does (static-file expiry)
@@ -85,12 +86,13 @@ class CacheTimers:
         return self._thread is not None and self._thread.is_alive()
 
     def start(self) -> None:
-        """Start the timer thread of this process (idempotent)."""
-        if self.running:
-            return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._loop, name="sitecache-timers", daemon=True)
-        self._thread.start()
+        """Start the timer thread of this process (idempotent, safe from any thread)."""
+        with self._start_lock:
+            if self.running:
+                return
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._loop, name="sitecache-timers", daemon=True)
+            self._thread.start()
 
     def stop(self) -> None:
         """Stop the thread and give the lock up."""

@@ -210,3 +210,25 @@ def test_gc_removes_expired_entries_within_its_time_budget(api: Api) -> None:
     gc = timers.gc_state()
     assert gc["last_run"] == now + 601
     assert gc["next_run"] == now + 601 + 600
+
+
+def test_requests_on_many_threads_start_one_timer_thread(api: Api) -> None:
+    cache_api = api.site.app.cache_api
+    barrier = threading.Barrier(8)
+
+    def request() -> None:
+        barrier.wait()
+        cache_api.tick(time.time() + 10, {"SERVER_SOFTWARE": "gunicorn/23"})
+
+    threads = [threading.Thread(target=request) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    try:
+        named = [t for t in threading.enumerate() if t.name == "sitecache-timers"]
+        assert len(named) == 1
+        assert cache_api.timers.running
+    finally:
+        cache_api.timers.stop()
+    assert not cache_api.timers.running

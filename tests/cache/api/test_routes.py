@@ -471,3 +471,19 @@ def test_the_readme_shows_a_curl_example_for_every_route() -> None:
         assert re.search(rf"curl [^\n]*\$S{re.escape(route)}\b", readme), route
     for method_body in ('{"reset": true}', '{"enable": false}', '{"all": true}'):
         assert method_body in readme
+
+
+def test_post_id_uses_the_content_sites_related_tags_when_it_has_them(
+    app_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sitecache.site import FrontSite
+    from tests.auth.conftest import FakeClock, build_site
+
+    monkeypatch.setattr(
+        FrontSite, "related_tags", lambda self, post_id: [f"term-{post_id}"], raising=False
+    )
+    api = Api(build_site(app_factory(), FakeClock()))
+    add_page(api.site, "/archive", headers={"Cache-Tag": "term-7"})
+    add_page(api.site, "/other", headers={"Cache-Tag": "term-8"})
+    fill(api, "/archive", "/other")
+    assert api.json("POST", "/cache", {"post_id": 7})["urls"] == ["http://example.org/archive"]
