@@ -211,11 +211,12 @@ server {{
 
     location @sitecache {{
         proxy_pass http://sitecache;
-        proxy_set_header Host $host;
+        # The Host as the client sent it (with its port): the cache keys exactly that host.
+        # No X-Forwarded-Port: the port is already in the host, said once.
+        proxy_set_header Host $http_host;
         proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
         proxy_set_header X-Forwarded-Proto $scheme;
-        proxy_set_header X-Forwarded-Host $host;
-        proxy_set_header X-Forwarded-Port $server_port;
+        proxy_set_header X-Forwarded-Host $http_host;
     }}
 }}
 """
