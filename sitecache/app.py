@@ -31,7 +31,7 @@ from sitecache.rest.http import (
 from sitecache.rest.params import parse_pairs
 from sitecache.rest.server import RestServer
 from sitecache.rest.urls import RequestContext, RestSettings, extract_rest_route
-from sitecache.site import FrontSite
+from sitecache.site import ContentService, FrontSite
 from sitecache.templating import make_template_environment
 
 __all__ = ["App", "create_app"]
@@ -58,6 +58,16 @@ def rest_settings(config: Config) -> RestSettings:
     )
 
 
+def site_option_defaults(config: Config) -> dict[str, Any]:
+    """The defaults of the site options that the configuration provides."""
+    return {
+        "title": config.site_name,
+        "description": config.site_description,
+        "timezone": config.timezone_string,
+        "permalink_structure": config.permalink_structure,
+    }
+
+
 class App:
     """The sitecache WSGI application (PEP 3333).
 
@@ -80,7 +90,12 @@ class App:
         )
         self.auth.install(self.server, self.hooks)
         self.views = AuthViews(self.auth, self.server, self.templates).routes()
-        self.site = FrontSite(self.server, self.templates)
+        self.content = ContentService(
+            self.auth.store, self.hooks, option_defaults=site_option_defaults(config)
+        )
+        self.site = FrontSite(
+            self.server, self.content, self.templates, users=self.auth.users, secret=self.auth.key
+        )
         # Behind trusted reverse proxies, take the client's address, scheme and host from their
         # X-Forwarded-* headers (and from nobody else's).
         self._entry: Callable[..., Iterable[bytes]] = self._serve
