@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml setup.cfg
 	@touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/sitecache serve
+	$(BIN)/sitecache serve --demo
 
 test: lint typecheck imports unit
 

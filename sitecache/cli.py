@@ -20,6 +20,9 @@ from sitecache.auth import ROLES, AuthService, PasswordHasher
 from sitecache.auth.passwords import generate_password
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.errors import RestError
+from sitecache.hooks import Hooks
+from sitecache.site import ContentService
+from sitecache.site.demo import fill_demo
 
 __all__ = ["main"]
 
@@ -67,7 +70,19 @@ def command_init(args: argparse.Namespace) -> int:
         return 1
     print(f"Initialized {config.data_dir.resolve()} (database and secret key).")
     _create_administrator(auth, args.login, args.email)
+    if args.demo:
+        _fill_demo(auth)
     return 0
+
+
+def _fill_demo(auth: AuthService) -> None:
+    """Write the demo content (authors, terms, posts, pages, comments) and say what it is."""
+    summary = fill_demo(ContentService(auth.store, Hooks()), auth.users)
+    print(
+        f"Demo content: {summary.posts} posts, {summary.pages} pages, {summary.comments} comments"
+        f" ({summary.held_comments} held), {summary.categories} categories, {summary.tags} tags,"
+        f" {summary.authors} authors."
+    )
 
 
 def _read_password(value: str | None) -> tuple[str, bool]:
@@ -135,6 +150,8 @@ def command_serve(args: argparse.Namespace) -> int:
     if auth.users.count() == 0:
         print(f"First start: initializing {config.data_dir.resolve()}.")
         _create_administrator(auth, "admin", None)
+        if args.demo:
+            _fill_demo(auth)
     auth.store.close()
     # gunicorn's workers read the environment: hand them the options and the resolved data
     # directory (this process is replaced by gunicorn right after).
@@ -163,11 +180,17 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--bind", default="127.0.0.1:8000", help="address (default 127.0.0.1:8000)")
     serve.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     serve.add_argument("--reload", action="store_true", help="restart when the code changes")
+    serve.add_argument(
+        "--demo", action="store_true", help="on a first start, fill the site with demo content"
+    )
     serve.set_defaults(handler=command_serve)
 
     init = commands.add_parser("init", help="create the data directory and an administrator")
     init.add_argument("--login", default="admin", help="the administrator's login (admin)")
     init.add_argument("--email", help="the administrator's e-mail address")
+    init.add_argument(
+        "--demo", action="store_true", help="fill the site with demo posts, pages and comments"
+    )
     init.set_defaults(handler=command_init)
 
     user = commands.add_parser("user", help="manage users")

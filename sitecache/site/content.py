@@ -27,8 +27,10 @@ Revisions are written as a side effect of updating a post and fire no hooks of t
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, tzinfo
 from typing import Any, Final
@@ -192,7 +194,42 @@ class ContentService:
         self.hooks = hooks
         self.clock = clock
         self.options = OptionStore(store, dict(option_defaults or {}))
+        self._local = threading.local()
         migrate_content(store)
+
+    # ------------------------------------------------------------------ transactions and hooks
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction, or the surrounding `batch`'s."""
+        if getattr(self._local, "queue", None) is not None:
+            yield self.store.connection()
+            return
+        with self.store.transaction() as db:
+            yield db
+
+    def _fire(self, name: str, *args: Any) -> None:
+        """Fire an action now, or when the surrounding `batch` commits."""
+        queue: list[tuple[str, tuple[Any, ...]]] | None = getattr(self._local, "queue", None)
+        if queue is not None:
+            queue.append((name, args))
+        else:
+            self.hooks.do_action(name, *args)
+
+    @contextmanager
+    def batch(self) -> Iterator[ContentService]:
+        """Many writes in one transaction (this thread's): all commit or none do, and their
+        hooks fire after the commit, in order (none fire on a rollback)."""
+        if getattr(self._local, "queue", None) is not None:
+            raise RuntimeError("batches do not nest")
+        self._local.queue = []
+        try:
+            with self.store.transaction():
+                yield self
+            queue: list[tuple[str, tuple[Any, ...]]] = self._local.queue
+        finally:
+            self._local.queue = None
+        for name, args in queue:
+            self.hooks.do_action(name, *args)
 
     def now(self) -> int:
         """The current time, whole seconds since the epoch."""
@@ -220,9 +257,9 @@ class ContentService:
         old = self.options.get(name)
         if old == value:
             return False
-        with self.store.transaction():
+        with self._write():
             self.options.write(name, value)
-        self.hooks.do_action("updated_option", name, old, value)
+        self._fire("updated_option", name, old, value)
         return True
 
     def timezone(self) -> tzinfo:
@@ -489,7 +526,7 @@ class ContentService:
         values.update({key: value for key, value in fields.items() if key != "term_ids"})
         values["status"] = self._scheduled_status(values["status"], int(values["date_gmt"]))
         term_ids = list(fields.get("term_ids") or [])
-        with self.store.transaction() as db:
+        with self._write() as db:
             values["slug"] = self._unique_slug(
                 db,
                 values["type"],
@@ -514,8 +551,8 @@ class ContentService:
             )
         post = self._must_get(post_id)
         if post.type != "revision":
-            self.hooks.do_action("transition_post_status", post.status, "new", post)
-            self.hooks.do_action("save_post", post.id, post, False)
+            self._fire("transition_post_status", post.status, "new", post)
+            self._fire("save_post", post.id, post, False)
         return post
 
     def _has_category(self, db: sqlite3.Connection, term_ids: Sequence[int]) -> bool:
@@ -557,7 +594,7 @@ class ContentService:
         date_gmt = int(values.get("date_gmt", old.date_gmt))
         values["status"] = self._scheduled_status(str(values.get("status", old.status)), date_gmt)
         term_ids = fields.get("term_ids")
-        with self.store.transaction() as db:
+        with self._write() as db:
             if "slug" in values:
                 values["slug"] = self._unique_slug(
                     db, old.type, values["slug"] or "untitled", exclude=post_id
@@ -579,8 +616,8 @@ class ContentService:
                 self._insert_revision(db, old)
         post = self._must_get(post_id)
         if post.type != "revision":
-            self.hooks.do_action("transition_post_status", post.status, old.status, post)
-            self.hooks.do_action("save_post", post.id, post, True)
+            self._fire("transition_post_status", post.status, old.status, post)
+            self._fire("save_post", post.id, post, True)
         return post
 
     def _replace_terms(self, db: sqlite3.Connection, post_id: int, term_ids: list[int]) -> None:
@@ -611,7 +648,7 @@ class ContentService:
         keep = [
             term.id for term in self.get_terms(post.term_ids).values() if term.taxonomy != taxonomy
         ]
-        with self.store.transaction() as db:
+        with self._write() as db:
             self._check_term_ids(db, list(term_ids))
             db.execute("DELETE FROM term_relationships WHERE post_id = ?", (post_id,))
             db.executemany(
@@ -619,8 +656,8 @@ class ContentService:
                 [(post_id, term_id) for term_id in [*keep, *term_ids]],
             )
         updated = self._must_get(post_id)
-        self.hooks.do_action("transition_post_status", updated.status, post.status, updated)
-        self.hooks.do_action("save_post", updated.id, updated, True)
+        self._fire("transition_post_status", updated.status, post.status, updated)
+        self._fire("save_post", updated.id, updated, True)
         return updated
 
     def _insert_revision(self, db: sqlite3.Connection, old: Post) -> None:
@@ -656,11 +693,11 @@ class ContentService:
                 raise _error("rest_already_trashed", "The post has already been deleted.", 410)
             self.update_post(post_id, status="trash")
             return post
-        self.hooks.do_action("delete_post", post.id, post)
-        with self.store.transaction() as db:
+        self._fire("delete_post", post.id, post)
+        with self._write() as db:
             db.execute("DELETE FROM posts WHERE parent = ? AND type = 'revision'", (post_id,))
             db.execute("DELETE FROM posts WHERE id = ?", (post_id,))
-        self.hooks.do_action("deleted_post", post.id, post)
+        self._fire("deleted_post", post.id, post)
         return post
 
     def publish_due_posts(self) -> list[Post]:
@@ -769,7 +806,7 @@ class ContentService:
         if not name:
             raise _error("empty_term_name", "A name is required for this term.", 400)
         slug = sanitize_title(slug or name, "term")
-        with self.store.transaction() as db:
+        with self._write() as db:
             self._check_parent(db, taxonomy, parent)
             if db.execute(
                 "SELECT 1 FROM terms WHERE taxonomy = ? AND slug = ?", (taxonomy, slug)
@@ -784,7 +821,7 @@ class ContentService:
         term = self.get_term(term_id)
         if term is None:  # pragma: no cover - inserted in the transaction that just committed
             raise RuntimeError(f"term {term_id} vanished")
-        self.hooks.do_action("created_term", term.id, term.taxonomy)
+        self._fire("created_term", term.id, term.taxonomy)
         return term
 
     def _check_parent(self, db: sqlite3.Connection, taxonomy: str, parent: int) -> None:
@@ -813,7 +850,7 @@ class ContentService:
             raise _error("empty_term_name", "A name is required for this term.", 400)
         if "slug" in values:
             values["slug"] = sanitize_title(str(values["slug"]), term.slug)
-        with self.store.transaction() as db:
+        with self._write() as db:
             if "parent" in values:
                 if term.taxonomy != "category":
                     values["parent"] = 0
@@ -838,7 +875,7 @@ class ContentService:
                     f"UPDATE terms SET {assignments} WHERE id = ?",
                     [*values.values(), term_id],
                 )
-        self.hooks.do_action("edited_term", term_id, term.taxonomy)
+        self._fire("edited_term", term_id, term.taxonomy)
         updated = self.get_term(term_id)
         return updated if updated is not None else term
 
@@ -854,10 +891,10 @@ class ContentService:
             raise _error("rest_term_invalid", "Term does not exist.", 404)
         if term.taxonomy == "category" and term.id == int(self.get_option("default_category")):
             raise _error("rest_cannot_delete", "The default category cannot be deleted.", 403)
-        with self.store.transaction() as db:
+        with self._write() as db:
             db.execute("UPDATE terms SET parent = ? WHERE parent = ?", (term.parent, term_id))
             db.execute("DELETE FROM terms WHERE id = ?", (term_id,))
-        self.hooks.do_action("delete_term", term.id, term.taxonomy, term)
+        self._fire("delete_term", term.id, term.taxonomy, term)
         return term
 
     # ------------------------------------------------------------------ comments
@@ -957,7 +994,7 @@ class ContentService:
             )
         if values["status"] not in COMMENT_STATUSES:
             raise _error("rest_comment_invalid_status", "Invalid comment status.", 400)
-        with self.store.transaction() as db:
+        with self._write() as db:
             if not db.execute(
                 "SELECT 1 FROM posts WHERE id = ?", (values.get("post_id"),)
             ).fetchone():
@@ -986,7 +1023,7 @@ class ContentService:
         approved: int | str = 0
         if comment.status in ("approve", "spam"):
             approved = 1 if comment.status == "approve" else "spam"
-        self.hooks.do_action("comment_post", comment.id, approved)
+        self._fire("comment_post", comment.id, approved)
         return comment
 
     def update_comment(self, comment_id: int, **fields: Any) -> Comment:
@@ -1007,7 +1044,7 @@ class ContentService:
         if "content" in fields and not str(fields["content"]).strip():
             raise _error("rest_comment_content_invalid", "Invalid comment content.", 400)
         if fields:
-            with self.store.transaction() as db:
+            with self._write() as db:
                 if (
                     "post_id" in fields
                     and not db.execute(
@@ -1023,9 +1060,9 @@ class ContentService:
         comment = self.get_comment(comment_id)
         if comment is None:  # pragma: no cover
             raise RuntimeError(f"comment {comment_id} vanished")
-        self.hooks.do_action("edit_comment", comment.id, comment)
+        self._fire("edit_comment", comment.id, comment)
         if comment.status != old.status:
-            self.hooks.do_action("transition_comment_status", comment.status, old.status, comment)
+            self._fire("transition_comment_status", comment.status, old.status, comment)
         return comment
 
     def delete_comment(self, comment_id: int, force: bool = False) -> Comment:
@@ -1043,10 +1080,10 @@ class ContentService:
                 raise _error("rest_already_trashed", "The comment has already been trashed.", 410)
             self.update_comment(comment_id, status="trash")
             return comment
-        with self.store.transaction() as db:
+        with self._write() as db:
             db.execute(
                 "UPDATE comments SET parent = ? WHERE parent = ?", (comment.parent, comment_id)
             )
             db.execute("DELETE FROM comments WHERE id = ?", (comment_id,))
-        self.hooks.do_action("deleted_comment", comment.id, comment)
+        self._fire("deleted_comment", comment.id, comment)
         return replace(comment)
