@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Any, Final
 from urllib.parse import urlencode
 
@@ -109,16 +110,28 @@ class FrontSite:
         self.content = content
         self.users = users
         self.secret = secret
+        # What one request reads many times (options, authors), read once per request.
+        self._request = threading.local()
         self.permalinks = Permalinks(
             lambda: str(self.option("permalink_structure", server.settings.permalink_structure)),
-            lambda: self.content.timezone(),
+            self.timezone,
         )
 
     # ------------------------------------------------------------------ helpers
     def option(self, name: str, fallback: Any = None) -> Any:
         """A site option (``fallback`` when the site has no content store)."""
-        value = self.content.get_option(name)
+        options: dict[str, Any] | None = getattr(self._request, "options", None)
+        value = options.get(name) if options is not None else self.content.get_option(name)
         return fallback if value is None else value
+
+    def timezone(self) -> tzinfo:
+        """The site's timezone (read once per request)."""
+        zone: tzinfo | None = getattr(self._request, "timezone", None)
+        if zone is None:
+            zone = self.content.timezone()
+            if getattr(self._request, "options", None) is not None:
+                self._request.timezone = zone
+        return zone
 
     def url(self, path: str) -> str:
         """The absolute URL of a site path."""
@@ -126,7 +139,12 @@ class FrontSite:
 
     def authors(self) -> dict[int, SiteUser]:
         """Every user, by id (authors of posts)."""
-        return {} if self.users is None else {user.id: user for user in self.users.all()}
+        found: dict[int, SiteUser] | None = getattr(self._request, "authors", None)
+        if found is None:
+            found = {} if self.users is None else {user.id: user for user in self.users.all()}
+            if getattr(self._request, "options", None) is not None:
+                self._request.authors = found
+        return found
 
     @staticmethod
     def author_slug(user: SiteUser) -> str:
@@ -148,7 +166,7 @@ class FrontSite:
 
     def local_time(self, timestamp: int) -> datetime:
         """A UTC timestamp in the site's timezone."""
-        return datetime.fromtimestamp(timestamp, self.content.timezone())
+        return datetime.fromtimestamp(timestamp, self.timezone())
 
     def render(self, template: str, resource_route: str = "", **context: Any) -> str:
         """Render ``template`` with the site's common context."""
@@ -251,6 +269,15 @@ class FrontSite:
     # ------------------------------------------------------------------ dispatch
     def __call__(self, request: Request) -> Response:
         """Answer a page request."""
+        self._request.options = self.content.options.all()
+        try:
+            return self._answer(request)
+        finally:
+            self._request.options = None
+            self._request.timezone = None
+            self._request.authors = None
+
+    def _answer(self, request: Request) -> Response:
         if request.path == COMMENT_POST_PATH:
             return self.post_comment(request)
         if request.method not in ("GET", "HEAD"):
@@ -315,7 +342,7 @@ class FrontSite:
             if key in args:
                 post = self.content.get_post(_number(args.get(key, "")))
                 if post is None or not post.is_public or post.type not in _REST_BASES:
-                    return None
+                    return self.not_found(request.path)
                 if pretty:
                     return self.redirect(self.post_url(post))
                 return self.view_single(request, post)
