@@ -32,6 +32,7 @@ from sitecache.rest.params import parse_pairs
 from sitecache.rest.server import RestServer
 from sitecache.rest.urls import RequestContext, RestSettings, extract_rest_route
 from sitecache.site import ContentService, FrontSite
+from sitecache.site.rest import SiteRoutes
 from sitecache.templating import make_template_environment
 
 __all__ = ["App", "create_app"]
@@ -96,6 +97,10 @@ class App:
         self.site = FrontSite(
             self.server, self.content, self.templates, users=self.auth.users, secret=self.auth.key
         )
+        self.site_routes = SiteRoutes(
+            self.content, self.site.post_url, self.site.term_url, self.site.user_profile
+        )
+        self.hooks.add_action("rest_api_init", self.site_routes.register)
         # Behind trusted reverse proxies, take the client's address, scheme and host from their
         # X-Forwarded-* headers (and from nobody else's).
         self._entry: Callable[..., Iterable[bytes]] = self._serve

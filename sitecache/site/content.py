@@ -576,8 +576,8 @@ class ContentService:
     def update_post(self, post_id: int, **fields: Any) -> Post:
         """Change a post; fires ``transition_post_status(new, old, post)`` and
         ``save_post(id, post, True)``. Changing the title, content or excerpt of a post or
-        page keeps the previous version as a revision. ``term_ids``, when given, replaces the
-        post's terms of the taxonomies it names (the other taxonomy's terms stay).
+        page keeps the previous version as a revision. ``term_ids``, when given, replaces all
+        the post's terms (`set_post_terms` replaces one taxonomy's).
 
         Raises:
             RestError: ``rest_post_invalid_id`` (404), invalid status or term (400).
@@ -621,20 +621,7 @@ class ContentService:
         return post
 
     def _replace_terms(self, db: sqlite3.Connection, post_id: int, term_ids: list[int]) -> None:
-        taxonomies = {
-            str(row[0])
-            for row in db.execute(
-                f"SELECT DISTINCT taxonomy FROM terms WHERE id IN ({_placeholders(term_ids)})",
-                tuple(term_ids),
-            )
-        }
-        # An empty list clears every taxonomy; otherwise only the ones it names.
-        for taxonomy in taxonomies or set(TAXONOMIES):
-            db.execute(
-                "DELETE FROM term_relationships WHERE post_id = ? AND term_id IN"
-                " (SELECT id FROM terms WHERE taxonomy = ?)",
-                (post_id, taxonomy),
-            )
+        db.execute("DELETE FROM term_relationships WHERE post_id = ?", (post_id,))
         db.executemany(
             "INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)",
             [(post_id, term_id) for term_id in term_ids],

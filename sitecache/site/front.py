@@ -164,6 +164,15 @@ class FrontSite:
             author_slug = self.author_slug(user) if user else f"user-{post.author}"
         return self.url(self.permalinks.post_path(post, category, author_slug))
 
+    def term_url(self, term: Term) -> str:
+        """A term archive's URL (absolute)."""
+        return self.url(self.permalinks.term_path(term))
+
+    def user_profile(self, user_id: int) -> tuple[str, str] | None:
+        """``(email, display name)`` of a user, or ``None``."""
+        user = self.users.get(user_id) if self.users is not None else None
+        return None if user is None else (user.email, user.display_name)
+
     def local_time(self, timestamp: int) -> datetime:
         """A UTC timestamp in the site's timezone."""
         return datetime.fromtimestamp(timestamp, self.timezone())
