@@ -142,6 +142,7 @@ SETTINGS_SCHEMA: Final[dict[str, Any]] = {
 _TYPES: Final[Mapping[str, dict[str, Any]]] = {
     "post": {
         "name": "Posts",
+        "singular": "Post",
         "description": "",
         "hierarchical": False,
         "has_archive": False,
@@ -159,6 +160,7 @@ _TYPES: Final[Mapping[str, dict[str, Any]]] = {
     },
     "page": {
         "name": "Pages",
+        "singular": "Page",
         "description": "",
         "hierarchical": True,
         "has_archive": False,
@@ -176,6 +178,7 @@ _TYPES: Final[Mapping[str, dict[str, Any]]] = {
     },
     "attachment": {
         "name": "Media",
+        "singular": "Media",
         "description": "",
         "hierarchical": False,
         "has_archive": False,
@@ -238,6 +241,7 @@ _STATUSES: Final[Mapping[str, dict[str, Any]]] = {
 _TAXONOMIES: Final[Mapping[str, dict[str, Any]]] = {
     "category": {
         "name": "Categories",
+        "singular": "Category",
         "description": "",
         "hierarchical": True,
         "rest_base": "categories",
@@ -246,6 +250,7 @@ _TAXONOMIES: Final[Mapping[str, dict[str, Any]]] = {
     },
     "post_tag": {
         "name": "Tags",
+        "singular": "Tag",
         "description": "",
         "hierarchical": False,
         "rest_base": "tags",
