@@ -56,13 +56,13 @@ COMMENT_SCHEMA: Final[dict[str, Any]] = {
         "author_email": {
             "description": "Email address for the comment author.",
             "type": "string",
-            "format": "email",
+            "oneOf": [{"type": "string", "format": "email"}, {"type": "string", "enum": [""]}],
             "context": ["edit"],
         },
         "author_ip": {
             "description": "IP address for the comment author.",
             "type": "string",
-            "format": "ip",
+            "oneOf": [{"type": "string", "format": "ip"}, {"type": "string", "enum": [""]}],
             "context": ["edit"],
         },
         "author_name": {

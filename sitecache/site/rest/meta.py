@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
-from sitecache.schema import get_endpoint_args_for_schema
+from sitecache.schema import filter_response_by_context, get_endpoint_args_for_schema
 from sitecache.site.content import ContentService, PostQuery, TermQuery
 from sitecache.site.models import Post, Term
 from sitecache.site.options import OPTION_SCHEMAS
@@ -400,6 +400,25 @@ class MetaRoutes:
             schema=_schema_callback(SETTINGS_SCHEMA),
         )
 
+    def _keyed(
+        self, request: RestRequest, schema: dict[str, Any], items: Mapping[str, RestResponse]
+    ) -> dict[str, Any]:
+        """A collection keyed by slug, each item filtered by the request's context here.
+
+        The server's context filter would take a keyed object for one resource (a status
+        named ``private`` is also a property of the status schema), so the items are filtered
+        one by one and the server is told the filtering is done.
+        """
+        context = str(request.get_param("context") or "view")
+        data = {
+            key: filter_response_by_context(
+                self.server.response_to_data(response, False), schema, context
+            )
+            for key, response in items.items()
+        }
+        request.remove_param("context")
+        return data
+
     # ------------------------------------------------------------------ permissions
     def types_permissions_check(self, request: RestRequest) -> bool | RestError:
         """Public; ``context=edit`` needs ``edit_posts``."""
@@ -454,9 +473,9 @@ class MetaRoutes:
 
     def get_types(self, request: RestRequest) -> dict[str, Any]:
         """Every post type, keyed by slug."""
-        return {
-            slug: self.server.response_to_data(self._type(slug, request), False) for slug in _TYPES
-        }
+        return self._keyed(
+            request, TYPE_SCHEMA, {slug: self._type(slug, request) for slug in _TYPES}
+        )
 
     def get_type(self, request: RestRequest) -> RestResponse | RestError:
         """One post type."""
@@ -476,7 +495,7 @@ class MetaRoutes:
     def get_statuses(self, request: RestRequest) -> dict[str, Any]:
         """The statuses the caller may see, keyed by slug (anonymous: ``publish`` only)."""
         visible = _STATUSES if request.user.can("edit_posts") else {"publish": _STATUSES["publish"]}
-        return {slug: self.server.response_to_data(self._status(slug), False) for slug in visible}
+        return self._keyed(request, STATUS_SCHEMA, {slug: self._status(slug) for slug in visible})
 
     def get_status(self, request: RestRequest) -> RestResponse | RestError:
         """One status."""
@@ -516,11 +535,12 @@ class MetaRoutes:
     def get_taxonomies(self, request: RestRequest) -> dict[str, Any]:
         """Every taxonomy (of ``type`` when given), keyed by slug."""
         post_type = request.get_param("type")
-        return {
-            slug: self.server.response_to_data(self._taxonomy(slug), False)
+        chosen = {
+            slug: self._taxonomy(slug)
             for slug, info in _TAXONOMIES.items()
             if not post_type or post_type in info["types"]
         }
+        return self._keyed(request, TAXONOMY_SCHEMA, chosen)
 
     def get_taxonomy(self, request: RestRequest) -> RestResponse | RestError:
         """One taxonomy."""
