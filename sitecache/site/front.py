@@ -191,12 +191,6 @@ class FrontSite:
             **context,
         )
 
-    def page(self, body: str, status: int = 200, resource_route: str = "") -> Response:
-        """An HTML response carrying the discovery ``Link`` header."""
-        response = Response(body, status=status, mimetype="text/html")
-        response.headers["Link"] = discovery_link_header(self.server, resource_route)
-        return response
-
     def _respond(self, view: _View) -> Response:
         body = self.render(view.template, view.resource_route, **view.context)
         response = Response(body, status=view.status, mimetype=view.mimetype)
@@ -756,10 +750,6 @@ class FrontSite:
         )
         response.headers["Cache-Control"] = "no-store, private"
         return response
-
-    def iter_public_paths(self) -> Iterable[str]:
-        """Every listing path of the site's first page (home, feed, sitemap)."""
-        return ("/", self.permalinks.feed_path(), "/sitemap.xml")
 
 
 def _number(text: str) -> int:
