@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 from typing import Any, Final
