@@ -152,7 +152,9 @@ class FrontSite:
         return sanitize_title(user.login, f"user-{user.id}")
 
     def post_url(self, post: Post, terms: Mapping[int, Term] | None = None) -> str:
-        """A post's permalink (absolute)."""
+        """A post's permalink (absolute); a child page's path names its ancestors."""
+        if post.type == "page" and self.permalinks.pretty:
+            return self.url(self._page_path(post))
         category = None
         if "%category%" in self.permalinks.structure:
             known = terms if terms is not None else self.content.get_terms(post.term_ids)
@@ -163,6 +165,20 @@ class FrontSite:
             user = self.authors().get(post.author)
             author_slug = self.author_slug(user) if user else f"user-{post.author}"
         return self.url(self.permalinks.post_path(post, category, author_slug))
+
+    def _page_path(self, page: Post) -> str:
+        """``/<ancestor>/…/<slug>/`` of a page (at most 10 ancestors; a cycle stops the walk)."""
+        slugs = [page.slug]
+        seen = {page.id}
+        parent = page.parent
+        while parent and parent not in seen and len(slugs) <= 10:
+            ancestor = self.content.get_post(parent)
+            if ancestor is None or ancestor.type != "page":
+                break
+            slugs.append(ancestor.slug)
+            seen.add(ancestor.id)
+            parent = ancestor.parent
+        return "/" + "/".join(reversed(slugs)) + "/"
 
     def term_url(self, term: Term) -> str:
         """A term archive's URL (absolute)."""
@@ -586,7 +602,7 @@ class FrontSite:
     def view_page_path(self, request: Request, path: str) -> _View | None:
         """A page at ``/<slug>/`` (``/<parent>/<slug>/`` for child pages)."""
         page = self.content.get_post_by_slug("page", path.rsplit("/", 1)[-1])
-        if page is None or not page.is_public:
+        if page is None or not page.is_public or self._page_path(page) != f"/{path}/":
             return None
         return self.view_single(request, page)
 

@@ -70,6 +70,8 @@ def test_the_demo_site_browses(demo_client: Client) -> None:
     assert demo_client.get("/page/5/").status_code == 200
     assert demo_client.get("/category/performance/").status_code == 200
     assert demo_client.get("/about/team/").status_code == 200
+    assert demo_client.get("/contact/team/").status_code == 404
+    assert demo_client.get("/team/").status_code == 404
 
 
 @pytest.fixture
