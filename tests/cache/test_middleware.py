@@ -451,3 +451,20 @@ def test_redis_down_passes_every_request_through(page_app: PageApp) -> None:
         "sitecache; fwd=bypass; detail=storage_error"
     }
     assert page_app.calls == 3
+
+
+def test_the_debug_log_names_requests_without_secrets(page_app: PageApp, tmp_path: Path) -> None:
+    engine = CacheEngine(MemoryStorage(), CacheRules(hosts=frozenset({"example.org"})))
+    assert isinstance(engine.update_settings({"debug": True, "cache_query_strings": True}), dict)
+    log = tmp_path / "logs" / "debug.log"
+    cache = PageCache(page_app, engine=engine, debug_log=log)
+    get(cache, "/a/?token=s3cret", Cookie="sitecache_session=c00kie", Authorization="Basic cXdl")
+    get(cache, "/b/")
+    get(cache, "/b/")
+    cache.close()
+    text = log.read_text()
+    assert "GET /a/ ?token 200 sitecache; fwd=bypass; detail=authorization" in text
+    assert "GET /b/ 200 sitecache; hit" in text
+    for secret in ("s3cret", "c00kie", "cXdl"):
+        assert secret not in text
+    assert oct(log.stat().st_mode & 0o777) == "0o600"

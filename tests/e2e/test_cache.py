@@ -75,11 +75,13 @@ def test_a_purge_is_seen_by_every_worker_on_its_next_request(live_server: LiveSe
     storage.close()
     assert result.deleted >= 1
     purged_at = time.monotonic()
-    responses = [live_server.request("GET", "/") for _ in range(8)]
-    elapsed = time.monotonic() - purged_at
-    assert responses[0].headers["cache-status"] == "sitecache; fwd=uri-miss; stored"
-    # A copy older than the purge would be at least 2 seconds old.
-    assert all(int(r.headers["age"]) <= int(elapsed) + 1 < 2 for r in responses[1:])
+    first = live_server.request("GET", "/")
+    assert first.headers["cache-status"] == "sitecache; fwd=uri-miss; stored"
+    for _ in range(8):
+        since_purge = time.monotonic() - purged_at
+        response = live_server.request("GET", "/")
+        # A copy from before the purge is at least 2.1 s older than the time since the purge.
+        assert int(response.headers["age"]) < 2 + int(since_purge), response.headers
 
 
 def test_rest_and_login_paths_are_never_stored(live_server: LiveServer) -> None:
