@@ -27,8 +27,8 @@ from sitecache.auth.rest_routes import check_application_password_fields
 from sitecache.auth.store import make_private_directory
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.errors import RestError
-from sitecache.serving import DEFAULT_THREADS, DEFAULT_TIMEOUT, gunicorn_argv
 from sitecache.hooks import Hooks
+from sitecache.serving import DEFAULT_THREADS, DEFAULT_TIMEOUT, gunicorn_argv
 from sitecache.site import ContentService
 from sitecache.site.demo import fill_demo
 
