@@ -149,6 +149,12 @@ class ContentService(TermStore, CommentStore):
         among("p.id", query.exclude, negate=True)
         among("p.slug", query.slugs)
         among("p.parent", query.parents)
+        for group in query.term_groups:
+            where.append(
+                "p.id IN (SELECT post_id FROM term_relationships"
+                f" WHERE term_id IN ({placeholders(group)}))"
+            )
+            args.extend(group)
         if query.term_ids:
             where.append(
                 "p.id IN (SELECT post_id FROM term_relationships"

@@ -78,6 +78,8 @@ class PostQuery:
     authors_exclude: tuple[int, ...] = ()
     term_ids: tuple[int, ...] = ()
     """Posts carrying any of these terms."""
+    term_groups: tuple[tuple[int, ...], ...] = ()
+    """Posts carrying any term of each group, for every group (taxonomies ANDed)."""
     terms_exclude: tuple[int, ...] = ()
     search: str = ""
     year: int | None = None

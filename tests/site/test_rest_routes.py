@@ -410,3 +410,16 @@ def test_keyed_collections_filter_each_item_by_context(rest_site: RestSite) -> N
     edit = body(rest_site.call("GET", "/site/v2/types?context=edit", "editor"))
     assert edit["post"]["supports"]["title"] is True
     assert "supports" not in body(rest_site.call("GET", "/site/v2/types"))["post"]
+
+
+def test_category_and_tag_filters_must_both_match(app_factory: AppFactory) -> None:
+    app = app_factory()
+    category = app.content.create_term("category", "Cat")
+    tag = app.content.create_term("post_tag", "Tag")
+    both = app.content.create_post(title="Both", status="publish", term_ids=[category.id, tag.id])
+    app.content.create_post(title="Cat only", status="publish", term_ids=[category.id])
+    app.content.create_post(title="Tag only", status="publish", term_ids=[tag.id])
+    client = Client(app)
+    found = body(client.get(f"/site-json/site/v2/posts?categories={category.id}&tags={tag.id}"))
+    assert [post["id"] for post in found] == [both.id]
+    assert len(body(client.get(f"/site-json/site/v2/posts?tags={tag.id}"))) == 2

@@ -556,8 +556,14 @@ class PostsController:
             authors_exclude=int_list(request.get_param("author_exclude")),
             include=int_list(request.get_param("include")),
             exclude=int_list(request.get_param("exclude")),
-            term_ids=int_list(request.get_param("categories"))
-            + int_list(request.get_param("tags")),
+            term_groups=tuple(
+                group
+                for group in (
+                    int_list(request.get_param("categories")),
+                    int_list(request.get_param("tags")),
+                )
+                if group
+            ),
             terms_exclude=int_list(request.get_param("categories_exclude"))
             + int_list(request.get_param("tags_exclude")),
             parents=int_list(request.get_param("parent")),
