@@ -414,6 +414,7 @@ def test_keyed_collections_filter_each_item_by_context(rest_site: RestSite) -> N
 
 def test_category_and_tag_filters_must_both_match(app_factory: AppFactory) -> None:
     app = app_factory()
+    app.content.create_term("category", "Uncategorized")  # the default category, id 1
     category = app.content.create_term("category", "Cat")
     tag = app.content.create_term("post_tag", "Tag")
     both = app.content.create_post(title="Both", status="publish", term_ids=[category.id, tag.id])
