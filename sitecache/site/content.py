@@ -7,6 +7,8 @@ the WordPress-named actions on the application's hooks:
 action                          arguments
 ==============================  ===========================================================
 ``transition_post_status``      ``(new_status, old_status, post)`` (old is ``"new"`` on insert)
+``post_updated``                ``(post_id, post_after, post_before)`` on an update (the old
+                                terms and author are in ``post_before``)
 ``save_post``                   ``(post_id, post, update)``
 ``delete_post``                 ``(post_id, post)`` before a post is deleted for good
 ``deleted_post``                ``(post_id, post)`` after it was (``post`` keeps its terms)
@@ -412,6 +414,7 @@ class ContentService(TermStore, CommentStore):
                 self._insert_revision(db, old)
         post = self._must_get(post_id)
         if post.type != "revision":
+            self._fire("post_updated", post.id, post, old)
             self._fire("transition_post_status", post.status, old.status, post)
             self._fire("save_post", post.id, post, True)
         return post
@@ -439,6 +442,7 @@ class ContentService(TermStore, CommentStore):
                 [(post_id, term_id) for term_id in [*keep, *term_ids]],
             )
         updated = self._must_get(post_id)
+        self._fire("post_updated", updated.id, updated, post)
         self._fire("transition_post_status", updated.status, post.status, updated)
         self._fire("save_post", updated.id, updated, True)
         return updated

@@ -13,7 +13,7 @@ from sitecache.site import ContentService, Post, Term
 from tests.conftest import AppFactory
 
 HOOKS = (
-    "transition_post_status", "save_post", "delete_post", "deleted_post", "created_term",
+    "post_updated", "transition_post_status", "save_post", "delete_post", "deleted_post", "created_term",
     "edited_term", "delete_term", "comment_post", "edit_comment", "transition_comment_status",
     "deleted_comment", "updated_option",
 )  # fmt: skip

@@ -40,8 +40,20 @@ def test_updating_a_post_fires_with_the_old_status_and_update_true(
 ) -> None:
     recorder.clear()
     post = content.update_post(site.draft.id, status="publish")
-    assert recorder.calls[0] == ("transition_post_status", ("publish", "draft", post))
-    assert recorder.calls[1] == ("save_post", (post.id, post, True))
+    assert recorder.calls[0] == ("post_updated", (post.id, post, site.draft))
+    assert recorder.calls[1] == ("transition_post_status", ("publish", "draft", post))
+    assert recorder.calls[2] == ("save_post", (post.id, post, True))
+
+
+def test_post_updated_carries_the_terms_the_post_had_before(
+    app: App, content: ContentService, recorder: Recorder, site: SmallSite
+) -> None:
+    recorder.clear()
+    content.update_post(site.post.id, term_ids=[site.tag.id])
+    _, after, before = recorder.calls[0][1]
+    assert before.term_ids == (site.category.id, site.tag.id)
+    assert after.term_ids == (site.tag.id,)
+    assert f"term-{site.category.id}" in app.site.related_tags(before)
 
 
 def test_trash_is_a_status_change_and_force_delete_fires_deleted_post_with_its_terms(
@@ -49,7 +61,7 @@ def test_trash_is_a_status_change_and_force_delete_fires_deleted_post_with_its_t
 ) -> None:
     recorder.clear()
     content.delete_post(site.post.id)
-    assert recorder.calls[0][1][:2] == ("trash", "publish")
+    assert recorder.calls[1][1][:2] == ("trash", "publish")
     with pytest.raises(RestError) as raised:
         content.delete_post(site.post.id)
     assert raised.value.code == "rest_already_trashed"
@@ -73,7 +85,7 @@ def test_publishing_with_a_future_date_schedules_and_due_posts_get_published(
     recorder.clear()
     published = content.publish_due_posts()
     assert [p.status for p in published] == ["publish"]
-    assert recorder.calls[0][1][:2] == ("publish", "future")
+    assert recorder.calls[1][1][:2] == ("publish", "future")
 
 
 def test_slugs_are_unique_per_type_and_an_edit_keeps_a_revision(content: ContentService) -> None:
