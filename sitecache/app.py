@@ -151,6 +151,7 @@ class App:
         self.content = ContentService(
             self.auth.store, self.hooks, option_defaults=site_option_defaults(config)
         )
+        self.content.install()
         self.site = FrontSite(
             self.server, self.content, self.templates, users=self.auth.users, secret=self.auth.key
         )

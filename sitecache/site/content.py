@@ -489,6 +489,35 @@ class ContentService(TermStore, CommentStore):
         self._fire("deleted_post", post.id, post)
         return post
 
+    def install(self) -> None:
+        """Answer the users layer's questions on the hooks: the ``published_author_ids``
+        filter (users with published posts) and the ``delete_user`` action (their posts go to
+        the ``reassign`` user, or are deleted when there is none)."""
+        self.hooks.add_filter("published_author_ids", self._add_published_authors)
+        self.hooks.add_action("delete_user", self.reassign_posts)
+
+    def _add_published_authors(self, ids: Any) -> set[int]:
+        known = {value for value in ids or () if isinstance(value, int)}
+        return known | set(self.published_authors())
+
+    def reassign_posts(self, user_id: int, reassign: int | None) -> int:
+        """Give every post of ``user_id`` to ``reassign`` (hooks fire as for updates), or
+        delete them for good when ``reassign`` is ``None``; their comments keep their text
+        but lose the user id. All in one transaction; returns how many posts moved or went."""
+        rows = self.store.connection().execute(
+            "SELECT id FROM posts WHERE author = ? AND type != 'revision' ORDER BY id", (user_id,)
+        )
+        post_ids = [int(row[0]) for row in rows.fetchall()]
+        with self.batch():
+            for post_id in post_ids:
+                if reassign:
+                    self.update_post(post_id, author=int(reassign))
+                else:
+                    self.delete_post(post_id, force=True)
+            with self._write() as db:
+                db.execute("UPDATE comments SET user_id = 0 WHERE user_id = ?", (user_id,))
+        return len(post_ids)
+
     def publish_due_posts(self) -> list[Post]:
         """Publish the scheduled (``future``) posts whose date has come; hooks fire for each."""
         rows = self.store.connection().execute(

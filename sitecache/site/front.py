@@ -148,8 +148,8 @@ class FrontSite:
 
     @staticmethod
     def author_slug(user: SiteUser) -> str:
-        """An author's archive slug (their login as a slug)."""
-        return sanitize_title(user.login, f"user-{user.id}")
+        """An author's archive slug (the user's slug; their login as a slug for old rows)."""
+        return user.slug or sanitize_title(user.login, f"user-{user.id}")
 
     def post_url(self, post: Post, terms: Mapping[int, Term] | None = None) -> str:
         """A post's permalink (absolute); a child page's path names its ancestors."""

@@ -13,9 +13,9 @@ from sitecache.site import ContentService, Post, Term
 from tests.conftest import AppFactory
 
 HOOKS = (
-    "post_updated", "transition_post_status", "save_post", "delete_post", "deleted_post", "created_term",
-    "edited_term", "delete_term", "comment_post", "edit_comment", "transition_comment_status",
-    "deleted_comment", "updated_option",
+    "post_updated", "transition_post_status", "save_post", "delete_post", "deleted_post",
+    "created_term", "edited_term", "delete_term", "comment_post", "edit_comment",
+    "transition_comment_status", "deleted_comment", "updated_option",
 )  # fmt: skip
 
 

@@ -223,3 +223,23 @@ def test_post_queries_filter_by_term_search_author_and_date(
     assert ids(year=2023, month=11) == [site.post.id]
     assert ids(year=2023, month=10) == []
     assert ids(types=("post", "page"), statuses=("draft",)) == [site.draft.id]
+
+
+def test_the_users_layer_learns_who_has_published(app: App, site: SmallSite) -> None:
+    ids = app.hooks.apply_filters("published_author_ids", set())
+    assert ids == {site.author}
+
+
+def test_deleting_a_user_gives_their_posts_away_or_deletes_them(
+    app: App, content: ContentService, recorder: Recorder, site: SmallSite
+) -> None:
+    heir = app.auth.users.create("heir", "password123", "editor")
+    recorder.clear()
+    app.hooks.do_action("delete_user", site.author, heir.id, None)
+    moved = content.get_post(site.post.id)
+    assert moved is not None
+    assert moved.author == heir.id
+    assert ("save_post", (moved.id, moved, True)) in recorder.calls
+    app.hooks.do_action("delete_user", heir.id, None, None)
+    assert content.get_post(site.post.id) is None
+    assert "deleted_post" in recorder.names()
