@@ -35,7 +35,8 @@ from sitecache.rest.http import (
 from sitecache.rest.params import parse_pairs
 from sitecache.rest.server import RestServer
 from sitecache.rest.urls import RequestContext, RestSettings, extract_rest_route
-from sitecache.site import FrontSite
+from sitecache.site import ContentService, FrontSite
+from sitecache.site.rest import SiteRoutes
 from sitecache.templating import make_template_environment
 
 __all__ = ["App", "create_app"]
@@ -72,6 +73,16 @@ def rest_settings(config: Config) -> RestSettings:
         timezone_string=config.timezone_string,
         gmt_offset=config.gmt_offset,
     )
+
+
+def site_option_defaults(config: Config) -> dict[str, Any]:
+    """The defaults of the site options that the configuration provides."""
+    return {
+        "title": config.site_name,
+        "description": config.site_description,
+        "timezone": config.timezone_string,
+        "permalink_structure": config.permalink_structure,
+    }
 
 
 def cache_rules(config: Config) -> CacheRules:
@@ -121,7 +132,17 @@ class App:
         )
         self.auth.install(self.server, self.hooks)
         self.views = AuthViews(self.auth, self.server, self.templates).routes()
-        self.site = FrontSite(self.server, self.templates)
+        self.content = ContentService(
+            self.auth.store, self.hooks, option_defaults=site_option_defaults(config)
+        )
+        self.content.install()
+        self.site = FrontSite(
+            self.server, self.content, self.templates, users=self.auth.users, secret=self.auth.key
+        )
+        self.site_routes = SiteRoutes(
+            self.content, self.site.post_url, self.site.term_url, self.site.user_profile
+        )
+        self.hooks.add_action("rest_api_init", self.site_routes.register)
         # The page cache sits in front of everything (REST, login and admin paths bypass it);
         # behind trusted reverse proxies it sees the client's scheme and host as the app does.
         self.cache = PageCache(
@@ -133,12 +154,9 @@ class App:
         self.cache_api = CacheApi(
             self.cache, self.hooks, config.site_url, static_root=config.data_dir / "static"
         )
-        related_tags = getattr(self.site, "related_tags", None)
-        if callable(related_tags):
-            # The content site names the tags of a post's related pages (POST /cache post_id).
-            self.hooks.add_filter(
-                "cache_post_tags", lambda tags, post_id: [*tags, *related_tags(post_id)]
-            )
+        # The content site fills the cache API's seams: what a post purges, what preload visits.
+        self.hooks.add_filter("cache_post_tags", self._cache_post_tags)
+        self.hooks.add_filter("cache_preload_urls", self._cache_preload_urls)
         self._entry: Callable[..., Iterable[bytes]] = self.cache
         # Behind trusted reverse proxies, take the client's address, scheme and host from their
         # X-Forwarded-* headers (and from nobody else's).
@@ -149,6 +167,19 @@ class App:
             )
         for spec in config.plugins:
             self.load_plugin(spec)
+
+    # ------------------------------------------------------------------ cache seams
+    def _cache_post_tags(self, tags: list[str], post_id: int) -> list[str]:
+        """``POST /cache {"post_id": N}``: the post and its related pages (the site's tags)."""
+        return list(dict.fromkeys([*tags, *self.site.related_tags(post_id)]))
+
+    def _cache_preload_urls(self, urls: list[str], settings: Mapping[str, Any]) -> list[str]:
+        """A preload's URLs: home, posts newest first up to ``preload_posts``, then term
+        archives when ``preload_taxonomies`` (the site's list replaces the default home)."""
+        posts = settings.get("preload_posts", "all")
+        limit = None if posts == "all" else int(posts)
+        taxonomies = bool(settings.get("preload_taxonomies", True))
+        return list(self.site.preload_urls(limit, taxonomies))
 
     # ------------------------------------------------------------------ plugins and notices
     def load_plugin(self, spec: str) -> None:

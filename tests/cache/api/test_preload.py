@@ -232,3 +232,21 @@ def test_requests_on_many_threads_start_one_timer_thread(api: Api) -> None:
     finally:
         cache_api.timers.stop()
     assert not cache_api.timers.running
+
+
+def test_the_content_site_names_the_urls_newest_first_within_preload_posts(api: Api) -> None:
+    content = api.site.app.content
+    author = api.site.users["administrator"].id
+    for number in range(3):
+        content.create_post(
+            title=f"Post {number}", status="publish", author=author, date_gmt=1_700_000_000 + number
+        )
+    urls = api.site.app.cache_api.preload_urls()
+    assert urls[0] == "http://example.org/"
+    assert [url.rsplit("/", 2)[-2] for url in urls[1:4]] == ["post-2", "post-1", "post-0"]
+    api.json("POST", "/settings", {"preload_posts": 1, "preload_taxonomies": False})
+    assert len(api.site.app.cache_api.preload_urls()) == 2
+    api.json("POST", "/preload", {"enable": True})
+    api.site.app.cache_api.preloader.wait(10)
+    progress = api.json("GET", "/status")["preload"]
+    assert (progress["done"], progress["failed"]) == (2, 0)

@@ -487,3 +487,14 @@ def test_post_id_uses_the_content_sites_related_tags_when_it_has_them(
     add_page(api.site, "/other", headers={"Cache-Tag": "term-8"})
     fill(api, "/archive", "/other")
     assert api.json("POST", "/cache", {"post_id": 7})["urls"] == ["http://example.org/archive"]
+
+
+def test_post_id_purges_the_post_and_the_home_page_the_site_names(api: Api) -> None:
+    post = api.site.app.content.create_post(
+        title="Hello", status="publish", author=api.site.users["administrator"].id
+    )
+    home = api.page("/")
+    assert "stored" in home.headers["Cache-Status"]
+    answer = api.json("POST", "/cache", {"post_id": post.id})
+    assert answer["scope"] == "post_id"
+    assert "http://example.org/" in answer["urls"]
