@@ -26,6 +26,7 @@ from sitecache.cache.keys import normalize_host
 from sitecache.cache.policy import AUTH_COOKIE_PREFIXES, BYPASS_PATH_PREFIXES
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.hooks import Hooks
+from sitecache.invalidation import ContentInvalidation
 from sitecache.rest.debug import DebugNotices
 from sitecache.rest.http import (
     MAX_BODY_BYTES,
@@ -166,6 +167,8 @@ class App:
             engine=cache_engine(config),
             debug_log=config.data_dir / "logs" / "cache-debug.log",
         )
+        # Content changes purge the pages that show them (CACHE_API.md "Invalidation").
+        ContentInvalidation(self.cache.engine, self.site).install(self.hooks)
         self._entry: Callable[..., Iterable[bytes]] = self.cache
         # Behind trusted reverse proxies, take the client's address, scheme and host from their
         # X-Forwarded-* headers (and from nobody else's).
