@@ -114,7 +114,7 @@ def test_a_held_comments_notice_never_reaches_the_cache(
                 "email": "newcomer@example.com",
                 "comment": "Hello there",
             }
-        ),  # fmt: skip
+        ),
         {"Content-Type": "application/x-www-form-urlencoded"},
     )
     assert posted.status == 302
