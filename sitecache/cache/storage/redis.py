@@ -46,8 +46,10 @@ local function unindex(p, key)
     if row['status'] > 0 then
         redis.call('HINCRBY', p .. 'tot', 'entries', -1)
     end
-    redis.call('HINCRBY', p .. 'tot', 'bytes', -row['size'])
-    redis.call('HINCRBY', p .. 'tot', 'compressed_bytes', -row['compressed_size'])
+    -- 0 - n, not -n: Lua writes -0 as "-0", which HINCRBY refuses as "not an integer"
+    -- (an entry with no gzip copy, or a Vary pointer with no body, could never be deleted).
+    redis.call('HINCRBY', p .. 'tot', 'bytes', 0 - row['size'])
+    redis.call('HINCRBY', p .. 'tot', 'compressed_bytes', 0 - row['compressed_size'])
     return old
 end
 """
