@@ -16,7 +16,7 @@ Measured in one run, the contenders alternating round by round (the machine is n
 Redis comes from ``REDIS_URL`` (default ``redis://127.0.0.1:6379/15``), in a namespace unique to
 this run and cleared at the end; it is skipped with a message when none answers.
 
-Run: ``make bench`` or ``python bench/cache_bench.py [--seconds 2 --rounds 5 --entries 100000]``.
+Run: ``make bench`` or ``python bench/cache_bench.py [--seconds 2 --rounds 6 --entries 100000]``.
 """
 
 from __future__ import annotations
@@ -105,6 +105,22 @@ class Server:
             time.sleep(0.1)
         raise RuntimeError(f"gunicorn for {self.name} did not start in {timeout} s")
 
+    def cpu_seconds(self) -> float:
+        """User and system CPU time of the workers so far (0 where /proc cannot tell)."""
+        assert self.process is not None
+        total = 0
+        try:
+            task = f"/proc/{self.process.pid}/task/{self.process.pid}/children"
+            with open(task, encoding="ascii") as handle:
+                workers = handle.read().split()
+            for pid in workers:
+                with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])  # utime, stime
+        except (OSError, IndexError, ValueError):
+            return 0.0
+        return total / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.terminate()
@@ -126,8 +142,9 @@ class Server:
 
 
 # ---------------------------------------------------------------------- load generators
-def wrk_rate(port: int, seconds: float, accept_encoding: str, unique: bool) -> float:
-    """Requests per second from ``wrk`` (1 thread, 4 connections); every path new if ``unique``."""
+def wrk_rate(port: int, seconds: float, accept_encoding: str, unique: bool) -> tuple[float, int]:
+    """Requests per second and requests from ``wrk`` (1 thread, 4 connections); every path
+    new if ``unique``."""
     assert WRK is not None
     command = [
         WRK,
@@ -160,15 +177,17 @@ def wrk_rate(port: int, seconds: float, accept_encoding: str, unique: bool) -> f
     if errors:
         raise RuntimeError(f"wrk saw {errors.group(1)} error responses:\n{output}")
     match = re.search(r"Requests/sec:\s+([\d.]+)", output)
-    if match is None:
+    count = re.search(r"(\d+) requests in", output)
+    if match is None or count is None:
         raise RuntimeError(f"unexpected wrk output:\n{output}")
-    return float(match.group(1))
+    return float(match.group(1)), int(count.group(1))
 
 
 def python_rate(
     port: int, seconds: float, accept_encoding: str, unique: bool, limit: int = 200_000
-) -> float:
-    """Requests per second from 4 threads of `http.client`, bounded by time and count."""
+) -> tuple[float, int]:
+    """Requests per second and requests from 4 threads of `http.client`, bounded by time and
+    count."""
     deadline = time.monotonic() + seconds
     done = [0] * 4
     failures: list[str] = []
@@ -200,14 +219,20 @@ def python_rate(
         thread.join()
     if failures:
         raise RuntimeError(f"load generator failures: {failures[:3]}")
-    return sum(done) / (time.monotonic() - start)
+    return sum(done) / (time.monotonic() - start), sum(done)
 
 
-def rate(port: int, seconds: float, accept_encoding: str, unique: bool = False) -> float:
-    """Requests per second on ``port`` with the best load generator available."""
+def rate(
+    server: Server, seconds: float, accept_encoding: str, unique: bool = False
+) -> tuple[float, float]:
+    """Requests per second on ``server`` with the best load generator available, and the CPU
+    time its workers spent per request (µs), which other people's load disturbs far less."""
+    cpu = server.cpu_seconds()
     if WRK is not None:
-        return wrk_rate(port, seconds, accept_encoding, unique)
-    return python_rate(port, seconds, accept_encoding, unique)
+        per_second, count = wrk_rate(server.port, seconds, accept_encoding, unique)
+    else:
+        per_second, count = python_rate(server.port, seconds, accept_encoding, unique)
+    return per_second, (server.cpu_seconds() - cpu) / max(count, 1) * 1e6
 
 
 # ---------------------------------------------------------------------- part 1 and 2
@@ -216,6 +241,12 @@ class Series:
     """Requests per second of one contender, one figure per interleaved round."""
 
     rates: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+    def add(self, figures: tuple[float, float]) -> float:
+        self.rates.append(figures[0])
+        self.cpu.append(figures[1])
+        return figures[0]
 
     @property
     def median(self) -> float:
@@ -315,7 +346,7 @@ def load_tests(
         contenders = {"bare": bare, **servers}
         for server in contenders.values():  # warm both workers of every server
             for encoding in ("identity", GZIP):
-                rate(server.port, 1, encoding)
+                rate(server, 1, encoding)
         for name, server in servers.items():
             status, headers, _ = server.get(f"/miss-check-{uuid.uuid4().hex}", "identity")
             assert "fwd=uri-miss; stored" in headers.get("Cache-Status", ""), (name, headers)
@@ -326,12 +357,12 @@ def load_tests(
             order = list(contenders) if round_number % 2 == 0 else list(reversed(contenders))
             for encoding in ("identity", GZIP):
                 for name in order:
-                    figure = rate(contenders[name].port, seconds, encoding)
-                    hits.setdefault((name, encoding), Series()).rates.append(figure)
+                    series = hits.setdefault((name, encoding), Series())
+                    figure = series.add(rate(contenders[name], seconds, encoding))
                     print(f"  round {round_number + 1}: hit {name} {encoding}: {figure:,.0f}/s")
             for name in order:
-                figure = rate(contenders[name].port, seconds, "identity", unique=True)
-                misses.setdefault(name, Series()).rates.append(figure)
+                series = misses.setdefault(name, Series())
+                figure = series.add(rate(contenders[name], seconds, "identity", unique=True))
                 print(f"  round {round_number + 1}: miss {name}: {figure:,.0f}/s", flush=True)
         for name, server in servers.items():  # still hits after the load
             _, headers, _ = server.get("/", "identity")
@@ -500,10 +531,14 @@ def report(load: dict[str, Any], index: dict[str, Any], large: int) -> bool:
     print("Hit responses carry: " + ", ".join(load["headers"]) + "\n")
     print(
         "req/s: best of the interleaved rounds (median in brackets); hit/bare: best against "
-        "best (the median of the per-round ratios in brackets).\n"
+        "best (the median of the per-round ratios in brackets); worker CPU: median user+system "
+        "time of the 2 workers per request, which other load on the machine disturbs less.\n"
     )
-    print("| storage | Accept-Encoding | hit req/s | bare req/s | hit/bare | goal | |")
-    print("|---|---|---:|---:|---:|---:|---|")
+    print(
+        "| storage | Accept-Encoding | hit req/s | bare req/s | hit/bare | goal | | "
+        "worker CPU µs/req, hit / bare |"
+    )
+    print("|---|---|---:|---:|---:|---:|---|---:|")
     for backend in ("disk", "redis"):
         for encoding in ("identity", GZIP):
             if (backend, encoding) not in hits:
@@ -516,22 +551,25 @@ def report(load: dict[str, Any], index: dict[str, Any], large: int) -> bool:
             print(
                 f"| {backend} | {label} | {ours.best:,.0f} ({ours.median:,.0f}) | "
                 f"{bare.best:,.0f} ({bare.median:,.0f}) | {value:.2f}x "
-                f"({round_ratio(ours, bare):.2f}x) | >= {HIT_GOALS[backend]:.2f}x | {verdict(ok)} |"
+                f"({round_ratio(ours, bare):.2f}x) | >= {HIT_GOALS[backend]:.2f}x | "
+                f"{verdict(ok)} | "
+                f"{statistics.median(ours.cpu):.0f} / {statistics.median(bare.cpu):.0f} |"
             )
     if not hits:
         print("| - | - | skipped | | | | --skip-load |")
     elif ("redis", "identity") not in hits:
         print("| redis | - | skipped | | | | no Redis answered |")
     print("\n### Misses (every request a new path, stored) beside the bare app\n")
-    print("| storage | miss req/s | bare req/s | miss/bare |")
-    print("|---|---:|---:|---:|")
+    print("| storage | miss req/s | bare req/s | miss/bare | worker CPU µs/req, miss / bare |")
+    print("|---|---:|---:|---:|---:|")
     for backend in ("disk", "redis"):
         if backend in misses:
             ours, bare = misses[backend], misses["bare"]
             print(
                 f"| {backend} | {ours.best:,.0f} ({ours.median:,.0f}) | "
                 f"{bare.best:,.0f} ({bare.median:,.0f}) | {ratio(ours, bare):.2f}x "
-                f"({round_ratio(ours, bare):.2f}x) |"
+                f"({round_ratio(ours, bare):.2f}x) | "
+                f"{statistics.median(ours.cpu):.0f} / {statistics.median(bare.cpu):.0f} |"
             )
     print(f"\n### Index costs in-process (median ms), 1k vs {large:,} entries\n")
     print(
@@ -586,8 +624,8 @@ def clear_redis(namespace: str | None) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="length of one load run")
-    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (>= 3)")
+    parser.add_argument("--seconds", type=int, default=2, help="length of one load run")
+    parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds (>= 3)")
     parser.add_argument("--entries", type=int, default=100_000, help="the large index size")
     parser.add_argument("--skip-load", action="store_true", help="only the in-process parts")
     parser.add_argument(
