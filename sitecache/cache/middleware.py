@@ -82,6 +82,14 @@ COMPRESSIBLE: Final = (
 MIN_GZIP_SIZE: Final = 256
 REGENERATION_LOCK_TTL: Final = 30.0
 CACHE_NAME: Final = "sitecache"
+#: Decisions remembered per settings for plain requests (see `_plain_key`), and the longest
+#: path plus user agent remembered: a bounded memo, emptied when full.
+PLAIN_MEMO_SIZE: Final = 512
+PLAIN_MEMO_MAX_TEXT: Final = 2048
+
+#: What the request guards and the key builder decided for a request:
+#: (bypass reason or None, host, path, canonical URL, base key, variant).
+Decision = tuple[str | None, str, str, str, str, str]
 
 
 class Prepared:
@@ -214,6 +222,7 @@ class PageCache:
             except StorageError as exc:
                 engine.storage_warning("cache settings not written: %s", exc)
         self._hosts: dict[tuple[str, str], str] = {}
+        self._plain_memo: tuple[CacheSettings | None, dict[tuple[Any, ...], Decision]] = (None, {})
 
     # ------------------------------------------------------------------ purge shortcuts
     def purge_url(self, url: str, *, soft: bool = False) -> PurgeResult | RestError:
@@ -252,6 +261,62 @@ class PageCache:
         settings = engine.settings(now)
         if settings.debug:
             start_response = self._debugging(environ, start_response)
+        # A plain request (no query, cookie, credentials or forwarded host: most anonymous
+        # hits) is decided by its method, scheme, host, path and user agent alone under given
+        # settings, so the guards and the key builder run once per such request shape.
+        memo_key = _plain_key(environ)
+        decision = None
+        if memo_key is not None:
+            memo_settings, memo = self._plain_memo
+            if memo_settings is not settings:
+                memo = {}
+                self._plain_memo = (settings, memo)
+            decision = memo.get(memo_key)
+        if decision is None:
+            environ, decision = self._decide(environ, settings)
+            if memo_key is not None:
+                if len(memo) >= PLAIN_MEMO_SIZE:
+                    memo.clear()
+                memo[memo_key] = decision
+        reason, host, path, url, base, variant = decision
+        if reason is not None:
+            return self._bypass(environ, start_response, reason)
+        try:
+            engine.check_generation()
+            key, prepared = self._lookup(base, environ)
+        except StorageError as exc:
+            engine.storage_warning("cache storage unavailable, passing through: %s", exc)
+            return self._bypass(environ, start_response, "storage_error")
+        if prepared is not None:
+            expires = prepared.expires
+            if not expires or now < expires:
+                engine.count("hit")
+                ttl = f"; ttl={int(expires - now)}" if expires else ""
+                return self._send(environ, start_response, prepared, now, f"{CACHE_NAME}; hit{ttl}")
+            if now < expires + settings.stale_while_revalidate:
+                lock_name = f"regen:{key}"
+                try:
+                    owner = engine.acquire(lock_name, REGENERATION_LOCK_TTL)
+                except StorageError as exc:
+                    engine.storage_warning("cache lock unavailable: %s", exc)
+                    owner = None
+                if owner is None:
+                    engine.count("stale")
+                    status = f"{CACHE_NAME}; hit; ttl={int(expires - now)}; detail=stale"
+                    return self._send(environ, start_response, prepared, now, status)
+                try:
+                    return self._fetch(environ, start_response, base, url, host, path, variant,
+                                       settings, now, "stale")  # fmt: skip
+                finally:
+                    engine.release(lock_name, owner)
+        return self._fetch(environ, start_response, base, url, host, path, variant, settings, now,
+                           "uri-miss")  # fmt: skip
+
+    def _decide(
+        self, environ: dict[str, Any], settings: CacheSettings
+    ) -> tuple[dict[str, Any], Decision]:
+        """Run the request guards and build the key: the environ the app sees (login cookies
+        or ignored query parameters stripped) and the `Decision`."""
         rules = self.rules
         scheme = environ.get("wsgi.url_scheme", "http")
         host = self._host(environ, scheme)
@@ -291,7 +356,7 @@ class PageCache:
                 facts.cookie_names = tuple(kept)
         reason = request_bypass_reason(facts, settings, rules)
         if reason is not None:
-            return self._bypass(environ, start_response, reason)
+            return environ, (reason, host, path, "", "", "")
         kept_pairs = pairs
         if pairs:
             kept_pairs = [(k, v) for k, v in pairs if not settings.is_ignored_param(k)]
@@ -307,36 +372,7 @@ class PageCache:
                 variant = "mobile"
         url = canonical_url(scheme, host, normalize_path(path), kept_pairs)
         base = base_key(url, variant)
-        try:
-            engine.check_generation()
-            key, prepared = self._lookup(base, environ)
-        except StorageError as exc:
-            engine.storage_warning("cache storage unavailable, passing through: %s", exc)
-            return self._bypass(environ, start_response, "storage_error")
-        if prepared is not None:
-            expires = prepared.expires
-            if not expires or now < expires:
-                engine.count("hit")
-                ttl = f"; ttl={int(expires - now)}" if expires else ""
-                return self._send(environ, start_response, prepared, now, f"{CACHE_NAME}; hit{ttl}")
-            if now < expires + settings.stale_while_revalidate:
-                lock_name = f"regen:{key}"
-                try:
-                    owner = engine.acquire(lock_name, REGENERATION_LOCK_TTL)
-                except StorageError as exc:
-                    engine.storage_warning("cache lock unavailable: %s", exc)
-                    owner = None
-                if owner is None:
-                    engine.count("stale")
-                    status = f"{CACHE_NAME}; hit; ttl={int(expires - now)}; detail=stale"
-                    return self._send(environ, start_response, prepared, now, status)
-                try:
-                    return self._fetch(environ, start_response, base, url, host, path, variant,
-                                       settings, now, "stale")  # fmt: skip
-                finally:
-                    engine.release(lock_name, owner)
-        return self._fetch(environ, start_response, base, url, host, path, variant, settings, now,
-                           "uri-miss")  # fmt: skip
+        return environ, (None, host, path, url, base, variant)
 
     def _debugging(
         self, environ: Mapping[str, Any], start_response: StartResponse
@@ -489,6 +525,30 @@ class PageCache:
 
 
 # ---------------------------------------------------------------------- helpers
+def _plain_key(environ: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """What decides a plain request (no query string, cookie, ``Authorization`` or
+    ``X-Forwarded-Host``): its method, scheme, host, path and user agent; ``None`` for any
+    other request, or one whose path and user agent are too long to remember."""
+    if (
+        environ.get("QUERY_STRING")
+        or environ.get("HTTP_COOKIE")
+        or environ.get("HTTP_AUTHORIZATION")
+        or environ.get("HTTP_X_FORWARDED_HOST") is not None
+    ):
+        return None
+    path = environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", "")
+    agent = environ.get("HTTP_USER_AGENT", "")
+    if len(path) + len(agent) > PLAIN_MEMO_MAX_TEXT:
+        return None
+    return (
+        environ.get("REQUEST_METHOD", "GET"),
+        environ.get("wsgi.url_scheme", "http"),
+        environ.get("HTTP_HOST") or environ.get("SERVER_NAME", ""),
+        path,
+        agent,
+    )
+
+
 def _debug_logger(path: str | Path | None) -> logging.Logger:
     """The debug logger: this cache's own (unregistered) logger on a private file (0600) when
     ``path`` is given, else the shared ``sitecache.cache.debug`` logger."""
