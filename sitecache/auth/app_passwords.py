@@ -29,6 +29,7 @@ from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import SiteStore
 from sitecache.auth.users import UserRepository
 from sitecache.errors import RestError
+from sitecache.schema import is_email
 
 __all__ = [
     "ApplicationPassword",
@@ -309,14 +310,23 @@ class ApplicationPasswords:
     ) -> tuple[SiteUser, ApplicationPassword] | RestError:
         """The user and password matching Basic credentials, or a 401 error.
 
-        ``invalid_username`` when no user has that login or e-mail address,
+        ``invalid_email`` when the login is an e-mail address no user has, ``invalid_username``
+        when no user has that login,
         ``incorrect_password`` when none of the user's application passwords matches.
         """
         user = self.users.find(credentials.login)
         if user is None:
+            # wp_authenticate_application_password's words, "<strong>Error:</strong>" included.
+            if is_email(credentials.login):
+                return RestError(
+                    "invalid_email",
+                    "<strong>Error:</strong> Unknown email address. Check again or try your "
+                    "username.",
+                    {"status": 401},
+                )
             return RestError(
                 "invalid_username",
-                "Unknown username. Check again or try your email address.",
+                "<strong>Error:</strong> Unknown username. Check again or try your email address.",
                 {"status": 401},
             )
         presented = _NOT_ALPHANUMERIC.sub("", credentials.password)

@@ -43,7 +43,7 @@ def test_a_settings_change_applies_to_a_remembered_request(
     )
 
 
-def test_credentials_cookies_and_queries_are_never_answered_from_the_memo(
+def test_credentials_cookies_queries_and_bodies_are_never_answered_from_the_memo(
     page_app: PageApp, clock: FakeClock
 ) -> None:
     cache = build(page_app, clock)
@@ -54,12 +54,14 @@ def test_credentials_cookies_and_queries_are_never_answered_from_the_memo(
         get(cache, "/a/", Cookie="sitecache_session=abc").headers["Cache-Status"],
         get(cache, "/a/?page=2").headers["Cache-Status"],
         get(cache, "/a/", X_Forwarded_Host="evil.example").headers["Cache-Status"],
+        Client(cache).get("/a/", base_url=SITE, data=b"x").headers["Cache-Status"],
     ]
     assert statuses == [
         "sitecache; fwd=bypass; detail=authorization",
         "sitecache; fwd=bypass; detail=logged_in_cookie",
         "sitecache; fwd=bypass; detail=query_string",
         "sitecache; fwd=bypass; detail=forwarded_host",
+        "sitecache; fwd=bypass; detail=request_body",
     ]
 
 
