@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml setup.cfg
 	@touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/sitecache serve --bind '$(BIND)'
+	$(BIN)/sitecache serve --demo --bind '$(BIND)'
 
 test: lint typecheck imports unit
 

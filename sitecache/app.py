@@ -38,7 +38,8 @@ from sitecache.rest.http import (
 from sitecache.rest.params import parse_pairs
 from sitecache.rest.server import RestServer
 from sitecache.rest.urls import RequestContext, RestSettings, extract_rest_route
-from sitecache.site import FrontSite
+from sitecache.site import ContentService, FrontSite
+from sitecache.site.rest import SiteRoutes
 from sitecache.templating import make_template_environment
 
 __all__ = ["App", "create_app"]
@@ -75,6 +76,16 @@ def rest_settings(config: Config) -> RestSettings:
         timezone_string=config.timezone_string,
         gmt_offset=config.gmt_offset,
     )
+
+
+def site_option_defaults(config: Config) -> dict[str, Any]:
+    """The defaults of the site options that the configuration provides."""
+    return {
+        "title": config.site_name,
+        "description": config.site_description,
+        "timezone": config.timezone_string,
+        "permalink_structure": config.permalink_structure,
+    }
 
 
 def cache_rules(config: Config) -> CacheRules:
@@ -137,7 +148,17 @@ class App:
         )
         self.auth.install(self.server, self.hooks)
         self.views = AuthViews(self.auth, self.server, self.templates).routes()
-        self.site = FrontSite(self.server, self.templates)
+        self.content = ContentService(
+            self.auth.store, self.hooks, option_defaults=site_option_defaults(config)
+        )
+        self.content.install()
+        self.site = FrontSite(
+            self.server, self.content, self.templates, users=self.auth.users, secret=self.auth.key
+        )
+        self.site_routes = SiteRoutes(
+            self.content, self.site.post_url, self.site.term_url, self.site.user_profile
+        )
+        self.hooks.add_action("rest_api_init", self.site_routes.register)
         # The page cache sits in front of everything (REST, login and admin paths bypass it);
         # behind trusted reverse proxies it sees the client's scheme and host as the app does.
         self.cache = PageCache(

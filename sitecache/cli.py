@@ -34,8 +34,11 @@ from sitecache.auth.store import make_private_directory
 from sitecache.auth.users_schema import check_user_input
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.errors import RestError
+from sitecache.hooks import Hooks
 from sitecache.schema.dates import format_timestamp
 from sitecache.serving import DEFAULT_THREADS, DEFAULT_TIMEOUT, gunicorn_argv
+from sitecache.site import ContentService
+from sitecache.site.demo import fill_demo
 
 __all__ = ["main"]
 
@@ -103,7 +106,19 @@ def command_init(args: argparse.Namespace) -> int:
     else:
         print(f"Initialized {config.data_dir.resolve()} (database and secret key).")
     _create_administrator(auth, args.login, args.email)
+    if args.demo:
+        _fill_demo(auth)
     return 0
+
+
+def _fill_demo(auth: AuthService) -> None:
+    """Write the demo content (authors, terms, posts, pages, comments) and say what it is."""
+    summary = fill_demo(ContentService(auth.store, Hooks()), auth.users)
+    print(
+        f"Demo content: {summary.posts} posts, {summary.pages} pages, {summary.comments} comments"
+        f" ({summary.held_comments} held), {summary.categories} categories, {summary.tags} tags,"
+        f" {summary.authors} authors."
+    )
 
 
 def _read_password(value: str | None) -> tuple[str, bool]:
@@ -369,6 +384,8 @@ def command_serve(args: argparse.Namespace) -> int:
     if auth.users.count() == 0:
         print(f"First start: initializing {config.data_dir.resolve()}.")
         _create_administrator(auth, "admin", None)
+        if args.demo:
+            _fill_demo(auth)
     auth.store.close()
     # gunicorn's workers read the environment: hand them the options and the resolved data
     # directory (this process is replaced by gunicorn right after).
@@ -448,6 +465,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"seconds a request's headers and body may take to arrive (default {DEFAULT_TIMEOUT})",
     )
     serve.add_argument("--reload", action="store_true", help="restart when the code changes")
+    serve.add_argument(
+        "--demo", action="store_true", help="on a first start, fill the site with demo content"
+    )
     serve.set_defaults(handler=command_serve)
 
     init = commands.add_parser(
@@ -458,6 +478,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     init.add_argument("--login", default="admin", help="the administrator's login (admin)")
     init.add_argument("--email", help="the administrator's e-mail address")
+    init.add_argument(
+        "--demo", action="store_true", help="fill the site with demo posts, pages and comments"
+    )
     init.set_defaults(handler=command_init)
 
     user = commands.add_parser("user", help="manage users", description="Manage users.")

@@ -8,9 +8,9 @@ __all__ = ["make_template_environment"]
 
 
 def make_template_environment() -> Environment:
-    """The environment of ``sitecache/templates`` with HTML autoescaping on."""
+    """The environment of ``sitecache/templates`` with autoescaping on for HTML and XML."""
     return Environment(
         loader=PackageLoader("sitecache", "templates"),
-        autoescape=select_autoescape(["html"]),
+        autoescape=select_autoescape(["html", "xml"]),
         keep_trailing_newline=True,
     )

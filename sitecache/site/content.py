@@ -1,0 +1,526 @@
+"""`ContentService`: the one way to read and write the site's content, and the hooks it fires.
+
+Every write (posts, terms, comments, options) goes through this service, commits, then fires
+the WordPress-named actions on the application's hooks:
+
+==============================  ===========================================================
+action                          arguments
+==============================  ===========================================================
+``transition_post_status``      ``(new_status, old_status, post)`` (old is ``"new"`` on insert)
+``post_updated``                ``(post_id, post_after, post_before)`` on an update (the old
+                                terms and author are in ``post_before``)
+``save_post``                   ``(post_id, post, update)``
+``delete_post``                 ``(post_id, post)`` before a post is deleted for good
+``deleted_post``                ``(post_id, post)`` after it was (``post`` keeps its terms)
+``created_term``                ``(term_id, taxonomy)``
+``edited_term``                 ``(term_id, taxonomy)``
+``delete_term``                 ``(term_id, taxonomy, term)`` after a term was deleted
+``comment_post``                ``(comment_id, approved)`` with approved ``1``, ``0`` or ``"spam"``
+``edit_comment``                ``(comment_id, comment)``
+``transition_comment_status``   ``(new_status, old_status, comment)``
+``deleted_comment``             ``(comment_id, comment)``
+``updated_option``              ``(name, old_value, new_value)``
+==============================  ===========================================================
+
+Hooks run after the transaction commits, so a callback always reads the new state.
+Revisions are written as a side effect of updating a post and fire no hooks of their own.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from sitecache.site.comment_store import CommentStore
+from sitecache.site.models import POST_STATUSES, POST_TYPES, Post, sanitize_title
+from sitecache.site.queries import (
+    POST_ORDER,
+    CommentQuery,
+    PostQuery,
+    TermQuery,
+    content_error,
+    like_pattern,
+    placeholders,
+)
+from sitecache.site.term_store import TermStore
+
+__all__ = ["CommentQuery", "ContentService", "PostQuery", "TermQuery"]
+
+_POST_FIELDS: Final = (
+    "type", "status", "author", "parent", "slug", "title", "content", "excerpt", "date_gmt",
+    "modified_gmt", "comment_status", "ping_status", "password", "menu_order", "sticky",
+    "mime_type",
+)  # fmt: skip
+
+
+class ContentService(TermStore, CommentStore):
+    """The site's content in the site database, with hooks on every write.
+
+    Args:
+        store: the site database (the content migrations are applied on construction).
+        hooks: the application's hooks.
+        option_defaults: defaults of options taken from the configuration.
+        clock: seconds since the epoch.
+    """
+
+    # ------------------------------------------------------------------ posts: reading
+    def _posts_from_rows(self, rows: Iterable[sqlite3.Row]) -> list[Post]:
+        rows = list(rows)
+        terms = self._term_ids_of([int(row["id"]) for row in rows])
+        return [
+            Post(
+                id=int(row["id"]),
+                type=str(row["type"]),
+                status=str(row["status"]),
+                author=int(row["author"]),
+                parent=int(row["parent"]),
+                slug=str(row["slug"]),
+                title=str(row["title"]),
+                content=str(row["content"]),
+                excerpt=str(row["excerpt"]),
+                date_gmt=int(row["date_gmt"]),
+                modified_gmt=int(row["modified_gmt"]),
+                comment_status=str(row["comment_status"]),
+                ping_status=str(row["ping_status"]),
+                password=str(row["password"]),
+                menu_order=int(row["menu_order"]),
+                sticky=bool(row["sticky"]),
+                mime_type=str(row["mime_type"]),
+                term_ids=tuple(terms.get(int(row["id"]), ())),
+            )
+            for row in rows
+        ]
+
+    def _term_ids_of(self, post_ids: Sequence[int]) -> dict[int, list[int]]:
+        if not post_ids:
+            return {}
+        found: dict[int, list[int]] = {}
+        rows = self.store.connection().execute(
+            "SELECT post_id, term_id FROM term_relationships"
+            f" WHERE post_id IN ({placeholders(post_ids)}) ORDER BY term_id",
+            tuple(post_ids),
+        )
+        for row in rows:
+            found.setdefault(int(row[0]), []).append(int(row[1]))
+        return found
+
+    def get_post(self, post_id: int) -> Post | None:
+        """The post with this id (any type and status), or ``None``."""
+        rows = self.store.connection().execute("SELECT * FROM posts WHERE id = ?", (post_id,))
+        posts = self._posts_from_rows(rows)
+        return posts[0] if posts else None
+
+    def get_posts(self, post_ids: Sequence[int]) -> dict[int, Post]:
+        """The posts with these ids that exist, by id."""
+        if not post_ids:
+            return {}
+        rows = self.store.connection().execute(
+            f"SELECT * FROM posts WHERE id IN ({placeholders(post_ids)})",
+            tuple(post_ids),
+        )
+        return {post.id: post for post in self._posts_from_rows(rows)}
+
+    def get_post_by_slug(self, post_type: str, slug: str, parent: int | None = None) -> Post | None:
+        """The newest post of ``post_type`` with ``slug`` (and ``parent`` when given)."""
+        sql = "SELECT * FROM posts WHERE type = ? AND slug = ?"
+        args: list[Any] = [post_type, slug]
+        if parent is not None:
+            sql += " AND parent = ?"
+            args.append(parent)
+        rows = self.store.connection().execute(sql + " ORDER BY id DESC LIMIT 1", args)
+        posts = self._posts_from_rows(rows)
+        return posts[0] if posts else None
+
+    def query_posts(self, query: PostQuery) -> tuple[list[Post], int]:
+        """The posts matching ``query`` (one page of them) and how many match in all."""
+        where = [
+            f"p.type IN ({placeholders(query.types)})",
+            f"p.status IN ({placeholders(query.statuses)})",
+        ]
+        args: list[Any] = [*query.types, *query.statuses]
+
+        def among(column: str, values: Sequence[Any], negate: bool = False) -> None:
+            if values:
+                where.append(f"{column} {'NOT ' if negate else ''}IN ({placeholders(values)})")
+                args.extend(values)
+
+        among("p.author", query.authors)
+        among("p.author", query.authors_exclude, negate=True)
+        among("p.id", query.include)
+        among("p.id", query.exclude, negate=True)
+        among("p.slug", query.slugs)
+        among("p.parent", query.parents)
+        for group in query.term_groups:
+            where.append(
+                "p.id IN (SELECT post_id FROM term_relationships"
+                f" WHERE term_id IN ({placeholders(group)}))"
+            )
+            args.extend(group)
+        if query.term_ids:
+            where.append(
+                "p.id IN (SELECT post_id FROM term_relationships"
+                f" WHERE term_id IN ({placeholders(query.term_ids)}))"
+            )
+            args.extend(query.term_ids)
+        if query.terms_exclude:
+            where.append(
+                "p.id NOT IN (SELECT post_id FROM term_relationships"
+                f" WHERE term_id IN ({placeholders(query.terms_exclude)}))"
+            )
+            args.extend(query.terms_exclude)
+        if query.search:
+            for word in query.search.split()[:10]:
+                where.append(
+                    "(p.title LIKE ? ESCAPE '\\' OR p.content LIKE ? ESCAPE '\\'"
+                    " OR p.excerpt LIKE ? ESCAPE '\\')"
+                )
+                args.extend([like_pattern(word)] * 3)
+        if query.after is not None:
+            where.append("p.date_gmt > ?")
+            args.append(query.after)
+        if query.before is not None:
+            where.append("p.date_gmt < ?")
+            args.append(query.before)
+        if query.year is not None:
+            start, end = self._date_range(query.year, query.month, query.day)
+            where.append("p.date_gmt >= ? AND p.date_gmt < ?")
+            args.extend([start, end])
+        clause = " AND ".join(where)
+        connection = self.store.connection()
+        total = int(
+            connection.execute(
+                f"SELECT COUNT(*) FROM posts p WHERE {clause}",
+                args,
+            ).fetchone()[0]
+        )
+        order = POST_ORDER.get(query.orderby, POST_ORDER["date"]).format(
+            "ASC" if query.order.lower() == "asc" else "DESC"
+        )
+        if query.orderby == "include" and query.include:
+            order = (
+                "CASE p.id "
+                + " ".join(
+                    f"WHEN {int(post_id)} THEN {position}"
+                    for position, post_id in enumerate(query.include)
+                )
+                + " END"
+            )
+        offset = query.offset if query.offset is not None else (query.page - 1) * query.per_page
+        rows = connection.execute(
+            f"SELECT p.* FROM posts p WHERE {clause} ORDER BY {order} LIMIT ? OFFSET ?",
+            [*args, query.per_page, max(offset, 0)],
+        )
+        return self._posts_from_rows(rows), total
+
+    def _date_range(self, year: int, month: int | None, day: int | None) -> tuple[int, int]:
+        """UTC seconds bounding a local year, month or day of the site's timezone."""
+        from datetime import datetime, timedelta
+
+        zone = self.timezone()
+        start = datetime(year, month or 1, day or 1, tzinfo=zone)
+        if day is not None:
+            end = start + timedelta(days=1)
+        elif month is not None:
+            end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=zone)
+        else:
+            end = datetime(year + 1, 1, 1, tzinfo=zone)
+        return int(start.timestamp()), int(end.timestamp())
+
+    def comment_counts(self, post_ids: Sequence[int]) -> dict[int, int]:
+        """How many approved comments each of these posts has."""
+        if not post_ids:
+            return {}
+        rows = self.store.connection().execute(
+            "SELECT post_id, COUNT(*) FROM comments"
+            f" WHERE status = 'approve' AND post_id IN ({placeholders(post_ids)})"
+            " GROUP BY post_id",
+            tuple(post_ids),
+        )
+        return {int(row[0]): int(row[1]) for row in rows}
+
+    def published_authors(self) -> list[int]:
+        """Ids of the users with at least one published post, ascending."""
+        rows = self.store.connection().execute(
+            "SELECT DISTINCT author FROM posts WHERE type = 'post' AND status = 'publish'"
+            " ORDER BY author"
+        )
+        return [int(row[0]) for row in rows]
+
+    # ------------------------------------------------------------------ posts: writing
+    def _unique_slug(
+        self, db: sqlite3.Connection, post_type: str, slug: str, exclude: int = 0
+    ) -> str:
+        """``slug``, or ``slug-2``, ``slug-3``… the first one no other post of the type uses."""
+        if post_type in ("revision", "attachment"):
+            return slug
+        candidate, suffix = slug, 2
+        while db.execute(
+            "SELECT 1 FROM posts WHERE type = ? AND slug = ? AND id != ? AND status != 'trash'",
+            (post_type, candidate, exclude),
+        ).fetchone():
+            candidate = f"{slug}-{suffix}"
+            suffix += 1
+        return candidate
+
+    def _check_post_fields(self, fields: Mapping[str, Any]) -> None:
+        unknown = set(fields) - set(_POST_FIELDS) - {"term_ids"}
+        if unknown:
+            raise TypeError(f"unknown post fields: {', '.join(sorted(unknown))}")
+        if fields.get("type", "post") not in POST_TYPES:
+            raise content_error("rest_invalid_post_type", "Invalid post type.", 400)
+        status = fields.get("status", "draft")
+        if status not in POST_STATUSES and status != "inherit":
+            raise content_error("rest_invalid_status", "Invalid post status.", 400)
+
+    def _check_term_ids(self, db: sqlite3.Connection, term_ids: Sequence[int]) -> None:
+        if not term_ids:
+            return
+        found = db.execute(
+            f"SELECT COUNT(*) FROM terms WHERE id IN ({placeholders(term_ids)})",
+            tuple(term_ids),
+        ).fetchone()[0]
+        if int(found) != len(set(term_ids)):
+            raise content_error("rest_invalid_term_id", "Invalid term ID.", 400)
+
+    def _scheduled_status(self, status: str, date_gmt: int) -> str:
+        """``publish`` with a date in the future becomes ``future``, and back."""
+        if status == "publish" and date_gmt > self.now():
+            return "future"
+        if status == "future" and date_gmt <= self.now():
+            return "publish"
+        return status
+
+    def create_post(self, **fields: Any) -> Post:
+        """Insert a post; fires ``transition_post_status(new, "new", post)`` and
+        ``save_post(id, post, False)``.
+
+        Fields are the columns of `Post` plus ``term_ids``. Missing: ``type`` post, ``status``
+        draft, dates now, the slug from the title, a ``post`` with no category gets the
+        ``default_category`` when it exists.
+
+        Raises:
+            RestError: an invalid type, status or term (400).
+        """
+        self._check_post_fields(fields)
+        now = self.now()
+        values: dict[str, Any] = {
+            "type": "post",
+            "status": "draft",
+            "author": 0,
+            "parent": 0,
+            "title": "",
+            "content": "",
+            "excerpt": "",
+            "date_gmt": now,
+            "modified_gmt": now,
+            "comment_status": str(self.get_option("default_comment_status")),
+            "ping_status": "open",
+            "password": "",
+            "menu_order": 0,
+            "sticky": False,
+            "mime_type": "",
+        }
+        values.update({key: value for key, value in fields.items() if key != "term_ids"})
+        values["status"] = self._scheduled_status(values["status"], int(values["date_gmt"]))
+        term_ids = list(fields.get("term_ids") or [])
+        with self._write() as db:
+            values["slug"] = self._unique_slug(
+                db,
+                values["type"],
+                sanitize_title(str(values.get("slug") or values["title"]), "untitled"),
+            )
+            self._check_term_ids(db, term_ids)
+            if values["type"] == "post" and not self._has_category(db, term_ids):
+                default = int(self.get_option("default_category"))
+                if db.execute(
+                    "SELECT 1 FROM terms WHERE id = ? AND taxonomy = 'category'", (default,)
+                ).fetchone():
+                    term_ids.append(default)
+            columns = list(values)
+            cursor = db.execute(
+                f"INSERT INTO posts ({', '.join(columns)}) VALUES ({placeholders(columns)})",
+                [int(v) if isinstance(v, bool) else v for v in values.values()],
+            )
+            post_id = int(cursor.lastrowid or 0)
+            db.executemany(
+                "INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)",
+                [(post_id, term_id) for term_id in term_ids],
+            )
+        post = self._must_get(post_id)
+        if post.type != "revision":
+            self._fire("transition_post_status", post.status, "new", post)
+            self._fire("save_post", post.id, post, False)
+        return post
+
+    def _has_category(self, db: sqlite3.Connection, term_ids: Sequence[int]) -> bool:
+        if not term_ids:
+            return False
+        return (
+            db.execute(
+                "SELECT 1 FROM terms WHERE taxonomy = 'category'"
+                f" AND id IN ({placeholders(term_ids)})",
+                tuple(term_ids),
+            ).fetchone()
+            is not None
+        )
+
+    def _must_get(self, post_id: int) -> Post:
+        post = self.get_post(post_id)
+        if post is None:  # pragma: no cover - written in the transaction that just committed
+            raise RuntimeError(f"post {post_id} vanished")
+        return post
+
+    def update_post(self, post_id: int, **fields: Any) -> Post:
+        """Change a post; fires ``transition_post_status(new, old, post)`` and
+        ``save_post(id, post, True)``. Changing the title, content or excerpt of a post or
+        page keeps the previous version as a revision. ``term_ids``, when given, replaces all
+        the post's terms (`set_post_terms` replaces one taxonomy's).
+
+        Raises:
+            RestError: ``rest_post_invalid_id`` (404), invalid status or term (400).
+        """
+        self._check_post_fields(fields)
+        old = self.get_post(post_id)
+        if old is None:
+            raise content_error("rest_post_invalid_id", "Invalid post ID.", 404)
+        values = {key: value for key, value in fields.items() if key != "term_ids"}
+        values.setdefault("modified_gmt", self.now())
+        if "slug" in values or "title" in values:
+            wanted = values.get("slug") or (old.slug if "slug" not in values else "")
+            values["slug"] = sanitize_title(str(wanted or values.get("title") or old.title))
+        date_gmt = int(values.get("date_gmt", old.date_gmt))
+        values["status"] = self._scheduled_status(str(values.get("status", old.status)), date_gmt)
+        term_ids = fields.get("term_ids")
+        with self._write() as db:
+            if "slug" in values:
+                values["slug"] = self._unique_slug(
+                    db, old.type, values["slug"] or "untitled", exclude=post_id
+                )
+            assignments = ", ".join(f"{column} = ?" for column in values)
+            db.execute(
+                f"UPDATE posts SET {assignments} WHERE id = ?",
+                [*(int(v) if isinstance(v, bool) else v for v in values.values()), post_id],
+            )
+            if term_ids is not None:
+                term_ids = list(term_ids)
+                self._check_term_ids(db, term_ids)
+                self._replace_terms(db, post_id, term_ids)
+            changed = any(
+                key in values and values[key] != getattr(old, key)
+                for key in ("title", "content", "excerpt")
+            )
+            if changed and old.type in ("post", "page"):
+                self._insert_revision(db, old)
+        post = self._must_get(post_id)
+        if post.type != "revision":
+            self._fire("post_updated", post.id, post, old)
+            self._fire("transition_post_status", post.status, old.status, post)
+            self._fire("save_post", post.id, post, True)
+        return post
+
+    def _replace_terms(self, db: sqlite3.Connection, post_id: int, term_ids: list[int]) -> None:
+        db.execute("DELETE FROM term_relationships WHERE post_id = ?", (post_id,))
+        db.executemany(
+            "INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)",
+            [(post_id, term_id) for term_id in term_ids],
+        )
+
+    def set_post_terms(self, post_id: int, taxonomy: str, term_ids: Sequence[int]) -> Post:
+        """Replace a post's terms of one taxonomy (``save_post`` fires)."""
+        post = self.get_post(post_id)
+        if post is None:
+            raise content_error("rest_post_invalid_id", "Invalid post ID.", 404)
+        keep = [
+            term.id for term in self.get_terms(post.term_ids).values() if term.taxonomy != taxonomy
+        ]
+        with self._write() as db:
+            self._check_term_ids(db, list(term_ids))
+            db.execute("DELETE FROM term_relationships WHERE post_id = ?", (post_id,))
+            db.executemany(
+                "INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)",
+                [(post_id, term_id) for term_id in [*keep, *term_ids]],
+            )
+        updated = self._must_get(post_id)
+        self._fire("post_updated", updated.id, updated, post)
+        self._fire("transition_post_status", updated.status, post.status, updated)
+        self._fire("save_post", updated.id, updated, True)
+        return updated
+
+    def _insert_revision(self, db: sqlite3.Connection, old: Post) -> None:
+        now = self.now()
+        db.execute(
+            "INSERT INTO posts (type, status, author, parent, slug, title, content, excerpt,"
+            " date_gmt, modified_gmt) VALUES ('revision', 'inherit', ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                old.author,
+                old.id,
+                f"{old.id}-revision-v1",
+                old.title,
+                old.content,
+                old.excerpt,
+                now,
+                now,
+            ),
+        )
+
+    def delete_post(self, post_id: int, force: bool = False) -> Post:
+        """Trash a post (status ``trash``; hooks as for an update) or, with ``force``, delete
+        it and its comments, terms links and revisions for good (``delete_post`` before,
+        ``deleted_post`` after). Returns the post as it was before.
+
+        Raises:
+            RestError: ``rest_post_invalid_id`` (404); ``rest_already_trashed`` (410).
+        """
+        post = self.get_post(post_id)
+        if post is None:
+            raise content_error("rest_post_invalid_id", "Invalid post ID.", 404)
+        if not force:
+            if post.status == "trash":
+                raise content_error(
+                    "rest_already_trashed", "The post has already been deleted.", 410
+                )
+            self.update_post(post_id, status="trash")
+            return post
+        self._fire("delete_post", post.id, post)
+        with self._write() as db:
+            db.execute("DELETE FROM posts WHERE parent = ? AND type = 'revision'", (post_id,))
+            db.execute("DELETE FROM posts WHERE id = ?", (post_id,))
+        self._fire("deleted_post", post.id, post)
+        return post
+
+    def install(self) -> None:
+        """Answer the users layer's questions on the hooks: the ``published_author_ids``
+        filter (users with published posts) and the ``delete_user`` action (their posts go to
+        the ``reassign`` user, or are deleted when there is none)."""
+        self.hooks.add_filter("published_author_ids", self._add_published_authors)
+        self.hooks.add_action("delete_user", self.reassign_posts)
+
+    def _add_published_authors(self, ids: Any) -> set[int]:
+        known = {value for value in ids or () if isinstance(value, int)}
+        return known | set(self.published_authors())
+
+    def reassign_posts(self, user_id: int, reassign: int | None) -> int:
+        """Give every post of ``user_id`` to ``reassign`` (hooks fire as for updates), or
+        delete them for good when ``reassign`` is ``None``; their comments keep their text
+        but lose the user id. All in one transaction; returns how many posts moved or went."""
+        rows = self.store.connection().execute(
+            "SELECT id FROM posts WHERE author = ? AND type != 'revision' ORDER BY id", (user_id,)
+        )
+        post_ids = [int(row[0]) for row in rows.fetchall()]
+        with self.batch():
+            for post_id in post_ids:
+                if reassign:
+                    self.update_post(post_id, author=int(reassign))
+                else:
+                    self.delete_post(post_id, force=True)
+            with self._write() as db:
+                db.execute("UPDATE comments SET user_id = 0 WHERE user_id = ?", (user_id,))
+        return len(post_ids)
+
+    def publish_due_posts(self) -> list[Post]:
+        """Publish the scheduled (``future``) posts whose date has come; hooks fire for each."""
+        rows = self.store.connection().execute(
+            "SELECT id FROM posts WHERE status = 'future' AND date_gmt <= ?", (self.now(),)
+        )
+        return [self.update_post(int(row[0]), status="publish") for row in rows.fetchall()]

@@ -1,0 +1,154 @@
+"""Site options: the table of known options, their types and defaults, and their storage.
+
+Values live JSON-encoded in the ``options`` table of the site database. An option never set
+reads as its default; the defaults of ``title``, ``description``, ``timezone`` and
+``permalink_structure`` come from the application's configuration.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from sitecache.auth.store import SiteStore
+from sitecache.errors import RestError
+from sitecache.schema import validate_value_from_schema
+
+__all__ = ["OPTION_SCHEMAS", "OptionStore"]
+
+OPTION_SCHEMAS: Final[Mapping[str, Mapping[str, Any]]] = {
+    "title": {"type": "string", "description": "Site title.", "default": "sitecache"},
+    "description": {"type": "string", "description": "Site tagline.", "default": ""},
+    "timezone": {
+        "type": "string",
+        "description": "A city in the same timezone as you (an IANA name; empty for UTC).",
+        "default": "",
+    },
+    "date_format": {
+        "type": "string",
+        "description": "A date format for all date strings (PHP date letters).",
+        "default": "F j, Y",
+    },
+    "time_format": {
+        "type": "string",
+        "description": "A time format for all time strings (PHP date letters).",
+        "default": "g:i a",
+    },
+    "start_of_week": {
+        "type": "integer",
+        "description": "A day number of the week that the week should start on.",
+        "default": 1,
+        "minimum": 0,
+        "maximum": 6,
+    },
+    "posts_per_page": {
+        "type": "integer",
+        "description": "Blog pages show at most.",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100,
+    },
+    "permalink_structure": {
+        "type": "string",
+        "description": "The permalink structure ('' for plain /?p=ID links).",
+        "default": "/%postname%/",
+    },
+    "default_category": {
+        "type": "integer",
+        "description": "Default post category.",
+        "default": 1,
+        "minimum": 0,
+    },
+    "default_comment_status": {
+        "type": "string",
+        "enum": ["open", "closed"],
+        "description": "Allow people to submit comments on new posts.",
+        "default": "open",
+    },
+    "comment_moderation": {
+        "type": "boolean",
+        "description": "Hold every new comment for moderation.",
+        "default": False,
+    },
+    "comment_previously_approved": {
+        "type": "boolean",
+        "description": "Approve a comment when its author has an approved comment already.",
+        "default": True,
+    },
+    "show_on_front": {
+        "type": "string",
+        "enum": ["posts", "page"],
+        "description": "What to show on the front page.",
+        "default": "posts",
+    },
+    "page_on_front": {
+        "type": "integer",
+        "description": "The ID of the page that should be displayed on the front page.",
+        "default": 0,
+        "minimum": 0,
+    },
+    "posts_per_rss": {
+        "type": "integer",
+        "description": "Syndication feeds show the most recent.",
+        "default": 10,
+        "minimum": 1,
+        "maximum": 100,
+    },
+}
+"""Every option the site knows: its JSON schema (``default`` is the value when unset)."""
+
+
+@dataclass
+class OptionStore:
+    """Reads and writes options (no hooks: `ContentService.update_option` fires them)."""
+
+    store: SiteStore
+    defaults: Mapping[str, Any]
+
+    def default(self, name: str) -> Any:
+        """The value of ``name`` when it was never set."""
+        if name in self.defaults:
+            return self.defaults[name]
+        return OPTION_SCHEMAS[name].get("default")
+
+    def get(self, name: str) -> Any:
+        """The value of a known option.
+
+        Raises:
+            KeyError: ``name`` is not in `OPTION_SCHEMAS`.
+        """
+        if name not in OPTION_SCHEMAS:
+            raise KeyError(name)
+        row = (
+            self.store.connection()
+            .execute("SELECT value FROM options WHERE name = ?", ("site:" + name,))
+            .fetchone()
+        )
+        return self.default(name) if row is None else json.loads(str(row[0]))
+
+    def all(self) -> dict[str, Any]:
+        """Every known option with its value."""
+        rows = self.store.connection().execute(
+            "SELECT name, value FROM options WHERE name LIKE 'site:%'"
+        )
+        stored = {str(row[0])[5:]: json.loads(str(row[1])) for row in rows}
+        return {name: stored.get(name, self.default(name)) for name in OPTION_SCHEMAS}
+
+    def validate(self, name: str, value: Any) -> None:
+        """Raise `RestError` (400) unless ``value`` suits option ``name``."""
+        schema = OPTION_SCHEMAS.get(name)
+        if schema is None:
+            raise RestError("invalid_option", f"{name} is not a site option.", {"status": 400})
+        error = validate_value_from_schema(value, schema, name)
+        if isinstance(error, RestError):
+            raise RestError(error.code, error.message, {"status": 400})
+
+    def write(self, name: str, value: Any) -> None:
+        """Store ``value`` (already validated) inside the caller's transaction."""
+        self.store.connection().execute(
+            "INSERT INTO options (name, value) VALUES (?, ?)"
+            " ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+            ("site:" + name, json.dumps(value)),
+        )

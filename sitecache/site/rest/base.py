@@ -1,0 +1,181 @@
+"""What every ``site/v2`` controller shares: arguments, pagination, permissions, dates."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Final
+from urllib.parse import urlencode
+
+from sitecache.errors import RestError
+from sitecache.rest import RestRequest, RestResponse, RestServer, authorization_required_status
+from sitecache.schema import get_date_with_gmt, parse_date
+from sitecache.site.content import ContentService
+from sitecache.site.dates import rfc3339_local
+
+__all__ = [
+    "CONTEXT_PARAM",
+    "NAMESPACE",
+    "collection_params",
+    "context_param",
+    "denied",
+    "edit_context_check",
+    "int_list",
+    "paginated",
+    "rest_dates",
+    "timestamp_from_request",
+]
+
+NAMESPACE: Final = "site/v2"
+
+
+def context_param(
+    default: str = "view", contexts: tuple[str, ...] = ("view", "embed", "edit")
+) -> dict[str, Any]:
+    """The ``context`` argument (``get_context_param``)."""
+    return {
+        "description": "Scope under which the request is made; determines fields present in "
+        "response.",
+        "type": "string",
+        "enum": list(contexts),
+        "default": default,
+    }
+
+
+CONTEXT_PARAM: Final = context_param()
+
+
+def collection_params(*, offset: bool = True, search: bool = True) -> dict[str, Any]:
+    """``context``, ``page``, ``per_page`` (1 to 100), ``search`` and ``offset``."""
+    params: dict[str, Any] = {
+        "context": context_param(),
+        "page": {
+            "description": "Current page of the collection.",
+            "type": "integer",
+            "default": 1,
+            "minimum": 1,
+        },
+        "per_page": {
+            "description": "Maximum number of items to be returned in result set.",
+            "type": "integer",
+            "default": 10,
+            "minimum": 1,
+            "maximum": 100,
+        },
+    }
+    if search:
+        params["search"] = {
+            "description": "Limit results to those matching a string.",
+            "type": "string",
+        }
+    if offset:
+        params["offset"] = {
+            "description": "Offset the result set by a specific number of items.",
+            "type": "integer",
+            "minimum": 0,
+        }
+    return params
+
+
+def id_list_param(description: str) -> dict[str, Any]:
+    """An array-of-integers argument (``include``, ``exclude``, ``author``…)."""
+    return {
+        "description": description,
+        "type": "array",
+        "items": {"type": "integer"},
+        "default": [],
+    }
+
+
+def int_list(value: Any) -> tuple[int, ...]:
+    """A sanitized integer-array argument as a tuple (``()`` when absent)."""
+    if isinstance(value, list | tuple):
+        return tuple(
+            int(item) for item in value if isinstance(item, int) and not isinstance(item, bool)
+        )
+    return ()
+
+
+def denied(request: RestRequest, code: str, message: str) -> RestError:
+    """A permission error: 401 for the anonymous caller, 403 for a logged-in one."""
+    return RestError(code, message, {"status": authorization_required_status(request.user)})
+
+
+def edit_context_check(request: RestRequest, capability: str, *args: object) -> RestError | None:
+    """``rest_forbidden_context`` when ``context=edit`` is asked without ``capability``."""
+    if request.get_param("context") == "edit" and not request.user.can(capability, *args):
+        return denied(
+            request,
+            "rest_forbidden_context",
+            "Sorry, you are not allowed to edit posts in this post type.",
+        )
+    return None
+
+
+def paginated(
+    server: RestServer,
+    request: RestRequest,
+    data: Any,
+    total: int,
+    per_page: int,
+    page: int,
+    invalid_page_code: str = "rest_invalid_page_number",
+) -> RestResponse | RestError:
+    """A collection answer with ``X-Site-Total``, ``X-Site-TotalPages`` and ``Link`` prev/next
+    (keeping the request's query string); a page past the end is a 400."""
+    pages = math.ceil(total / per_page) if per_page else 0
+    if page > max(pages, 1):
+        return RestError(
+            invalid_page_code,
+            "The page number requested is larger than the number of pages available.",
+            {"status": 400},
+        )
+    response = RestResponse(data)
+    response.header("X-Site-Total", str(total))
+    response.header("X-Site-TotalPages", str(pages))
+    base = server.rest_url(request.get_route())
+    query = {
+        key: value
+        for key, value in request.get_query_params().items()
+        if isinstance(value, str | int) and key != "rest_route"
+    }
+    links = []
+    if page > 1:
+        links.append(f'<{_with_query(base, {**query, "page": min(page - 1, pages)})}>; rel="prev"')
+    if page < pages:
+        links.append(f'<{_with_query(base, {**query, "page": page + 1})}>; rel="next"')
+    if links:
+        response.header("Link", ", ".join(links))
+    return response
+
+
+def _with_query(base: str, query: Mapping[str, Any]) -> str:
+    return f"{base}{'&' if '?' in base else '?'}{urlencode(query)}"
+
+
+def rest_dates(timestamp: int, content: ContentService) -> tuple[str, str]:
+    """``(date, date_gmt)`` of a UTC timestamp: local and UTC, ``YYYY-MM-DDTHH:MM:SS``."""
+    local = datetime.fromtimestamp(timestamp, content.timezone())
+    return rfc3339_local(local), rfc3339_local(datetime.fromtimestamp(timestamp, UTC))
+
+
+def timestamp_from_request(
+    request: RestRequest,
+    content: ContentService,
+    local_key: str = "date",
+    gmt_key: str = "date_gmt",
+) -> int | RestError | None:
+    """The UTC timestamp a write asks for (``date_gmt`` wins over ``date``), ``None`` if none."""
+    for key, is_utc in ((gmt_key, True), (local_key, False)):
+        value = request.get_param(key)
+        if value is None:
+            continue
+        dates = get_date_with_gmt(value, is_utc, timezone=content.timezone())
+        if dates is None:
+            return RestError("rest_invalid_date", "Invalid date.", {"status": 400})
+        stamp = parse_date(dates[1])
+        if isinstance(stamp, bool):
+            return RestError("rest_invalid_date", "Invalid date.", {"status": 400})
+        return int(stamp)
+    return None

@@ -1,0 +1,646 @@
+"""``site/v2`` routes describing the site: types, statuses, taxonomies, search and settings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from sitecache.errors import RestError
+from sitecache.rest import RestRequest, RestResponse, RestServer
+from sitecache.schema import filter_response_by_context, get_endpoint_args_for_schema
+from sitecache.site.content import ContentService, PostQuery, TermQuery
+from sitecache.site.models import Post, Term
+from sitecache.site.options import OPTION_SCHEMAS
+from sitecache.site.rest.base import (
+    NAMESPACE,
+    collection_params,
+    context_param,
+    denied,
+    edit_context_check,
+    id_list_param,
+    int_list,
+    paginated,
+)
+
+__all__ = ["MetaRoutes"]
+
+_ALL: Final = ["view", "edit", "embed"]
+_VIEW_EDIT: Final = ["view", "edit"]
+_EDIT: Final = ["edit"]
+
+
+def _prop(kind: Any, description: str, context: list[str], **extra: Any) -> dict[str, Any]:
+    return {"description": description, "type": kind, "context": context, "readonly": True, **extra}
+
+
+TYPE_SCHEMA: Final[dict[str, Any]] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "type",
+    "type": "object",
+    "properties": {
+        "capabilities": _prop("object", "All capabilities used by the post type.", _EDIT),
+        "description": _prop(
+            "string", "A human-readable description of the post type.", _VIEW_EDIT
+        ),
+        "hierarchical": _prop(
+            "boolean", "Whether or not the post type should have children.", _VIEW_EDIT
+        ),
+        "viewable": _prop("boolean", "Whether or not the post type can be viewed.", _EDIT),
+        "labels": _prop(
+            "object", "Human-readable labels for the post type for various contexts.", _EDIT
+        ),
+        "name": _prop("string", "The title for the post type.", _ALL),
+        "slug": _prop("string", "An alphanumeric identifier for the post type.", _ALL),
+        "supports": _prop("object", "All features, supported by the post type.", _EDIT),
+        "has_archive": _prop(
+            ["string", "boolean"],
+            "If the value is a string, the value will be used as the archive slug.",
+            _VIEW_EDIT,
+        ),
+        "taxonomies": _prop(
+            "array", "Taxonomies associated with post type.", _VIEW_EDIT, items={"type": "string"}
+        ),
+        "rest_base": _prop("string", "REST base route for the post type.", _ALL),
+        "rest_namespace": _prop("string", "REST route's namespace for the post type.", _ALL),
+    },
+}
+STATUS_SCHEMA: Final[dict[str, Any]] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "status",
+    "type": "object",
+    "properties": {
+        "name": _prop("string", "The title for the status.", _ALL),
+        "private": _prop("boolean", "Whether posts with this status should be private.", _EDIT),
+        "protected": _prop("boolean", "Whether posts with this status should be protected.", _EDIT),
+        "public": _prop(
+            "boolean",
+            "Whether posts of this status should be shown in the front end of the site.",
+            _VIEW_EDIT,
+        ),
+        "queryable": _prop(
+            "boolean", "Whether posts with this status should be publicly-queryable.", _VIEW_EDIT
+        ),
+        "show_in_list": _prop(
+            "boolean", "Whether to include posts in the edit listing for their post type.", _EDIT
+        ),
+        "slug": _prop("string", "An alphanumeric identifier for the status.", _ALL),
+        "date_floating": _prop(
+            "boolean", "Whether posts of this status may have floating published dates.", _VIEW_EDIT
+        ),
+    },
+}
+TAXONOMY_SCHEMA: Final[dict[str, Any]] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "taxonomy",
+    "type": "object",
+    "properties": {
+        "capabilities": _prop("object", "All capabilities used by the taxonomy.", _EDIT),
+        "description": _prop("string", "A human-readable description of the taxonomy.", _VIEW_EDIT),
+        "hierarchical": _prop(
+            "boolean", "Whether or not the taxonomy should have children.", _VIEW_EDIT
+        ),
+        "labels": _prop(
+            "object", "Human-readable labels for the taxonomy for various contexts.", _EDIT
+        ),
+        "name": _prop("string", "The title for the taxonomy.", _ALL),
+        "slug": _prop("string", "An alphanumeric identifier for the taxonomy.", _ALL),
+        "show_cloud": _prop("boolean", "Whether or not the term cloud should be displayed.", _EDIT),
+        "types": _prop(
+            "array", "Types associated with the taxonomy.", _VIEW_EDIT, items={"type": "string"}
+        ),
+        "rest_base": _prop("string", "REST base route for the taxonomy.", _ALL),
+        "rest_namespace": _prop("string", "REST namespace route for the taxonomy.", _ALL),
+    },
+}
+SEARCH_SCHEMA: Final[dict[str, Any]] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "search-result",
+    "type": "object",
+    "properties": {
+        "id": _prop(["integer", "string"], "Unique identifier for the object.", ["view", "embed"]),
+        "title": _prop("string", "The title for the object.", ["view", "embed"]),
+        "url": _prop("string", "URL to the object.", ["view", "embed"], format="uri"),
+        "type": _prop("string", "Object type.", ["view", "embed"], enum=["post", "term"]),
+        "subtype": _prop(
+            "string",
+            "Object subtype.",
+            ["view", "embed"],
+            enum=["post", "page", "category", "post_tag"],
+        ),
+    },
+}
+SETTINGS_SCHEMA: Final[dict[str, Any]] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "settings",
+    "type": "object",
+    "properties": {
+        name: {key: value for key, value in schema.items() if key != "default"}
+        for name, schema in OPTION_SCHEMAS.items()
+    },
+}
+
+_TYPES: Final[Mapping[str, dict[str, Any]]] = {
+    "post": {
+        "name": "Posts",
+        "singular": "Post",
+        "description": "",
+        "hierarchical": False,
+        "has_archive": False,
+        "taxonomies": ["category", "post_tag"],
+        "rest_base": "posts",
+        "supports": {
+            "title": True,
+            "editor": True,
+            "author": True,
+            "excerpt": True,
+            "comments": True,
+            "revisions": True,
+        },
+        "cap": "posts",
+    },
+    "page": {
+        "name": "Pages",
+        "singular": "Page",
+        "description": "",
+        "hierarchical": True,
+        "has_archive": False,
+        "taxonomies": [],
+        "rest_base": "pages",
+        "supports": {
+            "title": True,
+            "editor": True,
+            "author": True,
+            "page-attributes": True,
+            "comments": True,
+            "revisions": True,
+        },
+        "cap": "pages",
+    },
+    "attachment": {
+        "name": "Media",
+        "singular": "Media",
+        "description": "",
+        "hierarchical": False,
+        "has_archive": False,
+        "taxonomies": [],
+        "rest_base": "media",
+        "supports": {"title": True, "author": True, "comments": True},
+        "cap": "posts",
+    },
+}
+_STATUSES: Final[Mapping[str, dict[str, Any]]] = {
+    "publish": {
+        "name": "Published",
+        "public": True,
+        "private": False,
+        "protected": False,
+        "queryable": True,
+        "date_floating": False,
+    },
+    "future": {
+        "name": "Scheduled",
+        "public": False,
+        "private": False,
+        "protected": True,
+        "queryable": False,
+        "date_floating": False,
+    },
+    "draft": {
+        "name": "Draft",
+        "public": False,
+        "private": False,
+        "protected": True,
+        "queryable": False,
+        "date_floating": True,
+    },
+    "pending": {
+        "name": "Pending",
+        "public": False,
+        "private": False,
+        "protected": True,
+        "queryable": False,
+        "date_floating": True,
+    },
+    "private": {
+        "name": "Private",
+        "public": False,
+        "private": True,
+        "protected": False,
+        "queryable": False,
+        "date_floating": False,
+    },
+    "trash": {
+        "name": "Trash",
+        "public": False,
+        "private": False,
+        "protected": False,
+        "queryable": False,
+        "date_floating": False,
+    },
+}
+_TAXONOMIES: Final[Mapping[str, dict[str, Any]]] = {
+    "category": {
+        "name": "Categories",
+        "singular": "Category",
+        "description": "",
+        "hierarchical": True,
+        "rest_base": "categories",
+        "show_cloud": True,
+        "types": ["post"],
+    },
+    "post_tag": {
+        "name": "Tags",
+        "singular": "Tag",
+        "description": "",
+        "hierarchical": False,
+        "rest_base": "tags",
+        "show_cloud": True,
+        "types": ["post"],
+    },
+}
+
+
+class MetaRoutes:
+    """Types, statuses, taxonomies, search and settings.
+
+    Args:
+        content: the content service.
+        post_link: the permalink of a post; term_link: the archive URL of a term.
+    """
+
+    def __init__(
+        self,
+        content: ContentService,
+        post_link: Callable[[Post], str],
+        term_link: Callable[[Term], str],
+    ) -> None:
+        self.content = content
+        self.post_link = post_link
+        self.term_link = term_link
+        self._server: RestServer | None = None
+
+    @property
+    def server(self) -> RestServer:
+        """The server the routes were registered on."""
+        if self._server is None:
+            raise RuntimeError("the routes are not registered yet")
+        return self._server
+
+    def register(self, server: RestServer) -> None:
+        """Register every route (``rest_api_init``)."""
+        self._server = server
+        context = {"context": context_param()}
+        for base, key, schema, collection, item, check in (
+            (
+                "types",
+                "type",
+                TYPE_SCHEMA,
+                self.get_types,
+                self.get_type,
+                self.types_permissions_check,
+            ),
+            (
+                "statuses",
+                "status",
+                STATUS_SCHEMA,
+                self.get_statuses,
+                self.get_status,
+                self.statuses_permissions_check,
+            ),
+            (
+                "taxonomies",
+                "taxonomy",
+                TAXONOMY_SCHEMA,
+                self.get_taxonomies,
+                self.get_taxonomy,
+                self.types_permissions_check,
+            ),
+        ):
+            schema_callback = _schema_callback(schema)
+            args = dict(context)
+            if base == "taxonomies":
+                args["type"] = {
+                    "description": "Limit results to taxonomies associated with a specific post "
+                    "type.",
+                    "type": "string",
+                }
+            server.register_rest_route(
+                NAMESPACE,
+                f"/{base}",
+                {
+                    "methods": "GET",
+                    "callback": collection,
+                    "permission_callback": check,
+                    "args": args,
+                },
+                schema=schema_callback,
+            )
+            server.register_rest_route(
+                NAMESPACE,
+                f"/{base}/(?P<{key}>[\\w-]+)",
+                {
+                    "methods": "GET",
+                    "callback": item,
+                    "permission_callback": check,
+                    "args": dict(context),
+                },
+                schema=schema_callback,
+            )
+        search_args = collection_params(offset=False)
+        search_args["context"] = context_param(contexts=("view", "embed"))
+        search_args.update(
+            {
+                "type": {
+                    "default": "post",
+                    "description": "Limit results to items of an object type.",
+                    "type": "string",
+                    "enum": ["post", "term"],
+                },
+                "subtype": {
+                    "default": "any",
+                    "description": "Limit results to items of one or more object subtypes.",
+                    "type": "array",
+                    "items": {
+                        "enum": ["post", "page", "category", "post_tag", "any"],
+                        "type": "string",
+                    },
+                },
+                "exclude": id_list_param("Ensure result set excludes specific IDs."),
+                "include": id_list_param("Limit result set to specific IDs."),
+            }
+        )
+        server.register_rest_route(
+            NAMESPACE,
+            "/search",
+            {
+                "methods": "GET",
+                "callback": self.search,
+                "permission_callback": lambda request: True,
+                "args": search_args,
+            },
+            schema=_schema_callback(SEARCH_SCHEMA),
+        )
+        server.register_rest_route(
+            NAMESPACE,
+            "/settings",
+            [
+                {
+                    "methods": "GET",
+                    "callback": self.get_settings,
+                    "permission_callback": self.settings_permissions_check,
+                    "args": {},
+                },
+                {
+                    "methods": "POST, PUT, PATCH",
+                    "callback": self.update_settings,
+                    "permission_callback": self.settings_permissions_check,
+                    "args": get_endpoint_args_for_schema(SETTINGS_SCHEMA, "POST, PUT, PATCH"),
+                },
+            ],
+            schema=_schema_callback(SETTINGS_SCHEMA),
+        )
+
+    def _keyed(
+        self, request: RestRequest, schema: dict[str, Any], items: Mapping[str, RestResponse]
+    ) -> dict[str, Any]:
+        """A collection keyed by slug, each item filtered by the request's context here.
+
+        The server's context filter would take a keyed object for one resource (a status
+        named ``private`` is also a property of the status schema), so the items are filtered
+        one by one and the server is told the filtering is done.
+        """
+        context = str(request.get_param("context") or "view")
+        data = {
+            key: filter_response_by_context(
+                self.server.response_to_data(response, False), schema, context
+            )
+            for key, response in items.items()
+        }
+        request.remove_param("context")
+        return data
+
+    # ------------------------------------------------------------------ permissions
+    def types_permissions_check(self, request: RestRequest) -> bool | RestError:
+        """Public; ``context=edit`` needs ``edit_posts``."""
+        return edit_context_check(request, "edit_posts") or True
+
+    def statuses_permissions_check(self, request: RestRequest) -> bool | RestError:
+        """Public for ``publish``; other statuses need ``edit_posts``."""
+        context_error = edit_context_check(request, "edit_posts")
+        if context_error is not None:
+            return context_error
+        status = request.get_param("status")
+        if isinstance(status, str) and status != "publish" and not request.user.can("edit_posts"):
+            if status not in _STATUSES:
+                return RestError("rest_status_invalid", "Invalid status.", {"status": 404})
+            return denied(request, "rest_cannot_read_status", "Cannot view status.")
+        return True
+
+    def settings_permissions_check(self, request: RestRequest) -> bool | RestError:
+        """Settings are for administrators (``manage_options``)."""
+        if not request.user.can("manage_options"):
+            return denied(request, "rest_forbidden", "Sorry, you are not allowed to do that.")
+        return True
+
+    # ------------------------------------------------------------------ types
+    def _type(self, slug: str, request: RestRequest) -> RestResponse:
+        info = _TYPES[slug]
+        cap = info["cap"]
+        data = {
+            "capabilities": {
+                f"{verb}_{cap}": f"{verb}_{cap}"
+                for verb in ("edit", "edit_others", "publish", "read_private", "delete")
+            },
+            "description": info["description"],
+            "hierarchical": info["hierarchical"],
+            "viewable": True,
+            "labels": {"name": info["name"], "singular_name": info["singular"]},
+            "name": info["name"],
+            "slug": slug,
+            "supports": info["supports"],
+            "has_archive": info["has_archive"],
+            "taxonomies": info["taxonomies"],
+            "rest_base": info["rest_base"],
+            "rest_namespace": NAMESPACE,
+        }
+        response = RestResponse(data)
+        rest = self.server.rest_url
+        response.add_link("collection", rest(f"/{NAMESPACE}/types"))
+        response.add_link(
+            f"{self.server.settings.api_root_rel}items", rest(f"/{NAMESPACE}/{info['rest_base']}")
+        )
+        return response
+
+    def get_types(self, request: RestRequest) -> dict[str, Any]:
+        """Every post type, keyed by slug."""
+        return self._keyed(
+            request, TYPE_SCHEMA, {slug: self._type(slug, request) for slug in _TYPES}
+        )
+
+    def get_type(self, request: RestRequest) -> RestResponse | RestError:
+        """One post type."""
+        slug = str(request.get_param("type"))
+        if slug not in _TYPES:
+            return RestError("rest_type_invalid", "Invalid post type.", {"status": 404})
+        return self._type(slug, request)
+
+    # ------------------------------------------------------------------ statuses
+    def _status(self, slug: str) -> RestResponse:
+        info = _STATUSES[slug]
+        data = {**info, "slug": slug, "show_in_list": slug != "trash"}
+        response = RestResponse(data)
+        response.add_link("archives", self.server.rest_url(f"/{NAMESPACE}/posts?status={slug}"))
+        return response
+
+    def get_statuses(self, request: RestRequest) -> dict[str, Any]:
+        """The statuses the caller may see, keyed by slug (anonymous: ``publish`` only)."""
+        visible = _STATUSES if request.user.can("edit_posts") else {"publish": _STATUSES["publish"]}
+        return self._keyed(request, STATUS_SCHEMA, {slug: self._status(slug) for slug in visible})
+
+    def get_status(self, request: RestRequest) -> RestResponse | RestError:
+        """One status."""
+        slug = str(request.get_param("status"))
+        if slug not in _STATUSES:
+            return RestError("rest_status_invalid", "Invalid status.", {"status": 404})
+        return self._status(slug)
+
+    # ------------------------------------------------------------------ taxonomies
+    def _taxonomy(self, slug: str) -> RestResponse:
+        info = _TAXONOMIES[slug]
+        data = {
+            "capabilities": {
+                "manage_terms": "manage_categories",
+                "edit_terms": "manage_categories",
+                "delete_terms": "manage_categories",
+                "assign_terms": "edit_posts",
+            },
+            "description": info["description"],
+            "hierarchical": info["hierarchical"],
+            "labels": {"name": info["name"], "singular_name": info["singular"]},
+            "name": info["name"],
+            "slug": slug,
+            "show_cloud": info["show_cloud"],
+            "types": info["types"],
+            "rest_base": info["rest_base"],
+            "rest_namespace": NAMESPACE,
+        }
+        response = RestResponse(data)
+        rest = self.server.rest_url
+        response.add_link("collection", rest(f"/{NAMESPACE}/taxonomies"))
+        response.add_link(
+            f"{self.server.settings.api_root_rel}items", rest(f"/{NAMESPACE}/{info['rest_base']}")
+        )
+        return response
+
+    def get_taxonomies(self, request: RestRequest) -> dict[str, Any]:
+        """Every taxonomy (of ``type`` when given), keyed by slug."""
+        post_type = request.get_param("type")
+        chosen = {
+            slug: self._taxonomy(slug)
+            for slug, info in _TAXONOMIES.items()
+            if not post_type or post_type in info["types"]
+        }
+        return self._keyed(request, TAXONOMY_SCHEMA, chosen)
+
+    def get_taxonomy(self, request: RestRequest) -> RestResponse | RestError:
+        """One taxonomy."""
+        slug = str(request.get_param("taxonomy"))
+        if slug not in _TAXONOMIES:
+            return RestError("rest_taxonomy_invalid", "Invalid taxonomy.", {"status": 404})
+        return self._taxonomy(slug)
+
+    # ------------------------------------------------------------------ search
+    def search(self, request: RestRequest) -> RestResponse | RestError:
+        """Published posts and pages (``type=post``) or terms (``type=term``) matching
+        ``search``, with totals and prev/next links."""
+        page = int(request.get_param("page") or 1)
+        per_page = int(request.get_param("per_page") or 10)
+        subtypes = request.get_param("subtype")
+        wanted = set(subtypes) if isinstance(subtypes, list) else {str(subtypes or "any")}
+        term = str(request.get_param("search") or "")
+        rest = self.server.rest_url
+        results: list[dict[str, Any]] = []
+        if request.get_param("type") == "term":
+            taxonomies = [t for t in _TAXONOMIES if "any" in wanted or t in wanted]
+            found: list[Term] = []
+            for taxonomy in taxonomies:
+                found += self.content.query_terms(
+                    TermQuery(
+                        taxonomy=taxonomy,
+                        search=term,
+                        include=int_list(request.get_param("include")),
+                        exclude=int_list(request.get_param("exclude")),
+                        per_page=10_000,
+                    )
+                )[0]
+            total = len(found)
+            chosen = found[(page - 1) * per_page : page * per_page]
+            for item in chosen:
+                base = _TAXONOMIES[item.taxonomy]["rest_base"]
+                response = RestResponse(
+                    {
+                        "id": item.id,
+                        "title": item.name,
+                        "url": self.term_link(item),
+                        "type": "term",
+                        "subtype": item.taxonomy,
+                    }
+                )
+                response.add_link(
+                    "self", rest(f"/{NAMESPACE}/{base}/{item.id}"), {"embeddable": True}
+                )
+                response.add_link("about", rest(f"/{NAMESPACE}/taxonomies/{item.taxonomy}"))
+                results.append(self.server.response_to_data(response, False))
+        else:
+            types = tuple(t for t in ("post", "page") if "any" in wanted or t in wanted)
+            if not types:
+                return paginated(self.server, request, [], 0, per_page, page)
+            posts, total = self.content.query_posts(
+                PostQuery(
+                    types=types,
+                    search=term,
+                    include=int_list(request.get_param("include")),
+                    exclude=int_list(request.get_param("exclude")),
+                    page=page,
+                    per_page=per_page,
+                )
+            )
+            for post in posts:
+                base = _TYPES[post.type]["rest_base"]
+                response = RestResponse(
+                    {
+                        "id": post.id,
+                        "title": post.title,
+                        "url": self.post_link(post),
+                        "type": "post",
+                        "subtype": post.type,
+                    }
+                )
+                response.add_link(
+                    "self", rest(f"/{NAMESPACE}/{base}/{post.id}"), {"embeddable": True}
+                )
+                response.add_link("about", rest(f"/{NAMESPACE}/types/{post.type}"))
+                results.append(self.server.response_to_data(response, False))
+        return paginated(
+            self.server, request, results, total, per_page, page, "rest_search_invalid_page_number"
+        )
+
+    # ------------------------------------------------------------------ settings
+    def get_settings(self, request: RestRequest) -> dict[str, Any]:
+        """Every site option."""
+        return self.content.options.all()
+
+    def update_settings(self, request: RestRequest) -> dict[str, Any]:
+        """Set the options given (each fires ``updated_option`` when it changes)."""
+        for name in OPTION_SCHEMAS:
+            value = request.get_param(name)
+            if value is not None:
+                self.content.update_option(name, value)
+        return self.content.options.all()
+
+
+def _schema_callback(schema: dict[str, Any]) -> Callable[[], dict[str, Any]]:
+    def callback() -> dict[str, Any]:
+        return schema
+
+    return callback

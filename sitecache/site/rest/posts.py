@@ -1,0 +1,768 @@
+"""``site/v2/posts`` and ``site/v2/pages``: the posts controller (WordPress's shapes).
+
+Published posts are public; drafts, pending, scheduled and trashed posts need the edit
+capability of the post type, private ones the read-private one. ``context=edit`` needs the
+edit capability. Writes need ``edit_posts`` (``edit_pages``), publishing ``publish_posts``,
+someone else's post ``edit_others_posts``; deleting without ``force`` moves to the trash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from markupsafe import escape
+
+from sitecache.errors import RestError
+from sitecache.rest import RestRequest, RestResponse, RestServer
+from sitecache.schema import get_endpoint_args_for_schema
+from sitecache.site.content import ContentService, PostQuery
+from sitecache.site.models import POST_STATUSES, Post
+from sitecache.site.render import excerpt_text, paragraphs
+from sitecache.site.rest.base import (
+    CONTEXT_PARAM,
+    NAMESPACE,
+    collection_params,
+    denied,
+    edit_context_check,
+    id_list_param,
+    int_list,
+    paginated,
+    rest_dates,
+    timestamp_from_request,
+)
+
+__all__ = ["PostsController", "post_schema"]
+
+_VIEW_EDIT: Final = ["view", "edit"]
+_ALL: Final = ["view", "edit", "embed"]
+_TEXT_ARG: Final = {
+    "type": ["string", "object"],
+    "properties": {"raw": {"type": "string"}},
+}
+
+
+def _rendered(description: str, *, protected: bool = False, embed: bool = True) -> dict[str, Any]:
+    contexts = _ALL if embed else _VIEW_EDIT
+    properties: dict[str, Any] = {
+        "raw": {
+            "description": f"{description}, as it exists in the database.",
+            "type": "string",
+            "context": ["edit"],
+        },
+        "rendered": {
+            "description": f"HTML {description.lower()}, transformed for display.",
+            "type": "string",
+            "context": contexts,
+            "readonly": True,
+        },
+    }
+    if protected:
+        properties["protected"] = {
+            "description": f"Whether the {description.lower()} is protected with a password.",
+            "type": "boolean",
+            "context": contexts,
+            "readonly": True,
+        }
+    return {
+        "description": description,
+        "type": "object",
+        "context": contexts,
+        "arg_options": dict(_TEXT_ARG),
+        "properties": properties,
+    }
+
+
+def post_schema(post_type: str) -> dict[str, Any]:
+    """The resource schema of a post type (``post`` or ``page``)."""
+    properties: dict[str, Any] = {
+        "date": {
+            "description": "The date the post was published, in the site's timezone.",
+            "type": ["string", "null"],
+            "format": "date-time",
+            "context": _ALL,
+        },
+        "date_gmt": {
+            "description": "The date the post was published, as GMT.",
+            "type": ["string", "null"],
+            "format": "date-time",
+            "context": _VIEW_EDIT,
+        },
+        "guid": {
+            "description": "The globally unique identifier for the post.",
+            "type": "object",
+            "context": _VIEW_EDIT,
+            "readonly": True,
+            "properties": {
+                "raw": {
+                    "description": "GUID for the post, as it exists in the database.",
+                    "type": "string",
+                    "context": ["edit"],
+                    "readonly": True,
+                },
+                "rendered": {
+                    "description": "GUID for the post, transformed for display.",
+                    "type": "string",
+                    "context": _VIEW_EDIT,
+                    "readonly": True,
+                },
+            },
+        },
+        "id": {
+            "description": "Unique identifier for the post.",
+            "type": "integer",
+            "context": _ALL,
+            "readonly": True,
+        },
+        "link": {
+            "description": "URL to the post.",
+            "type": "string",
+            "format": "uri",
+            "context": _ALL,
+            "readonly": True,
+        },
+        "modified": {
+            "description": "The date the post was last modified, in the site's timezone.",
+            "type": "string",
+            "format": "date-time",
+            "context": _VIEW_EDIT,
+            "readonly": True,
+        },
+        "modified_gmt": {
+            "description": "The date the post was last modified, as GMT.",
+            "type": "string",
+            "format": "date-time",
+            "context": _VIEW_EDIT,
+            "readonly": True,
+        },
+        "slug": {
+            "description": "An alphanumeric identifier for the post unique to its type.",
+            "type": "string",
+            "context": _ALL,
+        },
+        "status": {
+            "description": "A named status for the post.",
+            "type": "string",
+            "enum": list(POST_STATUSES),
+            "context": _VIEW_EDIT,
+        },
+        "type": {
+            "description": "Type of post.",
+            "type": "string",
+            "context": _ALL,
+            "readonly": True,
+        },
+        "password": {
+            "description": "A password to protect access to the content and excerpt.",
+            "type": "string",
+            "context": ["edit"],
+        },
+        "title": _rendered(
+            "The title for the post."[:-1].replace("The title for the post", "Title")
+        ),
+        "content": _rendered("Content", protected=True, embed=False),
+        "author": {
+            "description": "The ID for the author of the post.",
+            "type": "integer",
+            "context": _ALL,
+        },
+        "excerpt": _rendered("Excerpt", protected=True),
+        "featured_media": {
+            "description": "The ID of the featured media for the post.",
+            "type": "integer",
+            "context": _ALL,
+        },
+        "comment_status": {
+            "description": "Whether or not comments are open on the post.",
+            "type": "string",
+            "enum": ["open", "closed"],
+            "context": _VIEW_EDIT,
+        },
+        "ping_status": {
+            "description": "Whether or not the post can be pinged.",
+            "type": "string",
+            "enum": ["open", "closed"],
+            "context": _VIEW_EDIT,
+        },
+        "template": {
+            "description": "The theme file to use to display the post.",
+            "type": "string",
+            "context": _VIEW_EDIT,
+        },
+        "meta": {
+            "description": "Meta fields.",
+            "type": "object",
+            "context": _VIEW_EDIT,
+            "properties": {},
+        },
+    }
+    if post_type == "post":
+        properties["format"] = {
+            "description": "The format for the post.",
+            "type": "string",
+            "enum": ["standard"],
+            "context": _VIEW_EDIT,
+        }
+        properties["sticky"] = {
+            "description": "Whether or not the post should be treated as sticky.",
+            "type": "boolean",
+            "context": _VIEW_EDIT,
+        }
+        for name, label in (("categories", "category"), ("tags", "post_tag")):
+            properties[name] = {
+                "description": f"The terms assigned to the post in the {label} taxonomy.",
+                "type": "array",
+                "items": {"type": "integer"},
+                "context": _VIEW_EDIT,
+            }
+    else:
+        properties["parent"] = {
+            "description": "The ID for the parent of the post.",
+            "type": "integer",
+            "context": _VIEW_EDIT,
+        }
+        properties["menu_order"] = {
+            "description": "The order of the post in relation to other posts.",
+            "type": "integer",
+            "context": _VIEW_EDIT,
+        }
+    return {
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "title": post_type,
+        "type": "object",
+        "properties": properties,
+    }
+
+
+_CAPS: Final[Mapping[str, Mapping[str, str]]] = {
+    "post": {
+        "edit": "edit_posts",
+        "edit_others": "edit_others_posts",
+        "edit_published": "edit_published_posts",
+        "publish": "publish_posts",
+        "read_private": "read_private_posts",
+        "delete": "delete_posts",
+        "delete_others": "delete_others_posts",
+        "delete_published": "delete_published_posts",
+    },
+    "page": {
+        "edit": "edit_pages",
+        "edit_others": "edit_others_pages",
+        "edit_published": "edit_published_pages",
+        "publish": "publish_pages",
+        "read_private": "read_private_pages",
+        "delete": "delete_pages",
+        "delete_others": "delete_others_pages",
+        "delete_published": "delete_published_pages",
+    },
+}
+_ORDERBY: Final = [
+    "author",
+    "date",
+    "id",
+    "include",
+    "modified",
+    "parent",
+    "slug",
+    "title",
+    "menu_order",
+]
+
+
+class PostsController:
+    """The routes of one post type (``post`` → ``/posts``, ``page`` → ``/pages``).
+
+    Args:
+        post_type: ``post`` or ``page``.
+        content: the content service.
+        link_of: the permalink of a post (the theme's).
+    """
+
+    def __init__(
+        self, post_type: str, content: ContentService, link_of: Callable[[Post], str]
+    ) -> None:
+        self.post_type = post_type
+        self.rest_base = "posts" if post_type == "post" else "pages"
+        self.content = content
+        self.link_of = link_of
+        self.caps = _CAPS[post_type]
+        self.schema = post_schema(post_type)
+        self._server: RestServer | None = None
+
+    @property
+    def server(self) -> RestServer:
+        """The server the routes were registered on."""
+        if self._server is None:
+            raise RuntimeError("the routes are not registered yet")
+        return self._server
+
+    # ------------------------------------------------------------------ registration
+    def collection_params(self) -> dict[str, Any]:
+        """The collection's query arguments."""
+        params = collection_params()
+        params.update(
+            {
+                "after": {
+                    "description": "Limit response to posts published after a given ISO8601 date.",
+                    "type": "string",
+                    "format": "date-time",
+                },
+                "before": {
+                    "description": "Limit response to posts published before a given ISO8601 date.",
+                    "type": "string",
+                    "format": "date-time",
+                },
+                "author": id_list_param("Limit result set to posts assigned to specific authors."),
+                "author_exclude": id_list_param(
+                    "Ensure result set excludes posts assigned to specific authors."
+                ),
+                "exclude": id_list_param("Ensure result set excludes specific IDs."),
+                "include": id_list_param("Limit result set to specific IDs."),
+                "order": {
+                    "description": "Order sort attribute ascending or descending.",
+                    "type": "string",
+                    "default": "desc",
+                    "enum": ["asc", "desc"],
+                },
+                "orderby": {
+                    "description": "Sort collection by post attribute.",
+                    "type": "string",
+                    "default": "date",
+                    "enum": _ORDERBY,
+                },
+                "slug": {
+                    "description": "Limit result set to posts with one or more specific slugs.",
+                    "type": "array",
+                    "items": {"type": "string"},
+                },
+                "status": {
+                    "default": "publish",
+                    "description": "Limit result set to posts assigned one or more statuses.",
+                    "type": "array",
+                    "items": {"enum": [*POST_STATUSES, "any"], "type": "string"},
+                },
+            }
+        )
+        if self.post_type == "post":
+            for name in ("categories", "tags"):
+                params[name] = id_list_param(
+                    f"Limit result set to items with specific terms of the {name} taxonomy."
+                )
+                params[f"{name}_exclude"] = id_list_param(
+                    f"Limit result set to items without specific terms of the {name} taxonomy."
+                )
+        else:
+            params["parent"] = id_list_param(
+                "Limit result set to items with particular parent IDs."
+            )
+        return params
+
+    def register(self, server: RestServer) -> None:
+        """Register the collection and item routes (``rest_api_init``)."""
+        self._server = server
+
+        def schema() -> dict[str, Any]:
+            return self.schema
+
+        server.register_rest_route(
+            NAMESPACE,
+            f"/{self.rest_base}",
+            [
+                {
+                    "methods": "GET",
+                    "callback": self.get_items,
+                    "permission_callback": self.get_items_permissions_check,
+                    "args": self.collection_params(),
+                    "allow_batch": {"v1": True},
+                },
+                {
+                    "methods": "POST",
+                    "callback": self.create_item,
+                    "permission_callback": self.create_item_permissions_check,
+                    "args": get_endpoint_args_for_schema(self.schema, "POST"),
+                    "allow_batch": {"v1": True},
+                },
+            ],
+            schema=schema,
+        )
+        server.register_rest_route(
+            NAMESPACE,
+            f"/{self.rest_base}/(?P<id>[\\d]+)",
+            [
+                {
+                    "methods": "GET",
+                    "callback": self.get_item,
+                    "permission_callback": self.get_item_permissions_check,
+                    "args": {"context": CONTEXT_PARAM},
+                    "allow_batch": {"v1": True},
+                },
+                {
+                    "methods": "POST, PUT, PATCH",
+                    "callback": self.update_item,
+                    "permission_callback": self.update_item_permissions_check,
+                    "args": get_endpoint_args_for_schema(self.schema, "POST, PUT, PATCH"),
+                    "allow_batch": {"v1": True},
+                },
+                {
+                    "methods": "DELETE",
+                    "callback": self.delete_item,
+                    "permission_callback": self.delete_item_permissions_check,
+                    "args": {
+                        "force": {
+                            "type": "boolean",
+                            "default": False,
+                            "description": "Whether to bypass Trash and force deletion.",
+                        }
+                    },
+                    "allow_batch": {"v1": True},
+                },
+            ],
+            route_args={
+                "id": {"description": "Unique identifier for the post.", "type": "integer"}
+            },
+            schema=schema,
+        )
+
+    # ------------------------------------------------------------------ permissions
+    def _post(self, request: RestRequest) -> Post | RestError:
+        post = self.content.get_post(int(request.get_param("id")))
+        if post is None or post.type != self.post_type:
+            return RestError("rest_post_invalid_id", "Invalid post ID.", {"status": 404})
+        return post
+
+    def can_read(self, request: RestRequest, post: Post) -> bool:
+        """Whether the caller may see ``post``."""
+        if post.status == "publish":
+            return True
+        user = request.user
+        if post.status == "private":
+            return bool(user.can(self.caps["read_private"]))
+        return self.can_edit(request, post)
+
+    def can_edit(self, request: RestRequest, post: Post) -> bool:
+        """Whether the caller may change ``post`` (``edit_post``)."""
+        user = request.user
+        if not user.can(self.caps["edit"]):
+            return False
+        if post.author != getattr(user, "id", 0) and not user.can(self.caps["edit_others"]):
+            return False
+        return post.status not in ("publish", "private") or bool(
+            user.can(self.caps["edit_published"])
+        )
+
+    def get_items_permissions_check(self, request: RestRequest) -> bool | RestError:
+        """Anybody may list published posts; ``context=edit`` needs the edit capability."""
+        return edit_context_check(request, self.caps["edit"]) or True
+
+    def get_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+        """Readable posts only; ``context=edit`` needs the right to edit this one."""
+        post = self._post(request)
+        if isinstance(post, RestError):
+            return post
+        if request.get_param("context") == "edit" and not self.can_edit(request, post):
+            return denied(
+                request, "rest_forbidden_context", "Sorry, you are not allowed to edit this post."
+            )
+        if not self.can_read(request, post):
+            return denied(request, "rest_forbidden", "Sorry, you are not allowed to do that.")
+        return True
+
+    def _check_write(self, request: RestRequest, post: Post | None) -> bool | RestError:
+        user = request.user
+        if not user.can(self.caps["edit"]):
+            code = "rest_cannot_create" if post is None else "rest_cannot_edit"
+            return denied(
+                request, code, "Sorry, you are not allowed to edit posts in this post type."
+            )
+        if post is not None and not self.can_edit(request, post):
+            return denied(
+                request, "rest_cannot_edit", "Sorry, you are not allowed to edit this post."
+            )
+        author = request.get_param("author")
+        if (
+            isinstance(author, int)
+            and author != getattr(user, "id", 0)
+            and not user.can(self.caps["edit_others"])
+        ):
+            return denied(
+                request,
+                "rest_cannot_edit_others",
+                "Sorry, you are not allowed to update posts as this user.",
+            )
+        status = request.get_param("status")
+        if status in ("publish", "future", "private") and not user.can(self.caps["publish"]):
+            return denied(
+                request,
+                "rest_cannot_publish",
+                "Sorry, you are not allowed to publish posts in this post type.",
+            )
+        return True
+
+    def create_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+        """``edit_posts`` (``edit_pages``), and ``publish_posts`` to publish."""
+        if request.get_param("id"):
+            return RestError("rest_post_exists", "Cannot create existing post.", {"status": 400})
+        return self._check_write(request, None)
+
+    def update_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+        """The right to edit this post (and to publish, when asked)."""
+        post = self._post(request)
+        if isinstance(post, RestError):
+            return post
+        return self._check_write(request, post)
+
+    def delete_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+        """``delete_posts``, plus ``delete_others_posts`` / ``delete_published_posts``."""
+        post = self._post(request)
+        if isinstance(post, RestError):
+            return post
+        user = request.user
+        allowed = bool(user.can(self.caps["delete"]))
+        if post.author != getattr(user, "id", 0):
+            allowed = allowed and bool(user.can(self.caps["delete_others"]))
+        if post.status == "publish":
+            allowed = allowed and bool(user.can(self.caps["delete_published"]))
+        if not allowed:
+            return denied(
+                request, "rest_cannot_delete", "Sorry, you are not allowed to delete this post."
+            )
+        return True
+
+    # ------------------------------------------------------------------ reading
+    def get_items(self, request: RestRequest) -> RestResponse | RestError:
+        """One page of posts, with totals and prev/next links."""
+        statuses = request.get_param("status")
+        wanted = tuple(statuses) if isinstance(statuses, list) else (str(statuses or "publish"),)
+        if "any" in wanted:
+            wanted = tuple(s for s in POST_STATUSES if s != "trash")
+        user = request.user
+        for status in wanted:
+            if status == "publish":
+                continue
+            needed = self.caps["read_private"] if status == "private" else self.caps["edit"]
+            if not user.can(needed):
+                return RestError(
+                    "rest_invalid_param",
+                    "Invalid parameter(s): status",
+                    {"status": 400, "params": {"status": "Status is forbidden."}},
+                )
+        page = int(request.get_param("page") or 1)
+        per_page = int(request.get_param("per_page") or 10)
+        offset = request.get_param("offset")
+        query = PostQuery(
+            types=(self.post_type,),
+            statuses=wanted,
+            authors=int_list(request.get_param("author")),
+            authors_exclude=int_list(request.get_param("author_exclude")),
+            include=int_list(request.get_param("include")),
+            exclude=int_list(request.get_param("exclude")),
+            term_groups=tuple(
+                group
+                for group in (
+                    int_list(request.get_param("categories")),
+                    int_list(request.get_param("tags")),
+                )
+                if group
+            ),
+            terms_exclude=int_list(request.get_param("categories_exclude"))
+            + int_list(request.get_param("tags_exclude")),
+            parents=int_list(request.get_param("parent")),
+            slugs=tuple(str(s) for s in request.get_param("slug") or ()),
+            search=str(request.get_param("search") or ""),
+            after=_stamp(request.get_param("after")),
+            before=_stamp(request.get_param("before")),
+            orderby=str(request.get_param("orderby") or "date"),
+            order=str(request.get_param("order") or "desc"),
+            page=page,
+            per_page=per_page,
+            offset=int(offset) if isinstance(offset, int) else None,
+        )
+        posts, total = self.content.query_posts(query)
+        data = [self.server.response_to_data(self.prepare(post, request), False) for post in posts]
+        return paginated(
+            self.server, request, data, total, per_page, page, "rest_post_invalid_page_number"
+        )
+
+    def get_item(self, request: RestRequest) -> RestResponse | RestError:
+        """One post."""
+        post = self._post(request)
+        return post if isinstance(post, RestError) else self.prepare(post, request)
+
+    def prepare(self, post: Post, request: RestRequest) -> RestResponse:
+        """A post's data (every field; the server filters by context) with its links."""
+        date, date_gmt = rest_dates(post.date_gmt, self.content)
+        modified, modified_gmt = rest_dates(post.modified_gmt, self.content)
+        protected = bool(post.password)
+        home = self.server.home_url()
+        data: dict[str, Any] = {
+            "id": post.id,
+            "date": date,
+            "date_gmt": date_gmt,
+            "guid": {"rendered": f"{home}/?p={post.id}", "raw": f"{home}/?p={post.id}"},
+            "modified": modified,
+            "modified_gmt": modified_gmt,
+            "slug": post.slug,
+            "status": post.status,
+            "type": post.type,
+            "link": self.link_of(post),
+            "password": post.password,
+            "title": {
+                "raw": post.title,
+                "rendered": str(escape(post.title)),
+            },
+            "content": {
+                "raw": post.content,
+                "rendered": "" if protected else str(paragraphs(post.content)),
+                "protected": protected,
+            },
+            "excerpt": {
+                "raw": post.excerpt,
+                "rendered": ""
+                if protected
+                else str(paragraphs(excerpt_text(post.excerpt, post.content))),
+                "protected": protected,
+            },
+            "author": post.author,
+            "featured_media": 0,
+            "comment_status": post.comment_status,
+            "ping_status": post.ping_status,
+            "template": "",
+            "meta": {},
+        }
+        terms = self.content.get_terms(post.term_ids) if post.term_ids else {}
+        if self.post_type == "post":
+            data["format"] = "standard"
+            data["sticky"] = post.sticky
+            data["categories"] = [
+                i for i in post.term_ids if i in terms and terms[i].taxonomy == "category"
+            ]
+            data["tags"] = [
+                i for i in post.term_ids if i in terms and terms[i].taxonomy == "post_tag"
+            ]
+        else:
+            data["parent"] = post.parent
+            data["menu_order"] = post.menu_order
+        response = RestResponse(data)
+        rest = self.server.rest_url
+        base = f"/{NAMESPACE}/{self.rest_base}"
+        response.add_link("self", rest(f"{base}/{post.id}"))
+        response.add_link("collection", rest(base))
+        response.add_link("about", rest(f"/{NAMESPACE}/types/{self.post_type}"))
+        if post.author:
+            response.add_link(
+                "author", rest(f"/{NAMESPACE}/users/{post.author}"), {"embeddable": True}
+            )
+        response.add_link(
+            "replies", rest(f"/{NAMESPACE}/comments?post={post.id}"), {"embeddable": True}
+        )
+        if self.post_type == "page" and post.parent:
+            response.add_link("up", rest(f"{base}/{post.parent}"), {"embeddable": True})
+        if self.post_type == "post":
+            term_rel = f"{self.server.settings.api_root_rel}term"
+            for taxonomy, term_base in (("category", "categories"), ("post_tag", "tags")):
+                response.add_link(
+                    term_rel,
+                    rest(f"/{NAMESPACE}/{term_base}?post={post.id}"),
+                    {"taxonomy": taxonomy, "embeddable": True},
+                )
+        return response
+
+    # ------------------------------------------------------------------ writing
+    def _fields(self, request: RestRequest, post: Post | None) -> dict[str, Any] | RestError:
+        fields: dict[str, Any] = {}
+        for name in ("title", "content", "excerpt"):
+            value = request.get_param(name)
+            if isinstance(value, dict):
+                value = value.get("raw")
+            if isinstance(value, str):
+                fields[name] = value
+        for name in ("slug", "status", "password", "comment_status", "ping_status"):
+            value = request.get_param(name)
+            if isinstance(value, str):
+                fields[name] = value
+        for name in ("author", "parent", "menu_order"):
+            value = request.get_param(name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                fields[name] = value
+        if isinstance(request.get_param("sticky"), bool) and self.post_type == "post":
+            fields["sticky"] = request.get_param("sticky")
+        stamp = timestamp_from_request(request, self.content)
+        if isinstance(stamp, RestError):
+            return stamp
+        if stamp is not None:
+            fields["date_gmt"] = stamp
+        if self.post_type == "post":
+            given = {name: request.get_param(name) for name in ("categories", "tags")}
+            if any(value is not None for value in given.values()):
+                current = self.content.get_terms(post.term_ids) if post is not None else {}
+                term_ids: list[int] = []
+                for name, taxonomy in (("categories", "category"), ("tags", "post_tag")):
+                    if given[name] is not None:
+                        term_ids += list(int_list(given[name]))
+                    else:
+                        term_ids += [t.id for t in current.values() if t.taxonomy == taxonomy]
+                wrong = [
+                    term
+                    for name, taxonomy in (("categories", "category"), ("tags", "post_tag"))
+                    for term in self.content.get_terms(int_list(given[name])).values()
+                    if term.taxonomy != taxonomy
+                ]
+                if wrong:
+                    return RestError("rest_invalid_term_id", "Invalid term ID.", {"status": 400})
+                fields["term_ids"] = term_ids
+        if self.post_type == "page" and fields.get("parent"):
+            parent = self.content.get_post(int(fields["parent"]))
+            if (
+                parent is None
+                or parent.type != "page"
+                or (post is not None and parent.id == post.id)
+            ):
+                return RestError("rest_post_invalid_id", "Invalid post parent ID.", {"status": 400})
+        return fields
+
+    def create_item(self, request: RestRequest) -> RestResponse | RestError:
+        """Create a post (201, ``Location`` of the new post)."""
+        fields = self._fields(request, None)
+        if isinstance(fields, RestError):
+            return fields
+        fields.setdefault("author", int(getattr(request.user, "id", 0)))
+        post = self.content.create_post(type=self.post_type, **fields)
+        response = self.prepare(post, request)
+        response.set_status(201)
+        response.header(
+            "Location", self.server.rest_url(f"/{NAMESPACE}/{self.rest_base}/{post.id}")
+        )
+        return response
+
+    def update_item(self, request: RestRequest) -> RestResponse | RestError:
+        """Update a post."""
+        post = self._post(request)
+        if isinstance(post, RestError):
+            return post
+        fields = self._fields(request, post)
+        if isinstance(fields, RestError):
+            return fields
+        return self.prepare(self.content.update_post(post.id, **fields), request)
+
+    def delete_item(self, request: RestRequest) -> RestResponse | RestError:
+        """Trash a post, or delete it for good with ``force``."""
+        post = self._post(request)
+        if isinstance(post, RestError):
+            return post
+        request.set_param("context", "edit")
+        if request.get_param("force"):
+            previous = self.server.response_to_data(self.prepare(post, request), False)
+            self.content.delete_post(post.id, force=True)
+            return RestResponse({"deleted": True, "previous": previous})
+        self.content.delete_post(post.id)
+        trashed = self.content.get_post(post.id)
+        return self.prepare(trashed if trashed is not None else post, request)
+
+
+def _stamp(value: Any) -> int | None:
+    from sitecache.schema import parse_date
+
+    if not isinstance(value, str):
+        return None
+    stamp = parse_date(value)
+    return None if isinstance(stamp, bool) else int(stamp)
