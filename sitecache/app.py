@@ -23,6 +23,7 @@ from sitecache.cache.api import CacheApi
 from sitecache.cache.deployment import engine_for, rules_for
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.hooks import Hooks
+from sitecache.invalidation import ContentInvalidation
 from sitecache.rest.debug import DebugNotices
 from sitecache.rest.http import (
     MAX_BODY_BYTES,
@@ -150,6 +151,8 @@ class App:
             engine=cache_engine(config),
             debug_log=config.data_dir / "logs" / "cache-debug.log",
         )
+        # Content changes purge the pages that show them (CACHE_API.md "Invalidation").
+        ContentInvalidation(self.cache.engine, self.site).install(self.hooks)
         # The site-cache/v1 routes, preload, GC timers and companion plugins (#8).
         self.cache_api = CacheApi(
             self.cache, self.hooks, config.site_url, static_root=config.data_dir / "static"

@@ -90,6 +90,14 @@ COMPRESSIBLE: Final = (
 MIN_GZIP_SIZE: Final = 256
 REGENERATION_LOCK_TTL: Final = 30.0
 CACHE_NAME: Final = "sitecache"
+#: Decisions remembered per settings for plain requests (see `_plain_key`), and the longest
+#: path plus user agent remembered: a bounded memo, emptied when full.
+PLAIN_MEMO_SIZE: Final = 512
+PLAIN_MEMO_MAX_TEXT: Final = 2048
+
+#: What the request guards and the key builder decided for a request:
+#: (bypass reason or None, host, path, canonical URL, base key, variant).
+Decision = tuple[str | None, str, str, str, str, str]
 
 
 class Prepared:
@@ -234,6 +242,7 @@ class PageCache:
         #: called with the time and the environ before each request is handled
         self.tick: Tick | None = None
         self.host_aliases: dict[str, str] = {}
+        self._plain_memo: tuple[CacheSettings | None, dict[tuple[Any, ...], Decision]] = (None, {})
 
     def set_host_aliases(self, aliases: Mapping[str, str]) -> None:
         """Key requests for each alias host under its canonical host (normalized names)."""
@@ -286,6 +295,63 @@ class PageCache:
         settings = engine.settings(now)
         if settings.debug:
             start_response = self._debugging(environ, start_response)
+        # A plain request (no query, cookie, credentials, forwarded host or body: most
+        # anonymous hits) is decided by its method, scheme, host, path and user agent alone
+        # under given settings, so the guards and the key builder run once per request shape.
+        memo_key = _plain_key(environ)
+        decision = None
+        if memo_key is not None:
+            memo_settings, memo = self._plain_memo
+            if memo_settings is not settings:
+                memo = {}
+                self._plain_memo = (settings, memo)
+            decision = memo.get(memo_key)
+        if decision is None:
+            environ, decision = self._decide(environ, settings)
+            if memo_key is not None:
+                if len(memo) >= PLAIN_MEMO_SIZE:
+                    memo.clear()
+                memo[memo_key] = decision
+        reason, host, path, url, base, variant = decision
+        if reason is not None:
+            return self._bypass(environ, start_response, reason)
+        try:
+            generation = engine.check_generation()
+            key, prepared = self._lookup(base, environ, now)
+        except StorageError as exc:
+            engine.storage_warning("cache storage unavailable, passing through: %s", exc)
+            return self._bypass(environ, start_response, "storage_error")
+        if prepared is not None:
+            expires = prepared.expires
+            if not expires or now < expires:
+                engine.count("hit")
+                ttl = f"; ttl={int(expires - now)}" if expires else ""
+                return self._send(environ, start_response, prepared, now, f"{CACHE_NAME}; hit{ttl}")
+            if now < expires + settings.stale_while_revalidate:
+                lock_name = f"regen:{key}"
+                try:
+                    owner = engine.acquire(lock_name, REGENERATION_LOCK_TTL)
+                except StorageError as exc:
+                    engine.storage_warning("cache lock unavailable: %s", exc)
+                    owner = None
+                if owner is None:
+                    engine.count("stale")
+                    status = f"{CACHE_NAME}; hit; ttl={int(expires - now)}; detail=stale"
+                    return self._send(environ, start_response, prepared, now, status)
+                try:
+                    return self._fetch(environ, start_response, base, url, host, path, variant,
+                                       settings, now, "stale", generation)  # fmt: skip
+                finally:
+                    engine.release(lock_name, owner)
+        fwd = "vary-miss" if key != base else "uri-miss"
+        return self._fetch(environ, start_response, base, url, host, path, variant, settings, now,
+                           fwd, generation)  # fmt: skip
+
+    def _decide(
+        self, environ: dict[str, Any], settings: CacheSettings
+    ) -> tuple[dict[str, Any], Decision]:
+        """Run the request guards and build the key: the environ the app sees (login cookies
+        or ignored query parameters stripped) and the `Decision`."""
         rules = self.rules
         scheme = environ.get("wsgi.url_scheme", "http")
         host = self._host(environ, scheme)
@@ -333,7 +399,7 @@ class PageCache:
                 facts.cookie_names = tuple(kept)
         reason = request_bypass_reason(facts, settings, rules)
         if reason is not None:
-            return self._bypass(environ, start_response, reason)
+            return environ, (reason, host, path, "", "", "")
         kept_pairs = pairs
         if pairs:
             kept_pairs = [(k, v) for k, v in pairs if not settings.is_ignored_param(k)]
@@ -350,37 +416,7 @@ class PageCache:
         path = normalize_path(path)
         url = canonical_url(scheme, host, path, kept_pairs)
         base = base_key(url, variant)
-        try:
-            generation = engine.check_generation()
-            key, prepared = self._lookup(base, environ, now)
-        except StorageError as exc:
-            engine.storage_warning("cache storage unavailable, passing through: %s", exc)
-            return self._bypass(environ, start_response, "storage_error")
-        if prepared is not None:
-            expires = prepared.expires
-            if not expires or now < expires:
-                engine.count("hit")
-                ttl = f"; ttl={int(expires - now)}" if expires else ""
-                return self._send(environ, start_response, prepared, now, f"{CACHE_NAME}; hit{ttl}")
-            if now < expires + settings.stale_while_revalidate:
-                lock_name = f"regen:{key}"
-                try:
-                    owner = engine.acquire(lock_name, REGENERATION_LOCK_TTL)
-                except StorageError as exc:
-                    engine.storage_warning("cache lock unavailable: %s", exc)
-                    owner = None
-                if owner is None:
-                    engine.count("stale")
-                    status = f"{CACHE_NAME}; hit; ttl={int(expires - now)}; detail=stale"
-                    return self._send(environ, start_response, prepared, now, status)
-                try:
-                    return self._fetch(environ, start_response, base, url, host, path, variant,
-                                       settings, now, "stale", generation)  # fmt: skip
-                finally:
-                    engine.release(lock_name, owner)
-        fwd = "vary-miss" if key != base else "uri-miss"
-        return self._fetch(environ, start_response, base, url, host, path, variant, settings, now,
-                           fwd, generation)  # fmt: skip
+        return environ, (None, host, path, url, base, variant)
 
     def _debugging(
         self, environ: Mapping[str, Any], start_response: StartResponse
@@ -607,6 +643,35 @@ class PageCache:
 
 
 # ---------------------------------------------------------------------- helpers
+def _plain_key(environ: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """What decides a plain request (no query string, cookie, ``Authorization``,
+    ``X-Forwarded-Host`` or body): its method, scheme, host, ``SCRIPT_NAME``, ``PATH_INFO`` and
+    user agent; ``None`` for any other request, or one whose path and user agent are too long
+    to remember. Every environ value `PageCache._decide` reads is either in the key or absent."""
+    if (
+        environ.get("QUERY_STRING")
+        or environ.get("HTTP_COOKIE")
+        or environ.get("HTTP_AUTHORIZATION")
+        or environ.get("HTTP_X_FORWARDED_HOST") is not None
+        or environ.get("HTTP_TRANSFER_ENCODING")
+        or environ.get("CONTENT_LENGTH", "") not in ("", "0")
+    ):
+        return None
+    script_name = environ.get("SCRIPT_NAME", "")
+    path_info = environ.get("PATH_INFO", "")
+    agent = environ.get("HTTP_USER_AGENT", "")
+    if len(script_name) + len(path_info) + len(agent) > PLAIN_MEMO_MAX_TEXT:
+        return None
+    return (
+        environ.get("REQUEST_METHOD", "GET"),
+        environ.get("wsgi.url_scheme", "http"),
+        environ.get("HTTP_HOST") or environ.get("SERVER_NAME", ""),
+        script_name,
+        path_info,
+        agent,
+    )
+
+
 class _PurgedMeanwhile(Exception):
     """A purge happened while the page was being rendered: do not store it."""
 

@@ -3,7 +3,8 @@
 Every page carries the API discovery ``Link`` header and ``<link>`` tag (SPEC.md §4
 behaviour 7), plus an ``alternate`` link to the REST resource it shows (a post, a term, an
 author). For the page cache, every page says what it shows in ``Cache-Tag`` (``post-<id>``,
-``term-<id>``, ``author-<id>``, ``home``, ``archive``, ``feed``, ``sitemap``) and what kind
+``term-<id>``, ``author-<id>``, ``home``, ``archive``, ``feed``, ``sitemap``; term and author
+archives also ``term-archive-<id>`` / ``author-archive-<id>``) and what kind
 of page it is in ``X-Site-Page-Type`` (single, page, home, frontpage, category, tag, author,
 archives, search, feed; 404). No page sets a cookie except the answer to a comment POST.
 Pages are rendered from Jinja2 templates with autoescaping on.
@@ -251,8 +252,10 @@ class FrontSite:
             return tags
         tags += ["home", "feed", "archive", "sitemap"]
         if post is not None:
-            tags += [f"term-{term_id}" for term_id in post.term_ids]
-            tags.append(f"author-{post.author}")
+            # The archives that list the post, not every page that names its terms or author
+            # (a single post names them too: purging those would purge the author's every post).
+            tags += [f"term-archive-{term_id}" for term_id in post.term_ids]
+            tags.append(f"author-archive-{post.author}")
         return tags
 
     def preload_urls(
@@ -500,7 +503,7 @@ class FrontSite:
             title=f"{label}: {term.name}",
             description=term.description,
             types=(kind, "archives"),
-            tags=[f"term-{term.id}"],
+            tags=[f"term-{term.id}", f"term-archive-{term.id}"],
             query=PostQuery(term_ids=(term.id,)),
             base_path=self.permalinks.term_path(term),
             page_number=page_number,
@@ -522,7 +525,7 @@ class FrontSite:
             title=f"Author: {user.display_name}",
             description="",
             types=("author", "archives"),
-            tags=[f"author-{user.id}"],
+            tags=[f"author-{user.id}", f"author-archive-{user.id}"],
             query=PostQuery(authors=(user.id,)),
             base_path=self.permalinks.author_path(user.id, self.author_slug(user)),
             page_number=page,

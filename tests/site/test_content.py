@@ -53,7 +53,7 @@ def test_post_updated_carries_the_terms_the_post_had_before(
     _, after, before = recorder.calls[0][1]
     assert before.term_ids == (site.category.id, site.tag.id)
     assert after.term_ids == (site.tag.id,)
-    assert f"term-{site.category.id}" in app.site.related_tags(before)
+    assert f"term-archive-{site.category.id}" in app.site.related_tags(before)
 
 
 def test_trash_is_a_status_change_and_force_delete_fires_deleted_post_with_its_terms(

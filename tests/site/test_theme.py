@@ -28,9 +28,12 @@ def test_every_page_names_its_type_and_what_it_shows(client: Client, site: Small
             [f"post-{post}", f"term-{category}", f"term-{tag}", "author-1"],
         ),
         "/about/": ("page", [f"post-{page}", "author-1"]),
-        "/category/news/": ("category, archives", [f"term-{category}", f"post-{post}"]),
-        "/tag/python/": ("tag, archives", [f"term-{tag}", f"post-{post}"]),
-        "/author/alice/": ("author, archives", ["author-1", f"post-{post}"]),
+        "/category/news/": (
+            "category, archives",
+            [f"term-{category}", f"term-archive-{category}", f"post-{post}"],
+        ),
+        "/tag/python/": ("tag, archives", [f"term-{tag}", f"term-archive-{tag}", f"post-{post}"]),
+        "/author/alice/": ("author, archives", ["author-1", "author-archive-1", f"post-{post}"]),
         "/search/paragraph/": ("search", [f"post-{post}"]),
         "/2023/11/": ("archives", ["archive", f"post-{post}"]),
         "/feed/": ("feed", ["feed", f"post-{post}"]),
@@ -177,12 +180,13 @@ def test_related_tags_name_every_page_a_post_change_must_purge(app: App, site: S
     assert sorted(tags) == sorted(
         [
             f"post-{site.post.id}", "home", "feed", "archive", "sitemap",
-            f"term-{site.category.id}", f"term-{site.tag.id}", f"author-{site.author}",
+            f"term-archive-{site.category.id}", f"term-archive-{site.tag.id}",
+            f"author-archive-{site.author}",
         ]
     )  # fmt: skip
     assert app.site.related_tags(site.post.id, comment=True) == [f"post-{site.post.id}"]
     deleted = app.content.delete_post(site.post.id, force=True)
-    assert f"term-{site.tag.id}" in app.site.related_tags(deleted)
+    assert f"term-archive-{site.tag.id}" in app.site.related_tags(deleted)
 
 
 def test_preload_urls_list_home_then_posts_newest_first_then_terms(

@@ -126,6 +126,7 @@ class DiskStorage:
         self.location = str(self.root)
         self._entries = self.root / "entries"
         self._generation_path = self.root / "generation"
+        self._generation_file = str(self._generation_path)  # stat()ed on every request
         self._local = threading.local()
         try:
             self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -473,7 +474,7 @@ class DiskStorage:
 
     def generation(self) -> object:
         try:
-            result = os.stat(self._generation_path)
+            result = os.stat(self._generation_file)
         except FileNotFoundError:
             return None
         except OSError as exc:

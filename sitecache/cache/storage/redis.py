@@ -14,6 +14,8 @@ a primary with replicas), not Redis Cluster.
 from __future__ import annotations
 
 import json
+import os
+import threading
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
@@ -46,8 +48,10 @@ local function unindex(p, key)
     if row['status'] > 0 then
         redis.call('HINCRBY', p .. 'tot', 'entries', -1)
     end
-    redis.call('HINCRBY', p .. 'tot', 'bytes', -row['size'])
-    redis.call('HINCRBY', p .. 'tot', 'compressed_bytes', -row['compressed_size'])
+    -- 0 - n, not -n: Lua writes -0 as "-0", which HINCRBY refuses as "not an integer"
+    -- (an entry with no gzip copy, or a Vary pointer with no body, could never be deleted).
+    redis.call('HINCRBY', p .. 'tot', 'bytes', 0 - row['size'])
+    redis.call('HINCRBY', p .. 'tot', 'compressed_bytes', 0 - row['compressed_size'])
     return old
 end
 """
@@ -165,6 +169,8 @@ class RedisStorage:
         self._delete = self.client.register_script(_DELETE)
         self._mark_stale = self.client.register_script(_MARK_STALE)
         self._release = self.client.register_script(_RELEASE)
+        self._generation_key = self._key("gen")
+        self._local = threading.local()
 
     def _key(self, *parts: str) -> str:
         return self.prefix + "".join(parts)
@@ -360,11 +366,35 @@ class RedisStorage:
         except redis.RedisError as exc:
             raise StorageError(f"Redis lock: {exc}") from exc
 
+    def _generation_connection(self) -> Any:
+        """This thread's own connection for `generation` (a new one after a fork)."""
+        local = self._local
+        pid = os.getpid()
+        connection = getattr(local, "connection", None)
+        if connection is None or local.pid != pid:
+            pool = self.client.connection_pool
+            connection = pool.connection_class(**pool.connection_kwargs)
+            local.connection = connection
+            local.pid = pid
+        return connection
+
     def generation(self) -> object:
-        try:
-            return self.client.get(self._key("gen"))
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis generation: {exc}") from exc
+        # Every request asks (a purge anywhere is seen on the very next request), so this GET
+        # goes straight to a connection of this thread's own: `Redis.get` spends as much Python
+        # time again on the pool checkout, retry wrapper and instrumentation. A broken
+        # connection (Redis restarted, idle timeout) is retried once on a fresh socket.
+        for attempt in (1, 2):
+            connection = self._generation_connection()
+            try:
+                connection.send_command("GET", self._generation_key)
+                return connection.read_response()
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                connection.disconnect()
+                if attempt == 2:
+                    raise StorageError(f"Redis generation: {exc}") from exc
+            except redis.RedisError as exc:
+                raise StorageError(f"Redis generation: {exc}") from exc
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def bump_generation(self) -> None:
         try:
@@ -389,4 +419,8 @@ class RedisStorage:
         return removed
 
     def close(self) -> None:
+        connection = getattr(self._local, "connection", None)
+        if connection is not None and self._local.pid == os.getpid():
+            connection.disconnect()
+        self._local.connection = None
         self.client.close()

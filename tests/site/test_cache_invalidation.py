@@ -1,0 +1,178 @@
+"""The cache reacts to content changes: exactly the related pages are purged (issue #9)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+from werkzeug.test import Client
+
+from sitecache.app import App
+from tests.site.conftest import SmallSite
+
+SITE = "http://example.org"
+NOTICE = '<p class="comment-awaiting-moderation">Your comment is awaiting moderation.</p>'
+
+
+def path_of(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def status(app: App, path: str) -> str:
+    response = Client(app, use_cookies=False).get(path, base_url=SITE)
+    return str(response.headers.get("Cache-Status", ""))
+
+
+def is_hit(app: App, path: str) -> bool:
+    return status(app, path).startswith("sitecache; hit")
+
+
+@pytest.fixture
+def pages(app: App, site: SmallSite) -> dict[str, str]:
+    """The pages of the small site, each requested once so that it is stored."""
+    other_category = app.content.create_term("category", "Elsewhere")
+    other = app.content.create_post(
+        title="Unrelated", status="publish", author=site.author, term_ids=[other_category.id]
+    )
+    urls = {
+        "post": path_of(app.site.post_url(site.post)),
+        "home": "/",
+        "category": path_of(app.site.term_url(site.category)),
+        "tag": path_of(app.site.term_url(site.tag)),
+        "author": "/author/alice/",
+        "feed": "/feed/",
+        "unrelated": path_of(app.site.post_url(other)),
+        "other_category": path_of(app.site.term_url(other_category)),
+        "page": path_of(app.site.post_url(site.page)),
+    }
+    for path in urls.values():
+        assert status(app, path).endswith("stored"), path
+        assert is_hit(app, path), path
+    return urls
+
+
+RELATED = ("post", "home", "category", "tag", "author", "feed")
+UNRELATED = ("unrelated", "other_category", "page")
+
+
+def assert_purged(app: App, pages: dict[str, str], purged: tuple[str, ...]) -> None:
+    for name in purged:
+        assert not is_hit(app, pages[name]), f"{name} should have been purged"
+    for name in set(pages) - set(purged):
+        assert is_hit(app, pages[name]), f"{name} should still be a hit"
+
+
+def test_editing_a_post_purges_exactly_its_related_pages(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    app.content.update_post(site.post.id, title="Hello again")
+    assert_purged(app, pages, RELATED)
+    body = Client(app).get(pages["post"], base_url=SITE).data
+    assert b"Hello again" in body
+
+
+def test_unpublishing_a_post_purges_the_same_pages(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    app.content.update_post(site.post.id, status="draft")
+    assert_purged(app, pages, RELATED)
+    assert b"Hello world" not in Client(app).get("/", base_url=SITE).data
+
+
+def test_deleting_a_post_purges_the_same_pages(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    app.content.delete_post(site.post.id, force=True)
+    assert_purged(app, pages, RELATED)
+
+
+def test_a_post_moved_out_of_a_category_purges_the_category_it_left(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    app.content.set_post_terms(site.post.id, "category", [])
+    assert not is_hit(app, pages["category"])
+
+
+def test_saving_a_draft_purges_nothing(app: App, site: SmallSite, pages: dict[str, str]) -> None:
+    app.content.update_post(site.draft.id, title="Still secret")
+    assert_purged(app, pages, ())
+
+
+def test_a_held_comment_purges_nothing_and_its_notice_is_never_stored(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    comment = app.content.add_comment(
+        post_id=site.post.id, author_name="Reader", author_email="r@example.org",
+        content="Nice post", status="hold",
+    )  # fmt: skip
+    assert_purged(app, pages, ())
+    assert comment.status == "hold"
+    for entry in app.cache.engine.storage.keys_for_hosts(None):
+        stored = app.cache.engine.load(entry)
+        assert stored is None or NOTICE.encode() not in stored.body
+
+
+def test_an_approved_comment_purges_its_post_and_related_pages(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    app.content.add_comment(
+        post_id=site.post.id, author_name="Reader", author_email="r@example.org",
+        content="Nice post", status="approve",
+    )  # fmt: skip
+    assert_purged(app, pages, RELATED)
+
+
+def test_refresh_single_only_on_comments_purges_only_the_post(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    assert isinstance(
+        app.cache.engine.update_settings({"refresh_single_only_on_comments": True}), dict
+    )
+    comment = app.content.add_comment(
+        post_id=site.post.id, author_name="Reader", author_email="r@example.org",
+        content="Nice post", status="hold",
+    )  # fmt: skip
+    app.content.update_comment(comment.id, status="approve")
+    assert_purged(app, pages, ("post",))
+
+
+def test_lock_down_stops_automatic_purges(app: App, site: SmallSite, pages: dict[str, str]) -> None:
+    assert isinstance(app.cache.engine.update_settings({"lock_down": True}), dict)
+    app.content.update_post(site.post.id, title="Hello again")
+    assert_purged(app, pages, ())
+    assert app.cache.purge_url(pages["post"]).deleted == 1  # type: ignore[union-attr]
+
+
+def test_clear_on_post_edit_purges_the_whole_site(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    assert isinstance(app.cache.engine.update_settings({"clear_on_post_edit": True}), dict)
+    app.content.update_post(site.post.id, title="Hello again")
+    assert_purged(app, pages, tuple(pages))
+
+
+def test_renaming_a_term_purges_its_archive(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    app.content.update_term(site.tag.id, name="Snakes")
+    assert not is_hit(app, pages["tag"])
+    assert is_hit(app, pages["unrelated"])
+
+
+def test_changing_a_site_option_purges_every_page(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    app.content.update_option("title", "A new title")
+    assert_purged(app, pages, tuple(pages))
+
+
+@pytest.mark.parametrize(("page_type", "path"), [("search", "/search/hello/"), ("feed", "/feed/")])
+def test_search_pages_and_feeds_obey_the_pages_setting(
+    app: App, site: SmallSite, page_type: str, path: str
+) -> None:
+    assert status(app, path).endswith("stored")
+    assert isinstance(app.cache.engine.update_settings({"pages": {page_type: True}}), dict)
+    app.cache.purge_all()
+    assert status(app, path) == "sitecache; fwd=uri-miss; detail=page_type"
+    assert status(app, path) == "sitecache; fwd=uri-miss; detail=page_type"
