@@ -248,6 +248,7 @@ class PageCache:
         """Key requests for each alias host under its canonical host (normalized names)."""
         self.host_aliases = {alias.lower(): host.lower() for alias, host in aliases.items()}
         self._hosts = {}
+        self._plain_memo = (None, {})  # its decisions name the hosts
 
     # ------------------------------------------------------------------ purge shortcuts
     def purge_url(self, url: str, *, soft: bool = False) -> PurgeResult | RestError:
