@@ -215,16 +215,26 @@ class ApplicationPasswordRoutes:
                 {"status": 501},
             )
         raw = request.get_url_params().get("user_id", "me")
-        if raw == "me":
-            found = self.users.get(request.user.id)
+        found: SiteUser | None
+        if raw == "me" or raw == str(request.user.id):
+            # The current user was read from the database by authentication, this request.
+            current = request.user
+            found = current if isinstance(current, SiteUser) else self._user(request, current.id)
         else:
-            found = self.users.get(int(raw)) if _is_user_id(raw) else None
+            found = self._user(request, int(raw)) if _is_user_id(raw) else None
         if found is None:
             if request.user.can("edit_users"):
                 return RestError("rest_user_invalid_id", "Invalid user ID.", {"status": 404})
             # SECURITY: without edit_users, an unknown id looks like someone else's.
             return self._forbidden("edit_user", request)
         return found
+
+    def _user(self, request: RestRequest, user_id: int) -> SiteUser | None:
+        """The user with ``user_id``, read from the database once per request object."""
+        users: dict[int, SiteUser | None] = request.memo.setdefault("users", {})
+        if user_id not in users:
+            users[user_id] = self.users.get(user_id)
+        return users[user_id]
 
     def _permission(self, capability: str) -> Any:
         def check(request: RestRequest) -> bool | RestError:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from sitecache.errors import RestError
+from sitecache.rest.route_index import RouteIndex
 from sitecache.schema.patterns import compile_pcre
 
 __all__ = ["Handler", "Route", "RouteRegistry", "normalize_methods"]
@@ -85,6 +86,10 @@ class RouteRegistry:
         self.namespace_index = namespace_index
         self.routes: dict[str, Route] = {}
         self.namespaces: dict[str, dict[str, bool]] = {}
+        self.version = 0
+        """Counts changes to the routes (caches built from them compare it)."""
+        self._index: RouteIndex | None = None
+        self._namespace_lengths: tuple[int, ...] = ()
 
     # ------------------------------------------------------------------ registering
     def register_rest_route(
@@ -178,6 +183,7 @@ class RouteRegistry:
         The first route of a namespace also registers the namespace index ``/<namespace>``.
         Without ``override`` a second registration appends its handlers.
         """
+        self._changed()
         if namespace and namespace not in self.namespaces:
             self.namespaces[namespace] = {}
             self.add_route(namespace, f"/{namespace}", [self._namespace_index_handler(namespace)])
@@ -197,6 +203,18 @@ class RouteRegistry:
         existing.handlers.extend(handlers)
         existing.options.update(options or {})
         return existing
+
+    def _changed(self) -> None:
+        """Forget what was derived from the routes (call after changing them)."""
+        self.version += 1
+        self._index = None
+
+    def _route_index(self) -> RouteIndex:
+        index = self._index
+        if index is None:
+            index = self._index = RouteIndex(list(self.routes.values()))
+            self._namespace_lengths = tuple(sorted({len(name) for name in self.namespaces}))
+        return index
 
     def _namespace_index_handler(self, namespace: str) -> Handler:
         return {
@@ -219,13 +237,18 @@ class RouteRegistry:
         As in WordPress the namespace test is a plain prefix test on ``path`` without its leading
         slash plus a trailing slash (so ``test-ns`` and ``test-ns/v1`` both match
         ``/test-ns/v1/x``); routes outside any namespace are tried only when none matched.
+        Routes whose literal prefix ``path`` does not start with are left out (they cannot
+        match); the rest keep their registration order.
         """
+        routes = self._route_index().candidates(path)
         probe = path.lstrip("/") + "/"
-        names = [name for name in self.namespaces if probe.startswith(name)]
-        if not names:
-            return list(self.routes.values())
-        wanted = set(names)
-        return [route for route in self.routes.values() if route.namespace in wanted]
+        namespaces = self.namespaces
+        wanted = {
+            probe[:length] for length in self._namespace_lengths if probe[:length] in namespaces
+        }
+        if not wanted:
+            return routes
+        return [route for route in routes if route.namespace in wanted]
 
     def match(self, method: str, path: str) -> tuple[Route, Handler, dict[str, str]] | RestError:
         """The route, handler and URL parameters for a request, or 404 ``rest_no_route``.
@@ -252,7 +275,7 @@ class RouteRegistry:
 
     def match_route(self, path: str) -> tuple[Route, dict[str, str]] | None:
         """The first route (in registration order, no namespace pre-selection) matching ``path``."""
-        for route in self.routes.values():
+        for route in self._route_index().candidates(path):
             params = route.match(path)
             if params is not None:
                 return route, params

@@ -286,6 +286,7 @@ class RestServer:
         route, handler, params = matched
         if not callable(handler.get("callback")):
             return route, handler
+        request.memo.pop(_PERMISSIONS, None)  # verdicts depend on the URL parameters
         request.set_url_params(params)
         request.set_attributes(handler)
         defaults = {
@@ -337,7 +338,7 @@ class RestServer:
             if not isinstance(result, RestError):
                 permission_callback = handler.get("permission_callback")
                 if permission_callback:
-                    permission = permission_callback(request)
+                    permission = check_permission(permission_callback, request)
                     if isinstance(permission, RestError):
                         result = permission
                     elif permission is not True:
@@ -381,7 +382,7 @@ class RestServer:
                     verdicts[method] = True
                     continue
                 try:
-                    verdicts[method] = callback(request) is True
+                    verdicts[method] = check_permission(callback, request) is True
                 except Exception:
                     logger.exception("Permission callback failed while computing Allow")
                     verdicts[method] = False
@@ -540,6 +541,25 @@ class RestServer:
         }
         envelope = self.hooks.apply_filters("rest_envelope_response", envelope, response)
         return RestResponse(envelope)
+
+
+_PERMISSIONS: Final = "permissions"
+
+
+def check_permission(callback: Callable[[RestRequest], Any], request: RestRequest) -> Any:
+    """What ``callback(request)`` answers, computed once per (callback, request).
+
+    Dispatch, the ``Allow`` header and target hints all ask the same callbacks about the same
+    request; the first answer is kept in ``request.memo`` and reused (an exception is not kept:
+    the next caller sees it again). Matching the request anew forgets the answers.
+    """
+    verdicts: dict[int, tuple[Any, Any]] = request.memo.setdefault(_PERMISSIONS, {})
+    known = verdicts.get(id(callback))
+    if known is not None and known[0] is callback:
+        return known[1]
+    verdict = callback(request)
+    verdicts[id(callback)] = (callback, verdict)
+    return verdict
 
 
 def _first_error(result: bool | RestError) -> RestError | None:
