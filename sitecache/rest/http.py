@@ -65,6 +65,10 @@ _WHITESPACE = re.compile(r"\s+")
 
 
 # ---------------------------------------------------------------------- JSON
+_MAX_DEPTH: Final = 512
+"""PHP's ``json_encode`` depth limit: deeper data is refused as it is there."""
+
+
 class _EncodeError(Exception):
     pass
 
@@ -74,7 +78,7 @@ def _reject(value: Any) -> Any:
 
 
 def _check_floats(value: Any, depth: int = 0) -> None:
-    if depth > 512:
+    if depth > _MAX_DEPTH:
         raise _EncodeError("Maximum stack depth exceeded")
     if isinstance(value, float) and not math.isfinite(value):
         raise _EncodeError("Inf and NaN cannot be JSON encoded")
@@ -88,20 +92,45 @@ def _check_floats(value: Any, depth: int = 0) -> None:
 
 def encode_json(data: Any, pretty: bool = False) -> str:
     """``data`` as JSON (UTF-8 text, ``{}`` for empty objects); raises ``ValueError`` with a
-    PHP-style message when it cannot be encoded (NaN, infinity, unsupported types)."""
+    PHP-style message when it cannot be encoded (NaN, infinity, unsupported types, nesting
+    deeper than 512).
+
+    The C encoder does the work and rejects what it must (``allow_nan=False``, ``default``);
+    only when it fails, or when the output has more than 512 brackets (so the data might nest
+    too deep), is the data walked in Python, to give the same answer and message as before.
+    """
+    try:
+        if pretty:
+            text = json.dumps(data, indent=4, ensure_ascii=False, allow_nan=False, default=_reject)
+        else:
+            text = json.dumps(
+                data, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_reject
+            )
+    except (_EncodeError, TypeError, ValueError, RecursionError) as exc:
+        raise ValueError(_encode_error_message(data, exc)) from exc
+    # A value nested d deep sits inside d brackets, so few brackets prove a shallow value.
+    if text.count("[") + text.count("{") > _MAX_DEPTH:
+        try:
+            _check_floats(data)
+        except _EncodeError as exc:
+            raise ValueError(str(exc)) from exc
+    return text
+
+
+def _encode_error_message(data: Any, exc: BaseException) -> str:
+    """The message for data the encoder refused: a depth or NaN problem found by walking the
+    data first (in the order the walk meets them), else what the encoder's error means."""
     try:
         _check_floats(data)
-        if pretty:
-            return json.dumps(data, indent=4, ensure_ascii=False, allow_nan=False, default=_reject)
-        return json.dumps(
-            data, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_reject
-        )
-    except _EncodeError as exc:
-        raise ValueError(str(exc)) from exc
-    except (TypeError, ValueError) as exc:
-        raise ValueError("Type is not supported") from exc
-    except RecursionError as exc:
-        raise ValueError("Maximum stack depth exceeded") from exc
+    except _EncodeError as found:
+        return str(found)
+    except RecursionError:
+        return "Maximum stack depth exceeded"
+    if isinstance(exc, _EncodeError):
+        return str(exc)
+    if isinstance(exc, RecursionError):
+        return "Maximum stack depth exceeded"
+    return "Type is not supported"
 
 
 # ---------------------------------------------------------------------- the request

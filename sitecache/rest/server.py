@@ -91,6 +91,8 @@ class RestServer:
         self.notices = notices
         self.registry = RouteRegistry(notices.doing_it_wrong, self._namespace_index)
         self._authenticators: list[tuple[int, int, Authenticator]] = []
+        self.index_cache: dict[tuple[Any, ...], dict[str, Any]] = {}
+        """Route descriptions of the API and namespace indexes (see `index.cached_data_for_routes`)."""
         self._initialized = threading.Event()
         self._initializing = False
         self._init_lock = threading.RLock()
