@@ -16,6 +16,7 @@ import logging
 import math
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 from werkzeug.datastructures import Headers
@@ -179,7 +180,14 @@ def build_request(
 # ---------------------------------------------------------------------- headers
 def _header_value(value: object) -> str:
     """One-line, latin-1-safe header text (newlines can never split a header)."""
-    text = _WHITESPACE.sub(" ", str(value)).strip()
+    return _clean_header_text(value if isinstance(value, str) else str(value))
+
+
+@lru_cache(maxsize=1024)
+def _clean_header_text(text: str) -> str:
+    """`_header_value` of a string; header values repeat from request to request, so the
+    cleaned form is kept (a pure function of its argument, bounded)."""
+    text = _WHITESPACE.sub(" ", text).strip()
     return text.encode("latin-1", "replace").decode("latin-1")
 
 
@@ -204,12 +212,16 @@ def _to_http(
     debug_headers: Mapping[str, str],
     head: bool = False,
 ) -> Response:
-    final = Headers()
-    for name, value in headers.items():
-        final.set(name, _header_value(value))
-    for name, value in debug_headers.items():
-        final.set(name, _header_value(value))
-    response = Response(b"" if body is None else body.encode("utf-8"), status=status, headers=final)
+    # The last value given for a name (case-insensitively) wins, at the name's first position.
+    final: dict[str, tuple[str, str]] = {}
+    for source in (headers, debug_headers):
+        for name, value in source.items():
+            final[name.lower()] = (name, _header_value(value))
+    response = Response(
+        b"" if body is None else body.encode("utf-8"),
+        status=status,
+        headers=Headers(list(final.values())),
+    )
     if head:
         # A HEAD answer has no body; its length would be that of the GET, which we did not build.
         response.headers.pop("Content-Length", None)
