@@ -228,6 +228,21 @@ def _to_http(
     return response
 
 
+def _merge_headers(base: Mapping[str, str], own: Mapping[str, str]) -> dict[str, str]:
+    """``base`` then ``own``, as `RestResponse.header` would set them one by one: a name given
+    again (in any case) replaces the earlier one and moves to the end."""
+    merged = dict(base)
+    names = {name.lower(): name for name in merged}
+    for name, value in own.items():
+        lowered = name.lower()
+        existing = names.get(lowered)
+        if existing is not None:
+            del merged[existing]
+        merged[name] = value
+        names[lowered] = name
+    return merged
+
+
 def _jsonp_error(
     code: str, message: str, base: Mapping[str, str]
 ) -> tuple[int, dict[str, str], str]:
@@ -357,10 +372,7 @@ def _serve(
         merged.links = result.links
         merged.set_matched_route(result.get_matched_route())
         merged.set_matched_handler(result.get_matched_handler())
-        for name, value in base.items():
-            merged.header(name, value)
-        for name, value in result.get_headers().items():
-            merged.header(name, value)
+        merged.headers = _merge_headers(base, result.get_headers())
         status = merged.get_status()
 
         nocache = bool(
