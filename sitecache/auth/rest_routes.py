@@ -20,6 +20,7 @@ from sitecache.auth.roles import SiteUser
 from sitecache.auth.users import UserRepository
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer, authorization_required_status
+from sitecache.rest.server import shared_memo
 from sitecache.schema import get_endpoint_args_for_schema
 from sitecache.schema.dates import format_timestamp
 
@@ -230,8 +231,9 @@ class ApplicationPasswordRoutes:
         return found
 
     def _user(self, request: RestRequest, user_id: int) -> SiteUser | None:
-        """The user with ``user_id``, read from the database once per request object."""
-        users: dict[int, SiteUser | None] = request.memo.setdefault("users", {})
+        """The user with ``user_id``, read from the database once per HTTP request (internal
+        requests for target hints and embedding share the read)."""
+        users: dict[int, SiteUser | None] = shared_memo(request).setdefault("users", {})
         if user_id not in users:
             users[user_id] = self.users.get(user_id)
         return users[user_id]

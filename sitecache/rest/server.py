@@ -41,7 +41,14 @@ from sitecache.schema import (
 )
 from sitecache.schema.php import is_numeric_array
 
-__all__ = ["RestServer", "inherit_caller", "internal_error", "return_true"]
+__all__ = [
+    "RestServer",
+    "check_permission",
+    "inherit_caller",
+    "internal_error",
+    "return_true",
+    "shared_memo",
+]
 
 logger = logging.getLogger("sitecache.rest")
 
@@ -92,7 +99,7 @@ class RestServer:
         self.registry = RouteRegistry(notices.doing_it_wrong, self._namespace_index)
         self._authenticators: list[tuple[int, int, Authenticator]] = []
         self.index_cache: dict[tuple[Any, ...], dict[str, Any]] = {}
-        """Route descriptions of the API and namespace indexes (see `index.cached_data_for_routes`)."""
+        """Route descriptions of the API and namespace indexes (`index.cached_data_for_routes`)."""
         self._initialized = threading.Event()
         self._initializing = False
         self._init_lock = threading.RLock()
@@ -574,3 +581,16 @@ def inherit_caller(request: RestRequest, caller: RestRequest) -> None:
     request.app_password = caller.app_password
     request.authentication_method = caller.authentication_method
     request.environ = caller.environ
+    request.memo[_SHARED] = shared_memo(caller)
+
+
+_SHARED: Final = "shared"
+
+
+def shared_memo(request: RestRequest) -> dict[str, Any]:
+    """The memo of the outermost request: results (such as users read from the database) that
+    it and the internal requests made for it (`inherit_caller`) share."""
+    shared: dict[str, Any] | None = request.memo.get(_SHARED)
+    if shared is None:
+        shared = request.memo[_SHARED] = {}
+    return shared
