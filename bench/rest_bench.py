@@ -497,7 +497,7 @@ def under_gunicorn(seconds: float, rounds: int) -> None:
                 verdict = "ok" if ratio >= goal else "MISSED"
                 print(
                     f"{name:<52} {size:>6} {base_rate:>11,.0f} {our_rate:>11,.0f}"
-                    f" {ratio:>5.2f}x {goal:>4.1f}x {verdict}"
+                    f" {ratio:>5.3f}x {goal:>4.1f}x {verdict}"
                 )
         finally:
             ours.stop()

@@ -205,6 +205,33 @@ def _base_headers(server: RestServer, jsonp: bool) -> dict[str, str]:
     return headers
 
 
+_REWRITTEN_HEADERS: Final = frozenset({"location", "content-location"})
+
+
+class RestHttpResponse(Response):
+    """The werkzeug response of a REST request: its headers are final when it is built.
+
+    werkzeug copies a response's headers when it sends them, to make ``Location`` absolute, to
+    drop ``Content-Length`` for bodiless statuses and to compute a missing one. A REST response
+    has its ``Content-Length`` from its body and needs none of that, so it is sent as it is;
+    any other case (a ``Location`` header added later, a status without a body) goes through
+    werkzeug's own rules.
+    """
+
+    def get_wsgi_headers(self, environ: Any) -> Headers:
+        """The headers to send (see `werkzeug.wrappers.Response.get_wsgi_headers`)."""
+        status = self.status_code
+        if 100 <= status < 200 or status in (204, 304):
+            return super().get_wsgi_headers(environ)
+        has_length = False
+        for name, _ in self.headers:
+            lowered = name.lower()
+            if lowered in _REWRITTEN_HEADERS:
+                return super().get_wsgi_headers(environ)
+            has_length = has_length or lowered == "content-length"
+        return self.headers if has_length else super().get_wsgi_headers(environ)
+
+
 def _to_http(
     status: int,
     headers: Mapping[str, str],
@@ -217,7 +244,7 @@ def _to_http(
     for source in (headers, debug_headers):
         for name, value in source.items():
             final[name.lower()] = (name, _header_value(value))
-    response = Response(
+    response = RestHttpResponse(
         b"" if body is None else body.encode("utf-8"),
         status=status,
         headers=Headers(list(final.values())),
