@@ -28,7 +28,7 @@ _QUANTIFIERS: Final = frozenset("*+?{")
 
 def ascii_lower(text: str) -> str:
     """``text`` with ASCII letters lower-cased only (how ``re.IGNORECASE | re.ASCII`` folds)."""
-    return text.translate(_ASCII_LOWER)
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
 
 
 def literal_prefix(pattern: str) -> str:

@@ -35,6 +35,7 @@ _HANDLER_DEFAULTS: Final[Mapping[str, Any]] = {
     "accept_raw": False,
 }
 _GROUP = re.compile(r"\(\?P<(\w+?)>.*?\)")
+_CANDIDATES_KEPT: Final = 4096
 
 
 def normalize_methods(methods: Any) -> dict[str, bool]:
@@ -90,6 +91,7 @@ class RouteRegistry:
         """Counts changes to the routes (caches built from them compare it)."""
         self._index: RouteIndex | None = None
         self._namespace_lengths: tuple[int, ...] = ()
+        self._candidates: dict[str, list[Route]] = {}
 
     # ------------------------------------------------------------------ registering
     def register_rest_route(
@@ -208,6 +210,7 @@ class RouteRegistry:
         """Forget what was derived from the routes (call after changing them)."""
         self.version += 1
         self._index = None
+        self._candidates = {}
 
     def _route_index(self) -> RouteIndex:
         index = self._index
@@ -240,15 +243,26 @@ class RouteRegistry:
         Routes whose literal prefix ``path`` does not start with are left out (they cannot
         match); the rest keep their registration order.
         """
+        return list(self._candidate_routes(path))
+
+    def _candidate_routes(self, path: str) -> list[Route]:
+        """`candidate_routes`, kept per path until the routes change (at most
+        `_CANDIDATES_KEPT` paths; the caller must not change the list)."""
+        known = self._candidates.get(path)
+        if known is not None:
+            return known
         routes = self._route_index().candidates(path)
         probe = path.lstrip("/") + "/"
         namespaces = self.namespaces
         wanted = {
             probe[:length] for length in self._namespace_lengths if probe[:length] in namespaces
         }
-        if not wanted:
-            return routes
-        return [route for route in routes if route.namespace in wanted]
+        if wanted:
+            routes = [route for route in routes if route.namespace in wanted]
+        if len(self._candidates) >= _CANDIDATES_KEPT:
+            self._candidates = {}
+        self._candidates[path] = routes
+        return routes
 
     def match(self, method: str, path: str) -> tuple[Route, Handler, dict[str, str]] | RestError:
         """The route, handler and URL parameters for a request, or 404 ``rest_no_route``.
@@ -256,7 +270,7 @@ class RouteRegistry:
         Handlers are tried in registration order; a HEAD request is served by a handler that
         lists HEAD, or else by one that lists GET.
         """
-        for route in self.candidate_routes(path):
+        for route in self._candidate_routes(path):
             params = route.match(path)
             if params is None:
                 continue
