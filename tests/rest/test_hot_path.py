@@ -320,3 +320,41 @@ def test_an_unknown_namespace_is_still_404(client: Client) -> None:
     response = client.get("/site-json/nowhere/v1")
     assert response.status_code == 404
     assert body_of(response)["code"] == "rest_no_route"
+
+
+# ---------------------------------------------------------------------- sending headers
+def test_a_location_header_still_goes_through_werkzeugs_rules(app: App, client: Client) -> None:
+    def moved(request: RestRequest) -> RestResponse:
+        return RestResponse({"moved": True}, 201, {"Location": "/site-json/memo/v1/ünï"})
+
+    app.hooks.add_action(
+        "rest_api_init",
+        lambda server: server.register_rest_route(
+            "memo/v1",
+            "/moved",
+            {"methods": "GET", "callback": moved, "permission_callback": return_true},
+        ),
+    )
+    response = client.get("/site-json/memo/v1/moved")
+    assert response.status_code == 201
+    assert response.headers["Location"].isascii()
+    assert response.headers["Content-Length"] == str(len(response.get_data()))
+
+
+def test_a_204_answer_is_sent_without_a_body_or_length(app: App, client: Client) -> None:
+    app.hooks.add_action(
+        "rest_api_init",
+        lambda server: server.register_rest_route(
+            "memo/v1",
+            "/empty",
+            {
+                "methods": "GET",
+                "callback": lambda r: RestResponse(None, 204),
+                "permission_callback": return_true,
+            },
+        ),
+    )
+    response = client.get("/site-json/memo/v1/empty")
+    assert response.status_code == 204
+    assert response.get_data() == b""
+    assert "Content-Length" not in response.headers
