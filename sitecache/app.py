@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import importlib
 import logging
+import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.wrappers import Request, Response
 
 from sitecache.auth import AuthService, AuthViews, PasswordHasher
+from sitecache.auth.sessions import COOKIE_NAME
+from sitecache.cache import CacheEngine, CacheRules, PageCache, StorageError, open_storage
+from sitecache.cache.keys import normalize_host
+from sitecache.cache.policy import AUTH_COOKIE_PREFIXES, BYPASS_PATH_PREFIXES
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.hooks import Hooks
 from sitecache.rest.debug import DebugNotices
@@ -58,6 +64,43 @@ def rest_settings(config: Config) -> RestSettings:
     )
 
 
+def cache_rules(config: Config) -> CacheRules:
+    """The page cache's fixed rules for this site: its host, its REST and admin paths."""
+    hosts = None
+    namespace_paths: tuple[str, ...] = ()
+    if config.site_url:
+        parts = urlsplit(config.site_url)
+        hosts = frozenset({normalize_host(parts.netloc, parts.scheme)})
+    prefix = "/" + config.rest_prefix.strip("/")
+    namespace_paths = (prefix, "/index.php" + prefix)
+    return CacheRules(
+        hosts=hosts,
+        bypass_path_prefixes=tuple(dict.fromkeys((*namespace_paths, *BYPASS_PATH_PREFIXES))),
+        auth_cookie_prefixes=tuple(dict.fromkeys((COOKIE_NAME, *AUTH_COOKIE_PREFIXES))),
+    )
+
+
+def cache_engine(config: Config) -> CacheEngine:
+    """The cache engine on the configured backend (disk under the data directory by default).
+
+    Raises:
+        ConfigError: the storage cannot be opened.
+    """
+    namespace = config.cache_namespace
+    if not namespace and config.site_url:
+        namespace = re.sub(r"[^A-Za-z0-9._-]", "_", urlsplit(config.site_url).netloc.lower())
+    try:
+        storage = open_storage(
+            config.cache_backend,
+            path=config.data_dir / "cache",
+            redis_url=config.redis_url,
+            namespace=namespace or "default",
+        )
+    except StorageError as exc:
+        raise ConfigError(f"the page cache cannot start: {exc}") from exc
+    return CacheEngine(storage, cache_rules(config))
+
+
 class App:
     """The sitecache WSGI application (PEP 3333).
 
@@ -65,6 +108,7 @@ class App:
         config: the configuration it was built with.
         hooks: its actions and filters.
         server: its REST server.
+        cache: the page cache in front of the site (`PageCache`); ``cache.engine`` purges.
     """
 
     def __init__(self, config: Config) -> None:
@@ -81,13 +125,16 @@ class App:
         self.auth.install(self.server, self.hooks)
         self.views = AuthViews(self.auth, self.server, self.templates).routes()
         self.site = FrontSite(self.server, self.templates)
+        # The page cache sits in front of everything (REST, login and admin paths bypass it);
+        # behind trusted reverse proxies it sees the client's scheme and host as the app does.
+        self.cache = PageCache(self._serve, engine=cache_engine(config))
+        self._entry: Callable[..., Iterable[bytes]] = self.cache
         # Behind trusted reverse proxies, take the client's address, scheme and host from their
         # X-Forwarded-* headers (and from nobody else's).
-        self._entry: Callable[..., Iterable[bytes]] = self._serve
         if config.proxy_count:
             count = config.proxy_count
             self._entry = ProxyFix(
-                self._serve, x_for=count, x_proto=count, x_host=count, x_port=count
+                self.cache, x_for=count, x_proto=count, x_host=count, x_port=count
             )
         for spec in config.plugins:
             self.load_plugin(spec)

@@ -6,7 +6,7 @@ Where configuration comes from, lowest precedence first:
 2. a TOML file: the path given as ``config``, or ``$SITECACHE_CONFIG`` when ``config`` is
    ``None``;
 3. when ``config`` is ``None``, the environment: ``SITECACHE_DATA_DIR``, ``SITECACHE_SITE_URL``,
-   ``SITECACHE_DEBUG``;
+   ``SITECACHE_DEBUG``, ``SITECACHE_CACHE_BACKEND``, ``SITECACHE_REDIS_URL``;
 4. a mapping given as ``config``;
 5. keyword overrides.
 
@@ -54,6 +54,9 @@ class Config:
     application_passwords: str = "auto"
     password_hash_cost: int = 2**15
     proxy_count: int = 0
+    cache_backend: str = "disk"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    cache_namespace: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         """The configuration as plain values (paths as strings)."""
@@ -86,6 +89,9 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
         "application_passwords": {"type": "string", "enum": ["auto", "on", "off"]},
         "password_hash_cost": {"type": "integer", "minimum": 1024, "maximum": 1048576},
         "proxy_count": {"type": "integer", "minimum": 0, "maximum": 5},
+        "cache_backend": {"type": "string", "enum": ["disk", "memory", "redis"]},
+        "redis_url": {"type": "string", "pattern": r"^(redis|rediss|unix)://"},
+        "cache_namespace": {"type": "string", "pattern": r"^[A-Za-z0-9._-]{0,64}$"},
     },
 }
 
@@ -93,6 +99,8 @@ _ENVIRONMENT: Final = {
     "SITECACHE_DATA_DIR": "data_dir",
     "SITECACHE_SITE_URL": "site_url",
     "SITECACHE_DEBUG": "debug",
+    "SITECACHE_CACHE_BACKEND": "cache_backend",
+    "SITECACHE_REDIS_URL": "redis_url",
 }
 
 

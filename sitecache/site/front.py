@@ -56,5 +56,9 @@ class FrontSite:
             response.headers["Allow"] = "GET, HEAD"
             return response
         if request.path in ("/", "/index.php"):
-            return self.page(self.render("front.html"))
+            response = self.page(self.render("front.html"))
+            # What the page shows and its type, for the page cache's purges and `pages` setting.
+            response.headers["Cache-Tag"] = "home"
+            response.headers["X-Site-Page-Type"] = "home, frontpage"
+            return response
         return self.page(self.render("not_found.html", path=request.path), status=404)

@@ -1,0 +1,36 @@
+"""The page cache: WSGI middleware, its engine, storage backends and cacheability policy.
+
+`PageCache` wraps any WSGI application (API.md); `CacheEngine` holds the storage, the settings,
+the counters and the invalidation API that the management routes, the site's hooks and the
+command line call.
+"""
+
+from sitecache.cache.engine import CacheEngine, PurgeResult
+from sitecache.cache.entry import CacheEntry, EntryInfo
+from sitecache.cache.middleware import PageCache
+from sitecache.cache.policy import CacheRules
+from sitecache.cache.settings import DEFAULT_SETTINGS, SETTINGS_SCHEMA, CacheSettings
+from sitecache.cache.storage import (
+    DiskStorage,
+    MemoryStorage,
+    Storage,
+    StorageError,
+    open_storage,
+)
+
+__all__ = [
+    "DEFAULT_SETTINGS",
+    "SETTINGS_SCHEMA",
+    "CacheEngine",
+    "CacheEntry",
+    "CacheRules",
+    "CacheSettings",
+    "DiskStorage",
+    "EntryInfo",
+    "MemoryStorage",
+    "PageCache",
+    "PurgeResult",
+    "Storage",
+    "StorageError",
+    "open_storage",
+]

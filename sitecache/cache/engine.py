@@ -1,0 +1,467 @@
+"""The cache engine: storage, settings, counters, the memory tier, and invalidation.
+
+`CacheEngine` is what the middleware serves from and what the management API, the site's
+hooks and the command line call. It keeps, per process:
+
+- the compiled settings, re-read from storage at most once a second (parsed only when the
+  stored bytes changed), so a change made in one worker reaches every worker within a second;
+- hit/miss/bypass counters aggregated in memory and flushed at most once a second;
+- a bounded memory tier of prepared entries in front of the storage, forgotten whenever the
+  storage's purge generation changes (checked on every lookup), so a purge made anywhere is
+  seen on the very next request.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from sitecache.cache.entry import CacheEntry, EntryInfo, decode_entry, encode_entry
+from sitecache.cache.keys import canonical_url, normalize_host, normalize_path
+from sitecache.cache.policy import CacheRules
+from sitecache.cache.settings import CacheSettings, merge_settings, validate_settings_update
+from sitecache.cache.storage import EntryStatus, RemovalReport, Storage, StorageError
+from sitecache.errors import RestError
+
+__all__ = ["CacheEngine", "PurgeResult"]
+
+logger = logging.getLogger("sitecache.cache")
+
+SETTINGS_NAME = "settings"
+URL_REPORT_LIMIT = 100
+
+
+@dataclass(frozen=True, slots=True)
+class PurgeResult:
+    """What one purge removed (CACHE_API.md ``POST /cache``)."""
+
+    deleted: int
+    bytes: int
+    scope: str
+    urls: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    soft: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        """The response body of ``POST /cache``."""
+        return {
+            "deleted": self.deleted,
+            "bytes": self.bytes,
+            "scope": self.scope,
+            "urls": self.urls[:URL_REPORT_LIMIT],
+        }
+
+
+PurgeListener = Callable[[PurgeResult], None]
+
+
+class _RateLimitedLog:
+    """Logs a storage failure at most once per interval (a failing disk must not flood)."""
+
+    def __init__(self, interval: float = 60.0) -> None:
+        self.interval = interval
+        self._last = -interval
+
+    def __call__(self, message: str, *args: Any) -> None:
+        now = time.monotonic()
+        if now - self._last >= self.interval:
+            self._last = now
+            logger.warning(message, *args)
+
+
+class CacheEngine:
+    """Storage plus everything the cache keeps per process (see the module docstring).
+
+    Args:
+        storage: the backend.
+        rules: the deployment's fixed rules (hosts, bypass paths, auth cookies).
+        clock: Unix time (tests pass a fake one).
+        memory_tier_bytes: the bound of the in-process tier (0 turns it off).
+    """
+
+    def __init__(
+        self,
+        storage: Storage,
+        rules: CacheRules | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        memory_tier_bytes: int = 64 * 1024 * 1024,
+        settings_interval: float = 1.0,
+        flush_interval: float = 1.0,
+    ) -> None:
+        self.storage = storage
+        self.rules = rules or CacheRules()
+        self.clock = clock
+        self.memory_tier_bytes = memory_tier_bytes
+        self.settings_interval = settings_interval
+        self.flush_interval = flush_interval
+        self.purge_listeners: list[PurgeListener] = []
+        self.storage_warning = _RateLimitedLog()
+        self._settings = CacheSettings.from_values(None)
+        self._settings_raw: bytes | None = b""
+        self._settings_checked = float("-inf")
+        self._counts: dict[str, int] = {}
+        self._counts_lock = threading.Lock()
+        self._flushed = clock()
+        self._tier: dict[str, Any] = {}
+        self._tier_size = 0
+        self._tier_lock = threading.Lock()
+        self._generation: object = object()
+        self._owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+
+    # ------------------------------------------------------------------ settings
+    def settings(self, now: float | None = None) -> CacheSettings:
+        """The current settings, re-read from storage at most once per interval."""
+        now = self.clock() if now is None else now
+        if now - self._settings_checked >= self.settings_interval:
+            self._settings_checked = now
+            try:
+                raw = self.storage.get_value(SETTINGS_NAME)
+            except StorageError as exc:
+                self.storage_warning("cache settings unreadable, keeping the last: %s", exc)
+                return self._settings
+            if raw != self._settings_raw:
+                self._settings_raw = raw
+                stored: Any = None
+                if raw:
+                    try:
+                        stored = json.loads(raw)
+                    except ValueError:
+                        logger.warning("stored cache settings are not JSON; using defaults")
+                self._settings = CacheSettings.from_values(
+                    stored if isinstance(stored, dict) else None
+                )
+        return self._settings
+
+    def settings_values(self) -> dict[str, Any]:
+        """Every setting, read-only ones included (``GET /settings``)."""
+        self._settings_checked = float("-inf")
+        values = dict(self.settings().values)
+        values["storage"] = self.storage.backend
+        values["cache_path"] = self.storage.location
+        return values
+
+    def update_settings(self, update: Any) -> dict[str, Any] | RestError:
+        """Validate and apply a partial update, all or nothing; the full settings after it."""
+        clean = validate_settings_update(update)
+        if isinstance(clean, RestError):
+            return clean
+        current = dict(self.settings(self.clock()).values) if self._settings_raw else {}
+        if not current:
+            current = merge_settings(self._stored_settings())
+        if "pages" in clean:
+            clean["pages"] = {**current.get("pages", {}), **clean["pages"]}
+        current.update(clean)
+        self._write_settings(current)
+        return self.settings_values()
+
+    def reset_settings(self) -> dict[str, Any]:
+        """Back to the defaults (``{"reset": true}``)."""
+        self._write_settings(merge_settings(None))
+        return self.settings_values()
+
+    def _stored_settings(self) -> dict[str, Any] | None:
+        raw = self.storage.get_value(SETTINGS_NAME)
+        if not raw:
+            return None
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    def _write_settings(self, values: Mapping[str, Any]) -> None:
+        raw = json.dumps(values, sort_keys=True).encode("utf-8")
+        self.storage.set_value(SETTINGS_NAME, raw)
+        self._settings_raw = None
+        self._settings_checked = float("-inf")
+        self.settings()
+
+    # ------------------------------------------------------------------ counters
+    def count(self, name: str, amount: int = 1) -> None:
+        """Add to an in-process counter (flushed to storage at most once per interval)."""
+        counts = self._counts
+        counts[name] = counts.get(name, 0) + amount
+
+    def maybe_flush(self, now: float) -> None:
+        """Flush the counters if the interval has passed (called on the request path)."""
+        if now - self._flushed >= self.flush_interval:
+            self.flush_counters(now)
+
+    def flush_counters(self, now: float | None = None) -> None:
+        """Write the in-process counters to storage now."""
+        self._flushed = self.clock() if now is None else now
+        with self._counts_lock:
+            counts, self._counts = self._counts, {}
+        if not counts:
+            return
+        try:
+            self.storage.add_counters(counts)
+        except StorageError as exc:
+            self.storage_warning("cache counters not written: %s", exc)
+
+    # ------------------------------------------------------------------ entries
+    def check_generation(self) -> None:
+        """Forget the memory tier if any process purged since the last look."""
+        generation = self.storage.generation()
+        if generation != self._generation:
+            with self._tier_lock:
+                self._tier.clear()
+                self._tier_size = 0
+                self._generation = generation
+
+    def tier_get(self, key: str) -> Any:
+        """The prepared object for ``key`` in the memory tier, or ``None``."""
+        return self._tier.get(key)
+
+    def tier_put(self, key: str, prepared: Any, size: int) -> None:
+        """Keep ``prepared`` for ``key`` (oldest first out when the tier is full)."""
+        if size > self.memory_tier_bytes // 4:
+            return
+        with self._tier_lock:
+            old = self._tier.pop(key, None)
+            if old is not None:
+                self._tier_size -= old.weight
+            while self._tier and self._tier_size + size > self.memory_tier_bytes:
+                oldest = next(iter(self._tier))
+                self._tier_size -= self._tier.pop(oldest).weight
+            self._tier[key] = prepared
+            self._tier_size += size
+
+    def tier_forget(self, key: str) -> None:
+        """Drop ``key`` from the memory tier."""
+        with self._tier_lock:
+            old = self._tier.pop(key, None)
+            if old is not None:
+                self._tier_size -= old.weight
+
+    def load(self, key: str) -> CacheEntry | None:
+        """The stored entry under ``key`` (no memory tier), or ``None``."""
+        return decode_entry(self.storage.get(key))
+
+    def store(self, key: str, entry: CacheEntry, stale_while_revalidate: int) -> None:
+        """Write ``entry`` under ``key`` with a storage lifetime covering its stale window."""
+        ttl: float | None = None
+        if entry.expires:
+            ttl = max(1.0, entry.expires - self.clock()) + stale_while_revalidate + 60
+        self.storage.put(key, encode_entry(entry), entry.info(key), ttl)
+
+    def acquire(self, name: str, ttl: float) -> str | None:
+        """Take a cross-process lock; the owner token to release it, or ``None`` if held."""
+        owner = f"{self._owner}-{threading.get_ident()}"
+        return owner if self.storage.acquire_lock(name, owner, ttl) else None
+
+    def release(self, name: str, owner: str) -> None:
+        """Release a lock taken with `acquire`."""
+        try:
+            self.storage.release_lock(name, owner)
+        except StorageError as exc:
+            self.storage_warning("cache lock %s not released: %s", name, exc)
+
+    # ------------------------------------------------------------------ invalidation
+    def _finish(
+        self, scope: str, keys: set[str], soft: bool, tags: Iterable[str] = ()
+    ) -> PurgeResult:
+        now = self.clock()
+        report = (
+            (self.storage.mark_stale(keys, now) if soft else self.storage.delete(keys))
+            if keys
+            else RemovalReport()
+        )
+        self.storage.bump_generation()
+        self.check_generation()
+        result = PurgeResult(
+            deleted=report.deleted,
+            bytes=report.bytes,
+            scope=scope,
+            urls=sorted(report.urls),
+            tags=sorted(set(tags)),
+            soft=soft,
+        )
+        self.count(f"purge:{scope}")
+        self.count(f"purged_entries:{scope}", report.deleted)
+        self.flush_counters()
+        for listener in list(self.purge_listeners):
+            try:
+                listener(result)
+            except Exception:
+                logger.exception("purge listener %r failed", listener)
+        return result
+
+    def resolve_url(self, url: str) -> tuple[str | None, str] | RestError:
+        """``(canonical URL or None for every host, path)`` of an absolute URL or a /path.
+
+        Errors (400): a host the site does not serve, a path escaping the site, not a URL.
+        """
+        if not isinstance(url, str) or not url.strip():
+            return _bad_url(url, "is empty")
+        parts = urlsplit(url.strip())
+        if parts.scheme and parts.scheme not in ("http", "https"):
+            return _bad_url(url, "is not an http or https URL")
+        path = parts.path or "/"
+        if not path.startswith("/"):
+            return _bad_url(url, "must be an absolute URL or start with /")
+        segments = path.split("/")
+        if ".." in segments or "." in segments or "\x00" in path or "\\" in path:
+            return _bad_url(url, "escapes the cache (dot segments are not allowed)")
+        normalized = normalize_path(path)
+        if not parts.netloc:
+            if parts.query:
+                return _bad_url(url, "needs a scheme and host when it has a query string")
+            return None, normalized
+        host = normalize_host(parts.netloc, parts.scheme)
+        if not self.rules.serves_host(host):
+            return _bad_url(url, f"is on a host this site does not serve ({host})")
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        return canonical_url(parts.scheme, host, normalized, query), normalized
+
+    def purge_urls(
+        self, urls: Iterable[str], *, soft: bool = False, scope: str = "url"
+    ) -> PurgeResult | RestError:
+        """Purge every variant of each URL (absolute, or a /path on every host)."""
+        canonical: set[str] = set()
+        paths: set[str] = set()
+        for url in urls:
+            resolved = self.resolve_url(url)
+            if isinstance(resolved, RestError):
+                return resolved
+            full, path = resolved
+            if full is None:
+                paths.add(path)
+            else:
+                canonical.add(full)
+        keys = self.storage.keys_for_urls(canonical) if canonical else set()
+        if paths:
+            keys |= self.storage.keys_for_paths(paths)
+        return self._finish(scope, keys, soft)
+
+    def purge_tags(
+        self, tags: Iterable[str], *, soft: bool = False, scope: str = "tag"
+    ) -> PurgeResult:
+        """Purge every entry carrying any of ``tags``."""
+        wanted = {tag for tag in tags if tag}
+        keys = self.storage.keys_for_tags(wanted) if wanted else set()
+        return self._finish(scope, keys, soft, wanted)
+
+    def purge_expired(self, *, budget: float | None = None, batch: int = 500) -> PurgeResult:
+        """Delete entries past their stale window (GC's work; bounded by ``budget`` seconds)."""
+        settings = self.settings()
+        deadline = None if budget is None else time.monotonic() + budget
+        before = self.clock() - settings.stale_while_revalidate
+        deleted = RemovalReport()
+        while True:
+            keys = self.storage.expired_keys(before, batch)
+            if not keys:
+                break
+            report = self.storage.delete(keys)
+            deleted.deleted += report.deleted
+            deleted.bytes += report.bytes
+            deleted.urls.extend(report.urls[: max(0, URL_REPORT_LIMIT - len(deleted.urls))])
+            if len(keys) < batch or (deadline is not None and time.monotonic() > deadline):
+                break
+        self.storage.bump_generation()
+        result = PurgeResult(
+            deleted=deleted.deleted, bytes=deleted.bytes, scope="expired", urls=deleted.urls
+        )
+        self.count("purge:expired")
+        self.count("purged_entries:expired", deleted.deleted)
+        self.flush_counters()
+        return result
+
+    def purge_site(self, *, soft: bool = False) -> PurgeResult:
+        """Purge every entry of the hosts this site serves."""
+        hosts = self.rules.hosts
+        keys = self.storage.keys_for_hosts(sorted(hosts) if hosts is not None else None)
+        return self._finish("site", keys, soft)
+
+    def purge_all(self, *, soft: bool = False) -> PurgeResult:
+        """Purge every entry of every host in this storage."""
+        return self._finish("all", self.storage.keys_for_hosts(None), soft)
+
+    # ------------------------------------------------------------------ reading
+    def list_entries(
+        self,
+        page: int = 1,
+        per_page: int = 20,
+        *,
+        search: str = "",
+        status: EntryStatus | None = None,
+    ) -> tuple[list[dict[str, Any]], int]:
+        """A page of entries as ``GET /cache`` shows them, and the total."""
+        now = self.clock()
+        rows, total = self.storage.list_entries(
+            (page - 1) * per_page, per_page, now=now, search=search, status=status
+        )
+        return [_entry_json(row, now) for row in rows], total
+
+    def stats(self) -> dict[str, Any]:
+        """``GET /stats``: counts from the index, requests and purges from the counters."""
+        self.flush_counters()
+        now = self.clock()
+        summary = self.storage.summary(now)
+        counters = self.storage.counters()
+        requests = {name: counters.get(name, 0) for name in ("hit", "stale", "miss", "bypass")}
+        served = requests["hit"] + requests["stale"] + requests["miss"]
+        hit_ratio = (requests["hit"] + requests["stale"]) / served if served else 0.0
+        return {
+            "generated": int(now),
+            "since": counters.get("since", 0) or None,
+            "entries": {"total": summary.total, "fresh": summary.fresh, "expired": summary.expired},
+            "bytes": {"total": summary.bytes, "compressed": summary.compressed_bytes},
+            "requests": {**requests, "hit_ratio": round(hit_ratio, 4)},
+            "bypass_reasons": {
+                name.split(":", 1)[1]: value
+                for name, value in sorted(counters.items())
+                if name.startswith("bypass:")
+            },
+            "purges": {
+                name.split(":", 1)[1]: value
+                for name, value in sorted(counters.items())
+                if name.startswith("purge:")
+            },
+        }
+
+    def reset_stats(self) -> None:
+        """Start the counters again from now."""
+        with self._counts_lock:
+            self._counts = {}
+        self.storage.reset_counters()
+        self.storage.add_counters({"since": int(self.clock())})
+
+    def close(self) -> None:
+        """Flush the counters and release the storage."""
+        self.flush_counters()
+        self.storage.close()
+
+
+def _bad_url(url: object, why: str) -> RestError:
+    return RestError(
+        "rest_invalid_param",
+        f"url {why}.",
+        {"status": 400, "params": {"url": f"{url!r} {why}"}},
+    )
+
+
+def _entry_json(info: EntryInfo, now: float) -> dict[str, Any]:
+    return {
+        "url": info.url,
+        "variant": info.variant,
+        "status": "fresh" if info.is_fresh(now) else "expired",
+        "size": info.size,
+        "compressed_size": info.compressed_size,
+        "created": _iso(info.created),
+        "expires": _iso(info.expires) if info.expires else None,
+        "tags": list(info.tags),
+    }
+
+
+def _iso(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(timestamp))

@@ -1,0 +1,226 @@
+"""A stored page: what it holds and its versioned byte format.
+
+An entry is bytes: a fixed prefix (magic and format version, created and expiry times, the
+length of a JSON header, a CRC-32 of everything after the prefix), the JSON header (URL, status,
+headers, tags, ...), the body and its gzip copy. No pickle anywhere: a stored entry can be read
+by anything that speaks JSON. An unknown version, a short read or a checksum mismatch decodes to
+``None`` (a miss), never to a broken page (cachecontrol's rule).
+
+The expiry time sits at a fixed offset (`EXPIRES_OFFSET`) so that a soft purge can rewrite it in
+place (Redis ``SETRANGE``) without touching the checksummed part.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
+
+__all__ = [
+    "EXPIRES_OFFSET",
+    "FORMAT_MAGIC",
+    "CacheEntry",
+    "EntryInfo",
+    "decode_entry",
+    "encode_entry",
+    "encode_expires",
+]
+
+FORMAT_MAGIC: Final = b"SCE1"
+_PREFIX: Final = struct.Struct(">4sddII")  # magic, created, expires, header length, crc32
+EXPIRES_OFFSET: Final = 12
+PREFIX_SIZE: Final = _PREFIX.size
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEntry:
+    """One stored response.
+
+    Attributes:
+        url: the canonical URL it answers (``scheme://host/path?query``).
+        host: its host (lower case, no default port).
+        path: its path.
+        variant: ``""`` or ``"mobile"``.
+        status: the HTTP status code.
+        headers: the response headers replayed on a hit (never ``Set-Cookie``).
+        body: the identity body.
+        gzip_body: the gzip copy, or ``b""`` when none is kept.
+        created: Unix time it was stored.
+        expires: Unix time it stops being fresh; ``0`` means fresh until purged.
+        tags: the purge tags from the response's ``Cache-Tag`` header.
+        etag: the strong entity tag of the identity body (quoted).
+        vary: request header names (lower case) whose values are part of the key; a
+            *pointer* entry (``status == 0``) only says which headers to read.
+    """
+
+    url: str
+    host: str
+    path: str
+    variant: str
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+    gzip_body: bytes
+    created: float
+    expires: float
+    tags: tuple[str, ...] = ()
+    etag: str = ""
+    vary: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def is_pointer(self) -> bool:
+        """Whether this record only names the ``Vary`` headers of the real entries."""
+        return self.status == 0
+
+    @property
+    def size(self) -> int:
+        """Bytes of the identity body."""
+        return len(self.body)
+
+    def info(self, key: str) -> EntryInfo:
+        """The index row of this entry under ``key``."""
+        return EntryInfo(
+            key=key,
+            url=self.url,
+            host=self.host,
+            path=self.path,
+            variant=self.variant,
+            status=self.status,
+            size=len(self.body),
+            compressed_size=len(self.gzip_body),
+            created=self.created,
+            expires=self.expires,
+            tags=self.tags,
+        )
+
+    def with_expires(self, expires: float) -> CacheEntry:
+        """The same entry with another expiry time (a soft purge)."""
+        return replace(self, expires=expires)
+
+
+@dataclass(frozen=True, slots=True)
+class EntryInfo:
+    """What the index keeps of an entry: everything but the bodies and headers."""
+
+    key: str
+    url: str
+    host: str
+    path: str
+    variant: str
+    status: int
+    size: int
+    compressed_size: int
+    created: float
+    expires: float
+    tags: tuple[str, ...]
+
+    def is_fresh(self, now: float) -> bool:
+        """Fresh: never expires, or expires later than ``now``."""
+        return self.expires == 0 or self.expires > now
+
+    def as_json(self) -> dict[str, Any]:
+        """The row as a JSON object (the index's own storage form)."""
+        return {
+            "key": self.key,
+            "url": self.url,
+            "host": self.host,
+            "path": self.path,
+            "variant": self.variant,
+            "status": self.status,
+            "size": self.size,
+            "compressed_size": self.compressed_size,
+            "created": self.created,
+            "expires": self.expires,
+            "tags": list(self.tags),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> EntryInfo:
+        """The inverse of `as_json`."""
+        return cls(
+            key=str(data["key"]),
+            url=str(data["url"]),
+            host=str(data["host"]),
+            path=str(data["path"]),
+            variant=str(data["variant"]),
+            status=int(data["status"]),
+            size=int(data["size"]),
+            compressed_size=int(data["compressed_size"]),
+            created=float(data["created"]),
+            expires=float(data["expires"]),
+            tags=tuple(str(tag) for tag in data["tags"]),
+        )
+
+
+def encode_entry(entry: CacheEntry) -> bytes:
+    """The entry as versioned bytes (see the module docstring)."""
+    header = json.dumps(
+        {
+            "url": entry.url,
+            "host": entry.host,
+            "path": entry.path,
+            "variant": entry.variant,
+            "status": entry.status,
+            "headers": [list(pair) for pair in entry.headers],
+            "tags": list(entry.tags),
+            "etag": entry.etag,
+            "vary": list(entry.vary),
+            "body": len(entry.body),
+            "gzip": len(entry.gzip_body),
+            "extra": entry.extra,
+        },
+        separators=(",", ":"),
+        ensure_ascii=False,
+    ).encode("utf-8")
+    payload = header + entry.body + entry.gzip_body
+    prefix = _PREFIX.pack(
+        FORMAT_MAGIC, entry.created, entry.expires, len(header), zlib.crc32(payload)
+    )
+    return prefix + payload
+
+
+def encode_expires(expires: float) -> bytes:
+    """The 8 bytes at `EXPIRES_OFFSET` for ``expires``."""
+    return struct.pack(">d", expires)
+
+
+def decode_entry(data: bytes | None) -> CacheEntry | None:
+    """The entry in ``data``, or ``None`` for anything unknown, short or torn."""
+    if not data or len(data) < PREFIX_SIZE:
+        return None
+    try:
+        magic, created, expires, header_length, checksum = _PREFIX.unpack_from(data)
+        if magic != FORMAT_MAGIC:
+            return None
+        payload = memoryview(data)[PREFIX_SIZE:]
+        if len(payload) < header_length or zlib.crc32(payload) != checksum:
+            return None
+        header = json.loads(bytes(payload[:header_length]))
+        body_length = int(header["body"])
+        gzip_length = int(header["gzip"])
+        if header_length + body_length + gzip_length != len(payload):
+            return None
+        start = header_length
+        body = bytes(payload[start : start + body_length])
+        gzip_body = bytes(payload[start + body_length :])
+        return CacheEntry(
+            url=str(header["url"]),
+            host=str(header["host"]),
+            path=str(header["path"]),
+            variant=str(header["variant"]),
+            status=int(header["status"]),
+            headers=tuple((str(name), str(value)) for name, value in header["headers"]),
+            body=body,
+            gzip_body=gzip_body,
+            created=float(created),
+            expires=float(expires),
+            tags=tuple(str(tag) for tag in header["tags"]),
+            etag=str(header.get("etag", "")),
+            vary=tuple(str(name) for name in header.get("vary", ())),
+            extra=dict(header.get("extra") or {}),
+        )
+    except (ValueError, KeyError, TypeError, struct.error):
+        return None

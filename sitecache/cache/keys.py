@@ -1,0 +1,64 @@
+"""The cache key: which stored page answers a request (CACHE_API.md "Key").
+
+A key is built from the scheme, the host (lower case, default port dropped), the path as the
+app routes it, the sorted query without ignored parameters (only when query strings are
+cached), the variant (``mobile`` or none), and the values of the request headers the stored
+response named in ``Vary``. The canonical text is hashed to a fixed-length hexadecimal name that
+every backend can use as a file name or a Redis key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from urllib.parse import quote, urlencode
+
+__all__ = [
+    "base_key",
+    "canonical_url",
+    "hash_key",
+    "normalize_host",
+    "normalize_path",
+    "vary_key",
+]
+
+_PATH_SAFE = "/:@!$&'()*+,;=-._~"
+
+
+def normalize_host(host: str, scheme: str) -> str:
+    """``host`` lower-cased, without a trailing dot or the scheme's default port."""
+    host = host.strip().lower()
+    name, _, port = host.rpartition(":") if not host.endswith("]") else (host, "", "")
+    if not name:
+        name, port = host, ""
+    if (scheme == "http" and port == "80") or (scheme == "https" and port == "443"):
+        host = name
+    return host.rstrip(".") if not port else host
+
+
+def normalize_path(path: str) -> str:
+    """``path`` (decoded, as WSGI's PATH_INFO holds it) in one percent-encoded spelling."""
+    return quote(path or "/", safe=_PATH_SAFE)
+
+
+def canonical_url(scheme: str, host: str, path: str, query: Iterable[tuple[str, str]]) -> str:
+    """``scheme://host/path?sorted-query`` (no ``?`` when the query is empty)."""
+    pairs = sorted(query)
+    url = f"{scheme}://{host}{path}"
+    return f"{url}?{urlencode(pairs)}" if pairs else url
+
+
+def hash_key(text: str) -> str:
+    """A 32-character hexadecimal name for ``text``."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def base_key(url: str, variant: str) -> str:
+    """The key of a URL's variant before any ``Vary`` header is applied."""
+    return hash_key(f"{variant}|{url}")
+
+
+def vary_key(base: str, names: Iterable[str], values: Iterable[str]) -> str:
+    """The key of one ``Vary`` combination under ``base``."""
+    joined = "\n".join(f"{name}:{value}" for name, value in zip(names, values, strict=True))
+    return hash_key(f"{base}|{joined}")

@@ -1,0 +1,659 @@
+"""`PageCache`: the page-cache WSGI middleware, usable around any WSGI application.
+
+A request is turned into `RequestFacts` and checked by the request guards
+(`sitecache.cache.policy`); one that may be looked up is keyed (`sitecache.cache.keys`) and
+answered from the memory tier or the storage when a fresh entry exists. Otherwise the wrapped
+application answers; its response is checked by the response guards and stored when it may be.
+Every response carries an RFC 9211 ``Cache-Status`` header saying what happened and why.
+
+A hit does no settings reload, no JSON parse, no SQL and no logging: one ``stat`` of the purge
+generation (disk) or one ``GET`` (Redis), a dictionary lookup, and the stored bytes.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from email.utils import formatdate, parsedate_to_datetime
+from http import HTTPStatus
+from typing import Any, Final
+from urllib.parse import parse_qsl, urlencode
+
+from sitecache.cache.engine import CacheEngine, PurgeResult
+from sitecache.cache.entry import CacheEntry
+from sitecache.cache.keys import base_key, canonical_url, normalize_host, normalize_path, vary_key
+from sitecache.cache.policy import (
+    CacheRules,
+    RequestFacts,
+    ResponseFacts,
+    parse_cache_control,
+    parse_list_header,
+    request_bypass_reason,
+    response_refusal_reason,
+)
+from sitecache.cache.settings import CacheSettings
+from sitecache.cache.storage import MemoryStorage, Storage, StorageError
+from sitecache.errors import RestError
+
+__all__ = ["PageCache"]
+
+logger = logging.getLogger("sitecache.cache")
+
+StartResponse = Callable[..., Any]
+WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+
+#: Response headers never stored: per-connection, per-response or per-visitor.
+UNSTORED_HEADERS: Final = frozenset(
+    {
+        "set-cookie",
+        "date",
+        "connection",
+        "keep-alive",
+        "transfer-encoding",
+        "content-length",
+        "age",
+        "cache-status",
+        "server",
+        "proxy-authenticate",
+        "proxy-connection",
+        "trailer",
+        "te",
+        "upgrade",
+        "www-authenticate",
+        "x-site-nonce",
+    }
+)
+
+#: Content types worth a gzip copy.
+COMPRESSIBLE: Final = (
+    "text/",
+    "application/json",
+    "application/xml",
+    "application/rss+xml",
+    "application/atom+xml",
+    "application/javascript",
+    "application/xhtml+xml",
+    "image/svg+xml",
+)
+MIN_GZIP_SIZE: Final = 256
+REGENERATION_LOCK_TTL: Final = 30.0
+CACHE_NAME: Final = "sitecache"
+
+
+class Prepared:
+    """An entry ready to be sent: status line, header lists and bodies built once."""
+
+    __slots__ = (
+        "body",
+        "created",
+        "entry",
+        "etag",
+        "expires",
+        "gzip_body",
+        "gzip_etag",
+        "gzip_headers",
+        "identity_headers",
+        "last_modified",
+        "status_line",
+        "vary",
+        "weight",
+    )
+
+    def __init__(self, entry: CacheEntry) -> None:
+        self.entry = entry
+        self.vary = entry.vary
+        self.created = entry.created
+        self.expires = entry.expires
+        self.body = entry.body
+        self.gzip_body = entry.gzip_body
+        self.weight = len(entry.body) + len(entry.gzip_body) + 512
+        self.status_line = _status_line(entry.status) if entry.status else ""
+        self.etag = entry.etag
+        self.gzip_etag = entry.etag[:-1] + '-gzip"' if entry.etag else ""
+        self.last_modified = entry.extra.get("last_modified", entry.created)
+        headers = list(entry.headers)
+        self.identity_headers = [
+            *headers,
+            ("Content-Length", str(len(entry.body))),
+        ]
+        if self.etag:
+            self.identity_headers.append(("ETag", self.etag))
+        self.gzip_headers = [
+            *headers,
+            ("Content-Encoding", "gzip"),
+            ("Content-Length", str(len(entry.gzip_body))),
+        ]
+        if self.gzip_etag:
+            self.gzip_headers.append(("ETag", self.gzip_etag))
+
+
+def _status_line(status: int) -> str:
+    try:
+        return f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return f"{status} Unknown"
+
+
+def accepts_gzip(value: str) -> bool:
+    """Whether an ``Accept-Encoding`` value accepts gzip (``q=0`` refuses it)."""
+    if "gzip" not in value and "*" not in value:
+        return False
+    for item in value.split(","):
+        name, _, params = item.partition(";")
+        if name.strip().lower() not in ("gzip", "x-gzip", "*"):
+            continue
+        for param in params.split(";"):
+            key, _, number = param.strip().partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    return float(number) > 0
+                except ValueError:
+                    return False
+        return True
+    return False
+
+
+def _etag_matches(header: str, etag: str) -> bool:
+    if not etag:
+        return False
+    if header.strip() == "*":
+        return True
+    candidates = {item.strip().removeprefix("W/") for item in header.split(",")}
+    return etag in candidates
+
+
+class PageCache:
+    """The page cache around a WSGI application (API.md ``sitecache.cache.PageCache``).
+
+    Args:
+        app: the WSGI application to cache.
+        storage: a `Storage` backend (default: one process's memory).
+        hosts: the hosts the site serves (``example.org``, ``example.org:8000``); requests for
+            others bypass. ``None`` allows only loopback names (``localhost``, ``127.0.0.1``).
+        rules: the full `CacheRules` instead of ``hosts`` (bypass paths, auth cookies, ...).
+        engine: an existing `CacheEngine` (shared with a management API) instead of
+            ``storage``/``hosts``/``rules``.
+        settings: settings written to the storage when it has none yet.
+    """
+
+    def __init__(
+        self,
+        app: WSGIApp,
+        storage: Storage | None = None,
+        *,
+        hosts: Iterable[str] | None = None,
+        rules: CacheRules | None = None,
+        engine: CacheEngine | None = None,
+        settings: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.app = app
+        if engine is None:
+            if rules is None:
+                rules = CacheRules(
+                    hosts=frozenset(host.lower() for host in hosts) if hosts is not None else None
+                )
+            engine = CacheEngine(storage if storage is not None else MemoryStorage(), rules)
+        self.engine = engine
+        self.rules = engine.rules
+        if settings:
+            try:
+                if engine.storage.get_value("settings") is None:
+                    result = engine.update_settings(dict(settings))
+                    if isinstance(result, RestError):
+                        raise ValueError(f"invalid cache settings: {result.message}")
+            except StorageError as exc:
+                engine.storage_warning("cache settings not written: %s", exc)
+        self._hosts: dict[tuple[str, str], str] = {}
+
+    # ------------------------------------------------------------------ purge shortcuts
+    def purge_url(self, url: str, *, soft: bool = False) -> PurgeResult | RestError:
+        """Purge every variant of ``url`` (absolute, or a /path on every host)."""
+        return self.engine.purge_urls([url], soft=soft)
+
+    def purge_tags(self, tags: Iterable[str], *, soft: bool = False) -> PurgeResult:
+        """Purge every entry tagged with any of ``tags``."""
+        return self.engine.purge_tags(tags, soft=soft)
+
+    def purge_all(self, *, soft: bool = False) -> PurgeResult:
+        """Purge everything in the storage."""
+        return self.engine.purge_all(soft=soft)
+
+    # ------------------------------------------------------------------ WSGI
+    def _host(self, environ: Mapping[str, Any], scheme: str) -> str:
+        raw = environ.get("HTTP_HOST") or environ.get("SERVER_NAME", "")
+        cached = self._hosts.get((raw, scheme))
+        if cached is None:
+            cached = normalize_host(str(raw), scheme)
+            if len(self._hosts) < 256:
+                self._hosts[(raw, scheme)] = cached
+        return cached
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        engine = self.engine
+        now = engine.clock()
+        engine.maybe_flush(now)
+        settings = engine.settings(now)
+        rules = self.rules
+        scheme = environ.get("wsgi.url_scheme", "http")
+        host = self._host(environ, scheme)
+        path = environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", "")
+        query = environ.get("QUERY_STRING", "")
+        cookie_header = environ.get("HTTP_COOKIE", "")
+        pairs = parse_qsl(query, keep_blank_values=True) if query else []
+        cookie_names = _cookie_names(cookie_header) if cookie_header else ()
+        method = environ.get("REQUEST_METHOD", "GET")
+        forwarded = environ.get("HTTP_X_FORWARDED_HOST")
+        facts = RequestFacts(
+            method=method,
+            path=path,
+            host=host,
+            query_names=tuple(name for name, _ in pairs),
+            cookie_names=cookie_names,
+            has_authorization=bool(environ.get("HTTP_AUTHORIZATION")),
+            user_agent=environ.get("HTTP_USER_AGENT", ""),
+            forwarded_host_mismatch=forwarded is not None
+            and all(normalize_host(item, scheme) != host for item in str(forwarded).split(",")),
+        )
+        if (
+            settings.known_users == "anonymous"
+            and cookie_names
+            and method in ("GET", "HEAD")
+            and not path.startswith(rules.bypass_path_prefixes)
+        ):
+            # known_users=anonymous: a front-end GET is answered as for a visitor without a
+            # login; the app never sees the login cookies, so the page is the anonymous one.
+            kept = [
+                name for name in cookie_names if not name.startswith(rules.auth_cookie_prefixes)
+            ]
+            if len(kept) != len(cookie_names):
+                environ = dict(environ)
+                environ["HTTP_COOKIE"] = _strip_cookies(cookie_header, rules.auth_cookie_prefixes)
+                facts.cookie_names = tuple(kept)
+        reason = request_bypass_reason(facts, settings, rules)
+        if reason is not None:
+            return self._bypass(environ, start_response, reason)
+        kept_pairs = pairs
+        if pairs:
+            kept_pairs = [(k, v) for k, v in pairs if not settings.is_ignored_param(k)]
+            if len(kept_pairs) != len(pairs):
+                # The app sees the query the key describes: stripped parameters cannot change
+                # a page that others will be served.
+                environ = dict(environ)
+                environ["QUERY_STRING"] = urlencode(kept_pairs)
+        variant = ""
+        if settings.mobile:
+            agent = facts.user_agent.lower()
+            if any(fragment in agent for fragment in settings.mobile_user_agents):
+                variant = "mobile"
+        url = canonical_url(scheme, host, normalize_path(path), kept_pairs)
+        base = base_key(url, variant)
+        try:
+            engine.check_generation()
+            key, prepared = self._lookup(base, environ)
+        except StorageError as exc:
+            engine.storage_warning("cache storage unavailable, passing through: %s", exc)
+            return self._bypass(environ, start_response, "storage_error")
+        if prepared is not None:
+            expires = prepared.expires
+            if not expires or now < expires:
+                engine.count("hit")
+                ttl = f"; ttl={int(expires - now)}" if expires else ""
+                return self._send(environ, start_response, prepared, now, f"{CACHE_NAME}; hit{ttl}")
+            if now < expires + settings.stale_while_revalidate:
+                lock_name = f"regen:{key}"
+                try:
+                    owner = engine.acquire(lock_name, REGENERATION_LOCK_TTL)
+                except StorageError as exc:
+                    engine.storage_warning("cache lock unavailable: %s", exc)
+                    owner = None
+                if owner is None:
+                    engine.count("stale")
+                    status = f"{CACHE_NAME}; hit; ttl={int(expires - now)}; detail=stale"
+                    return self._send(environ, start_response, prepared, now, status)
+                try:
+                    return self._fetch(environ, start_response, base, url, host, path, variant,
+                                       settings, now, "stale")  # fmt: skip
+                finally:
+                    engine.release(lock_name, owner)
+        return self._fetch(environ, start_response, base, url, host, path, variant, settings, now,
+                           "uri-miss")  # fmt: skip
+
+    # ------------------------------------------------------------------ lookup
+    def _prepared(self, key: str) -> Prepared | None:
+        engine = self.engine
+        prepared: Prepared | None = engine.tier_get(key)
+        if prepared is None:
+            entry = engine.load(key)
+            if entry is None:
+                return None
+            prepared = Prepared(entry)
+            engine.tier_put(key, prepared, prepared.weight)
+        return prepared
+
+    def _lookup(self, base: str, environ: Mapping[str, Any]) -> tuple[str, Prepared | None]:
+        prepared = self._prepared(base)
+        if prepared is None or prepared.status_line:
+            return base, prepared
+        # A pointer: the real entry is keyed by the request's values of the Vary headers.
+        key = vary_key(base, prepared.vary, _vary_values(environ, prepared.vary))
+        return key, self._prepared(key)
+
+    # ------------------------------------------------------------------ answers
+    def _send(
+        self,
+        environ: Mapping[str, Any],
+        start_response: StartResponse,
+        prepared: Prepared,
+        now: float,
+        cache_status: str,
+    ) -> Iterable[bytes]:
+        use_gzip = bool(prepared.gzip_body) and accepts_gzip(
+            environ.get("HTTP_ACCEPT_ENCODING", "")
+        )
+        extra = [("Age", str(max(0, int(now - prepared.created)))), ("Cache-Status", cache_status)]
+        if self.engine.settings(now).use_304 and _not_modified(environ, prepared, use_gzip):
+            etag = prepared.gzip_etag if use_gzip else prepared.etag
+            headers = [
+                (name, value)
+                for name, value in prepared.identity_headers
+                if name.lower()
+                in ("cache-control", "content-location", "expires", "vary", "last-modified")
+            ]
+            if etag:
+                headers.append(("ETag", etag))
+            start_response("304 Not Modified", headers + extra)
+            return []
+        if use_gzip:
+            start_response(prepared.status_line, prepared.gzip_headers + extra)
+            body = prepared.gzip_body
+        else:
+            start_response(prepared.status_line, prepared.identity_headers + extra)
+            body = prepared.body
+        if environ.get("REQUEST_METHOD") == "HEAD":
+            return []
+        return [body]
+
+    def _bypass(
+        self, environ: dict[str, Any], start_response: StartResponse, reason: str
+    ) -> Iterable[bytes]:
+        self.engine.count("bypass")
+        self.engine.count(f"bypass:{reason}")
+        status_value = f"{CACHE_NAME}; fwd=bypass; detail={reason}"
+
+        def bypass_start_response(
+            status: str, headers: list[tuple[str, str]], exc_info: Any = None
+        ) -> Any:
+            return start_response(status, [*headers, ("Cache-Status", status_value)], exc_info)
+
+        return self.app(environ, bypass_start_response)
+
+    def _fetch(
+        self,
+        environ: dict[str, Any],
+        start_response: StartResponse,
+        base: str,
+        url: str,
+        host: str,
+        path: str,
+        variant: str,
+        settings: CacheSettings,
+        now: float,
+        fwd: str,
+    ) -> Iterable[bytes]:
+        """Ask the app, store what may be stored, answer the client."""
+        engine = self.engine
+        is_head = environ.get("REQUEST_METHOD") == "HEAD"
+        app_environ = environ
+        if is_head:
+            # A HEAD miss primes the GET entry: the app answers a GET, the client the headers.
+            app_environ = dict(environ)
+            app_environ["REQUEST_METHOD"] = "GET"
+        captured = _call(self.app, app_environ, self.rules.max_body)
+        facts = _response_facts(captured)
+        reason = response_refusal_reason(facts, settings, self.rules)
+        if reason is None and captured.overflow is not None:
+            reason = "too_large"
+        if reason is not None:
+            engine.count("bypass")
+            engine.count(f"bypass:{reason}")
+            status_value = f"{CACHE_NAME}; fwd={fwd}; detail={reason}"
+            start_response(captured.status, [*captured.headers, ("Cache-Status", status_value)])
+            if is_head:
+                captured.close()
+                return []
+            return captured.body_iterable()
+        entry = _build_entry(captured, facts, url, host, path, variant, settings, now)
+        vary = tuple(name for name in facts.vary if name != "accept-encoding")
+        key = base
+        try:
+            if vary:
+                key = vary_key(base, vary, _vary_values(environ, vary))
+                pointer = CacheEntry(
+                    url=url, host=host, path=path, variant=variant, status=0, headers=(),
+                    body=b"", gzip_body=b"", created=now, expires=entry.expires, vary=vary,
+                )  # fmt: skip
+                engine.store(base, pointer, settings.stale_while_revalidate)
+                engine.tier_forget(base)
+            engine.store(key, entry, settings.stale_while_revalidate)
+            engine.count("miss")
+            status_value = f"{CACHE_NAME}; fwd={fwd}; stored"
+        except StorageError as exc:
+            engine.storage_warning("cache storage unavailable, page not stored: %s", exc)
+            engine.count("bypass")
+            engine.count("bypass:storage_error")
+            status_value = f"{CACHE_NAME}; fwd={fwd}; detail=storage_error"
+        prepared = Prepared(entry)
+        engine.tier_put(key, prepared, prepared.weight)
+        return self._send(environ, start_response, prepared, now, status_value)
+
+
+# ---------------------------------------------------------------------- helpers
+class _Captured:
+    """The app's response, buffered up to the storable size."""
+
+    __slots__ = ("chunks", "close", "headers", "overflow", "size", "status")
+
+    def __init__(self) -> None:
+        self.status = "500 Internal Server Error"
+        self.headers: list[tuple[str, str]] = []
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.overflow: Iterator[bytes] | None = None
+        self.close: Callable[[], None] = _nothing
+
+    def body(self) -> bytes:
+        return b"".join(self.chunks)
+
+    def body_iterable(self) -> Iterable[bytes]:
+        if self.overflow is None:
+            self.close()
+            return self.chunks
+        return self._stream()
+
+    def _stream(self) -> Iterator[bytes]:
+        try:
+            yield from self.chunks
+            if self.overflow is not None:
+                yield from self.overflow
+        finally:
+            self.close()
+
+
+def _nothing() -> None:
+    """No resource to release."""
+
+
+def _call(app: WSGIApp, environ: dict[str, Any], limit: int) -> _Captured:
+    captured = _Captured()
+
+    def capture_start_response(
+        status: str, headers: list[tuple[str, str]], exc_info: Any = None
+    ) -> Callable[[bytes], None]:
+        if exc_info is not None and captured.chunks:
+            raise exc_info[1].with_traceback(exc_info[2])
+        captured.status = status
+        captured.headers = list(headers)
+        return captured.chunks.append
+
+    result = app(environ, capture_start_response)
+    close = getattr(result, "close", None)
+    if callable(close):
+        captured.close = close
+    iterator = iter(result)
+    try:
+        for chunk in iterator:
+            if chunk:
+                captured.chunks.append(chunk)
+                captured.size += len(chunk)
+                if captured.size > limit:
+                    captured.overflow = iterator
+                    return captured
+    except BaseException:
+        captured.close()
+        raise
+    captured.size = sum(len(chunk) for chunk in captured.chunks)
+    return captured
+
+
+def _response_facts(captured: _Captured) -> ResponseFacts:
+    set_cookie = False
+    cache_control: set[str] = set()
+    vary: list[str] = []
+    encoding = ""
+    page_types: set[str] = set()
+    for name, value in captured.headers:
+        lower = name.lower()
+        if lower == "set-cookie":
+            set_cookie = True
+        elif lower == "cache-control":
+            cache_control |= parse_cache_control(value)
+        elif lower == "vary":
+            vary.extend(parse_list_header(value))
+        elif lower == "content-encoding":
+            encoding = value.strip().lower()
+        elif lower == "x-site-page-type":
+            page_types.update(parse_list_header(value))
+    try:
+        status = int(captured.status.split(" ", 1)[0])
+    except ValueError:
+        status = 500
+    return ResponseFacts(
+        status=status,
+        has_set_cookie=set_cookie,
+        cache_control=frozenset(cache_control),
+        vary=tuple(dict.fromkeys(vary)),
+        body_length=captured.size,
+        content_encoding=encoding,
+        page_types=frozenset(page_types),
+    )
+
+
+def _build_entry(
+    captured: _Captured,
+    facts: ResponseFacts,
+    url: str,
+    host: str,
+    path: str,
+    variant: str,
+    settings: CacheSettings,
+    now: float,
+) -> CacheEntry:
+    body = captured.body()
+    headers: list[tuple[str, str]] = []
+    tags: list[str] = []
+    content_type = ""
+    etag = ""
+    last_modified = now
+    for name, value in captured.headers:
+        lower = name.lower()
+        if lower in UNSTORED_HEADERS or lower == "vary":
+            continue
+        if lower == "cache-tag":
+            tags.extend(item.strip() for item in value.split(",") if item.strip())
+        if lower == "content-type":
+            content_type = value.lower()
+        if lower == "etag":
+            if value.startswith('"') and value.endswith('"'):
+                etag = value
+            continue
+        if lower == "last-modified":
+            try:
+                last_modified = parsedate_to_datetime(value).timestamp()
+            except (TypeError, ValueError):
+                continue
+        headers.append((name, value))
+    if not any(name.lower() == "last-modified" for name, _ in headers):
+        headers.append(("Last-Modified", formatdate(now, usegmt=True)))
+    gzip_body = b""
+    if (
+        settings.compression
+        and len(body) >= MIN_GZIP_SIZE
+        and content_type.startswith(COMPRESSIBLE)
+    ):
+        gzip_body = gzip.compress(body, compresslevel=6, mtime=0)
+    vary = [name for name in facts.vary if name != "accept-encoding"]
+    if gzip_body:
+        vary.append("accept-encoding")
+    if vary:
+        headers.append(("Vary", ", ".join(_title(name) for name in vary)))
+    if not etag:
+        etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
+    return CacheEntry(
+        url=url,
+        host=host,
+        path=path,
+        variant=variant,
+        status=facts.status,
+        headers=tuple(headers),
+        body=body,
+        gzip_body=gzip_body,
+        created=now,
+        expires=now + settings.max_age if settings.max_age else 0.0,
+        tags=tuple(dict.fromkeys(tags)),
+        etag=etag,
+        vary=(),
+        extra={"last_modified": last_modified},
+    )
+
+
+def _title(name: str) -> str:
+    return "-".join(part.capitalize() for part in name.split("-"))
+
+
+def _vary_values(environ: Mapping[str, Any], names: Iterable[str]) -> list[str]:
+    return [
+        str(environ.get("HTTP_" + name.upper().replace("-", "_"), "")).strip() for name in names
+    ]
+
+
+def _not_modified(environ: Mapping[str, Any], prepared: Prepared, use_gzip: bool) -> bool:
+    if_none_match = environ.get("HTTP_IF_NONE_MATCH")
+    if if_none_match:
+        return _etag_matches(if_none_match, prepared.gzip_etag if use_gzip else prepared.etag)
+    since = environ.get("HTTP_IF_MODIFIED_SINCE")
+    if since:
+        try:
+            return int(prepared.last_modified) <= parsedate_to_datetime(since).timestamp()
+        except (TypeError, ValueError, OverflowError):
+            return False
+    return False
+
+
+def _cookie_names(header: str) -> tuple[str, ...]:
+    names = []
+    for part in header.split(";"):
+        name = part.split("=", 1)[0].strip()
+        if name:
+            names.append(name)
+    return tuple(names)
+
+
+def _strip_cookies(header: str, prefixes: tuple[str, ...]) -> str:
+    kept = [
+        part.strip()
+        for part in header.split(";")
+        if part.strip() and not part.split("=", 1)[0].strip().startswith(prefixes)
+    ]
+    return "; ".join(kept)

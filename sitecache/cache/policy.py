@@ -1,0 +1,249 @@
+"""What may be stored and served: the cacheability guards, pure functions of values.
+
+Two flat guard lists, in the style of Django's cache middleware, each row a reason code and a
+predicate, with one comment saying why. The first guard that fires decides, and its reason feeds
+the ``Cache-Status`` header, the stats and the cache test. Rows marked ``SECURITY:`` are the
+"never stored" rules of CACHE_API.md: they fail closed whatever the settings say.
+
+Nothing here does I/O or imports werkzeug; the middleware turns the WSGI environ and the app's
+response into `RequestFacts` and `ResponseFacts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from sitecache.cache.settings import CacheSettings
+
+__all__ = [
+    "AUTH_COOKIE_PREFIXES",
+    "BYPASS_PATH_PREFIXES",
+    "REQUEST_GUARDS",
+    "RESPONSE_GUARDS",
+    "CacheRules",
+    "RequestFacts",
+    "ResponseFacts",
+    "request_bypass_reason",
+    "response_refusal_reason",
+]
+
+#: Cookies that mean "this visitor is somebody": sitecache's session, comment-author and
+#: post-password cookies, and WordPress's, for sites that embed `PageCache` in front of one.
+AUTH_COOKIE_PREFIXES: Final = (
+    "sitecache_session",
+    "sitecache_comment_author",
+    "sitecache_postpass",
+    "wordpress_logged_in",
+    "wordpress_sec",
+    "wp-postpass",
+    "comment_author",
+)
+
+#: Paths that are never cached: REST, login and admin (sitecache's and WordPress's).
+BYPASS_PATH_PREFIXES: Final = (
+    "/site-json",
+    "/index.php/site-json",
+    "/site-admin",
+    "/login",
+    "/logout",
+    "/wp-json",
+    "/wp-admin",
+    "/wp-login.php",
+)
+
+#: Query parameters that mark a REST, preview or admin request whatever the path.
+BYPASS_QUERY_PARAMS: Final = frozenset({"rest_route", "preview", "preview_id", "_sitenonce"})
+
+#: Request headers that make a response per-visitor: a ``Vary`` on them is never stored.
+PRIVATE_VARY_HEADERS: Final = frozenset({"*", "cookie", "authorization"})
+
+#: Statuses that may be stored (404 only when ``cache_404``).
+STORABLE_STATUSES: Final = frozenset({200})
+
+
+@dataclass(frozen=True, slots=True)
+class CacheRules:
+    """The deployment's fixed rules (not settings: they never change at run time).
+
+    Attributes:
+        hosts: the hosts the site serves (lower case, ``host`` or ``host:port``); a request for
+            any other host bypasses. ``None`` allows only loopback names.
+        bypass_path_prefixes: paths never cached (REST, login, admin).
+        auth_cookie_prefixes: cookie-name prefixes of logged-in, comment-author and
+            post-password cookies.
+        max_body: the largest body stored, in bytes.
+    """
+
+    hosts: frozenset[str] | None = None
+    bypass_path_prefixes: tuple[str, ...] = BYPASS_PATH_PREFIXES
+    auth_cookie_prefixes: tuple[str, ...] = AUTH_COOKIE_PREFIXES
+    max_body: int = 8 * 1024 * 1024
+
+    def serves_host(self, host: str) -> bool:
+        """Whether ``host`` (normalized, maybe with a port) is one of the site's."""
+        if self.hosts is not None:
+            return host in self.hosts or host.rsplit(":", 1)[0] in self.hosts
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        return name in ("localhost", "127.0.0.1", "[::1]")
+
+
+@dataclass(slots=True)
+class RequestFacts:
+    """What the guards read of a request (built by the middleware from the environ)."""
+
+    method: str
+    path: str
+    host: str
+    query_names: tuple[str, ...]
+    cookie_names: tuple[str, ...]
+    has_authorization: bool
+    user_agent: str
+    forwarded_host_mismatch: bool
+    is_mobile: bool = False
+
+
+@dataclass(slots=True)
+class ResponseFacts:
+    """What the guards read of the app's response."""
+
+    status: int
+    has_set_cookie: bool
+    cache_control: frozenset[str]
+    vary: tuple[str, ...]
+    body_length: int
+    content_encoding: str
+    page_types: frozenset[str]
+
+
+RequestGuard = Callable[[RequestFacts, CacheSettings, CacheRules], bool]
+ResponseGuard = Callable[[ResponseFacts, CacheSettings, CacheRules], bool]
+
+
+def _is_auth_cookie(name: str, rules: CacheRules) -> bool:
+    return name.startswith(rules.auth_cookie_prefixes)
+
+
+def _logged_in(facts: RequestFacts, settings: CacheSettings, rules: CacheRules) -> bool:
+    # known_users="anonymous" is applied by the middleware before the guards run: it strips
+    # these cookies from a front-end GET, so none is left here to see.
+    return any(_is_auth_cookie(name, rules) for name in facts.cookie_names)
+
+
+def _rejected_cookie(facts: RequestFacts, settings: CacheSettings, rules: CacheRules) -> bool:
+    if settings.known_users == "bypass_any_cookie" and facts.cookie_names:
+        return True
+    prefixes = settings.rejected_cookies
+    return bool(prefixes) and any(name.startswith(prefixes) for name in facts.cookie_names)
+
+
+def _rest_or_admin(facts: RequestFacts, settings: CacheSettings, rules: CacheRules) -> bool:
+    return facts.path.startswith(rules.bypass_path_prefixes) or any(
+        name in BYPASS_QUERY_PARAMS for name in facts.query_names
+    )
+
+
+def _query_string(facts: RequestFacts, settings: CacheSettings, rules: CacheRules) -> bool:
+    if settings.cache_query_strings:
+        return False
+    return any(not settings.is_ignored_param(name) for name in facts.query_names)
+
+
+def _rejected_user_agent(facts: RequestFacts, settings: CacheSettings, rules: CacheRules) -> bool:
+    agent = facts.user_agent.lower()
+    return any(fragment in agent for fragment in settings.rejected_user_agents)
+
+
+def _rejected_uri(facts: RequestFacts, settings: CacheSettings, rules: CacheRules) -> bool:
+    return (
+        settings.rejected_uris is not None and settings.rejected_uris.search(facts.path) is not None
+    )
+
+
+#: Request guards, first match wins. (reason, predicate)
+REQUEST_GUARDS: Final[tuple[tuple[str, RequestGuard], ...]] = (
+    # Caching switched off in the settings.
+    ("disabled", lambda f, s, r: not s.enabled),
+    # Only GET and HEAD are looked up; HEAD is answered from the GET entry.
+    ("method", lambda f, s, r: f.method not in ("GET", "HEAD")),
+    # SECURITY: REST, login and admin paths are never cached (their answers are per user).
+    ("rest_or_admin", _rest_or_admin),
+    # SECURITY: only hosts the site serves are keyed; anything else could poison a key.
+    ("foreign_host", lambda f, s, r: not r.serves_host(f.host)),
+    # SECURITY: an X-Forwarded-Host that no trusted proxy applied is unkeyed input.
+    ("forwarded_host", lambda f, s, r: f.forwarded_host_mismatch),
+    # SECURITY: credentials mean a per-user answer, whatever the settings say.
+    ("authorization", lambda f, s, r: f.has_authorization),
+    # SECURITY: logged-in, comment-author and post-password cookies mean a per-user page.
+    ("logged_in_cookie", _logged_in),
+    # Cookies the administrator lists (or any cookie with known_users=bypass_any_cookie).
+    ("rejected_cookie", _rejected_cookie),
+    # Paths the administrator lists.
+    ("rejected_uri", _rejected_uri),
+    # User agents the administrator lists.
+    ("rejected_user_agent", _rejected_user_agent),
+    # A query string (beyond ignored tracking parameters) unless cache_query_strings.
+    ("query_string", _query_string),
+)
+
+
+def request_bypass_reason(
+    facts: RequestFacts, settings: CacheSettings, rules: CacheRules
+) -> str | None:
+    """The reason this request must bypass the cache, or ``None`` when it may be looked up."""
+    for reason, guard in REQUEST_GUARDS:
+        if guard(facts, settings, rules):
+            return reason
+    return None
+
+
+def _status(facts: ResponseFacts, settings: CacheSettings, rules: CacheRules) -> bool:
+    if facts.status in STORABLE_STATUSES:
+        return False
+    return not (facts.status == 404 and settings.cache_404)
+
+
+#: Response guards, first match wins. (reason, predicate)
+RESPONSE_GUARDS: Final[tuple[tuple[str, ResponseGuard], ...]] = (
+    # SECURITY: a response that sets a cookie belongs to one visitor.
+    ("set_cookie", lambda f, s, r: f.has_set_cookie),
+    # SECURITY: the application said so.
+    ("private", lambda f, s, r: "private" in f.cache_control),
+    ("no_store", lambda f, s, r: "no-store" in f.cache_control),
+    ("no_cache", lambda f, s, r: "no-cache" in f.cache_control),
+    # SECURITY: Vary: * (or on Cookie / Authorization) makes every visitor's answer unique.
+    ("vary", lambda f, s, r: any(name in PRIVATE_VARY_HEADERS for name in f.vary)),
+    # Only 200 (and 404 with cache_404): errors, redirects and partial content are not kept.
+    ("status", _status),
+    # An empty body is never a page worth replaying (often a failure).
+    ("empty_body", lambda f, s, r: f.body_length == 0),
+    # Bodies the app already encoded: the cache keeps identity bodies and makes its own gzip.
+    ("content_encoding", lambda f, s, r: f.content_encoding not in ("", "identity")),
+    # Bodies larger than the configured bound.
+    ("too_large", lambda f, s, r: f.body_length > r.max_body),
+    # Page types the administrator excluded (the app names them in X-Site-Page-Type).
+    ("page_type", lambda f, s, r: bool(f.page_types & s.skipped_page_types)),
+)
+
+
+def response_refusal_reason(
+    facts: ResponseFacts, settings: CacheSettings, rules: CacheRules
+) -> str | None:
+    """The reason this response must not be stored, or ``None`` when it may be."""
+    for reason, guard in RESPONSE_GUARDS:
+        if guard(facts, settings, rules):
+            return reason
+    return None
+
+
+def parse_cache_control(value: str) -> frozenset[str]:
+    """The directive names of a ``Cache-Control`` value, lower case."""
+    return frozenset(
+        part.split("=", 1)[0].strip().lower() for part in value.split(",") if part.strip()
+    )
+
+
+def parse_list_header(value: str) -> tuple[str, ...]:
+    """A comma-separated header as lower-case, stripped, non-empty items."""
+    return tuple(item.strip().lower() for item in value.split(",") if item.strip())

@@ -1,0 +1,375 @@
+"""The page cache's settings: defaults, the published schema, and a compiled runtime view.
+
+Settings are data (CACHE_API.md "Settings"): a flat JSON object kept in the cache's own storage,
+validated with `sitecache.schema` against `SETTINGS_SCHEMA`, never code. `CacheSettings` is the
+frozen view the middleware reads on every request, built once per change, with the regular
+expressions and lower-cased lists it needs already compiled.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from sitecache.errors import RestError
+from sitecache.schema import sanitize_value_from_schema, validate_value_from_schema
+
+__all__ = [
+    "DEFAULT_SETTINGS",
+    "PAGE_TYPES",
+    "READ_ONLY_SETTINGS",
+    "SETTINGS_SCHEMA",
+    "CacheSettings",
+    "merge_settings",
+    "validate_settings_update",
+]
+
+PAGE_TYPES: Final = (
+    "search",
+    "feed",
+    "category",
+    "home",
+    "frontpage",
+    "tag",
+    "archives",
+    "pages",
+    "single",
+    "author",
+)
+
+#: Tracking parameters stripped before the key is built (WP Super Cache's list, plus more).
+TRACKING_PARAMS: Final = (
+    "utm_*",
+    "mtm_*",
+    "fbclid",
+    "gclid",
+    "dclid",
+    "msclkid",
+    "mc_cid",
+    "mc_eid",
+    "fb_source",
+    "ref",
+    "_ga",
+)
+
+MOBILE_USER_AGENTS: Final = (
+    "iphone",
+    "ipod",
+    "android",
+    "mobile",
+    "blackberry",
+    "opera mini",
+    "windows phone",
+    "iemobile",
+    "silk",
+    "kindle",
+)
+
+DEFAULT_SETTINGS: Final[dict[str, Any]] = {
+    "enabled": True,
+    "max_age": 3600,
+    "stale_while_revalidate": 10,
+    "gc_interval": 600,
+    "compression": True,
+    "known_users": "bypass",
+    "cache_query_strings": False,
+    "ignored_query_params": list(TRACKING_PARAMS),
+    "rejected_uris": [],
+    "rejected_user_agents": [],
+    "rejected_cookies": [],
+    "mobile": False,
+    "mobile_user_agents": list(MOBILE_USER_AGENTS),
+    "cache_404": False,
+    "use_304": True,
+    "lock_down": False,
+    "clear_on_post_edit": False,
+    "refresh_single_only_on_comments": False,
+    "pages": {name: False for name in PAGE_TYPES},
+    "preload_interval": 0,
+    "preload_posts": "all",
+    "preload_taxonomies": True,
+    "static_files": False,
+    "debug": False,
+}
+
+#: Settings that describe where the cache lives: shown, never writable over REST.
+READ_ONLY_SETTINGS: Final = ("storage", "cache_path")
+
+_STRING_LIST: Final[dict[str, Any]] = {
+    "type": "array",
+    "items": {"type": "string", "minLength": 1, "maxLength": 500},
+    "maxItems": 200,
+}
+
+#: The settings resource (CACHE_API.md "Settings"): one type per key, every key validated.
+SETTINGS_SCHEMA: Final[dict[str, Any]] = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "title": "site-cache-settings",
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "enabled": {"type": "boolean", "description": "Caching on or off."},
+        "max_age": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Seconds a page stays fresh; 0 keeps it fresh until purged.",
+        },
+        "stale_while_revalidate": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Seconds a stale page may be served while one request regenerates it.",
+        },
+        "gc_interval": {
+            "type": "integer",
+            "minimum": 60,
+            "description": "Seconds between garbage-collection runs.",
+        },
+        "compression": {
+            "type": "boolean",
+            "description": "Store a gzip copy and serve it to clients that accept gzip.",
+        },
+        "known_users": {
+            "type": "string",
+            "enum": ["bypass", "bypass_any_cookie", "anonymous"],
+            "description": "How visitors with a login (or any) cookie are treated.",
+        },
+        "cache_query_strings": {
+            "type": "boolean",
+            "description": "Cache URLs with a query string, keyed by the sorted remaining query.",
+        },
+        "ignored_query_params": {
+            **_STRING_LIST,
+            "description": "Query parameters stripped before the key is built (`utm_*` prefix "
+            "patterns end with `*`).",
+        },
+        "rejected_uris": {
+            **_STRING_LIST,
+            "description": "Regular expressions; matching paths are never cached.",
+        },
+        "rejected_user_agents": {
+            **_STRING_LIST,
+            "description": "Case-insensitive user-agent substrings that are never cached.",
+        },
+        "rejected_cookies": {
+            **_STRING_LIST,
+            "description": "Cookie-name prefixes that force a bypass.",
+        },
+        "mobile": {"type": "boolean", "description": "A separate variant for mobile browsers."},
+        "mobile_user_agents": {
+            **_STRING_LIST,
+            "description": "Case-insensitive user-agent substrings that count as mobile.",
+        },
+        "cache_404": {"type": "boolean", "description": "Store 404 pages."},
+        "use_304": {
+            "type": "boolean",
+            "description": "Answer conditional GETs with 304 Not Modified.",
+        },
+        "lock_down": {
+            "type": "boolean",
+            "description": "No automatic purges on edits or comments; manual purges still work.",
+        },
+        "clear_on_post_edit": {
+            "type": "boolean",
+            "description": "An edit purges the whole site instead of the related pages.",
+        },
+        "refresh_single_only_on_comments": {
+            "type": "boolean",
+            "description": "A comment purges only its post's page.",
+        },
+        "pages": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {name: {"type": "boolean"} for name in PAGE_TYPES},
+            "description": "Page types never cached.",
+        },
+        "preload_interval": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Minutes between scheduled full preloads (0 or at least 10).",
+        },
+        "preload_posts": {
+            "type": ["integer", "string"],
+            "description": "How many posts a preload visits: a number from 1, or `all`.",
+        },
+        "preload_taxonomies": {
+            "type": "boolean",
+            "description": "Preload category and tag archives too.",
+        },
+        "static_files": {
+            "type": "boolean",
+            "description": "Also write index.html and index.html.gz for a front web server.",
+        },
+        "debug": {"type": "boolean", "description": "Write a debug log (never secrets)."},
+        "storage": {
+            "type": "string",
+            "readonly": True,
+            "description": "The storage backend.",
+        },
+        "cache_path": {
+            "type": "string",
+            "readonly": True,
+            "description": "Where the backend keeps pages.",
+        },
+    },
+}
+
+
+def _extra_errors(values: Mapping[str, Any]) -> dict[str, RestError]:
+    """The rules a JSON schema cannot say: compiling regexes, the preload interval's gap."""
+    errors: dict[str, RestError] = {}
+    for index, pattern in enumerate(values.get("rejected_uris") or []):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            errors["rejected_uris"] = RestError(
+                "rest_invalid_param",
+                f"rejected_uris[{index}] is not a valid regular expression: {exc}.",
+                {"param": "rejected_uris"},
+            )
+            break
+    interval = values.get("preload_interval")
+    if isinstance(interval, int) and 0 < interval < 10:
+        errors["preload_interval"] = RestError(
+            "rest_invalid_param",
+            "preload_interval must be 0 or at least 10.",
+            {"param": "preload_interval"},
+        )
+    posts = values.get("preload_posts")
+    if posts is not None and not (posts == "all" or (type(posts) is int and posts >= 1)):
+        errors["preload_posts"] = RestError(
+            "rest_invalid_param",
+            'preload_posts must be "all" or an integer of at least 1.',
+            {"param": "preload_posts"},
+        )
+    return errors
+
+
+def validate_settings_update(update: Any) -> dict[str, Any] | RestError:
+    """The sanitized update, or one 400 error whose ``details`` name every bad field.
+
+    All-or-nothing (CACHE_API.md): unknown and read-only keys are errors too, and nothing is
+    returned for partial use when any field fails.
+    """
+    if not isinstance(update, dict):
+        return RestError(
+            "rest_invalid_param",
+            "The settings must be a JSON object.",
+            {"status": 400, "params": {"body": "not an object"}},
+        )
+    details: dict[str, dict[str, Any]] = {}
+    properties = SETTINGS_SCHEMA["properties"]
+    for key in update:
+        if key in READ_ONLY_SETTINGS:
+            details[key] = {"code": "rest_invalid_param", "message": f"{key} is read-only."}
+        elif key not in properties:
+            details[key] = {
+                "code": "rest_invalid_param",
+                "message": f"{key} is not a valid property of Object.",
+            }
+    clean: dict[str, Any] = {}
+    for key, value in update.items():
+        if key in details:
+            continue
+        schema = properties[key]
+        result = validate_value_from_schema(value, schema, key)
+        if isinstance(result, RestError):
+            details[key] = {"code": result.code, "message": result.message}
+            continue
+        clean[key] = sanitize_value_from_schema(value, schema, key)
+    for key, error in _extra_errors(clean).items():
+        details[key] = {"code": error.code, "message": error.message}
+    if details:
+        names = ", ".join(sorted(details))
+        return RestError(
+            "rest_invalid_param",
+            f"Invalid parameter(s): {names}",
+            {
+                "status": 400,
+                "params": {key: detail["message"] for key, detail in details.items()},
+                "details": details,
+            },
+        )
+    return clean
+
+
+def merge_settings(stored: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The defaults overlaid with the valid stored values (invalid stored keys are ignored)."""
+    values: dict[str, Any] = json.loads(json.dumps(DEFAULT_SETTINGS))
+    if not stored:
+        return values
+    for key, value in stored.items():
+        if key not in DEFAULT_SETTINGS:
+            continue
+        checked = validate_settings_update({key: value})
+        if isinstance(checked, dict):
+            if key == "pages":
+                values["pages"].update(checked["pages"])
+            else:
+                values[key] = checked[key]
+    return values
+
+
+def _ignored_matcher(names: list[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    exact = frozenset(name for name in names if not name.endswith("*"))
+    prefixes = tuple(name[:-1] for name in names if name.endswith("*"))
+    return exact, prefixes
+
+
+@dataclass(frozen=True, slots=True)
+class CacheSettings:
+    """The settings as the middleware reads them, compiled once per change."""
+
+    values: Mapping[str, Any]
+    enabled: bool
+    max_age: int
+    stale_while_revalidate: int
+    compression: bool
+    known_users: str
+    cache_query_strings: bool
+    ignored_exact: frozenset[str]
+    ignored_prefixes: tuple[str, ...]
+    rejected_uris: re.Pattern[str] | None
+    rejected_user_agents: tuple[str, ...]
+    rejected_cookies: tuple[str, ...]
+    mobile: bool
+    mobile_user_agents: tuple[str, ...]
+    cache_404: bool
+    use_304: bool
+    skipped_page_types: frozenset[str]
+    debug: bool
+
+    @classmethod
+    def from_values(cls, stored: Mapping[str, Any] | None = None) -> CacheSettings:
+        """Compile ``stored`` (merged over the defaults) into a runtime view."""
+        values = merge_settings(stored)
+        exact, prefixes = _ignored_matcher(values["ignored_query_params"])
+        uris = values["rejected_uris"]
+        return cls(
+            values=values,
+            enabled=values["enabled"],
+            max_age=values["max_age"],
+            stale_while_revalidate=values["stale_while_revalidate"],
+            compression=values["compression"],
+            known_users=values["known_users"],
+            cache_query_strings=values["cache_query_strings"],
+            ignored_exact=exact,
+            ignored_prefixes=prefixes,
+            rejected_uris=re.compile("|".join(f"(?:{p})" for p in uris)) if uris else None,
+            rejected_user_agents=tuple(ua.lower() for ua in values["rejected_user_agents"]),
+            rejected_cookies=tuple(values["rejected_cookies"]),
+            mobile=values["mobile"],
+            mobile_user_agents=tuple(ua.lower() for ua in values["mobile_user_agents"]),
+            cache_404=values["cache_404"],
+            use_304=values["use_304"],
+            skipped_page_types=frozenset(k for k, v in values["pages"].items() if v),
+            debug=values["debug"],
+        )
+
+    def is_ignored_param(self, name: str) -> bool:
+        """Whether the query parameter ``name`` is stripped before keying."""
+        return name in self.ignored_exact or (
+            bool(self.ignored_prefixes) and name.startswith(self.ignored_prefixes)
+        )

@@ -1,0 +1,390 @@
+"""The Redis backend: several machines sharing one cache (redis-py).
+
+Every key starts with a per-site prefix (``sitecache:<namespace>:``). Entries are the encoded
+bytes of `sitecache.cache.entry` (no pickle), with a Redis expiry; the index is a hash of JSON
+rows plus sorted sets by creation and expiry time, one set per tag, URL and host, and a totals
+hash. Writes and deletes run as Lua scripts, so the index never disagrees with the entries it
+describes. Locks are ``SET NX PX`` with a compare-and-delete release; the purge generation is an
+``INCR`` counter.
+
+The scripts build key names from the prefix, so this backend targets a single Redis server (or
+a primary with replicas), not Redis Cluster.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+from urllib.parse import urlsplit, urlunsplit
+
+import redis
+
+from sitecache.cache.entry import EXPIRES_OFFSET, EntryInfo, encode_expires
+from sitecache.cache.storage.base import (
+    EntryStatus,
+    RemovalReport,
+    StorageError,
+    StorageSummary,
+)
+from sitecache.cache.storage.index import matches_filter
+
+__all__ = ["RedisStorage"]
+
+_UNINDEX: Final = """
+local function unindex(p, key)
+    local old = redis.call('HGET', p .. 'i', key)
+    if not old then return nil end
+    local row = cjson.decode(old)
+    for _, tag in ipairs(row['tags']) do redis.call('SREM', p .. 't:' .. tag, key) end
+    redis.call('SREM', p .. 'u:' .. row['url'], key)
+    redis.call('SREM', p .. 'h:' .. row['host'], key)
+    redis.call('SREM', p .. 'p:' .. row['path'], key)
+    redis.call('HDEL', p .. 'i', key)
+    redis.call('ZREM', p .. 'byc', key)
+    redis.call('ZREM', p .. 'bye', key)
+    if row['status'] > 0 then
+        redis.call('HINCRBY', p .. 'tot', 'entries', -1)
+    end
+    redis.call('HINCRBY', p .. 'tot', 'bytes', -row['size'])
+    redis.call('HINCRBY', p .. 'tot', 'compressed_bytes', -row['compressed_size'])
+    return old
+end
+"""
+
+_PUT: Final = (
+    _UNINDEX
+    + """
+local p, key, data, ttl, info = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
+unindex(p, key)
+local row = cjson.decode(info)
+if ttl > 0 then
+    redis.call('SET', p .. 'e:' .. key, data, 'PX', ttl)
+else
+    redis.call('SET', p .. 'e:' .. key, data)
+end
+redis.call('HSET', p .. 'i', key, info)
+if row['status'] > 0 then
+    redis.call('ZADD', p .. 'byc', row['created'], key)
+    redis.call('HINCRBY', p .. 'tot', 'entries', 1)
+end
+if row['expires'] > 0 then redis.call('ZADD', p .. 'bye', row['expires'], key) end
+for _, tag in ipairs(row['tags']) do redis.call('SADD', p .. 't:' .. tag, key) end
+redis.call('SADD', p .. 'u:' .. row['url'], key)
+redis.call('SADD', p .. 'h:' .. row['host'], key)
+redis.call('SADD', p .. 'p:' .. row['path'], key)
+redis.call('HINCRBY', p .. 'tot', 'bytes', row['size'])
+redis.call('HINCRBY', p .. 'tot', 'compressed_bytes', row['compressed_size'])
+return 1
+"""
+)
+
+_DELETE: Final = (
+    _UNINDEX
+    + """
+local p = ARGV[1]
+local removed = {}
+for i = 2, #ARGV do
+    local old = unindex(p, ARGV[i])
+    redis.call('DEL', p .. 'e:' .. ARGV[i])
+    if old then table.insert(removed, old) end
+end
+return removed
+"""
+)
+
+_MARK_STALE: Final = """
+local p, now, stamp = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local touched = {}
+for i = 4, #ARGV do
+    local key = ARGV[i]
+    local old = redis.call('HGET', p .. 'i', key)
+    if old then
+        local row = cjson.decode(old)
+        table.insert(touched, old)
+        if row['expires'] == 0 or row['expires'] > now then
+            if redis.call('EXISTS', p .. 'e:' .. key) == 1 then
+                redis.call('SETRANGE', p .. 'e:' .. key, {offset}, stamp)
+            end
+            row['expires'] = now
+            redis.call('HSET', p .. 'i', key, cjson.encode(row))
+            redis.call('ZADD', p .. 'bye', now, key)
+        end
+    end
+end
+return touched
+""".replace("{offset}", str(EXPIRES_OFFSET))
+
+_RELEASE: Final = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+def _text(value: object) -> str:
+    """A Redis reply item as text."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _redact(url: str) -> str:
+    """``url`` without its password (shown in status and logs)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc = f"{netloc}:{parts.port}"
+    netloc = f"{parts.username}:***@{netloc}" if parts.username else f"***@{netloc}"
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+class RedisStorage:
+    """The store in Redis under ``sitecache:<namespace>:`` (see the module docstring)."""
+
+    backend = "redis"
+
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        namespace: str = "default",
+        *,
+        client: redis.Redis | None = None,
+        timeout: float = 1.0,
+    ) -> None:
+        self.location = _redact(url)
+        self.prefix = f"sitecache:{namespace}:"
+        try:
+            self.client: redis.Redis = client or redis.Redis.from_url(
+                url, socket_timeout=timeout, socket_connect_timeout=timeout
+            )
+        except (ValueError, redis.RedisError) as exc:
+            raise StorageError(f"invalid Redis URL {self.location}: {exc}") from exc
+        self._put = self.client.register_script(_PUT)
+        self._delete = self.client.register_script(_DELETE)
+        self._mark_stale = self.client.register_script(_MARK_STALE)
+        self._release = self.client.register_script(_RELEASE)
+
+    def _key(self, *parts: str) -> str:
+        return self.prefix + "".join(parts)
+
+    def get(self, key: str) -> bytes | None:
+        try:
+            value = self.client.get(self._key("e:", key))
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis read: {exc}") from exc
+        return value if isinstance(value, bytes) else None
+
+    def put(self, key: str, data: bytes, info: EntryInfo, ttl: float | None) -> None:
+        ttl_ms = 0 if ttl is None else max(1, int(ttl * 1000))
+        try:
+            self._put(args=[self.prefix, key, data, ttl_ms, json.dumps(info.as_json())])
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis write: {exc}") from exc
+
+    def _report(self, rows: Any) -> RemovalReport:
+        report = RemovalReport()
+        for row in rows or []:
+            report.add(EntryInfo.from_json(json.loads(row)))
+        return report
+
+    def delete(self, keys: Iterable[str]) -> RemovalReport:
+        wanted = sorted(set(keys))
+        report = RemovalReport()
+        try:
+            for start in range(0, len(wanted), 500):
+                rows = self._delete(args=[self.prefix, *wanted[start : start + 500]])
+                chunk = self._report(rows)
+                report.deleted += chunk.deleted
+                report.bytes += chunk.bytes
+                report.urls.extend(url for url in chunk.urls if url not in report.urls)
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis delete: {exc}") from exc
+        return report
+
+    def mark_stale(self, keys: Iterable[str], now: float) -> RemovalReport:
+        wanted = sorted(set(keys))
+        report = RemovalReport()
+        try:
+            for start in range(0, len(wanted), 500):
+                rows = self._mark_stale(
+                    args=[self.prefix, repr(now), encode_expires(now), *wanted[start : start + 500]]
+                )
+                chunk = self._report(rows)
+                report.deleted += chunk.deleted
+                report.bytes += chunk.bytes
+                report.urls.extend(url for url in chunk.urls if url not in report.urls)
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis soft purge: {exc}") from exc
+        return report
+
+    def _members(self, names: Iterable[str]) -> set[str]:
+        keys = [self._key(name) for name in names]
+        if not keys:
+            return set()
+        try:
+            members = self.client.sunion(keys)
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis index: {exc}") from exc
+        return {_text(member) for member in members}
+
+    def keys_for_tags(self, tags: Iterable[str]) -> set[str]:
+        return self._members(f"t:{tag}" for tag in set(tags))
+
+    def keys_for_urls(self, urls: Iterable[str]) -> set[str]:
+        return self._members(f"u:{url}" for url in set(urls))
+
+    def keys_for_paths(self, paths: Iterable[str]) -> set[str]:
+        return self._members(f"p:{path}" for path in set(paths))
+
+    def infos(self, keys: Iterable[str]) -> list[EntryInfo]:
+        return self._infos(sorted(set(keys)))
+
+    def keys_for_hosts(self, hosts: Iterable[str] | None) -> set[str]:
+        if hosts is not None:
+            return self._members(f"h:{host}" for host in set(hosts))
+        try:
+            return {_text(key) for key in self.client.hkeys(self._key("i"))}
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis index: {exc}") from exc
+
+    def expired_keys(self, before: float, limit: int) -> list[str]:
+        try:
+            keys = self.client.zrangebyscore(self._key("bye"), "(0", before, start=0, num=limit)
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis index: {exc}") from exc
+        return [_text(key) for key in keys]
+
+    def _infos(self, keys: list[str]) -> list[EntryInfo]:
+        if not keys:
+            return []
+        try:
+            rows = self.client.hmget(self._key("i"), keys)
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis index: {exc}") from exc
+        return [EntryInfo.from_json(json.loads(row)) for row in rows if row]
+
+    def list_entries(
+        self,
+        offset: int,
+        limit: int,
+        *,
+        now: float,
+        search: str = "",
+        status: EntryStatus | None = None,
+    ) -> tuple[list[EntryInfo], int]:
+        try:
+            if not search and status is None:
+                total = int(self.client.zcard(self._key("byc")))
+                keys = self.client.zrevrange(self._key("byc"), offset, offset + limit - 1)
+                infos = self._infos([_text(key) for key in keys])
+                return sorted(infos, key=lambda info: (-info.created, info.url)), total
+            rows = [
+                EntryInfo.from_json(json.loads(value))
+                for _, value in self.client.hscan_iter(self._key("i"), count=1000)
+            ]
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis index: {exc}") from exc
+        rows = [row for row in rows if row.status and matches_filter(row, now, search, status)]
+        rows.sort(key=lambda info: (-info.created, info.url))
+        return rows[offset : offset + limit], len(rows)
+
+    def summary(self, now: float) -> StorageSummary:
+        try:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.hgetall(self._key("tot"))
+            pipe.zcount(self._key("bye"), "(0", now)
+            totals, expired = pipe.execute()
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis index: {exc}") from exc
+        entries = int(totals.get(b"entries", 0))
+        return StorageSummary(
+            total=entries,
+            fresh=entries - int(expired),
+            expired=int(expired),
+            bytes=int(totals.get(b"bytes", 0)),
+            compressed_bytes=int(totals.get(b"compressed_bytes", 0)),
+        )
+
+    def get_value(self, name: str) -> bytes | None:
+        try:
+            value = self.client.get(self._key("v:", name))
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis read: {exc}") from exc
+        return value if isinstance(value, bytes) else None
+
+    def set_value(self, name: str, value: bytes) -> None:
+        try:
+            self.client.set(self._key("v:", name), value)
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis write: {exc}") from exc
+
+    def add_counters(self, deltas: Mapping[str, int]) -> None:
+        if not deltas:
+            return
+        try:
+            pipe = self.client.pipeline(transaction=True)
+            for name, delta in deltas.items():
+                pipe.hincrby(self._key("c"), name, delta)
+            pipe.execute()
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis counters: {exc}") from exc
+
+    def counters(self) -> dict[str, int]:
+        try:
+            values = self.client.hgetall(self._key("c"))
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis counters: {exc}") from exc
+        return {_text(name): int(value) for name, value in values.items()}
+
+    def reset_counters(self) -> None:
+        try:
+            self.client.delete(self._key("c"))
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis counters: {exc}") from exc
+
+    def acquire_lock(self, name: str, owner: str, ttl: float) -> bool:
+        try:
+            key = self._key("l:", name)
+            if self.client.get(key) == owner.encode():
+                self.client.pexpire(key, max(1, int(ttl * 1000)))
+                return True
+            return bool(self.client.set(key, owner, nx=True, px=max(1, int(ttl * 1000))))
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis lock: {exc}") from exc
+
+    def release_lock(self, name: str, owner: str) -> None:
+        try:
+            self._release(keys=[self._key("l:", name)], args=[owner])
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis lock: {exc}") from exc
+
+    def generation(self) -> object:
+        try:
+            return self.client.get(self._key("gen"))
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis generation: {exc}") from exc
+
+    def bump_generation(self) -> None:
+        try:
+            self.client.incr(self._key("gen"))
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis generation: {exc}") from exc
+
+    def clear_namespace(self) -> int:
+        """Delete every key of this namespace (tests and `sitecache cache flush --all`)."""
+        removed = 0
+        try:
+            batch: list[bytes] = []
+            for key in self.client.scan_iter(match=f"{self.prefix}*", count=1000):
+                batch.append(key)
+                if len(batch) >= 500:
+                    removed += int(self.client.delete(*batch))
+                    batch = []
+            if batch:
+                removed += int(self.client.delete(*batch))
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis clear: {exc}") from exc
+        return removed
+
+    def close(self) -> None:
+        self.client.close()

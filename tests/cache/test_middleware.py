@@ -1,0 +1,422 @@
+"""`PageCache` around a small WSGI app: keys, hits, misses, bypasses, purges, staleness."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from werkzeug.test import Client
+
+from sitecache.cache import CacheEngine, CacheRules, DiskStorage, MemoryStorage, PageCache, Storage
+from sitecache.cache.storage import StorageError
+from tests.cache.conftest import FakeClock, PageApp, make_storage
+
+SITE = "http://example.org"
+
+
+def build(app: PageApp, storage: Storage | None = None, clock: FakeClock | None = None,
+          **settings: Any) -> PageCache:  # fmt: skip
+    engine = CacheEngine(
+        storage or MemoryStorage(),
+        CacheRules(hosts=frozenset({"example.org"})),
+        clock=clock or FakeClock(),
+    )
+    if settings:
+        assert isinstance(engine.update_settings(settings), dict)
+    return PageCache(app, engine=engine)
+
+
+def get(cache: PageCache, path: str = "/", **headers: str) -> Any:
+    return Client(cache, use_cookies=False).get(path, base_url=SITE, headers=headers)
+
+
+def test_a_miss_is_stored_and_the_next_request_is_a_hit(page_app: PageApp) -> None:
+    cache = build(page_app)
+    first = get(cache, "/post/")
+    second = get(cache, "/post/")
+    assert first.headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
+    assert second.headers["Cache-Status"] == "sitecache; hit; ttl=3600"
+    assert second.data == first.data
+    assert page_app.calls == 1
+    assert second.headers["Age"] == "0"
+    assert second.headers["ETag"].startswith('"')
+    assert "Last-Modified" in second.headers
+
+
+def test_a_hit_reports_its_age_and_remaining_ttl(page_app: PageApp, clock: FakeClock) -> None:
+    cache = build(page_app, clock=clock)
+    get(cache)
+    clock.advance(100)
+    hit = get(cache)
+    assert hit.headers["Age"] == "100"
+    assert hit.headers["Cache-Status"] == "sitecache; hit; ttl=3500"
+
+
+def test_max_age_zero_keeps_a_page_fresh_until_purged(page_app: PageApp, clock: FakeClock) -> None:
+    cache = build(page_app, clock=clock, max_age=0)
+    get(cache)
+    clock.advance(10**6)
+    assert get(cache).headers["Cache-Status"] == "sitecache; hit"
+    assert page_app.calls == 1
+
+
+def test_head_is_answered_from_the_get_entry_and_a_head_miss_primes_it(page_app: PageApp) -> None:
+    cache = build(page_app)
+    head = Client(cache).head("/a/", base_url=SITE)
+    assert head.data == b""
+    assert head.headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
+    assert page_app.seen[-1]["REQUEST_METHOD"] == "GET"
+    body = get(cache, "/a/")
+    assert body.headers["Cache-Status"].startswith("sitecache; hit")
+    assert int(head.headers["Content-Length"]) == len(body.data)
+    assert page_app.calls == 1
+
+
+def test_the_gzip_copy_goes_to_clients_that_accept_gzip(page_app: PageApp) -> None:
+    import gzip
+
+    cache = build(page_app)
+    plain = get(cache)
+    zipped = get(cache, **{"Accept-Encoding": "gzip, deflate"})
+    refused = get(cache, **{"Accept-Encoding": "gzip;q=0, identity"})
+    assert zipped.headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(zipped.data) == plain.data
+    assert "Content-Encoding" not in refused.headers
+    assert refused.data == plain.data
+    assert "Accept-Encoding" in zipped.headers["Vary"]
+    assert zipped.headers["ETag"] != plain.headers["ETag"]
+
+
+def test_compression_off_stores_no_gzip_copy(page_app: PageApp) -> None:
+    cache = build(page_app, compression=False)
+    get(cache)
+    assert "Content-Encoding" not in get(cache, **{"Accept-Encoding": "gzip"}).headers
+
+
+@pytest.mark.parametrize(
+    ("header", "value_of"),
+    [("If-None-Match", lambda r: r.headers["ETag"]), ("If-Modified-Since", lambda r: r.headers["Last-Modified"])],
+)  # fmt: skip
+def test_conditional_requests_get_304(page_app: PageApp, header: str, value_of: Any) -> None:
+    cache = build(page_app)
+    first = get(cache)
+    conditional = get(cache, **{header: value_of(first)})
+    assert conditional.status_code == 304
+    assert conditional.data == b""
+    assert conditional.headers["Cache-Status"].startswith("sitecache; hit")
+
+
+def test_use_304_off_answers_conditional_requests_in_full(page_app: PageApp) -> None:
+    cache = build(page_app, use_304=False)
+    first = get(cache)
+    assert get(cache, **{"If-None-Match": first.headers["ETag"]}).status_code == 200
+
+
+def test_an_if_none_match_for_another_representation_gets_the_page(page_app: PageApp) -> None:
+    cache = build(page_app)
+    get(cache)
+    assert get(cache, **{"If-None-Match": '"nope"'}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("headers", "reason"),
+    [
+        ({"Authorization": "Basic YWRtaW46cGFzcw=="}, "authorization"),
+        ({"Cookie": "sitecache_session=abc"}, "logged_in_cookie"),
+        ({"Cookie": "theme=dark; wordpress_logged_in_1=x"}, "logged_in_cookie"),
+        ({"Cookie": "sitecache_comment_author_1=me"}, "logged_in_cookie"),
+        ({"X-Forwarded-Host": "evil.example"}, "forwarded_host"),
+    ],
+)
+def test_requests_with_credentials_bypass_with_their_reason(
+    page_app: PageApp, headers: dict[str, str], reason: str
+) -> None:
+    cache = build(page_app)
+    get(cache)  # an anonymous copy exists
+    response = get(cache, **headers)
+    assert response.headers["Cache-Status"] == f"sitecache; fwd=bypass; detail={reason}"
+    assert page_app.calls == 2
+    assert cache.engine.storage.summary(cache.engine.clock()).total == 1
+
+
+def test_a_host_the_site_does_not_serve_is_never_keyed(page_app: PageApp) -> None:
+    cache = build(page_app)
+    response = Client(cache).get("/", base_url="http://evil.example")
+    assert response.headers["Cache-Status"] == "sitecache; fwd=bypass; detail=foreign_host"
+    assert cache.engine.storage.summary(0).total == 0
+
+
+def test_a_response_that_sets_a_cookie_is_never_stored(page_app: PageApp) -> None:
+    page_app.headers.append(("Set-Cookie", "session=secret"))
+    cache = build(page_app)
+    first = get(cache)
+    second = get(cache)
+    assert first.headers["Cache-Status"] == "sitecache; fwd=uri-miss; detail=set_cookie"
+    assert second.headers["Cache-Status"] == "sitecache; fwd=uri-miss; detail=set_cookie"
+    assert page_app.calls == 2
+
+
+def test_tracking_parameters_are_stripped_for_the_key_and_for_the_app(page_app: PageApp) -> None:
+    cache = build(page_app)
+    get(cache, "/a/?utm_source=news&fbclid=1")
+    assert page_app.seen[-1]["QUERY_STRING"] == ""
+    assert get(cache, "/a/").headers["Cache-Status"].startswith("sitecache; hit")
+    assert get(cache, "/a/?page=2").headers["Cache-Status"] == (
+        "sitecache; fwd=bypass; detail=query_string"
+    )
+
+
+def test_cached_query_strings_are_keyed_by_the_sorted_remaining_query(page_app: PageApp) -> None:
+    cache = build(page_app, cache_query_strings=True)
+    get(cache, "/a/?b=2&a=1&utm_medium=x")
+    assert page_app.seen[-1]["QUERY_STRING"] == "b=2&a=1"
+    assert get(cache, "/a/?a=1&b=2").headers["Cache-Status"].startswith("sitecache; hit")
+    assert get(cache, "/a/?a=1").headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
+
+
+def test_mobile_browsers_get_their_own_variant(page_app: PageApp) -> None:
+    cache = build(page_app, mobile=True)
+    get(cache, **{"User-Agent": "Mozilla/5.0 (iPhone)"})
+    assert (
+        get(cache, **{"User-Agent": "Mozilla/5.0 (X11)"}).headers["Cache-Status"].endswith("stored")
+    )
+    assert (
+        get(cache, **{"User-Agent": "Mozilla/5.0 (iPhone)"})
+        .headers["Cache-Status"]
+        .startswith("sitecache; hit")
+    )
+    variants = sorted(row["variant"] for row in cache.engine.list_entries()[0])
+    assert variants == ["", "mobile"]
+
+
+def test_known_users_anonymous_serves_the_anonymous_page_without_login_cookies(
+    page_app: PageApp,
+) -> None:
+    cache = build(page_app, known_users="anonymous")
+    get(cache)
+    response = get(cache, Cookie="sitecache_session=abc; theme=dark")
+    assert response.headers["Cache-Status"].startswith("sitecache; hit")
+    get(cache, "/other/", Cookie="sitecache_session=abc; theme=dark")
+    assert page_app.seen[-1]["HTTP_COOKIE"] == "theme=dark"
+    rest = get(cache, "/site-json/", Cookie="sitecache_session=abc")
+    assert rest.headers["Cache-Status"] == "sitecache; fwd=bypass; detail=rest_or_admin"
+    assert page_app.seen[-1]["HTTP_COOKIE"] == "sitecache_session=abc"
+
+
+def test_headers_named_in_vary_are_part_of_the_key(page_app: PageApp) -> None:
+    page_app.headers.append(("Vary", "Accept-Language"))
+    cache = build(page_app)
+    french = get(cache, **{"Accept-Language": "fr"})
+    german = get(cache, **{"Accept-Language": "de"})
+    assert german.headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
+    again = get(cache, **{"Accept-Language": "fr"})
+    assert again.headers["Cache-Status"].startswith("sitecache; hit")
+    assert again.data == french.data != german.data
+
+
+def test_tags_come_from_the_cache_tag_header_and_purge_by_tag(page_app: PageApp) -> None:
+    page_app.headers.append(("Cache-Tag", "post-1, home"))
+    cache = build(page_app)
+    get(cache, "/a/")
+    get(cache, "/b/")
+    result = cache.purge_tags(["post-1"])
+    assert result.deleted == 2
+    assert result.scope == "tag"
+    assert result.urls == ["http://example.org/a/", "http://example.org/b/"]
+    assert get(cache, "/a/").headers["Cache-Status"].endswith("stored")
+
+
+def test_purge_by_url_and_path_removes_every_variant(page_app: PageApp) -> None:
+    cache = build(page_app, mobile=True)
+    get(cache, "/a/")
+    get(cache, "/a/", **{"User-Agent": "iPhone"})
+    get(cache, "/b/")
+    result = cache.purge_url("/a/")
+    assert not isinstance(result, Exception)
+    assert result.deleted == 2
+    assert cache.engine.storage.summary(cache.engine.clock()).total == 1
+    assert cache.purge_url("http://example.org/b/").deleted == 1  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "url", ["http://evil.example/a/", "/a/../../etc/passwd", "ftp://example.org/", ""]
+)
+def test_purging_a_foreign_or_escaping_url_is_refused(page_app: PageApp, url: str) -> None:
+    result = build(page_app).purge_url(url)
+    assert isinstance(result, Exception)
+    assert result.data["status"] == 400  # type: ignore[union-attr]
+
+
+def test_a_soft_purge_serves_stale_while_one_request_regenerates(
+    page_app: PageApp, clock: FakeClock
+) -> None:
+    cache = build(page_app, clock=clock, stale_while_revalidate=30)
+    get(cache)
+    result = cache.purge_all(soft=True)
+    assert result.soft and result.deleted == 1
+    regenerating = get(cache)
+    assert regenerating.headers["Cache-Status"] == "sitecache; fwd=stale; stored"
+    assert get(cache).headers["Cache-Status"].startswith("sitecache; hit; ttl=3600")
+    assert page_app.calls == 2
+
+
+def test_an_entry_past_its_stale_window_is_a_miss(page_app: PageApp, clock: FakeClock) -> None:
+    cache = build(page_app, clock=clock, max_age=60, stale_while_revalidate=10)
+    get(cache)
+    clock.advance(75)
+    assert get(cache).headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
+
+
+def test_a_stale_entry_is_served_while_another_request_holds_the_lock(
+    page_app: PageApp, clock: FakeClock
+) -> None:
+    cache = build(page_app, clock=clock, max_age=60, stale_while_revalidate=10)
+    first = get(cache)
+    clock.advance(65)
+    engine = cache.engine
+    from sitecache.cache.keys import base_key
+
+    lock = f"regen:{base_key('http://example.org/', '')}"
+    assert engine.storage.acquire_lock(lock, "another-process", 30)
+    stale = get(cache)
+    assert stale.headers["Cache-Status"] == "sitecache; hit; ttl=-5; detail=stale"
+    assert stale.data == first.data
+
+
+@pytest.mark.parametrize("backend_name", ["memory", "disk"])
+def test_fifty_concurrent_requests_for_an_expired_key_regenerate_once(
+    page_app: PageApp, tmp_path: Path, backend_name: str
+) -> None:
+    clock = FakeClock()
+    cache = build(page_app, make_storage(backend_name, tmp_path), clock,
+                  max_age=60, stale_while_revalidate=30)  # fmt: skip
+    get(cache)
+    clock.advance(61)
+    page_app.delay = 0.3  # the regeneration is slow: every other request arrives meanwhile
+    barrier = threading.Barrier(50)
+    statuses: list[str] = []
+
+    def visit() -> None:
+        barrier.wait()
+        statuses.append(get(cache).headers["Cache-Status"])
+
+    threads = [threading.Thread(target=visit) for _ in range(50)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert page_app.calls == 2  # the first store and exactly one regeneration
+    assert statuses.count("sitecache; fwd=stale; stored") == 1
+    assert sum(status.endswith("detail=stale") for status in statuses) == 49
+
+
+def test_a_purge_in_one_worker_is_seen_by_another_on_its_next_request(
+    page_app: PageApp, tmp_path: Path
+) -> None:
+    # Two engines over one disk directory behave as two gunicorn workers.
+    worker_one = build(page_app, DiskStorage(tmp_path))
+    worker_two = build(page_app, DiskStorage(tmp_path))
+    get(worker_one)
+    assert get(worker_two).headers["Cache-Status"].startswith("sitecache; hit")
+    assert get(worker_two).headers["Cache-Status"].startswith("sitecache; hit")  # memory tier
+    worker_one.purge_all()
+    assert get(worker_two).headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
+
+
+def test_a_settings_change_in_one_worker_reaches_another_within_a_second(
+    page_app: PageApp, tmp_path: Path
+) -> None:
+    clock = FakeClock()
+    worker_one = build(page_app, DiskStorage(tmp_path), clock)
+    worker_two = build(page_app, DiskStorage(tmp_path), clock)
+    get(worker_two)
+    assert isinstance(worker_one.engine.update_settings({"enabled": False}), dict)
+    clock.advance(1.0)
+    assert get(worker_two).headers["Cache-Status"] == "sitecache; fwd=bypass; detail=disabled"
+
+
+class BrokenStorage(MemoryStorage):
+    """A store whose every read and write fails (a full disk, Redis down)."""
+
+    def get(self, key: str) -> bytes | None:
+        raise StorageError("disk full")
+
+    def put(self, *args: Any) -> None:
+        raise StorageError("disk full")
+
+    def generation(self) -> object:
+        raise StorageError("disk full")
+
+
+def test_a_storage_failure_passes_the_request_through_and_logs_once(
+    page_app: PageApp, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache = build(page_app, BrokenStorage())
+    responses = [get(cache) for _ in range(3)]
+    assert [r.status_code for r in responses] == [200, 200, 200]
+    assert responses[0].headers["Cache-Status"] == "sitecache; fwd=bypass; detail=storage_error"
+    assert len([r for r in caplog.records if "unavailable" in r.getMessage()]) == 1
+
+
+class CountingStorage(MemoryStorage):
+    """Counts the calls a hit makes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+
+    def __getattribute__(self, name: str) -> Any:
+        attribute = super().__getattribute__(name)
+        if callable(attribute) and not name.startswith("_") and name != "calls":
+            super().__getattribute__("calls").append(name)
+        return attribute
+
+
+def test_a_hit_reads_only_the_purge_generation_from_storage(page_app: PageApp) -> None:
+    storage = CountingStorage()
+    cache = build(page_app, storage)
+    get(cache)
+    storage.calls.clear()
+    for _ in range(20):
+        get(cache)
+    assert set(storage.calls) == {"generation"}
+
+
+def test_counters_are_flushed_at_most_once_a_second(page_app: PageApp, clock: FakeClock) -> None:
+    storage = CountingStorage()
+    cache = build(page_app, storage, clock)
+    for _ in range(10):
+        get(cache)
+    assert storage.counters().get("hit", 0) == 0
+    clock.advance(1.0)
+    get(cache)
+    assert storage.counters()["hit"] == 9
+    assert storage.calls.count("add_counters") <= 3
+
+
+def test_stats_count_requests_bypass_reasons_and_purges(page_app: PageApp) -> None:
+    cache = build(page_app)
+    get(cache)
+    get(cache)
+    get(cache, Authorization="Bearer x")
+    cache.purge_tags(["nothing"])
+    stats = cache.engine.stats()
+    assert stats["requests"]["hit"] == 1
+    assert stats["requests"]["miss"] == 1
+    assert stats["requests"]["bypass"] == 1
+    assert stats["bypass_reasons"] == {"authorization": 1}
+    assert stats["purges"] == {"tag": 1}
+    assert stats["entries"]["total"] == 1
+
+
+def test_gc_deletes_entries_past_their_stale_window(page_app: PageApp, clock: FakeClock) -> None:
+    cache = build(page_app, clock=clock, max_age=60, stale_while_revalidate=10)
+    get(cache, "/a/")
+    clock.advance(30)
+    get(cache, "/b/")
+    clock.advance(45)  # /a/ is 75 s old (dead), /b/ 45 s (fresh)
+    result = cache.engine.purge_expired(budget=1.0)
+    assert result.deleted == 1
+    assert result.urls == ["http://example.org/a/"]

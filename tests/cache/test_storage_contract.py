@@ -1,0 +1,147 @@
+"""One contract for every storage backend: memory, disk and Redis behave the same."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from sitecache.cache import CacheEntry, Storage
+from sitecache.cache.entry import decode_entry, encode_entry
+
+
+def entry(url: str, *, tags: tuple[str, ...] = (), expires: float = 0.0, created: float = 1000.0,
+          host: str = "example.org", variant: str = "") -> CacheEntry:  # fmt: skip
+    path = "/" + url.split("/", 3)[3] if url.count("/") >= 3 else "/"
+    return CacheEntry(
+        url=url, host=host, path=path, variant=variant, status=200,
+        headers=(("Content-Type", "text/html"),), body=f"<p>{url}</p>".encode(),
+        gzip_body=b"gz", created=created, expires=expires, tags=tags, etag='"e"',
+    )  # fmt: skip
+
+
+def put(storage: Storage, key: str, value: CacheEntry, ttl: float | None = None) -> None:
+    storage.put(key, encode_entry(value), value.info(key), ttl)
+
+
+def test_a_stored_entry_reads_back_equal(storage: Storage) -> None:
+    original = entry("http://example.org/a", tags=("home", "post-1"))
+    put(storage, "k" * 32, original)
+    assert decode_entry(storage.get("k" * 32)) == original
+
+
+def test_an_unknown_key_reads_as_nothing(storage: Storage) -> None:
+    assert storage.get("0" * 32) is None
+
+
+def test_a_put_replaces_the_entry_and_its_index_row(storage: Storage) -> None:
+    put(storage, "a" * 32, entry("http://example.org/a", tags=("old",)))
+    put(storage, "a" * 32, entry("http://example.org/a", tags=("new",)))
+    assert storage.keys_for_tags(["old"]) == set()
+    assert storage.keys_for_tags(["new"]) == {"a" * 32}
+    assert storage.summary(2000.0).total == 1
+
+
+def test_delete_removes_entries_and_reports_what_was_there(storage: Storage) -> None:
+    put(storage, "a" * 32, entry("http://example.org/a"))
+    put(storage, "b" * 32, entry("http://example.org/b"))
+    report = storage.delete(["a" * 32, "c" * 32])
+    assert report.deleted == 1
+    assert report.urls == ["http://example.org/a"]
+    assert report.bytes == len(b"<p>http://example.org/a</p>") + 2
+    assert storage.get("a" * 32) is None
+    assert storage.get("b" * 32) is not None
+    assert storage.summary(2000.0).total == 1
+
+
+def test_tags_urls_paths_and_hosts_find_their_keys(storage: Storage) -> None:
+    put(storage, "a" * 32, entry("http://example.org/a", tags=("home", "post-1")))
+    put(storage, "b" * 32, entry("http://example.org/b", tags=("post-2",)))
+    put(storage, "c" * 32, entry("http://example.org/a", tags=("home",), variant="mobile"))
+    put(storage, "d" * 32, entry("http://other.org/a", host="other.org"))
+    assert storage.keys_for_tags(["home"]) == {"a" * 32, "c" * 32}
+    assert storage.keys_for_tags(["post-2", "nothing"]) == {"b" * 32}
+    assert storage.keys_for_urls(["http://example.org/a"]) == {"a" * 32, "c" * 32}
+    assert storage.keys_for_paths(["/a"]) == {"a" * 32, "c" * 32, "d" * 32}
+    assert storage.keys_for_hosts(["other.org"]) == {"d" * 32}
+    assert storage.keys_for_hosts(None) == {"a" * 32, "b" * 32, "c" * 32, "d" * 32}
+    assert {info.key for info in storage.infos(["a" * 32, "z" * 32])} == {"a" * 32}
+
+
+def test_counting_and_listing_go_through_the_index(storage: Storage) -> None:
+    for number in range(25):
+        put(storage, f"{number:032d}", entry(f"http://example.org/p{number}",
+            created=1000.0 + number, expires=1500.0 if number % 5 == 0 else 0.0))  # fmt: skip
+    summary = storage.summary(2000.0)
+    assert (summary.total, summary.expired, summary.fresh) == (25, 5, 20)
+    page, total = storage.list_entries(0, 10, now=2000.0)
+    assert total == 25
+    assert [info.url for info in page][:2] == ["http://example.org/p24", "http://example.org/p23"]
+    second, _ = storage.list_entries(20, 10, now=2000.0)
+    assert len(second) == 5
+    expired, total_expired = storage.list_entries(0, 10, now=2000.0, status="expired")
+    assert total_expired == 5
+    assert all(not info.is_fresh(2000.0) for info in expired)
+    found, total_found = storage.list_entries(0, 10, now=2000.0, search="p1")
+    assert total_found == 11  # p1, p10..p19
+    assert all("p1" in info.url for info in found)
+    assert storage.expired_keys(2000.0, 3) == [f"{n:032d}" for n in (0, 5, 10)]
+
+
+def test_mark_stale_expires_entries_now_but_keeps_them(storage: Storage) -> None:
+    put(storage, "a" * 32, entry("http://example.org/a", expires=0.0))
+    report = storage.mark_stale(["a" * 32], 1234.0)
+    assert report.deleted == 1
+    stale = decode_entry(storage.get("a" * 32))
+    assert stale is not None
+    assert stale.expires == 1234.0
+    assert storage.summary(2000.0).expired == 1
+
+
+def test_named_values_counters_and_their_reset(storage: Storage) -> None:
+    assert storage.get_value("settings") is None
+    storage.set_value("settings", b'{"a": 1}')
+    assert storage.get_value("settings") == b'{"a": 1}'
+    storage.add_counters({"hit": 2, "bypass:method": 1})
+    storage.add_counters({"hit": 3})
+    assert storage.counters() == {"hit": 5, "bypass:method": 1}
+    storage.reset_counters()
+    assert storage.counters() == {}
+
+
+def test_a_lock_is_held_by_one_owner_until_released_or_expired(storage: Storage) -> None:
+    assert storage.acquire_lock("preload", "one", 30)
+    assert not storage.acquire_lock("preload", "two", 30)
+    assert storage.acquire_lock("preload", "one", 30)  # the owner may renew
+    storage.release_lock("preload", "two")  # not the owner: nothing happens
+    assert not storage.acquire_lock("preload", "two", 30)
+    storage.release_lock("preload", "one")
+    assert storage.acquire_lock("preload", "two", 0.2)
+    time.sleep(0.3)
+    assert storage.acquire_lock("preload", "three", 30)
+
+
+def test_the_generation_changes_on_every_bump(storage: Storage) -> None:
+    first = storage.generation()
+    storage.bump_generation()
+    second = storage.generation()
+    storage.bump_generation()
+    assert len({repr(first), repr(second), repr(storage.generation())}) == 3
+
+
+def test_an_entry_with_a_ttl_disappears_after_it(storage: Storage, backend: str) -> None:
+    if backend == "disk":
+        pytest.skip("the disk backend keeps entries until GC deletes them (expiry is in the index)")
+    put(storage, "a" * 32, entry("http://example.org/a"), ttl=0.2)
+    assert storage.get("a" * 32) is not None
+    time.sleep(0.35)
+    assert storage.get("a" * 32) is None
+
+
+def test_keys_with_unusual_tags_and_urls_round_trip(storage: Storage) -> None:
+    odd = entry("http://example.org/caf%C3%A9?q=a%20b", tags=("tag with space", "ü-tag", "a:b"))
+    put(storage, "f" * 32, odd)
+    assert storage.keys_for_tags(["ü-tag"]) == {"f" * 32}
+    assert storage.keys_for_urls(["http://example.org/caf%C3%A9?q=a%20b"]) == {"f" * 32}
+    assert storage.delete(["f" * 32]).deleted == 1
+    assert storage.keys_for_tags(["ü-tag"]) == set()
