@@ -67,3 +67,20 @@ def test_a_deleted_current_user_is_not_served_from_a_stale_read(site: Site) -> N
     with site.app.auth.store.transaction() as db:
         db.execute("DELETE FROM users WHERE id = ?", (site.users["subscriber"].id,))
     assert client.get(url("me"), headers=headers).status_code == 401
+
+
+def test_basic_authentication_reads_the_user_and_their_passwords_in_one_query(site: Site) -> None:
+    statements = queries_for(
+        site, "/site-json/auth-test/v1/admin-only", site.basic("administrator")
+    )
+    assert len(statements) == 1, statements
+
+
+def test_an_email_address_still_authenticates(site: Site) -> None:
+    ada = site.users["administrator"]
+    password = site.app_password("administrator", name="by-mail")
+    response = site.client().get(
+        "/site-json/auth-test/v1/whoami", headers=basic(ada.email, password)
+    )
+    assert response.status_code == 200
+    assert response.json["id"] == ada.id
