@@ -97,8 +97,9 @@ def encode_json(data: Any, pretty: bool = False) -> str:
     deeper than 512).
 
     The C encoder does the work and rejects what it must (``allow_nan=False``, ``default``);
-    only when it fails, or when the output has more than 512 brackets (so the data might nest
-    too deep), is the data walked in Python, to give the same answer and message as before.
+    only when it fails is the data walked in Python, to give the same message as before; and
+    when the output has more than 512 brackets (so the data might nest too deep), its
+    containers are.
     """
     try:
         if pretty:
@@ -110,12 +111,27 @@ def encode_json(data: Any, pretty: bool = False) -> str:
     except (_EncodeError, TypeError, ValueError, RecursionError) as exc:
         raise ValueError(_encode_error_message(data, exc)) from exc
     # A value nested d deep sits inside d brackets, so few brackets prove a shallow value.
-    if text.count("[") + text.count("{") > _MAX_DEPTH:
-        try:
-            _check_floats(data)
-        except _EncodeError as exc:
-            raise ValueError(str(exc)) from exc
+    # (The encoder succeeded, so there is no NaN or infinity: only the depth is left.)
+    if text.count("[") + text.count("{") > _MAX_DEPTH and _too_deep(data):
+        raise ValueError("Maximum stack depth exceeded")
     return text
+
+
+def _too_deep(data: Any) -> bool:
+    """Whether a value of ``data`` sits more than 512 containers deep (PHP refuses those);
+    only containers are visited, without recursion."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value
+        if depth >= _MAX_DEPTH:
+            if children:
+                return True
+            continue
+        for child in children:
+            if isinstance(child, dict | list | tuple):
+                stack.append((child, depth + 1))
+    return False
 
 
 def _encode_error_message(data: Any, exc: BaseException) -> str:

@@ -234,6 +234,20 @@ def test_json_nesting_beyond_512_is_refused_as_before(depth: int) -> None:
     assert (_outcome(encode_json, nested(depth), False)[0] == "error") is refused
 
 
+def nested_mixed(depth: int, innermost: Any) -> Any:
+    value: Any = innermost
+    for level in range(depth):
+        value = {"k": value} if level % 2 else (value,) if level % 3 == 0 else [value]
+    return value
+
+
+@pytest.mark.parametrize("depth", [510, 511, 512, 513, 514])
+@pytest.mark.parametrize("innermost", [[], {}, [1], {"a": None}, "s"])
+def test_json_depth_limit_matches_the_python_walk_at_the_edge(depth: int, innermost: Any) -> None:
+    data = {"padding": [[] for _ in range(600)], "deep": nested_mixed(depth, innermost)}
+    assert _outcome(encode_json, data, False) == _outcome(_reference_encode, data, False)
+
+
 def test_many_shallow_brackets_are_not_mistaken_for_deep_nesting() -> None:
     data = {"items": [[] for _ in range(2000)], "text": "[[[{{{" * 200}
     assert json.loads(encode_json(data)) == data
