@@ -127,7 +127,11 @@ class App:
         self.site = FrontSite(self.server, self.templates)
         # The page cache sits in front of everything (REST, login and admin paths bypass it);
         # behind trusted reverse proxies it sees the client's scheme and host as the app does.
-        self.cache = PageCache(self._serve, engine=cache_engine(config))
+        self.cache = PageCache(
+            self._serve,
+            engine=cache_engine(config),
+            debug_log=config.data_dir / "logs" / "cache-debug.log",
+        )
         self._entry: Callable[..., Iterable[bytes]] = self.cache
         # Behind trusted reverse proxies, take the client's address, scheme and host from their
         # X-Forwarded-* headers (and from nobody else's).

@@ -22,10 +22,10 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from sitecache.cache.entry import CacheEntry, EntryInfo, decode_entry, encode_entry
-from sitecache.cache.keys import canonical_url, normalize_host, normalize_path
+from sitecache.cache.keys import canonical_url, normalize_host, normalize_url_path
 from sitecache.cache.policy import CacheRules
 from sitecache.cache.settings import CacheSettings, merge_settings, validate_settings_update
 from sitecache.cache.storage import EntryStatus, RemovalReport, Storage, StorageError
@@ -188,8 +188,9 @@ class CacheEngine:
     # ------------------------------------------------------------------ counters
     def count(self, name: str, amount: int = 1) -> None:
         """Add to an in-process counter (flushed to storage at most once per interval)."""
-        counts = self._counts
-        counts[name] = counts.get(name, 0) + amount
+        with self._counts_lock:  # gthread workers count from several threads
+            counts = self._counts
+            counts[name] = counts.get(name, 0) + amount
 
     def maybe_flush(self, now: float) -> None:
         """Flush the counters if the interval has passed (called on the request path)."""
@@ -309,10 +310,11 @@ class CacheEngine:
         path = parts.path or "/"
         if not path.startswith("/"):
             return _bad_url(url, "must be an absolute URL or start with /")
-        segments = path.split("/")
-        if ".." in segments or "." in segments or "\x00" in path or "\\" in path:
+        decoded = unquote(path)
+        segments = decoded.split("/")
+        if ".." in segments or "." in segments or "\x00" in decoded or "\\" in decoded:
             return _bad_url(url, "escapes the cache (dot segments are not allowed)")
-        normalized = normalize_path(path)
+        normalized = normalize_url_path(path)
         if not parts.netloc:
             if parts.query:
                 return _bad_url(url, "needs a scheme and host when it has a query string")
@@ -320,7 +322,7 @@ class CacheEngine:
         host = normalize_host(parts.netloc, parts.scheme)
         if not self.rules.serves_host(host):
             return _bad_url(url, f"is on a host this site does not serve ({host})")
-        query = parse_qsl(parts.query, keep_blank_values=True)
+        query = parse_qsl(parts.query, keep_blank_values=True, encoding="latin-1")
         return canonical_url(parts.scheme, host, normalized, query), normalized
 
     def purge_urls(

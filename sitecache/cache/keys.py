@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, unquote_to_bytes, urlencode
 
 __all__ = [
     "base_key",
@@ -19,6 +19,7 @@ __all__ = [
     "hash_key",
     "normalize_host",
     "normalize_path",
+    "normalize_url_path",
     "vary_key",
 ]
 
@@ -37,15 +38,28 @@ def normalize_host(host: str, scheme: str) -> str:
 
 
 def normalize_path(path: str) -> str:
-    """``path`` (decoded, as WSGI's PATH_INFO holds it) in one percent-encoded spelling."""
-    return quote(path or "/", safe=_PATH_SAFE)
+    """A WSGI ``PATH_INFO`` (the request's bytes decoded as latin-1) percent-encoded."""
+    try:
+        raw = path.encode("latin-1")
+    except UnicodeEncodeError:  # a server that decoded as UTF-8 (or left surrogates)
+        raw = path.encode("utf-8", "surrogateescape")
+    return quote(raw or b"/", safe=_PATH_SAFE)
+
+
+def normalize_url_path(path: str) -> str:
+    """A path as people write it (``/café/`` or ``/caf%C3%A9/``) in the same spelling as
+    `normalize_path` gives the request for it."""
+    return quote(unquote_to_bytes(path) or b"/", safe=_PATH_SAFE)
 
 
 def canonical_url(scheme: str, host: str, path: str, query: Iterable[tuple[str, str]]) -> str:
-    """``scheme://host/path?sorted-query`` (no ``?`` when the query is empty)."""
+    """``scheme://host/path?sorted-query`` (no ``?`` when the query is empty).
+
+    Query pairs are latin-1 text (each character one byte of the request), so distinct bytes
+    never collapse into one key."""
     pairs = sorted(query)
     url = f"{scheme}://{host}{path}"
-    return f"{url}?{urlencode(pairs)}" if pairs else url
+    return f"{url}?{urlencode(pairs, encoding='latin-1')}" if pairs else url
 
 
 def hash_key(text: str) -> str:

@@ -18,6 +18,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from email.utils import formatdate, parsedate_to_datetime
 from http import HTTPStatus
+from pathlib import Path
 from typing import Any, Final
 from urllib.parse import parse_qsl, urlencode
 
@@ -25,6 +26,7 @@ from sitecache.cache.engine import CacheEngine, PurgeResult
 from sitecache.cache.entry import CacheEntry
 from sitecache.cache.keys import base_key, canonical_url, normalize_host, normalize_path, vary_key
 from sitecache.cache.policy import (
+    BYPASS_QUERY_PARAMS,
     CacheRules,
     RequestFacts,
     ResponseFacts,
@@ -176,6 +178,9 @@ class PageCache:
         engine: an existing `CacheEngine` (shared with a management API) instead of
             ``storage``/``hosts``/``rules``.
         settings: settings written to the storage when it has none yet.
+        debug_log: the file the ``debug`` setting writes one line per request to (method,
+            path, query parameter names, status, ``Cache-Status``; never cookies, credentials
+            or query values). ``None``: the ``sitecache.cache.debug`` logger instead.
     """
 
     def __init__(
@@ -187,8 +192,11 @@ class PageCache:
         rules: CacheRules | None = None,
         engine: CacheEngine | None = None,
         settings: Mapping[str, Any] | None = None,
+        debug_log: str | Path | None = None,
     ) -> None:
         self.app = app
+        self.debug_logger = _debug_logger(debug_log)
+        self._owns_debug_log = debug_log is not None
         if engine is None:
             if rules is None:
                 rules = CacheRules(
@@ -220,6 +228,13 @@ class PageCache:
         """Purge everything in the storage."""
         return self.engine.purge_all(soft=soft)
 
+    def close(self) -> None:
+        """Flush the counters, close the debug log and the storage."""
+        if self._owns_debug_log:
+            for handler in list(self.debug_logger.handlers):
+                handler.close()
+        self.engine.close()
+
     # ------------------------------------------------------------------ WSGI
     def _host(self, environ: Mapping[str, Any], scheme: str) -> str:
         raw = environ.get("HTTP_HOST") or environ.get("SERVER_NAME", "")
@@ -235,13 +250,15 @@ class PageCache:
         now = engine.clock()
         engine.maybe_flush(now)
         settings = engine.settings(now)
+        if settings.debug:
+            start_response = self._debugging(environ, start_response)
         rules = self.rules
         scheme = environ.get("wsgi.url_scheme", "http")
         host = self._host(environ, scheme)
         path = environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", "")
         query = environ.get("QUERY_STRING", "")
         cookie_header = environ.get("HTTP_COOKIE", "")
-        pairs = parse_qsl(query, keep_blank_values=True) if query else []
+        pairs = parse_qsl(query, keep_blank_values=True, encoding="latin-1") if query else []
         cookie_names = _cookie_names(cookie_header) if cookie_header else ()
         method = environ.get("REQUEST_METHOD", "GET")
         forwarded = environ.get("HTTP_X_FORWARDED_HOST")
@@ -261,6 +278,7 @@ class PageCache:
             and cookie_names
             and method in ("GET", "HEAD")
             and not path.startswith(rules.bypass_path_prefixes)
+            and BYPASS_QUERY_PARAMS.isdisjoint(facts.query_names)
         ):
             # known_users=anonymous: a front-end GET is answered as for a visitor without a
             # login; the app never sees the login cookies, so the page is the anonymous one.
@@ -281,7 +299,7 @@ class PageCache:
                 # The app sees the query the key describes: stripped parameters cannot change
                 # a page that others will be served.
                 environ = dict(environ)
-                environ["QUERY_STRING"] = urlencode(kept_pairs)
+                environ["QUERY_STRING"] = urlencode(kept_pairs, encoding="latin-1")
         variant = ""
         if settings.mobile:
             agent = facts.user_agent.lower()
@@ -319,6 +337,27 @@ class PageCache:
                     engine.release(lock_name, owner)
         return self._fetch(environ, start_response, base, url, host, path, variant, settings, now,
                            "uri-miss")  # fmt: skip
+
+    def _debugging(
+        self, environ: Mapping[str, Any], start_response: StartResponse
+    ) -> StartResponse:
+        """``start_response`` that also writes the request's debug line."""
+        method = str(environ.get("REQUEST_METHOD", ""))
+        path = normalize_path(str(environ.get("PATH_INFO", "")))
+        query = environ.get("QUERY_STRING", "")
+        # SECURITY: parameter names only: values may carry tokens; never cookies or credentials.
+        names = ",".join(sorted({name for name, _ in parse_qsl(query, keep_blank_values=True)}))
+        logger = self.debug_logger
+
+        def debugging_start_response(
+            status: str, headers: list[tuple[str, str]], exc_info: Any = None
+        ) -> Any:
+            cache_status = next((v for k, v in headers if k == "Cache-Status"), "-")
+            logger.info("%s %s%s %s %s", method, path, f" ?{names}" if names else "",
+                        status.split(" ", 1)[0], cache_status)  # fmt: skip
+            return start_response(status, headers, exc_info)
+
+        return debugging_start_response
 
     # ------------------------------------------------------------------ lookup
     def _prepared(self, key: str) -> Prepared | None:
@@ -450,6 +489,21 @@ class PageCache:
 
 
 # ---------------------------------------------------------------------- helpers
+def _debug_logger(path: str | Path | None) -> logging.Logger:
+    """The debug logger: this cache's own (unregistered) logger on a private file (0600) when
+    ``path`` is given, else the shared ``sitecache.cache.debug`` logger."""
+    if path is None:
+        return logging.getLogger("sitecache.cache.debug")
+    debug = logging.Logger("sitecache.cache.debug", logging.INFO)
+    target = Path(path)
+    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    target.touch(mode=0o600, exist_ok=True)
+    handler = logging.FileHandler(target, encoding="utf-8", delay=True)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(message)s"))
+    debug.addHandler(handler)
+    return debug
+
+
 class _Captured:
     """The app's response, buffered up to the storable size."""
 

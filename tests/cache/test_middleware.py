@@ -97,8 +97,11 @@ def test_compression_off_stores_no_gzip_copy(page_app: PageApp) -> None:
 
 @pytest.mark.parametrize(
     ("header", "value_of"),
-    [("If-None-Match", lambda r: r.headers["ETag"]), ("If-Modified-Since", lambda r: r.headers["Last-Modified"])],
-)  # fmt: skip
+    [
+        ("If-None-Match", lambda r: r.headers["ETag"]),
+        ("If-Modified-Since", lambda r: r.headers["Last-Modified"]),
+    ],
+)
 def test_conditional_requests_get_304(page_app: PageApp, header: str, value_of: Any) -> None:
     cache = build(page_app)
     first = get(cache)
@@ -176,6 +179,15 @@ def test_cached_query_strings_are_keyed_by_the_sorted_remaining_query(page_app: 
     assert get(cache, "/a/?a=1").headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
 
 
+def test_query_values_with_distinct_bytes_never_share_a_key(page_app: PageApp) -> None:
+    cache = build(page_app, cache_query_strings=True)
+    get(cache, "/a/?q=%FF")
+    assert get(cache, "/a/?q=%FE").headers["Cache-Status"].endswith("stored")
+    assert get(cache, "/a/?q=%C3%A9").headers["Cache-Status"].endswith("stored")
+    assert get(cache, "/a/?q=%c3%a9").headers["Cache-Status"].startswith("sitecache; hit")
+    assert cache.purge_url("http://example.org/a/?q=%C3%A9").deleted == 1  # type: ignore[union-attr]
+
+
 def test_mobile_browsers_get_their_own_variant(page_app: PageApp) -> None:
     cache = build(page_app, mobile=True)
     get(cache, **{"User-Agent": "Mozilla/5.0 (iPhone)"})
@@ -200,6 +212,9 @@ def test_known_users_anonymous_serves_the_anonymous_page_without_login_cookies(
     assert response.headers["Cache-Status"].startswith("sitecache; hit")
     get(cache, "/other/", Cookie="sitecache_session=abc; theme=dark")
     assert page_app.seen[-1]["HTTP_COOKIE"] == "theme=dark"
+    preview = get(cache, "/other/?preview=true", Cookie="sitecache_session=abc")
+    assert preview.headers["Cache-Status"] == "sitecache; fwd=bypass; detail=rest_or_admin"
+    assert page_app.seen[-1]["HTTP_COOKIE"] == "sitecache_session=abc"
     rest = get(cache, "/site-json/", Cookie="sitecache_session=abc")
     assert rest.headers["Cache-Status"] == "sitecache; fwd=bypass; detail=rest_or_admin"
     assert page_app.seen[-1]["HTTP_COOKIE"] == "sitecache_session=abc"
@@ -255,7 +270,8 @@ def test_a_soft_purge_serves_stale_while_one_request_regenerates(
     cache = build(page_app, clock=clock, stale_while_revalidate=30)
     get(cache)
     result = cache.purge_all(soft=True)
-    assert result.soft and result.deleted == 1
+    assert result.soft
+    assert result.deleted == 1
     regenerating = get(cache)
     assert regenerating.headers["Cache-Status"] == "sitecache; fwd=stale; stored"
     assert get(cache).headers["Cache-Status"].startswith("sitecache; hit; ttl=3600")
@@ -285,7 +301,7 @@ def test_a_stale_entry_is_served_while_another_request_holds_the_lock(
     assert stale.data == first.data
 
 
-@pytest.mark.parametrize("backend_name", ["memory", "disk"])
+@pytest.mark.parametrize("backend_name", ["memory", "disk", "redis"])
 def test_fifty_concurrent_requests_for_an_expired_key_regenerate_once(
     page_app: PageApp, tmp_path: Path, backend_name: str
 ) -> None:
@@ -307,6 +323,9 @@ def test_fifty_concurrent_requests_for_an_expired_key_regenerate_once(
         thread.start()
     for thread in threads:
         thread.join()
+    storage = cache.engine.storage
+    if backend_name == "redis":
+        storage.clear_namespace()  # type: ignore[attr-defined]
     assert page_app.calls == 2  # the first store and exactly one regeneration
     assert statuses.count("sitecache; fwd=stale; stored") == 1
     assert sum(status.endswith("detail=stale") for status in statuses) == 49
@@ -420,3 +439,32 @@ def test_gc_deletes_entries_past_their_stale_window(page_app: PageApp, clock: Fa
     result = cache.engine.purge_expired(budget=1.0)
     assert result.deleted == 1
     assert result.urls == ["http://example.org/a/"]
+
+
+def test_redis_down_passes_every_request_through(page_app: PageApp) -> None:
+    from sitecache.cache.storage.redis import RedisStorage
+
+    cache = build(page_app, RedisStorage("redis://127.0.0.1:1/0", "down", timeout=0.2))
+    responses = [get(cache) for _ in range(3)]
+    assert [r.status_code for r in responses] == [200, 200, 200]
+    assert {r.headers["Cache-Status"] for r in responses} == {
+        "sitecache; fwd=bypass; detail=storage_error"
+    }
+    assert page_app.calls == 3
+
+
+def test_the_debug_log_names_requests_without_secrets(page_app: PageApp, tmp_path: Path) -> None:
+    engine = CacheEngine(MemoryStorage(), CacheRules(hosts=frozenset({"example.org"})))
+    assert isinstance(engine.update_settings({"debug": True, "cache_query_strings": True}), dict)
+    log = tmp_path / "logs" / "debug.log"
+    cache = PageCache(page_app, engine=engine, debug_log=log)
+    get(cache, "/a/?token=s3cret", Cookie="sitecache_session=c00kie", Authorization="Basic cXdl")
+    get(cache, "/b/")
+    get(cache, "/b/")
+    cache.close()
+    text = log.read_text()
+    assert "GET /a/ ?token 200 sitecache; fwd=bypass; detail=authorization" in text
+    assert "GET /b/ 200 sitecache; hit" in text
+    for secret in ("s3cret", "c00kie", "cXdl"):
+        assert secret not in text
+    assert oct(log.stat().st_mode & 0o777) == "0o600"

@@ -153,8 +153,10 @@ class RedisStorage:
     ) -> None:
         self.location = _redact(url)
         self.prefix = f"sitecache:{namespace}:"
+        # redis-py types its commands as "result or awaitable" (one class serves sync and
+        # async); this client is synchronous, so its replies are used as plain values.
         try:
-            self.client: redis.Redis = client or redis.Redis.from_url(
+            self.client: Any = client or redis.Redis.from_url(
                 url, socket_timeout=timeout, socket_connect_timeout=timeout
             )
         except (ValueError, redis.RedisError) as exc:
