@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_BODY_BYTES",
     "NOCACHE_HEADERS",
+    "RestHttpResponse",
     "encode_json",
     "error_response",
     "payload_too_large",
