@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# `make run` listens on $(BIND): HOST=0.0.0.0 PORT=8080 make run, or BIND=... make run.
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+BIND   ?= $(HOST):$(PORT)
 
 .PHONY: run test lint format typecheck imports unit bench clean
 
@@ -14,7 +18,7 @@ $(STAMP): pyproject.toml setup.cfg
 	@touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/sitecache serve
+	$(BIN)/sitecache serve --bind '$(BIND)'
 
 test: lint typecheck imports unit
 

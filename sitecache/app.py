@@ -12,10 +12,10 @@ import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlsplit
 
-from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.wrappers import Request, Response
 
@@ -32,6 +32,7 @@ from sitecache.rest.http import (
     error_response,
     payload_too_large,
     query_params,
+    read_bounded_body,
     serve_request,
 )
 from sitecache.rest.params import parse_pairs
@@ -45,6 +46,18 @@ __all__ = ["App", "create_app"]
 logger = logging.getLogger("sitecache")
 
 StartResponse = Callable[..., Any]
+
+EVERY_RESPONSE_HEADERS: Final[dict[str, str]] = {"X-Content-Type-Options": "nosniff"}
+"""Sent with every answer (unless the view set its own value)."""
+HTML_PAGE_HEADERS: Final[dict[str, str]] = {
+    "Content-Security-Policy": (
+        "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; "
+        "object-src 'none'; base-uri 'self'; frame-ancestors 'self'"
+    ),
+    "X-Frame-Options": "SAMEORIGIN",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
+}
+"""Sent with the site's HTML pages (the login and admin pages send stricter ones)."""
 
 
 def rest_settings(config: Config) -> RestSettings:
@@ -185,6 +198,13 @@ class App:
         request.max_content_length = MAX_BODY_BYTES
         request.max_form_memory_size = MAX_BODY_BYTES
         query = query_params(request.environ)
+        try:
+            read_bounded_body(request)
+        except RequestEntityTooLarge:
+            prefix = self.server.settings.prefix
+            if "rest_route" in query or extract_rest_route(request.path, query, prefix) is not None:
+                return error_response(self.server, payload_too_large())
+            raise
         form = None
         if request.method == "POST" and request.path in ("/", "/index.php"):
             try:
@@ -215,11 +235,25 @@ class App:
             response = self.handle(request)
         except RequestEntityTooLarge:
             response = _plain_error(413, "The request body is too large.")
+        except ClientDisconnected:
+            response = _plain_error(400, "The request body was not received in full.")
         except Exception:
             # REST requests have their own boundary (a JSON 500); this one covers the pages.
-            logger.exception("Unhandled exception while serving %s", request.path)
+            # SECURITY: %r escapes the path (a newline in it would forge a log line).
+            logger.exception("Unhandled exception while serving %r", request.path)
             response = _plain_error(500, "There has been a critical error on this website.")
+        _add_security_headers(response)
         return response(request.environ, start_response)
+
+
+def _add_security_headers(response: Response) -> None:
+    """The defaults of `EVERY_RESPONSE_HEADERS` and, on HTML, `HTML_PAGE_HEADERS`."""
+    headers = response.headers
+    for name, value in EVERY_RESPONSE_HEADERS.items():
+        headers.setdefault(name, value)
+    if response.mimetype == "text/html":
+        for name, value in HTML_PAGE_HEADERS.items():
+            headers.setdefault(name, value)
 
 
 def _plain_error(status: int, message: str) -> Response:

@@ -11,15 +11,23 @@ Secrets are printed once, to standard output, and never logged.
 from __future__ import annotations
 
 import argparse
+import errno
+import importlib
+import importlib.metadata
 import os
+import socket
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from sitecache.auth import ROLES, AuthService, PasswordHasher
 from sitecache.auth.passwords import generate_password
+from sitecache.auth.rest_routes import check_application_password_fields
+from sitecache.auth.store import make_private_directory
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.errors import RestError
+from sitecache.serving import DEFAULT_THREADS, DEFAULT_TIMEOUT, gunicorn_argv
 
 __all__ = ["main"]
 
@@ -38,7 +46,15 @@ def _environment(args: argparse.Namespace) -> dict[str, str]:
 
 def _configure_environment(args: argparse.Namespace) -> Config:
     """The configuration, read from the environment with the command-line options applied."""
-    return load_config(environ=_environment(args))
+    return _checked(load_config(environ=_environment(args)))
+
+
+def _checked(config: Config) -> Config:
+    """``config`` once its data directory is known to be usable as one."""
+    data_dir = config.data_dir
+    if data_dir.exists() and not data_dir.is_dir():
+        raise ConfigError(f"the data directory {data_dir} exists and is not a directory")
+    return config
 
 
 def _auth(config: Config) -> AuthService:
@@ -99,7 +115,14 @@ def command_app_password_create(args: argparse.Namespace) -> int:
     if user is None:
         print(f"sitecache: no user with login or email {args.login!r}", file=sys.stderr)
         return 1
-    password, record = auth.app_passwords.create(user, args.name, args.app_id or "")
+    # The same checks (one schema) as site/v2/users/<id>/application-passwords.
+    checked = check_application_password_fields(args.name, args.app_id or "")
+    if isinstance(checked, RestError):
+        problems = checked.data.get("params", {}) if isinstance(checked.data, dict) else {}
+        print(f"sitecache: {'; '.join(problems.values()) or checked.message}", file=sys.stderr)
+        return 2
+    name, app_id = checked
+    password, record = auth.app_passwords.create(user, name, app_id)
     print(f"Application password {record.name!r} ({record.uuid}) created for {user.login}.")
     print(f"  password: {password}  (shown only once)")
     return 0
@@ -115,11 +138,53 @@ def _site_url_for(bind: str) -> str | None:
     return f"http://{host}:{port}"
 
 
+def _check_bind(bind: str) -> None:
+    """Raise `ConfigError` when ``host:port`` cannot be listened on (in use, not ours, bad)."""
+    if bind.startswith(("unix:", "fd://")):
+        return
+    host, _, port = bind.rpartition(":")
+    host = host.strip("[]") or "0.0.0.0"  # noqa: S104 - gunicorn's own default for ":port"
+    if not port.isdigit():
+        raise ConfigError(f"--bind {bind!r} is not host:port")
+    try:
+        infos = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as exc:
+        reason = "the port is already in use" if exc.errno == errno.EADDRINUSE else exc.strerror
+        raise ConfigError(
+            f"cannot listen on {bind}: {reason or exc}; choose another address with --bind "
+            "(make run: PORT=8001 make run)"
+        ) from exc
+
+
+def _check_plugin(spec: str) -> None:
+    """Raise `ConfigError` when the plugin ``module:function`` cannot be imported and called."""
+    module_name, _, attribute = spec.partition(":")
+    try:
+        target: object = importlib.import_module(module_name)
+        for part in attribute.split("."):
+            target = getattr(target, part)
+    except Exception as exc:  # an import error, or anything the module raised while importing
+        raise ConfigError(f"plugin {spec!r} cannot be loaded: {exc}") from exc
+    if not callable(target):
+        raise ConfigError(f"plugin {spec!r} is not callable")
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("sitecache")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a checkout
+        return "unknown (not installed)"
+
+
 def command_serve(args: argparse.Namespace) -> int:
     """Run gunicorn serving ``sitecache.app:create_app()`` (replaces this process)."""
     environment = _environment(args)
-    config = load_config(environ=environment)
-    config.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    config = _checked(load_config(environ=environment))
+    make_private_directory(config.data_dir)
     if config.site_url is None:
         site_url = _site_url_for(args.bind)
         if site_url is None:
@@ -139,55 +204,119 @@ def command_serve(args: argparse.Namespace) -> int:
     # gunicorn's workers read the environment: hand them the options and the resolved data
     # directory (this process is replaced by gunicorn right after).
     environment["SITECACHE_DATA_DIR"] = str(config.data_dir.resolve())
-    argv = [
-        sys.executable, "-m", "gunicorn",
-        "--bind", args.bind,
-        "--workers", str(args.workers),
-        "--access-logfile", "-",
-        "sitecache.app:create_app()",
-    ]  # fmt: skip
+    # Expected failures are reported here, on one line, before gunicorn starts: a plugin that
+    # cannot be loaded and an address that cannot be listened on.
+    for spec in config.plugins:
+        _check_plugin(spec)
+    _check_bind(args.bind)
+    argv = [sys.executable, "-m", "gunicorn"]
     if args.reload:
-        argv.insert(3, "--reload")
+        argv.append("--reload")
+    argv += gunicorn_argv(args.bind, args.workers, threads=args.threads, timeout=args.timeout)
     print(f"sitecache: serving {config.data_dir.resolve()} on http://{args.bind}/", flush=True)
     os.execve(sys.executable, argv, environment)  # noqa: S606 - our interpreter, fixed arguments
 
 
+def _positive(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+_EPILOG = """\
+Configuration comes from $SITECACHE_CONFIG (a TOML file), $SITECACHE_DATA_DIR,
+$SITECACHE_SITE_URL and $SITECACHE_DEBUG, or from --config and --data-dir.
+
+Start here:
+  sitecache init                       create ./var and an administrator (password shown once)
+  sitecache serve                      serve on http://127.0.0.1:8000/ (initializes on first start)
+  sitecache user create bob --role editor --password -
+  sitecache app-password create bob --name "my script"
+
+`sitecache COMMAND --help` describes a command.
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(prog="sitecache", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="sitecache",
+        description="sitecache: a page cache and WordPress-style REST management interface "
+        "for WSGI content sites.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"sitecache {_version()}")
     parser.add_argument("--config", help="a TOML configuration file (else $SITECACHE_CONFIG)")
     parser.add_argument("--data-dir", help="the data directory (else $SITECACHE_DATA_DIR or ./var)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    serve = commands.add_parser("serve", help="run the site under gunicorn")
-    serve.add_argument("--bind", default="127.0.0.1:8000", help="address (default 127.0.0.1:8000)")
-    serve.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    serve = commands.add_parser(
+        "serve",
+        help="run the site under gunicorn",
+        description="Serve the site with gunicorn (threaded workers; initializes the data "
+        "directory on first start).",
+    )
+    serve.add_argument(
+        "--bind", default="127.0.0.1:8000", help="host:port to listen on (default 127.0.0.1:8000)"
+    )
+    serve.add_argument("--workers", type=_positive, default=2, help="worker processes (default 2)")
+    serve.add_argument(
+        "--threads",
+        type=_positive,
+        default=DEFAULT_THREADS,
+        help=f"threads per worker (default {DEFAULT_THREADS})",
+    )
+    serve.add_argument(
+        "--timeout",
+        type=_positive,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds a request's headers and body may take to arrive (default {DEFAULT_TIMEOUT})",
+    )
     serve.add_argument("--reload", action="store_true", help="restart when the code changes")
     serve.set_defaults(handler=command_serve)
 
-    init = commands.add_parser("init", help="create the data directory and an administrator")
+    init = commands.add_parser(
+        "init",
+        help="create the data directory and an administrator",
+        description="Create the data directory, the database, the secret key and an "
+        "administrator whose password is printed once.",
+    )
     init.add_argument("--login", default="admin", help="the administrator's login (admin)")
     init.add_argument("--email", help="the administrator's e-mail address")
     init.set_defaults(handler=command_init)
 
-    user = commands.add_parser("user", help="manage users")
+    user = commands.add_parser("user", help="manage users", description="Manage users.")
     user_commands = user.add_subparsers(dest="user_command", required=True, metavar="COMMAND")
-    create_user = user_commands.add_parser("create", help="add a user")
-    create_user.add_argument("login")
-    create_user.add_argument("--role", choices=ROLES, default="subscriber")
+    create_user = user_commands.add_parser("create", help="add a user", description="Add a user.")
+    create_user.add_argument("login", help="the new user's login")
+    create_user.add_argument(
+        "--role", choices=ROLES, default="subscriber", help="the user's role (subscriber)"
+    )
     create_user.add_argument(
         "--password", help="the password; '-' reads it from standard input; omit to generate one"
     )
-    create_user.add_argument("--email")
-    create_user.add_argument("--display-name")
+    create_user.add_argument("--email", help="the user's e-mail address")
+    create_user.add_argument("--display-name", help="the name shown for the user")
     create_user.set_defaults(handler=command_user_create)
 
-    app_password = commands.add_parser("app-password", help="manage application passwords")
+    app_password = commands.add_parser(
+        "app-password",
+        help="manage application passwords",
+        description="Manage application passwords (HTTP Basic credentials for the REST API).",
+    )
     app_password_commands = app_password.add_subparsers(
         dest="app_password_command", required=True, metavar="COMMAND"
     )
     create_app_password = app_password_commands.add_parser(
-        "create", help="create an application password (printed once)"
+        "create",
+        help="create an application password (printed once)",
+        description="Create an application password for a user; it is printed once.",
     )
     create_app_password.add_argument("login", help="the user's login or e-mail address")
     create_app_password.add_argument("--name", required=True, help="the application's name")
@@ -208,6 +337,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except RestError as exc:
         print(f"sitecache: {exc.message}", file=sys.stderr)
+        return 1
+    except UnicodeError:
+        # Command-line text that is not UTF-8 arrives with lone surrogates.
+        print("sitecache: the arguments must be valid UTF-8 text", file=sys.stderr)
+        return 2
+    except sqlite3.Error as exc:
+        # A full disk, a read-only or corrupt database: the reason, without a traceback.
+        print(f"sitecache: the site database cannot be used: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        # A read-only or missing directory, a permission problem.
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"sitecache: {exc.strerror or exc}{where}", file=sys.stderr)
         return 1
 
 

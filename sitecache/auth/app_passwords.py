@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import ipaddress
+import logging
 import re
 import sqlite3
 import time
@@ -39,7 +40,13 @@ __all__ = [
     "parse_basic_authorization",
 ]
 
+logger = logging.getLogger("sitecache.auth")
+
 PASSWORD_LENGTH: Final = 24
+MAX_NAME_LENGTH: Final = 200
+"""The longest application name accepted (characters)."""
+MAX_PASSWORDS_PER_USER: Final = 100
+"""How many application passwords one user may have."""
 _PURPOSE: Final = "application-password"
 _NOT_ALPHANUMERIC = re.compile(r"[^A-Za-z0-9]")
 _LAST_USED_GRANULARITY: Final = 60
@@ -71,24 +78,34 @@ def chunk_password(password: str) -> str:
     return " ".join(password[index : index + 4] for index in range(0, len(password), 4))
 
 
-def parse_basic_authorization(header: str | None) -> BasicCredentials | None:
+def parse_basic_authorization(header: str | None) -> BasicCredentials | RestError | None:
     """The credentials of an ``Authorization: Basic`` header; ``None`` when there are none.
 
-    A header without a colon (a login only) is not an attempt, as in WordPress.
+    A Basic header that does not hold ``login:password`` in base64 of UTF-8 (no colon, bad
+    base64, not UTF-8, nothing after ``Basic``) is a 401 ``invalid_authorization_header``:
+    a client that meant to authenticate is told so, never served as anonymous.
     """
     if not header:
         return None
     scheme, _, encoded = header.strip().partition(" ")
-    if scheme.lower() != "basic" or not encoded:
+    if scheme.lower() != "basic":
         return None
     try:
         decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
     except (binascii.Error, ValueError):
-        return None
+        return _malformed_authorization()
     login, colon, password = decoded.partition(":")
-    if not colon:
-        return None
+    if not colon or not encoded.strip():
+        return _malformed_authorization()
     return BasicCredentials(login, password)
+
+
+def _malformed_authorization() -> RestError:
+    return RestError(
+        "invalid_authorization_header",
+        "The Authorization header is malformed: Basic credentials are base64 of login:password.",
+        {"status": 401},
+    )
 
 
 _FORWARDING_HEADERS: Final = ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP")
@@ -148,6 +165,30 @@ def _ensure_unique_name(
         )
 
 
+def _check_name(name: str) -> None:
+    """Raise 400 ``application_password_name_too_long`` beyond `MAX_NAME_LENGTH` characters."""
+    if len(name) > MAX_NAME_LENGTH:
+        raise RestError(
+            "application_password_name_too_long",
+            f"The application name must be at most {MAX_NAME_LENGTH} characters long.",
+            {"status": 400},
+        )
+
+
+def _ensure_room(db: sqlite3.Connection, user: SiteUser) -> None:
+    """Raise 400 ``application_password_limit_reached`` when the user has the most allowed."""
+    (count,) = db.execute(
+        "SELECT COUNT(*) FROM app_passwords WHERE user_id = ?", (user.id,)
+    ).fetchone()
+    if int(count) >= MAX_PASSWORDS_PER_USER:
+        raise RestError(
+            "application_password_limit_reached",
+            f"A user can have at most {MAX_PASSWORDS_PER_USER} application passwords; "
+            "revoke one first.",
+            {"status": 400},
+        )
+
+
 def _password(row: sqlite3.Row) -> ApplicationPassword:
     return ApplicationPassword(
         uuid=str(row["uuid"]),
@@ -199,8 +240,11 @@ class ApplicationPasswords:
 
         Raises:
             RestError: 409 ``application_password_duplicate_name`` when the user already has an
-                application of that name.
+                application of that name; 400 ``application_password_name_too_long`` beyond
+                `MAX_NAME_LENGTH` characters; 400 ``application_password_limit_reached`` when
+                the user already has `MAX_PASSWORDS_PER_USER` passwords.
         """
+        _check_name(name)
         password = generate_password(PASSWORD_LENGTH)
         record = ApplicationPassword(
             uuid=str(uuid_module.uuid4()),
@@ -213,6 +257,7 @@ class ApplicationPasswords:
         )
         with self.store.transaction() as db:
             _ensure_unique_name(db, user, name)
+            _ensure_room(db, user)
             db.execute(
                 "INSERT INTO app_passwords (uuid, user_id, app_id, name, password_hash, created)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
@@ -249,6 +294,7 @@ class ApplicationPasswords:
 
     def rename(self, user: SiteUser, uuid: str, name: str) -> ApplicationPassword | None:
         """Change a password's name; ``None`` when it does not exist."""
+        _check_name(name)
         with self.store.transaction() as db:
             _ensure_unique_name(db, user, name, except_uuid=uuid)
             db.execute(
@@ -323,8 +369,13 @@ class ApplicationPasswords:
         )
         if recent and password.last_ip == ip:
             return  # avoid a write per request; the record stays accurate to the minute
-        with self.store.transaction() as db:
-            db.execute(
-                "UPDATE app_passwords SET last_used = ?, last_ip = ? WHERE uuid = ?",
-                (now, ip or None, password.uuid),
-            )
+        try:
+            with self.store.transaction() as db:
+                db.execute(
+                    "UPDATE app_passwords SET last_used = ?, last_ip = ? WHERE uuid = ?",
+                    (now, ip or None, password.uuid),
+                )
+        except sqlite3.OperationalError as exc:
+            # Bookkeeping only: a full disk (or a busy database) must not refuse the request,
+            # least of all a DELETE that would free space.
+            logger.warning("Could not record the use of an application password: %s", exc)

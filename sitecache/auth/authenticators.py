@@ -3,8 +3,9 @@
 They plug into the REST server's authentication seam and run in this order:
 
 1. `ApplicationPasswordAuthenticator` (priority 10): ``Authorization: Basic login:password``.
-   Wrong credentials are answered up front with 401 (``invalid_username``,
-   ``incorrect_password`` or ``application_passwords_disabled``), never silently anonymous.
+   Wrong or malformed credentials are answered up front with 401 (``invalid_username``,
+   ``incorrect_password``, ``invalid_authorization_header`` or
+   ``application_passwords_disabled``), never silently anonymous.
 2. `CookieNonceAuthenticator` (priority 20), SPEC.md §5.3: a session cookie counts only with a
    valid ``site_rest`` nonce (``_sitenonce`` parameter or ``X-Site-Nonce`` header). Without a
    nonce the request is anonymous; with an invalid one it is refused with 403
@@ -52,8 +53,8 @@ class ApplicationPasswordAuthenticator:
     def authenticate(self, request: RestRequest) -> Authentication | RestError | None:
         """The user of valid Basic credentials, a 401 error for bad ones, ``None`` for none."""
         credentials = parse_basic_authorization(request.get_header("authorization"))
-        if credentials is None:
-            return None
+        if credentials is None or isinstance(credentials, RestError):
+            return credentials
         if not self.policy.available(request.environ):
             return RestError(
                 "application_passwords_disabled",

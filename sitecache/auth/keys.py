@@ -13,6 +13,8 @@ import secrets
 import tempfile
 from pathlib import Path
 
+from sitecache.auth.store import make_private_directory
+
 __all__ = ["load_or_create_secret_key"]
 
 KEY_BYTES = 64
@@ -24,7 +26,7 @@ def load_or_create_secret_key(path: Path) -> bytes:
         return _read(path)
     except FileNotFoundError:
         pass
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    make_private_directory(path.parent)
     handle, temporary = tempfile.mkstemp(prefix=".secret-", dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="ascii") as file:

@@ -48,10 +48,13 @@ class NonceService:
         """1 when made in this tick, 2 when in the previous one, 0 when invalid."""
         if not isinstance(nonce, str) or not nonce:
             return 0
+        # SECURITY: compare bytes; a nonce is ASCII hex, so anything else is simply invalid
+        # (``hmac.compare_digest`` refuses non-ASCII text with a TypeError).
+        presented = nonce.encode("utf-8", "surrogatepass")
         tick = self.tick()
         for age, candidate_tick in ((1, tick), (2, tick - 1)):
             expected = self._nonce(candidate_tick, action, user_id, token)
             # SECURITY: constant-time comparison.
-            if hmac.compare_digest(expected, nonce):
+            if hmac.compare_digest(expected.encode("ascii"), presented):
                 return age
         return 0

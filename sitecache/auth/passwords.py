@@ -50,7 +50,13 @@ class PasswordHasher:
 
     def _derive(self, password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
         return hashlib.scrypt(
-            password.encode("utf-8"), salt=salt, n=n, r=r, p=p, maxmem=256 * n * r + 2**20, dklen=32
+            password.encode("utf-8", "surrogatepass"),
+            salt=salt,
+            n=n,
+            r=r,
+            p=p,
+            maxmem=256 * n * r + 2**20,
+            dklen=32,
         )
 
     def hash(self, password: str) -> str:
@@ -84,10 +90,14 @@ def generate_password(length: int = 24) -> str:
 
 def keyed_hash(key: bytes, secret: str, purpose: str) -> str:
     """HMAC-SHA-256 of ``secret`` under the site ``key``, separated by ``purpose``."""
-    return hmac.new(key, f"{purpose}\0{secret}".encode(), hashlib.sha256).hexdigest()
+    message = f"{purpose}\0{secret}".encode("utf-8", "surrogatepass")
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
 def keyed_hash_matches(key: bytes, secret: str, purpose: str, stored: str) -> bool:
     """Whether ``secret`` hashes to ``stored`` (constant-time comparison)."""
     # SECURITY: constant-time comparison.
-    return hmac.compare_digest(keyed_hash(key, secret, purpose), stored)
+    # Bytes, not text: ``hmac.compare_digest`` refuses non-ASCII text (a TypeError, a 500).
+    return hmac.compare_digest(
+        keyed_hash(key, secret, purpose).encode("ascii"), stored.encode("utf-8", "surrogatepass")
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from sitecache.auth.app_passwords import (
+    MAX_NAME_LENGTH,
     ApplicationPassword,
     ApplicationPasswordPolicy,
     ApplicationPasswords,
@@ -21,10 +22,18 @@ from sitecache.auth.users import UserRepository
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer, authorization_required_status
 from sitecache.rest.server import shared_memo
-from sitecache.schema import get_endpoint_args_for_schema
+from sitecache.schema import (
+    get_endpoint_args_for_schema,
+    sanitize_value_from_schema,
+    validate_value_from_schema,
+)
 from sitecache.schema.dates import format_timestamp
 
-__all__ = ["APPLICATION_PASSWORD_SCHEMA", "ApplicationPasswordRoutes"]
+__all__ = [
+    "APPLICATION_PASSWORD_SCHEMA",
+    "ApplicationPasswordRoutes",
+    "check_application_password_fields",
+]
 
 NAMESPACE: Final = "site/v2"
 BASE: Final = "/users/(?P<user_id>(?:[\\d]+|me))/application-passwords"
@@ -56,6 +65,7 @@ APPLICATION_PASSWORD_SCHEMA: Final[dict[str, Any]] = {
             "required": True,
             "context": ["view", "edit", "embed"],
             "minLength": 1,
+            "maxLength": MAX_NAME_LENGTH,
             "pattern": ".*\\S.*",
         },
         "password": {
@@ -97,6 +107,28 @@ _CONTEXT_ARG: Final = {
         "default": "view",
     }
 }
+
+
+def check_application_password_fields(name: str, app_id: str) -> tuple[str, str] | RestError:
+    """``(name, app_id)`` checked against `APPLICATION_PASSWORD_SCHEMA` as the REST route checks
+    them (the command line uses this, so both accept the same values); the name is stripped.
+    A problem is the ``rest_invalid_param`` error REST would answer."""
+    properties = APPLICATION_PASSWORD_SCHEMA["properties"]
+    clean: dict[str, str] = {}
+    invalid: dict[str, str] = {}
+    for key, value in (("name", name), ("app_id", app_id)):
+        error = validate_value_from_schema(value, properties[key], key)
+        if isinstance(error, RestError):
+            invalid[key] = error.message
+        else:
+            clean[key] = str(sanitize_value_from_schema(value, properties[key], key))
+    if invalid:
+        return RestError(
+            "rest_invalid_param",
+            f"Invalid parameter(s): {', '.join(invalid)}",
+            {"status": 400, "params": invalid},
+        )
+    return clean["name"].strip(), clean["app_id"]
 
 
 def _is_user_id(raw: object) -> bool:
@@ -203,8 +235,13 @@ class ApplicationPasswordRoutes:
         )
 
     # ------------------------------------------------------------------ permissions
-    def target_user(self, request: RestRequest) -> SiteUser | RestError:
-        """The user the URL names (``me`` or an id), after the login and availability checks."""
+    def target_user(
+        self, request: RestRequest, capability: str = "edit_user"
+    ) -> SiteUser | RestError:
+        """The user the URL names (``me`` or an id), after the login and availability checks.
+
+        Without ``edit_users``, an unknown id is refused exactly as someone else's id is for
+        ``capability``, so the answer does not tell which user ids exist."""
         if not request.user.id:
             return RestError(
                 "rest_not_logged_in", "You are not currently logged in.", {"status": 401}
@@ -227,7 +264,7 @@ class ApplicationPasswordRoutes:
             if request.user.can("edit_users"):
                 return RestError("rest_user_invalid_id", "Invalid user ID.", {"status": 404})
             # SECURITY: without edit_users, an unknown id looks like someone else's.
-            return self._forbidden("edit_user", request)
+            return self._forbidden(capability, request)
         return found
 
     def _user(self, request: RestRequest, user_id: int) -> SiteUser | None:
@@ -240,7 +277,7 @@ class ApplicationPasswordRoutes:
 
     def _permission(self, capability: str) -> Any:
         def check(request: RestRequest) -> bool | RestError:
-            user = self.target_user(request)
+            user = self.target_user(request, capability)
             if isinstance(user, RestError):
                 return user
             if not request.user.can(capability, user.id):

@@ -17,7 +17,20 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
-__all__ = ["MIGRATIONS", "SiteStore"]
+__all__ = ["MIGRATIONS", "SiteStore", "make_private_directory"]
+
+
+def make_private_directory(path: Path) -> None:
+    """Create ``path`` (and its parents) for the site's data, mode 0700.
+
+    A directory that already exists but is empty (``mkdir var`` before ``sitecache init``) is
+    made 0700 too; one holding files is the owner's choice and left as it is.
+    """
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    # SECURITY: the secret key and the database must not sit in a world-readable directory.
+    if path.stat().st_mode & 0o077 and not any(path.iterdir()):
+        os.chmod(path, 0o700)
+
 
 MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
     (
@@ -86,7 +99,7 @@ class SiteStore:
         self._migrated = False
 
     def _open(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_private_directory(self.path.parent)
         connection = sqlite3.connect(
             self.path, timeout=10.0, isolation_level=None, check_same_thread=True
         )
@@ -149,7 +162,10 @@ class SiteStore:
         try:
             yield connection
         except BaseException:
-            connection.execute("ROLLBACK")
+            # SQLite rolls back by itself on some errors (SQLITE_FULL: a full disk); a second
+            # ROLLBACK would then hide the real error behind "no transaction is active".
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
             raise
         connection.execute("COMMIT")
 

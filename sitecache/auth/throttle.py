@@ -18,6 +18,7 @@ so every worker sees them.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from typing import Final
 
 from sitecache.auth.store import SiteStore
 
-__all__ = ["LIMITS", "Limit", "LoginThrottle"]
+__all__ = ["LIMITS", "Limit", "LoginThrottle", "describe_wait"]
 
 WINDOW: Final = 15 * 60
 
@@ -81,33 +82,86 @@ class LoginThrottle:
                 waits.append(int(row["next_allowed"]) - now)
         return max(waits)
 
-    def record_failure(self, account: str, ip: str) -> None:
-        """Count a failed attempt in every bucket it belongs to."""
+    def begin_attempt(self, account: str, ip: str) -> int:
+        """Atomically check and count an attempt: the seconds to wait (nothing is counted), or
+        0 after counting the attempt as a failure (`record_success` takes it back).
+
+        Checking and counting in one write transaction means concurrent guesses cannot all pass
+        the check before any of them is counted.
+        """
         now = int(self.clock())
         with self.store.transaction() as db:
+            waits = [0]
             for scope, key in self._buckets(account, ip):
                 row = db.execute(
-                    "SELECT failures, next_allowed FROM login_throttle WHERE scope = ? AND key = ?",
+                    "SELECT next_allowed FROM login_throttle WHERE scope = ? AND key = ?",
                     (scope, key),
                 ).fetchone()
-                failures = 1
-                # Forgotten only a window after the wait ended: a guess made the moment it is
-                # allowed again still counts (else the longest wait would reset the count).
-                if row is not None and now - int(row["next_allowed"]) < WINDOW:
-                    failures = int(row["failures"]) + 1
-                db.execute(
-                    "INSERT INTO login_throttle (scope, key, failures, last_failure, next_allowed)"
-                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope, key) DO UPDATE SET"
-                    " failures = excluded.failures, last_failure = excluded.last_failure,"
-                    " next_allowed = excluded.next_allowed",
-                    (scope, key, failures, now, now + _delay(failures, LIMITS[scope])),
-                )
-            db.execute("DELETE FROM login_throttle WHERE next_allowed < ?", (now - 2 * WINDOW,))
+                if row is not None:
+                    waits.append(int(row["next_allowed"]) - now)
+            wait = max(waits)
+            if wait <= 0:
+                self._count_failure(db, account, ip, now)
+            return max(wait, 0)
+
+    def record_failure(self, account: str, ip: str) -> None:
+        """Count a failed attempt in every bucket it belongs to."""
+        with self.store.transaction() as db:
+            self._count_failure(db, account, ip, int(self.clock()))
+
+    def _count_failure(self, db: sqlite3.Connection, account: str, ip: str, now: int) -> None:
+        for scope, key in self._buckets(account, ip):
+            row = db.execute(
+                "SELECT failures, next_allowed FROM login_throttle WHERE scope = ? AND key = ?",
+                (scope, key),
+            ).fetchone()
+            failures = 1
+            # Forgotten only a window after the wait ended: a guess made the moment it is
+            # allowed again still counts (else the longest wait would reset the count).
+            if row is not None and now - int(row["next_allowed"]) < WINDOW:
+                failures = int(row["failures"]) + 1
+            db.execute(
+                "INSERT INTO login_throttle (scope, key, failures, last_failure, next_allowed)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope, key) DO UPDATE SET"
+                " failures = excluded.failures, last_failure = excluded.last_failure,"
+                " next_allowed = excluded.next_allowed",
+                (scope, key, failures, now, now + _delay(failures, LIMITS[scope])),
+            )
+        db.execute("DELETE FROM login_throttle WHERE next_allowed < ?", (now - 2 * WINDOW,))
 
     def record_success(self, account: str, ip: str) -> None:
-        """Forget the failures of this account from this address after a successful login."""
+        """Forget the failures of this account from this address after a successful login, and
+        take back the attempt `begin_attempt` counted in the address's and account's buckets."""
         with self.store.transaction() as db:
             db.execute(
                 "DELETE FROM login_throttle WHERE scope = 'pair' AND key = ?",
                 (f"{account.lower()}|{ip}",),
             )
+            for scope, key in self._buckets(account, ip)[1:]:
+                row = db.execute(
+                    "SELECT failures, last_failure FROM login_throttle WHERE scope = ? AND key = ?",
+                    (scope, key),
+                ).fetchone()
+                if row is None:
+                    continue
+                failures = max(0, int(row["failures"]) - 1)
+                db.execute(
+                    "UPDATE login_throttle SET failures = ?, next_allowed = ?"
+                    " WHERE scope = ? AND key = ?",
+                    (
+                        failures,
+                        int(row["last_failure"]) + _delay(failures, LIMITS[scope]),
+                        scope,
+                        key,
+                    ),
+                )
+
+
+def describe_wait(seconds: int) -> str:
+    """``"10 seconds"``, ``"1 minute"``, ``"15 minutes"``: the wait as a person reads it (whole
+    minutes rounded up from a minute on, so the real wait is never understated)."""
+    if seconds < 60:
+        count, unit = max(1, seconds), "second"
+    else:
+        count, unit = -(-seconds // 60), "minute"
+    return f"{count} {unit}{'s' if count != 1 else ''}"

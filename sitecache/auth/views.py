@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Callable, Mapping
 from typing import Any, Final
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from jinja2 import Environment
 from werkzeug.wrappers import Request, Response
@@ -21,6 +21,7 @@ from sitecache.auth.authenticators import REST_NONCE_ACTION
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.service import AUTHORIZE_PATH, AuthService
 from sitecache.auth.sessions import COOKIE_NAME, Session
+from sitecache.auth.throttle import describe_wait
 from sitecache.errors import RestError
 from sitecache.rest import RestServer
 from sitecache.schema import is_uuid
@@ -38,7 +39,11 @@ BAD_LOGIN: Final = "The username or password you entered is incorrect."
 _PRIVATE_HEADERS: Final = {
     "Cache-Control": "no-store, private",
     "X-Frame-Options": "DENY",
-    "Content-Security-Policy": "frame-ancestors 'none'",
+    # No scripts, no plugins, no frames; the pages' one inline style sheet is allowed.
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; "
+        "frame-ancestors 'none'"
+    ),
     "Referrer-Policy": "same-origin",
 }
 _TRUE_VALUES: Final = frozenset({"1", "on", "true", "yes", "forever"})
@@ -83,6 +88,13 @@ def redirect_url_problem(url: str, allow_plain_http_host: Callable[[str], bool])
     return None
 
 
+def _path_and_query(request: Request) -> str:
+    """The request's path and query string for a redirect back to it (werkzeug's
+    ``full_path`` fails on a query string that is not UTF-8; its bytes are escaped here)."""
+    query = quote(request.query_string, safe="/?&=%:@!$'()*+,;~-._")
+    return f"{request.path}?{query}" if query else request.path
+
+
 def _is_loopback_host(host: str) -> bool:
     """``localhost`` or a loopback IP literal; never a name that merely starts with ``127.``."""
     # SECURITY: "127.attacker.example" is a public host name, not a loopback address.
@@ -125,7 +137,7 @@ class AuthViews:
             if self.server.settings.force_ssl_admin and request.scheme != "https":
                 # SECURITY: credentials and sessions never travel over plain http then; 308
                 # keeps the method, so a form posted over http is re-posted over https.
-                return self.redirect(f"https://{request.host}{request.full_path.rstrip('?')}", 308)
+                return self.redirect(f"https://{request.host}{_path_and_query(request)}", 308)
             return view(request)
 
         return guarded
@@ -164,7 +176,7 @@ class AuthViews:
         return self._private(response)
 
     def _login_redirect(self, request: Request) -> Response:
-        back = request.full_path.rstrip("?")
+        back = _path_and_query(request)
         return self.redirect(f"{LOGIN_PATH}?{urlencode({'redirect_to': back})}")
 
     def _session(self, request: Request) -> Session | None:
@@ -203,17 +215,16 @@ class AuthViews:
         user = self.auth.users.find(login) if login else None
         # The account's failures count together whether it is named by login or e-mail.
         account = f"user:{user.id}" if user is not None else f"name:{login.lower()}"
-        wait = self.auth.throttle.wait_seconds(account, ip)
+        # Checked and counted in one step, so concurrent guesses cannot slip past the limit.
+        wait = self.auth.throttle.begin_attempt(account, ip)
         if wait > 0:
-            minutes = max(1, round(wait / 60))
             response = self.render(
                 "login.html",
                 status=429,
                 redirect_to=target,
                 notice="",
                 log=login,
-                error="Too many failed login attempts. Please try again in "
-                f"{minutes} minute{'s' if minutes != 1 else ''}.",
+                error=f"Too many failed login attempts. Please try again in {describe_wait(wait)}.",
             )
             response.headers["Retry-After"] = str(wait)
             return response
@@ -223,7 +234,7 @@ class AuthViews:
         else:
             verified = self.auth.users.check_password(user, password)
         if user is None or not verified:
-            self.auth.throttle.record_failure(account, ip)
+            # The attempt was counted as a failure already.
             return self.render(
                 "login.html", redirect_to=target, notice="", log=login, error=BAD_LOGIN
             )

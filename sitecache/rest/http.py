@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 from werkzeug.datastructures import Headers
-from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from werkzeug.wrappers import Request, Response
 
 from sitecache.errors import RestError
@@ -43,6 +43,7 @@ __all__ = [
     "error_response",
     "payload_too_large",
     "query_params",
+    "read_bounded_body",
     "serve_request",
 ]
 
@@ -172,6 +173,27 @@ def query_params(environ: Mapping[str, Any]) -> dict[str, Any]:
     return parse_query_string(raw)
 
 
+def read_bounded_body(http: Request) -> None:
+    """Read a body of unknown length (``Transfer-Encoding: chunked``) now, and raise
+    ``RequestEntityTooLarge`` when it is longer than `MAX_BODY_BYTES`.
+
+    werkzeug stops reading such a stream at the limit and returns what it read, which would
+    silently truncate the body; reading one byte more tells a body at the limit from a longer
+    one. Bodies with a ``Content-Length`` are checked by werkzeug against the header.
+    """
+    if http.content_length is not None:
+        return
+    if "chunked" not in str(http.environ.get("HTTP_TRANSFER_ENCODING", "")).lower():
+        return
+    http.max_content_length = MAX_BODY_BYTES + 1
+    try:
+        data = http.get_data(cache=True)
+    finally:
+        http.max_content_length = MAX_BODY_BYTES
+    if len(data) > MAX_BODY_BYTES:
+        raise RequestEntityTooLarge()
+
+
 def build_request(
     http: Request, route: str, query: dict[str, Any], plain_permalinks: bool = False
 ) -> RestRequest:
@@ -183,6 +205,7 @@ def build_request(
         query = {key: value for key, value in query.items() if key != "rest_route"}
     request.set_query_params(query)
     request.set_headers(_request_headers(http.environ))
+    read_bounded_body(http)
     body = http.get_data(cache=True)
     request.set_body(body)
     if http.method == "POST":
@@ -261,11 +284,10 @@ def _to_http(
     for source in (headers, debug_headers):
         for name, value in source.items():
             final[name.lower()] = (name, _header_value(value))
-    response = RestHttpResponse(
-        b"" if body is None else body.encode("utf-8"),
-        status=status,
-        headers=Headers(list(final.values())),
-    )
+    # A lone surrogate cannot be UTF-8: as a last resort it is written as its JSON escape
+    # (request bodies holding one are refused, but a handler may still produce one).
+    payload = b"" if body is None else body.encode("utf-8", "backslashreplace")
+    response = RestHttpResponse(payload, status=status, headers=Headers(list(final.values())))
     if head:
         # A HEAD answer has no body; its length would be that of the GET, which we did not build.
         response.headers.pop("Content-Length", None)
@@ -367,6 +389,11 @@ def _serve(
         )
     except RequestEntityTooLarge:
         error = payload_too_large()
+        return error.status, base, encode_json(error.to_dict())
+    except ClientDisconnected:
+        error = RestError(
+            "rest_incomplete_body", "The request body was not received in full.", {"status": 400}
+        )
         return error.status, base, encode_json(error.to_dict())
 
     override_from_header = False

@@ -9,6 +9,7 @@ when the Content-Type is a JSON media type, POST only for POST, PUT, PATCH and D
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
@@ -161,7 +162,7 @@ class RestRequest:
 
     def set_body(self, body: bytes | str) -> None:
         """Set the raw body; JSON and form bodies are parsed again when next needed."""
-        self._body = body.encode("utf-8") if isinstance(body, str) else body
+        self._body = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else body
         self._parsed_json = False
         self._json_error = None
         self._parsed_body = False
@@ -186,6 +187,14 @@ class RestRequest:
             return self._json_error
         if _too_deep(decoded):
             self._json_error = _invalid_json(1, "Maximum stack depth exceeded")
+            return self._json_error
+        # SECURITY: decided once, here: a lone surrogate (``"\ud800"``) cannot be encoded as
+        # UTF-8, stored or answered, so such a body is invalid JSON, as PHP's json_decode says
+        # (JSON_ERROR_UTF16). Only an escape can produce one, so most bodies skip the walk.
+        if b"\\u" in body and _has_lone_surrogate(decoded):
+            self._json_error = _invalid_json(
+                10, "Single unpaired UTF-16 surrogate in unicode escape"
+            )
             return self._json_error
         self._params["JSON"] = _as_params(decoded)
         return None
@@ -436,6 +445,7 @@ class RestRequest:
 
 MAX_JSON_DEPTH: Final = 128
 """Deeper JSON bodies are refused (PHP's json_decode refuses past 512)."""
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 def _reject_constant(name: str) -> Any:
@@ -453,6 +463,23 @@ def _too_deep(value: Any) -> bool:
                 return True
             children = current.values() if isinstance(current, dict) else current
             pending.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """Whether a string of decoded JSON (a value or a key, at any depth) holds a lone UTF-16
+    surrogate (no recursion: the depth is bounded by `_too_deep` already, but stay safe)."""
+    pending: list[Any] = [value]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, str):
+            if not current.isascii() and _SURROGATE.search(current):
+                return True
+        elif isinstance(current, dict):
+            pending.extend(current.keys())
+            pending.extend(current.values())
+        elif isinstance(current, list):
+            pending.extend(current)
     return False
 
 

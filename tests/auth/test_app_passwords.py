@@ -53,10 +53,7 @@ def encoded(text: str) -> str:
         (encoded("eve:pa:ss"), BasicCredentials("eve", "pa:ss")),
         (encoded("eve:"), BasicCredentials("eve", "")),
         ("basic " + base64.b64encode(b"eve:x").decode(), BasicCredentials("eve", "x")),
-        (encoded("eve"), None),
         ("Bearer abc", None),
-        ("Basic", None),
-        ("Basic !!!notbase64", None),
         ("", None),
         (None, None),
     ],
@@ -65,6 +62,22 @@ def test_basic_authorization_headers_are_parsed(
     header: str | None, expected: BasicCredentials | None
 ) -> None:
     assert parse_basic_authorization(header) == expected
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        encoded("eve"),
+        "Basic",
+        "Basic ",
+        "Basic !!!notbase64",
+        "Basic " + base64.b64encode(b"\xff\xfe:x").decode(),
+    ],
+)
+def test_a_malformed_basic_header_is_a_401_not_anonymous(header: str) -> None:
+    error = parse_basic_authorization(header)
+    assert isinstance(error, RestError)
+    assert (error.code, error.status) == ("invalid_authorization_header", 401)
 
 
 def test_a_password_is_shown_in_groups_of_four() -> None:

@@ -225,10 +225,15 @@ def test_nonce_verification_compares_in_constant_time(
     monkeypatch.setattr(nonces_module.hmac, "compare_digest", spy)
     assert nonces.verify(nonce, "site_rest", 1, "token") == 1
     assert calls
-    assert all(presented == nonce for _, presented in calls)
+    assert all(presented == nonce.encode() for _, presented in calls)
     calls.clear()
     assert nonces.verify("0123456789", "site_rest", 1, "token") == 0
     assert len(calls) == 2
+
+
+@pytest.mark.parametrize("nonce", ["\u00e9", "\u00c3\u00a9", "abc\u20ac", "\ud800", "\x00"])
+def test_a_non_ascii_nonce_is_simply_invalid(nonces: NonceService, nonce: str) -> None:
+    assert nonces.verify(nonce, "site_rest", 1, "token") == 0
 
 
 def test_the_auth_service_nonces_follow_its_clock(auth: AuthService, clock: FakeClock) -> None:

@@ -1,4 +1,5 @@
-"""A real gunicorn serving sitecache on a free loopback port, for end-to-end tests."""
+"""A real gunicorn serving sitecache on a free loopback port, for end-to-end tests, with the
+settings ``sitecache serve`` uses (`sitecache.serving.gunicorn_argv`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from sitecache.serving import DEFAULT_THREADS, DEFAULT_TIMEOUT, gunicorn_argv
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
@@ -30,6 +33,8 @@ class LiveServer:
     data_dir: Path
     config_lines: list[str] = field(default_factory=list)
     workers: int = 2
+    threads: int = DEFAULT_THREADS
+    timeout: int = DEFAULT_TIMEOUT
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
@@ -51,13 +56,17 @@ class LiveServer:
             "SITECACHE_DATA_DIR": str(self.data_dir),
             "PYTHONPATH": str(REPOSITORY),
         }
+        # The settings of `sitecache serve` (sitecache.serving), with a short graceful stop.
         command = [
             sys.executable, "-m", "gunicorn",
-            "--bind", f"127.0.0.1:{self.port}",
-            "--workers", str(self.workers),
             "--chdir", str(REPOSITORY),
-            "--graceful-timeout", "5",
-            "sitecache.app:create_app()",
+            *gunicorn_argv(
+                f"127.0.0.1:{self.port}",
+                self.workers,
+                threads=self.threads,
+                timeout=self.timeout,
+                graceful_timeout=5,
+            ),
         ]  # fmt: skip
         with self.log_path.open("wb") as log:  # the child keeps its own copy of the handle
             self.process = subprocess.Popen(

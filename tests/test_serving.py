@@ -1,0 +1,110 @@
+"""`sitecache.serving`: the escaping access log and the read deadline (#10 points 8 and 10)."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import time
+from typing import Any
+
+import pytest
+from gunicorn.config import Config
+
+from sitecache.serving import (
+    DeadlineSocket,
+    EscapingAccessLog,
+    ReadDeadlineExceededError,
+    escape_log_value,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "escaped"),
+    [
+        ("plain text/ok", "plain text/ok"),
+        ("evil\n6.6.6.6 - admin", "evil\\x0a6.6.6.6 - admin"),
+        ('quote " and \\ backslash', "quote \\x22 and \\x5c backslash"),
+        ("\x1b[31mred", "\\x1b[31mred"),
+        ("caf\u00e9 \u20ac \ud800", "caf\\xe9 \\u20ac \\ud800"),
+        ("\r\t\x00", "\\x0d\\x09\\x00"),
+    ],
+)
+def test_log_values_are_one_printable_line(text: str, escaped: str) -> None:
+    assert escape_log_value(text) == escaped
+
+
+class FakeResponse:
+    status = "200 OK"
+    status_code = 200
+    response_length = 10
+    sent = 10
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+class FakeRequest:
+    headers = (("USER-AGENT", "agent\nforged"),)
+
+
+def test_every_access_log_field_a_client_controls_is_escaped() -> None:
+    logger = EscapingAccessLog(Config())
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": "GET",
+        "RAW_URI": "/path\nforged",
+        "PATH_INFO": "/path\nforged",
+        "QUERY_STRING": "",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "HTTP_USER_AGENT": "agent\nforged",
+        "HTTP_REFERER": 'ref"erer',
+        # Basic base64("evil\nline:password")
+        "HTTP_AUTHORIZATION": "Basic ZXZpbApsaW5lOnBhc3N3b3Jk",
+    }
+    atoms = logger.atoms(FakeResponse(), FakeRequest(), environ, _Delta())
+    line = logger.cfg.access_log_format % atoms
+    assert "\n" not in line
+    assert "evil\\x0aline" in line
+    assert "agent\\x0aforged" in line
+    assert "ref\\x22erer" in line
+
+
+class _Delta:
+    seconds = 0
+    microseconds = 1000
+
+    def total_seconds(self) -> float:
+        return 0.001
+
+
+def test_a_read_past_the_deadline_gives_up() -> None:
+    left, right = socket.socketpair()
+    with left, right:
+        wrapped = DeadlineSocket(left, write_timeout=5)
+        right.sendall(b"abc")
+        wrapped.deadline = time.monotonic() + 0.3
+        assert wrapped.recv(10) == b"abc"
+        started = time.monotonic()
+        with pytest.raises(ReadDeadlineExceededError):
+            wrapped.recv(10)  # nothing more arrives
+        assert time.monotonic() - started < 2
+        with pytest.raises(ReadDeadlineExceededError):
+            wrapped.recv(10)  # the deadline has passed: no wait at all
+        assert left.gettimeout() is None  # the socket is left blocking for gunicorn
+
+
+def test_the_application_log_escapes_a_path(caplog: pytest.LogCaptureFixture) -> None:
+    from werkzeug.test import Client
+
+    from sitecache.app import App
+
+    failing = App.__new__(App)
+
+    def broken(request: Any) -> Any:
+        raise RuntimeError("boom")
+
+    failing.handle = broken  # type: ignore[method-assign]
+    with caplog.at_level(logging.ERROR, logger="sitecache"):
+        response = Client(failing._serve).get("/a%0Aforged")
+    assert response.status_code == 500
+    [record] = caplog.records
+    assert "\n" not in record.getMessage()
+    assert "\\n" in record.getMessage()
