@@ -79,19 +79,15 @@ class RouteIndex:
         lowered = ascii_lower(path)
         found: list[tuple[int, str, Route]] = []
         node: _Node | None = self._root
-        segments = lowered.split("/")
-        for segment in segments:
+        for segment in lowered.split("/"):
             if node is None:
                 break
-            found.extend(entry for entry in node.routes if lowered.startswith(entry[1]))
+            if node.routes:
+                found += [entry for entry in node.routes if lowered.startswith(entry[1])]
             node = node.children.get(segment)
         else:
-            if node is not None:
-                found.extend(entry for entry in node.routes if lowered.startswith(entry[1]))
+            if node is not None and node.routes:
+                found += [entry for entry in node.routes if lowered.startswith(entry[1])]
         if len(found) > 1:
-            found.sort(key=_order)
+            found.sort()  # by registration order: the orders are distinct, so only they compare
         return [entry[2] for entry in found]
-
-
-def _order(entry: tuple[int, str, Route]) -> int:
-    return entry[0]

@@ -254,9 +254,9 @@ class RouteRegistry:
         routes = self._route_index().candidates(path)
         probe = path.lstrip("/") + "/"
         namespaces = self.namespaces
-        wanted = {
+        wanted = [
             probe[:length] for length in self._namespace_lengths if probe[:length] in namespaces
-        }
+        ]
         if wanted:
             routes = [route for route in routes if route.namespace in wanted]
         if len(self._candidates) >= _CANDIDATES_KEPT:
