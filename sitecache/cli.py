@@ -2,8 +2,11 @@
 
 ``sitecache init`` creates the data directory, the database, the secret key and an
 administrator; ``sitecache serve`` runs the site under gunicorn (initializing it on first
-start); ``sitecache user create`` and ``sitecache app-password create`` add users and
-application passwords. Configuration comes from the environment as for ``create_app()``
+start); ``sitecache user create|list|delete|passwd`` and ``sitecache app-password
+create|list|revoke`` manage users and application passwords. A site always keeps an
+administrator: ``init`` creates one when there is none, ``user create`` refuses to make the first
+user of a site anything else, and ``user delete`` refuses to delete the last one.
+Configuration comes from the environment as for ``create_app()``
 (``SITECACHE_CONFIG``, ``SITECACHE_DATA_DIR``, ...), or from ``--config`` and ``--data-dir``.
 Secrets are printed once, to standard output, and never logged.
 """
@@ -14,19 +17,24 @@ import argparse
 import errno
 import importlib
 import importlib.metadata
+import json
 import os
 import socket
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from sitecache.auth import ROLES, AuthService, PasswordHasher
 from sitecache.auth.passwords import generate_password
 from sitecache.auth.rest_routes import check_application_password_fields
+from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import make_private_directory
+from sitecache.auth.users_schema import check_user_input
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.errors import RestError
+from sitecache.schema.dates import format_timestamp
 from sitecache.serving import DEFAULT_THREADS, DEFAULT_TIMEOUT, gunicorn_argv
 
 __all__ = ["main"]
@@ -70,18 +78,30 @@ def _create_administrator(auth: AuthService, login: str, email: str | None) -> N
 
 
 def command_init(args: argparse.Namespace) -> int:
-    """Create the data directory, database, secret key and an administrator."""
+    """Create the data directory, database, secret key and an administrator.
+
+    On a site that already has users but no administrator (made before this rule, or by hand),
+    ``init`` creates the missing administrator; on a site with one it changes nothing.
+    """
     config = _configure_environment(args)
     auth = _auth(config)
     existing = auth.users.count()
-    if existing:
+    if auth.users.count_role("administrator"):
         print(
             f"sitecache: {config.data_dir} is already initialized ({existing} user"
             f"{'s' if existing != 1 else ''}); add users with `sitecache user create`.",
             file=sys.stderr,
         )
         return 1
-    print(f"Initialized {config.data_dir.resolve()} (database and secret key).")
+    if existing:
+        if auth.users.find(args.login) is not None:
+            return _fail(
+                f"{config.data_dir} has users but no administrator, and the login "
+                f"{args.login!r} is taken: choose the administrator's login with --login."
+            )
+        print(f"{config.data_dir.resolve()} has no administrator: creating one.")
+    else:
+        print(f"Initialized {config.data_dir.resolve()} (database and secret key).")
     _create_administrator(auth, args.login, args.email)
     return 0
 
@@ -95,16 +115,165 @@ def _read_password(value: str | None) -> tuple[str, bool]:
     return value, False
 
 
+def _fail(message: str) -> int:
+    """Print one line on standard error; the exit status of an expected failure."""
+    print(f"sitecache: {message}", file=sys.stderr)
+    return 1
+
+
+def _checked_user_input(values: dict[str, object]) -> dict[str, object]:
+    """``values`` validated and sanitized by the REST route's own arguments (the user schema).
+
+    Raises:
+        RestError: the first invalid value, with the route's message.
+    """
+    result = check_user_input("PUT", values)
+    if isinstance(result, RestError):
+        params = result.data.get("params") if isinstance(result.data, dict) else None
+        if isinstance(params, dict) and params:
+            # One line naming each bad value, in the words the REST route uses.
+            names = {"username": "login", "name": "display name"}
+            detail = "; ".join(f"{names.get(k, k)}: {v}" for k, v in params.items())
+            raise RestError(result.code, detail, result.data)
+        raise result
+    return result
+
+
 def command_user_create(args: argparse.Namespace) -> int:
-    """Add a user with a role."""
+    """Add a user with a role.
+
+    The first user of a site must be an administrator: a site owner who runs ``user create``
+    on a fresh data directory expects to be able to log in and manage the site afterwards.
+    """
     auth = _auth(_configure_environment(args))
+    if args.role != "administrator" and not auth.users.count_role("administrator"):
+        return _fail(
+            "this site has no administrator yet: run `sitecache init` first, or create one "
+            "with `sitecache user create LOGIN --role administrator`."
+        )
     password, generated = _read_password(args.password)
+    values = _checked_user_input(
+        {
+            "username": args.login,
+            "email": args.email,
+            "name": args.display_name,
+            "password": password,
+        }
+    )
     user = auth.users.create(
-        args.login, password, args.role, email=args.email, display_name=args.display_name
+        str(values["username"]),
+        str(values["password"]),
+        args.role,
+        email=str(values["email"]) if "email" in values else None,
+        display_name=str(values["name"]) if values.get("name") else None,
     )
     print(f"User {user.login} (id {user.id}, {user.role}) created.")
     if generated:
         print(f"  password: {password}  (shown only once)")
+    return 0
+
+
+def _find_user(auth: AuthService, login: str) -> SiteUser:
+    user = auth.users.find(login)
+    if user is None:
+        raise RestError(
+            "rest_user_invalid_login", f"no user with login or email {login!r}", {"status": 404}
+        )
+    return user
+
+
+def _date(timestamp: int | None) -> str:
+    return "" if timestamp is None else format_timestamp(timestamp).replace(" ", "T") + "Z"
+
+
+def _print_table(rows: list[dict[str, object]], columns: list[str]) -> None:
+    """Rows as aligned columns under upper-case headings."""
+    cells = [[column.upper() for column in columns]]
+    cells += [[str(row[c]) if row[c] is not None else "" for c in columns] for row in rows]
+    widths = [max(len(line[index]) for line in cells) for index in range(len(columns))]
+    for line in cells:
+        print(
+            "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        )
+
+
+def command_user_list(args: argparse.Namespace) -> int:
+    """Print every user (a table, or JSON with ``--json``)."""
+    auth = _auth(_configure_environment(args))
+    rows: list[dict[str, object]] = [
+        {
+            "id": user.id,
+            "username": user.login,
+            "email": user.email,
+            "name": user.display_name,
+            "role": user.role,
+            "registered": _date(user.registered),
+        }
+        for user in auth.users.all()
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    elif rows:
+        _print_table(rows, ["id", "username", "email", "role", "registered"])
+    else:
+        print("No users yet: run `sitecache init`.")
+    return 0
+
+
+def command_user_delete(args: argparse.Namespace) -> int:
+    """Delete a user with their sessions and application passwords (never the last
+    administrator)."""
+    auth = _auth(_configure_environment(args))
+    user = _find_user(auth, args.login)
+    auth.users.delete(user)
+    print(f"User {user.login} (id {user.id}) deleted.")
+    return 0
+
+
+def command_user_passwd(args: argparse.Namespace) -> int:
+    """Set a user's password (ends their sessions); a generated one is printed once."""
+    auth = _auth(_configure_environment(args))
+    user = _find_user(auth, args.login)
+    password, generated = _read_password(args.password)
+    values = _checked_user_input({"password": password})
+    auth.users.set_password(user, str(values["password"]))
+    print(f"Password of {user.login} changed; their sessions have ended.")
+    if generated:
+        print(f"  password: {password}  (shown only once)")
+    return 0
+
+
+def command_app_password_list(args: argparse.Namespace) -> int:
+    """Print a user's application passwords (never the passwords themselves)."""
+    auth = _auth(_configure_environment(args))
+    user = _find_user(auth, args.login)
+    rows: list[dict[str, object]] = [
+        {
+            "uuid": record.uuid,
+            "name": record.name,
+            "app_id": record.app_id,
+            "created": _date(record.created),
+            "last_used": _date(record.last_used) or None,
+            "last_ip": record.last_ip,
+        }
+        for record in auth.app_passwords.list(user)
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    elif rows:
+        _print_table(rows, ["uuid", "name", "created", "last_used", "last_ip"])
+    else:
+        print(f"{user.login} has no application passwords.")
+    return 0
+
+
+def command_app_password_revoke(args: argparse.Namespace) -> int:
+    """Delete one application password of a user."""
+    auth = _auth(_configure_environment(args))
+    user = _find_user(auth, args.login)
+    if not auth.app_passwords.delete(user, args.uuid):
+        return _fail(f"{user.login} has no application password {args.uuid!r}")
+    print(f"Application password {args.uuid} of {user.login} revoked.")
     return 0
 
 
@@ -304,6 +473,7 @@ def build_parser() -> argparse.ArgumentParser:
     create_user.add_argument("--email", help="the user's e-mail address")
     create_user.add_argument("--display-name", help="the name shown for the user")
     create_user.set_defaults(handler=command_user_create)
+    add_user_commands(user_commands)
 
     app_password = commands.add_parser(
         "app-password",
@@ -322,7 +492,43 @@ def build_parser() -> argparse.ArgumentParser:
     create_app_password.add_argument("--name", required=True, help="the application's name")
     create_app_password.add_argument("--app-id", help="the application's UUID")
     create_app_password.set_defaults(handler=command_app_password_create)
+    add_app_password_commands(app_password_commands)
     return parser
+
+
+def add_user_commands(user_commands: Any) -> None:
+    """``user list``, ``user delete`` and ``user passwd``."""
+    listing = user_commands.add_parser("list", help="list the users")
+    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    listing.set_defaults(handler=command_user_list)
+
+    delete = user_commands.add_parser("delete", help="delete a user (never the last administrator)")
+    delete.add_argument("login", help="the user's login or e-mail address")
+    delete.set_defaults(handler=command_user_delete)
+
+    passwd = user_commands.add_parser("passwd", help="set a user's password (ends their sessions)")
+    passwd.add_argument("login", help="the user's login or e-mail address")
+    passwd.add_argument(
+        "--password",
+        help="the new password; '-' reads it from standard input; omit to generate one "
+        "(printed once)",
+    )
+    passwd.set_defaults(handler=command_user_passwd)
+
+
+def add_app_password_commands(app_password_commands: Any) -> None:
+    """``app-password list`` and ``app-password revoke``."""
+    listing = app_password_commands.add_parser("list", help="list a user's application passwords")
+    listing.add_argument("login", help="the user's login or e-mail address")
+    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    listing.set_defaults(handler=command_app_password_list)
+
+    revoke = app_password_commands.add_parser(
+        "revoke", help="delete one application password of a user"
+    )
+    revoke.add_argument("login", help="the user's login or e-mail address")
+    revoke.add_argument("uuid", help="the password's UUID (see `app-password list`)")
+    revoke.set_defaults(handler=command_app_password_revoke)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -50,16 +50,18 @@ class RestError(Exception):
 
     @property
     def status(self) -> int:
-        """The HTTP status this error answers with: ``data["status"]`` of the first code, else 500.
+        """The HTTP status this error answers with, else 500.
 
-        A numeric string status is accepted, as WordPress accepts it.
+        As ``rest_convert_error_to_response``: the ``status`` of the last data entry of the first
+        code that has one (data added in several steps keeps an earlier status). A numeric string
+        status is accepted, as WordPress accepts it.
         """
-        data = self.data
-        if isinstance(data, dict) and "status" in data:
-            try:
-                return int(data["status"])
-            except (TypeError, ValueError):
-                return 500
+        for data in reversed(self._data[self.code]):
+            if isinstance(data, dict) and "status" in data:
+                try:
+                    return int(data["status"])
+                except (TypeError, ValueError):
+                    return 500
         return 500
 
     # ------------------------------------------------------------------ building

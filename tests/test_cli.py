@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 import stat
 from pathlib import Path
@@ -33,6 +34,13 @@ def auth_for(data_dir: Path) -> AuthService:
     return AuthService(data_dir, hasher=PasswordHasher(n=1024))
 
 
+@pytest.fixture
+def initialized(data_dir: Path) -> Path:
+    """A data directory whose site has an administrator (``root``), made quietly."""
+    auth_for(data_dir).users.create("root", "root-password", "administrator")
+    return data_dir
+
+
 def test_init_creates_private_files_and_prints_the_administrator_once(
     data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -59,7 +67,7 @@ def test_init_refuses_to_run_twice(data_dir: Path, capsys: pytest.CaptureFixture
     assert "already initialized (1 user)" in capsys.readouterr().err
 
 
-def test_user_create_takes_a_role_and_a_password(data_dir: Path) -> None:
+def test_user_create_takes_a_role_and_a_password(data_dir: Path, initialized: Path) -> None:
     assert (
         run(data_dir, "user", "create", "eve", "--role", "editor", "--password", "pa55word!") == 0
     )
@@ -71,7 +79,7 @@ def test_user_create_takes_a_role_and_a_password(data_dir: Path) -> None:
 
 
 def test_user_create_reads_the_password_from_standard_input(
-    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+    data_dir: Path, initialized: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("from-stdin-123\n"))
     assert run(data_dir, "user", "create", "ivy", "--password", "-") == 0
@@ -82,7 +90,7 @@ def test_user_create_reads_the_password_from_standard_input(
 
 
 def test_user_create_generates_and_prints_a_password_when_none_is_given(
-    data_dir: Path, capsys: pytest.CaptureFixture[str]
+    data_dir: Path, initialized: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run(data_dir, "user", "create", "gus") == 0
     password = re.search(r"password: (\S+)", capsys.readouterr().out)
@@ -97,23 +105,27 @@ def test_user_create_generates_and_prints_a_password_when_none_is_given(
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["bad/login", "--password", "long-enough"], "A login is 1 to 60 letters"),
+        (["bad/login", "--password", "long-enough"], "This username is invalid"),
         (["short", "--password", "short"], "A password has at least 8 characters."),
         (
             ["mail", "--password", "long-enough", "--email", "nope"],
-            "The email address is not valid.",
+            "email: Invalid email address.",
         ),
     ],
 )
 def test_user_create_explains_bad_input(
-    data_dir: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], message: str
+    data_dir: Path,
+    initialized: Path,
+    capsys: pytest.CaptureFixture[str],
+    arguments: list[str],
+    message: str,
 ) -> None:
     assert run(data_dir, "user", "create", *arguments) == 1
     assert message in capsys.readouterr().err
 
 
 def test_user_create_refuses_an_existing_login(
-    data_dir: Path, capsys: pytest.CaptureFixture[str]
+    data_dir: Path, initialized: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run(data_dir, "user", "create", "dup", "--password", "long-enough") == 0
     assert run(data_dir, "user", "create", "DUP", "--password", "long-enough") == 1
@@ -121,7 +133,7 @@ def test_user_create_refuses_an_existing_login(
 
 
 def test_app_password_create_prints_a_password_that_authenticates(
-    data_dir: Path, capsys: pytest.CaptureFixture[str]
+    data_dir: Path, initialized: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run(data_dir, "user", "create", "kim", "--password", "long-enough")
     capsys.readouterr()
@@ -189,3 +201,185 @@ def test_a_bad_configuration_exits_with_status_2(
     monkeypatch.delenv("SITECACHE_CONFIG", raising=False)
     assert cli.main(["--config", str(config), "init"]) == 2
     assert "invalid configuration" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------ a site keeps an administrator
+def no_traceback(err: str) -> None:
+    """An expected failure is one line on standard error."""
+    assert "Traceback" not in err
+    assert err.count("\n") == 1, err
+
+
+def test_user_create_refuses_a_first_user_who_is_not_an_administrator(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(data_dir, "user", "create", "eve", "--password", "long-enough") == 1
+    err = capsys.readouterr().err
+    no_traceback(err)
+    assert "no administrator yet: run `sitecache init` first" in err
+    assert auth_for(data_dir).users.count() == 0
+
+
+def test_user_create_may_make_the_first_user_an_administrator(data_dir: Path) -> None:
+    arguments = ["user", "create", "boss", "--role", "administrator", "--password", "long-enough"]
+    assert run(data_dir, *arguments) == 0
+    assert auth_for(data_dir).users.count_role("administrator") == 1
+
+
+def test_init_creates_an_administrator_on_a_site_that_has_none(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    auth_for(data_dir).users.create("eve", "long-enough", "editor")
+    assert run(data_dir, "init", "--login", "boss") == 0
+    out = capsys.readouterr().out
+    assert "has no administrator: creating one" in out
+    password = re.search(r"password: (\S+)", out)
+    assert password is not None
+    auth = auth_for(data_dir)
+    boss = auth.users.find("boss")
+    assert boss is not None
+    assert boss.role == "administrator"
+    assert auth.users.check_password(boss, password.group(1))
+
+
+def test_init_on_a_site_without_administrator_needs_a_free_login(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    auth_for(data_dir).users.create("admin", "long-enough", "editor")
+    assert run(data_dir, "init") == 1
+    err = capsys.readouterr().err
+    no_traceback(err)
+    assert "choose the administrator's login with --login" in err
+
+
+def test_init_on_a_site_with_an_administrator_changes_nothing(
+    initialized: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(initialized, "init") == 1
+    no_traceback(capsys.readouterr().err)
+    assert auth_for(initialized).users.count() == 1
+
+
+# ---------------------------------------------------------------------- user list|delete|passwd
+def test_user_list_prints_a_table_of_every_user(
+    initialized: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    auth_for(initialized).users.create("eve", "long-enough", "editor", email="eve@example.org")
+    assert run(initialized, "user", "list") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["ID", "USERNAME", "EMAIL", "ROLE", "REGISTERED"]
+    assert lines[2].split()[:4] == ["2", "eve", "eve@example.org", "editor"]
+    assert len(lines) == 3
+
+
+def test_user_list_json_is_machine_readable_and_holds_no_secret(
+    initialized: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(initialized, "user", "list", "--json") == 0
+    (user,) = json.loads(capsys.readouterr().out)
+    assert user["username"] == "root"
+    assert user["role"] == "administrator"
+    assert set(user) == {"id", "username", "email", "name", "role", "registered"}
+
+
+def test_user_delete_removes_the_user_and_their_application_passwords(
+    initialized: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    auth = auth_for(initialized)
+    eve = auth.users.create("eve", "long-enough", "editor")
+    auth.app_passwords.create(eve, "phone")
+    assert run(initialized, "user", "delete", "eve") == 0
+    assert "User eve (id 2) deleted." in capsys.readouterr().out
+    auth = auth_for(initialized)
+    assert auth.users.find("eve") is None
+    assert auth.app_passwords.list(eve) == []
+
+
+@pytest.mark.parametrize(
+    ("login", "message"),
+    [
+        ("root", "The site's last administrator cannot be deleted."),
+        ("ghost", "no user with login or email 'ghost'"),
+    ],
+)
+def test_user_delete_refuses_the_last_administrator_and_unknown_users(
+    initialized: Path, capsys: pytest.CaptureFixture[str], login: str, message: str
+) -> None:
+    assert run(initialized, "user", "delete", login) == 1
+    err = capsys.readouterr().err
+    no_traceback(err)
+    assert message in err
+    assert auth_for(initialized).users.count() == 1
+
+
+def test_user_passwd_recovers_an_administrator_with_a_generated_password(
+    initialized: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    auth = auth_for(initialized)
+    root = auth.users.find("root")
+    assert root is not None
+    token = auth.sessions.create(root).token
+    assert run(initialized, "user", "passwd", "root") == 0
+    out = capsys.readouterr().out
+    password = re.search(r"password: (\S+)", out)
+    assert password is not None
+    assert out.count(password.group(1)) == 1
+    auth = auth_for(initialized)
+    assert auth.users.check_password(root, password.group(1))
+    assert not auth.users.check_password(root, "root-password")
+    assert auth.sessions.find(token) is None
+
+
+def test_user_passwd_takes_the_password_from_an_option_or_standard_input(
+    initialized: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(initialized, "user", "passwd", "root", "--password", "option-pass") == 0
+    assert "option-pass" not in capsys.readouterr().out
+    monkeypatch.setattr("sys.stdin", io.StringIO("stdin-password\n"))
+    assert run(initialized, "user", "passwd", "root", "--password", "-") == 0
+    root = auth_for(initialized).users.find("root")
+    assert root is not None
+    assert auth_for(initialized).users.check_password(root, "stdin-password")
+
+
+def test_user_passwd_refuses_a_weak_password_in_one_line(
+    initialized: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(initialized, "user", "passwd", "root", "--password", "short") == 1
+    err = capsys.readouterr().err
+    no_traceback(err)
+    assert "password: A password has at least 8 characters." in err
+
+
+# ---------------------------------------------------------------------- app-password list|revoke
+def test_app_password_list_shows_names_but_never_passwords(
+    initialized: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    auth = auth_for(initialized)
+    root = auth.users.find("root")
+    assert root is not None
+    password, record = auth.app_passwords.create(root, "Backup job")
+    assert run(initialized, "app-password", "list", "root") == 0
+    out = capsys.readouterr().out
+    assert record.uuid in out
+    assert "Backup job" in out
+    assert password not in out
+    assert run(initialized, "app-password", "list", "root", "--json") == 0
+    (item,) = json.loads(capsys.readouterr().out)
+    assert (item["uuid"], item["name"], item["last_used"]) == (record.uuid, "Backup job", None)
+
+
+def test_app_password_revoke_deletes_one_password(
+    initialized: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    auth = auth_for(initialized)
+    root = auth.users.find("root")
+    assert root is not None
+    _, kept = auth.app_passwords.create(root, "keep")
+    _, revoked = auth.app_passwords.create(root, "revoke")
+    assert run(initialized, "app-password", "revoke", "root", revoked.uuid) == 0
+    assert [record.uuid for record in auth_for(initialized).app_passwords.list(root)] == [kept.uuid]
+    assert run(initialized, "app-password", "revoke", "root", revoked.uuid) == 1
+    err = capsys.readouterr().err
+    no_traceback(err)
+    assert f"root has no application password '{revoked.uuid}'" in err

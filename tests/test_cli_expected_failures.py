@@ -43,7 +43,9 @@ def one_line(text: str) -> str:
 
 @pytest.fixture
 def kim(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> str:
-    assert run(data_dir, "user", "create", "kim", "--password", "long-enough") == 0
+    # The first user of a site is its administrator (`user create` refuses anything else).
+    arguments = ["user", "create", "kim", "--role", "administrator", "--password", "long-enough"]
+    assert run(data_dir, *arguments) == 0
     capsys.readouterr()
     return "kim"
 

@@ -41,6 +41,25 @@ def test_status_comes_from_the_first_codes_data_else_500(data: object, status: i
     assert RestError("code", "message", data).status == status
 
 
+@pytest.mark.parametrize(
+    ("entries", "status"),
+    [
+        pytest.param([{"status": 400}, {"param": "x"}], 400, id="later-entry-without-status"),
+        pytest.param([{"status": 400}, "text", None], 400, id="later-scalar-entries"),
+        pytest.param([{"status": 400}, {"status": 404}, {"a": 1}], 404, id="last-with-status"),
+        pytest.param([{"a": 1}, {"b": 2}], 500, id="no-entry-has-one"),
+    ],
+)
+def test_status_comes_from_the_last_data_entry_that_has_one(
+    entries: list[object], status: int
+) -> None:
+    # WP_Error + rest_convert_error_to_response: every data entry of the first code is scanned.
+    error = RestError("code", "message", entries[0])
+    for entry in entries[1:]:
+        error.add_data(entry)
+    assert error.status == status
+
+
 def test_statuses_of_other_codes_are_ignored() -> None:
     error = RestError("first", "no status").add("second", "has one", {"status": 409})
     assert error.status == 500

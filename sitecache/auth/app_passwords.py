@@ -30,6 +30,7 @@ from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import SiteStore
 from sitecache.auth.users import UserRepository
 from sitecache.errors import RestError
+from sitecache.schema import is_email
 
 __all__ = [
     "ApplicationPassword",
@@ -201,16 +202,6 @@ def _password(row: sqlite3.Row) -> ApplicationPassword:
     )
 
 
-_USER_AND_PASSWORDS: Final = (
-    "SELECT users.id AS u_id, users.login AS u_login, users.email AS u_email,"
-    " users.display_name AS u_display_name, users.role AS u_role,"
-    " users.registered AS u_registered, app_passwords.*"
-    " FROM users LEFT JOIN app_passwords ON app_passwords.user_id = users.id"
-)
-_USER_AND_PASSWORDS_BY_LOGIN: Final = _USER_AND_PASSWORDS + " WHERE users.login = ?"
-_USER_AND_PASSWORDS_BY_EMAIL: Final = _USER_AND_PASSWORDS + " WHERE users.email = ?"
-
-
 class ApplicationPasswords:
     """The application passwords of the site's users.
 
@@ -322,34 +313,33 @@ class ApplicationPasswords:
     ) -> tuple[SiteUser, ApplicationPassword] | RestError:
         """The user and password matching Basic credentials, or a 401 error.
 
-        ``invalid_username`` when no user has that login or e-mail address,
+        ``invalid_email`` when the login is an e-mail address no user has, ``invalid_username``
+        when no user has that login,
         ``incorrect_password`` when none of the user's application passwords matches.
         """
-        # One query for the user and their passwords: by login, else by e-mail address.
-        connection = self.store.connection()
-        rows = connection.execute(_USER_AND_PASSWORDS_BY_LOGIN, (credentials.login,)).fetchall()
-        if not rows and "@" in credentials.login:
-            rows = connection.execute(_USER_AND_PASSWORDS_BY_EMAIL, (credentials.login,)).fetchall()
-        if not rows:
+        user = self.users.find(credentials.login)
+        if user is None:
+            # wp_authenticate_application_password's words, "<strong>Error:</strong>" included.
+            if is_email(credentials.login):
+                return RestError(
+                    "invalid_email",
+                    "<strong>Error:</strong> Unknown email address. Check again or try your "
+                    "username.",
+                    {"status": 401},
+                )
             return RestError(
                 "invalid_username",
-                "Unknown username. Check again or try your email address.",
+                "<strong>Error:</strong> Unknown username. Check again or try your email address.",
                 {"status": 401},
             )
-        first = rows[0]
-        user = SiteUser(
-            id=int(first["u_id"]),
-            login=str(first["u_login"]),
-            email=str(first["u_email"]),
-            display_name=str(first["u_display_name"]),
-            role=str(first["u_role"]),
-            registered=int(first["u_registered"]),
-        )
         presented = _NOT_ALPHANUMERIC.sub("", credentials.password)
+        rows = (
+            self.store.connection()
+            .execute("SELECT * FROM app_passwords WHERE user_id = ?", (user.id,))
+            .fetchall()
+        )
         matched: ApplicationPassword | None = None
         for row in rows:
-            if row["uuid"] is None:  # the user has no application password
-                continue
             # SECURITY: constant-time comparison of keyed hashes; every row is checked.
             if keyed_hash_matches(self.key, presented, _PURPOSE, str(row["password_hash"])):
                 matched = _password(row)

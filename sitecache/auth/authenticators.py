@@ -95,6 +95,9 @@ class CookieNonceAuthenticator:
         session = self.sessions.find(session_token(request.get_header("cookie")))
         user_id, token = (session.user.id, session.token) if session else (0, "")
         if not self.nonces.verify(nonce, REST_NONCE_ACTION, user_id, token):
+            if session is not None:
+                # Still a logged-in request for the response headers, as in WordPress.
+                request.refused_user = session.user
             return RestError(
                 "rest_cookie_invalid_nonce", "Cookie nonce is invalid", {"status": 403}
             )

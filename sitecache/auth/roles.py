@@ -100,12 +100,24 @@ _ABOUT_A_USER: Final = frozenset(
 )
 
 
+_ANY_USER: Final[Mapping[str, str]] = {
+    "delete_user": "delete_users",
+    "promote_user": "promote_users",
+    "remove_user": "remove_users",
+}
+"""Meta capabilities about one user that need the primitive one even on yourself."""
+
+
 def map_meta_capability(capability: str, user_id: int, args: tuple[object, ...]) -> list[str]:
     """The primitive capabilities ``capability`` needs (``map_meta_cap``).
 
     A meta capability about one user (the first of ``args``) needs nothing more than being that
-    user, and ``edit_users`` for anyone else; other capabilities map to themselves.
+    user, and ``edit_users`` for anyone else; ``delete_user``, ``promote_user`` and
+    ``remove_user`` need ``delete_users``, ``promote_users`` and ``remove_users`` whoever the
+    user is (as in WordPress); other capabilities map to themselves.
     """
+    if capability in _ANY_USER:
+        return [_ANY_USER[capability]]
     if capability in _ABOUT_A_USER:
         target = args[0] if args else None
         if isinstance(target, int) and not isinstance(target, bool) and target == user_id:
@@ -124,6 +136,13 @@ class SiteUser:
     display_name: str
     role: str
     registered: int = 0
+    slug: str = ""
+    url: str = ""
+    first_name: str = ""
+    last_name: str = ""
+    nickname: str = ""
+    description: str = ""
+    locale: str = ""
 
     def can(self, capability: str, *args: object) -> bool:
         """Whether this user has ``capability`` (meta capabilities are mapped first)."""

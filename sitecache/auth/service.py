@@ -22,6 +22,7 @@ from sitecache.auth.sessions import Session, SessionManager, session_token
 from sitecache.auth.store import SiteStore
 from sitecache.auth.throttle import LoginThrottle
 from sitecache.auth.users import UserRepository
+from sitecache.auth.users_routes import UserRoutes
 from sitecache.hooks import Hooks
 from sitecache.rest import RestRequest, RestServer
 
@@ -58,14 +59,17 @@ class AuthService:
         self.policy = ApplicationPasswordPolicy(app_passwords)
         self.app_passwords = ApplicationPasswords(self.store, self.users, self.key, clock)
         self.routes = ApplicationPasswordRoutes(self.users, self.app_passwords, self.policy)
+        self.user_routes = UserRoutes(self.users)
 
     def install(self, server: RestServer, hooks: Hooks) -> None:
-        """Add the authenticators, the routes and the index entry to ``server``."""
+        """Add the authenticators, the application-password and user routes and the index entry
+        to ``server``."""
         server.add_authenticator(
             ApplicationPasswordAuthenticator(self.app_passwords, self.policy), priority=10
         )
         server.add_authenticator(CookieNonceAuthenticator(self.sessions, self.nonces), priority=20)
         hooks.add_action("rest_api_init", self.routes.register)
+        hooks.add_action("rest_api_init", self.user_routes.register)
 
         def authentication_index(value: Any, request: RestRequest) -> Any:
             if not self.policy.available(request.environ):

@@ -81,6 +81,26 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         );
         """,
     ),
+    (
+        2,
+        """
+        ALTER TABLE users ADD COLUMN slug TEXT NOT NULL DEFAULT '';
+        ALTER TABLE users ADD COLUMN url TEXT NOT NULL DEFAULT '';
+        ALTER TABLE users ADD COLUMN first_name TEXT NOT NULL DEFAULT '';
+        ALTER TABLE users ADD COLUMN last_name TEXT NOT NULL DEFAULT '';
+        ALTER TABLE users ADD COLUMN nickname TEXT NOT NULL DEFAULT '';
+        ALTER TABLE users ADD COLUMN description TEXT NOT NULL DEFAULT '';
+        ALTER TABLE users ADD COLUMN locale TEXT NOT NULL DEFAULT '';
+        UPDATE users SET
+            slug = lower(replace(replace(replace(login, ' ', '-'), '.', '-'), '@', '')),
+            nickname = login;
+        UPDATE users SET slug = slug || '-' || id
+            WHERE slug = '' OR slug IN (
+                SELECT slug FROM users GROUP BY slug HAVING COUNT(*) > 1
+            );
+        CREATE INDEX users_by_slug ON users(slug)
+        """,
+    ),
 )
 """``(version, SQL)`` pairs, applied in order; never edit one that has shipped, add another."""
 

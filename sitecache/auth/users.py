@@ -1,12 +1,18 @@
-"""Users: creating, finding and checking the passwords of registered users."""
+"""Users: creating, finding, listing, updating and deleting registered users, and their passwords.
+
+A user's profile (``slug``, ``url``, ``first_name``, ``last_name``, ``nickname``,
+``description``, ``locale``) lives in the same row as the login; the slug (WordPress's
+``user_nicename``) names the author archive and is unique.
+"""
 
 from __future__ import annotations
 
 import re
 import sqlite3
 import time
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
 
 from sitecache.auth.passwords import PasswordHasher
 from sitecache.auth.roles import ROLES, SiteUser
@@ -14,10 +20,62 @@ from sitecache.auth.store import SiteStore
 from sitecache.errors import RestError
 from sitecache.schema import is_email
 
-__all__ = ["MIN_PASSWORD_LENGTH", "UserRepository"]
+__all__ = [
+    "LOGIN_PATTERN",
+    "MIN_PASSWORD_LENGTH",
+    "PROFILE_FIELDS",
+    "UserQuery",
+    "UserRepository",
+    "slugify",
+]
 
 MIN_PASSWORD_LENGTH: Final = 8
-_LOGIN = re.compile(r"^[A-Za-z0-9 _.@-]{1,60}\Z")
+LOGIN_PATTERN: Final = re.compile(r"^[A-Za-z0-9 _.@-]{1,60}\Z")
+PROFILE_FIELDS: Final = (
+    "slug",
+    "url",
+    "first_name",
+    "last_name",
+    "nickname",
+    "description",
+    "locale",
+)
+"""The profile columns `UserRepository.update` (and ``create``'s ``profile``) accept."""
+_UPDATABLE: Final = frozenset({"email", "display_name", "role", *PROFILE_FIELDS})
+_ORDER_COLUMNS: Final[Mapping[str, str]] = {
+    "id": "id",
+    "name": "display_name COLLATE NOCASE",
+    "registered_date": "registered",
+    "slug": "slug",
+    "email": "email",
+    "url": "url",
+    "username": "login",
+}
+"""``orderby`` values and the SQL they sort by (fixed strings, never user input)."""
+
+
+def slugify(text: str) -> str:
+    """A user slug from a login (``sanitize_title`` of WordPress, for logins): lower case,
+    spaces and dots become hyphens, anything but letters, digits, ``_`` and ``-`` is dropped."""
+    lowered = text.strip().lower().replace(" ", "-").replace(".", "-")
+    kept = re.sub(r"[^a-z0-9_-]", "", lowered)
+    return re.sub(r"-{2,}", "-", kept).strip("-")[:50]
+
+
+@dataclass(frozen=True, slots=True)
+class UserQuery:
+    """What `UserRepository.query` selects: every field narrows the result (empty = any)."""
+
+    search: str = ""
+    search_columns: Collection[str] = ("login", "email", "display_name", "slug", "url")
+    include: Collection[int] = ()
+    exclude: Collection[int] = ()
+    slugs: Collection[str] = ()
+    roles: Collection[str] = ()
+    orderby: str = "name"
+    order: str = "asc"
+    limit: int = 10
+    offset: int = 0
 
 
 def _already_used(field: str) -> RestError:
@@ -35,6 +93,7 @@ def _user(row: sqlite3.Row) -> SiteUser:
         display_name=str(row["display_name"]),
         role=str(row["role"]),
         registered=int(row["registered"]),
+        **{name: str(row[name]) for name in PROFILE_FIELDS},
     )
 
 
@@ -64,15 +123,22 @@ class UserRepository:
         role: str = "subscriber",
         email: str | None = None,
         display_name: str | None = None,
+        profile: Mapping[str, str] | None = None,
     ) -> SiteUser:
         """Register a user.
 
         Raises:
             RestError: ``existing_user_login``, ``existing_user_email``, ``invalid_username``,
-                ``invalid_email``, ``invalid_role`` or ``weak_password`` (status 400/409).
+                ``invalid_email``, ``invalid_role``, ``weak_password`` or
+                ``rest_user_invalid_slug`` (status 400/409).
+            ValueError: ``profile`` names a field that is not in `PROFILE_FIELDS`.
         """
+        fields = {name: str(value) for name, value in (profile or {}).items()}
+        unknown = set(fields) - set(PROFILE_FIELDS)
+        if unknown:
+            raise ValueError(f"unknown profile fields: {', '.join(sorted(unknown))}")
         login = login.strip()
-        if not _LOGIN.match(login):
+        if not LOGIN_PATTERN.match(login):
             raise RestError(
                 "invalid_username",
                 "A login is 1 to 60 letters, digits, spaces and the characters _ . @ -.",
@@ -100,9 +166,19 @@ class UserRepository:
                     ).fetchone()
                     if taken is not None:
                         raise _already_used(field)
+                if fields.get("slug"):
+                    fields["slug"] = slugify(fields["slug"])
+                    if not fields["slug"]:
+                        raise _invalid_slug()
+                    self._check_slug_free(db, fields["slug"], None)
+                else:
+                    fields["slug"] = self._unique_slug(db, slugify(login) or "user", None)
+                fields.setdefault("nickname", login)
+                columns = ", ".join(fields)
                 cursor = db.execute(
-                    "INSERT INTO users (login, email, display_name, role, password_hash,"
-                    " registered) VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO users (login, email, display_name, role, password_hash,"  # noqa: S608 - names checked above
+                    f" registered, {columns}) VALUES (?, ?, ?, ?, ?, ?"
+                    f"{', ?' * len(fields)})",
                     (
                         login,
                         address,
@@ -110,6 +186,7 @@ class UserRepository:
                         role,
                         self.hasher.hash(password),
                         int(self.clock()),
+                        *fields.values(),
                     ),
                 )
                 user_id = int(cursor.lastrowid or 0)
@@ -139,6 +216,15 @@ class UserRepository:
             row = connection.execute(
                 "SELECT * FROM users WHERE email = ?", (login_or_email,)
             ).fetchone()
+        return None if row is None else _user(row)
+
+    def find_by_slug(self, slug: str) -> SiteUser | None:
+        """The user whose slug (author-archive name) is ``slug``, or ``None``."""
+        row = (
+            self.store.connection()
+            .execute("SELECT * FROM users WHERE slug = ?", (slug,))
+            .fetchone()
+        )
         return None if row is None else _user(row)
 
     def all(self) -> list[SiteUser]:
@@ -176,3 +262,194 @@ class UserRepository:
                 (self.hasher.hash(password), user.id),
             )
             db.execute("DELETE FROM sessions WHERE user_id = ?", (user.id,))
+
+    # ------------------------------------------------------------------ listing
+    def query(self, query: UserQuery) -> tuple[list[SiteUser], int]:
+        """One page of the users ``query`` selects, and how many it selects in all.
+
+        ``search`` matches the ``search_columns`` (login, e-mail, display name, slug and url by
+        default) as a case-insensitive substring (``*`` at either end is accepted and ignored,
+        as WordPress adds them).
+        """
+        columns = [column for column in _SEARCHED if column in query.search_columns]
+        where: list[str] = []
+        params: list[Any] = []
+        term = query.search.strip().strip("*")
+        if term and not columns:
+            where.append("0")
+        elif term:
+            pattern = "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            where.append(
+                "(" + " OR ".join(f"{column} LIKE ? ESCAPE '\\'" for column in columns) + ")"
+            )
+            params.extend([pattern] * len(columns))
+        for column, values in (
+            ("id", query.include),
+            ("slug", query.slugs),
+            ("role", query.roles),
+        ):
+            if values:
+                where.append(f"{column} IN ({', '.join('?' * len(values))})")
+                params.extend(values)
+        if query.exclude:
+            where.append(f"id NOT IN ({', '.join('?' * len(query.exclude))})")
+            params.extend(query.exclude)
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        direction = "DESC" if query.order == "desc" else "ASC"
+        column = _ORDER_COLUMNS.get(query.orderby, "display_name COLLATE NOCASE")
+        connection = self.store.connection()
+        total = int(
+            connection.execute(f"SELECT COUNT(*) FROM users{clause}", params).fetchone()[0]  # noqa: S608 - fixed fragments, values bound
+        )
+        rows = connection.execute(
+            f"SELECT * FROM users{clause} ORDER BY {column} {direction}, id {direction}"  # noqa: S608 - fixed fragments, values bound
+            " LIMIT ? OFFSET ?",
+            [*params, query.limit, query.offset],
+        ).fetchall()
+        users = [_user(row) for row in rows]
+        if query.orderby in ("include", "include_slugs"):
+            keys: list[Any] = list(query.include if query.orderby == "include" else query.slugs)
+            position = {key: index for index, key in enumerate(keys)}
+            users.sort(
+                key=lambda user: position.get(
+                    user.id if query.orderby == "include" else user.slug, len(keys)
+                ),
+                reverse=query.order == "desc",
+            )
+        return users, total
+
+    def count_role(self, role: str) -> int:
+        """How many users have ``role``."""
+        row = (
+            self.store.connection()
+            .execute("SELECT COUNT(*) FROM users WHERE role = ?", (role,))
+            .fetchone()
+        )
+        return int(row[0])
+
+    def is_last_administrator(self, user: SiteUser) -> bool:
+        """Whether ``user`` is the site's only administrator (deleting or demoting them is
+        refused)."""
+        stored = self.get(user.id)
+        return (
+            stored is not None
+            and stored.role == "administrator"
+            and self.count_role("administrator") == 1
+        )
+
+    # ------------------------------------------------------------------ changing
+    def update(self, user: SiteUser, changes: Mapping[str, Any]) -> SiteUser:
+        """Change a user's e-mail, display name, role or profile; returns the user as stored.
+
+        Raises:
+            RestError: ``existing_user_email`` (409), ``invalid_email``, ``invalid_role``,
+                ``rest_user_invalid_slug`` (400); ``rest_user_invalid_id`` (404) when the user
+                is gone; ``rest_user_last_administrator`` (409) when the change would leave the
+                site without an administrator.
+            ValueError: a field that cannot be changed (the login, the id).
+        """
+        unknown = set(changes) - _UPDATABLE
+        if unknown:
+            raise ValueError(f"cannot update: {', '.join(sorted(unknown))}")
+        fields = {name: str(value) for name, value in changes.items()}
+        if "role" in fields and fields["role"] not in ROLES:
+            raise RestError(
+                "invalid_role", f"The role must be one of: {', '.join(ROLES)}.", {"status": 400}
+            )
+        if "email" in fields and not is_email(fields["email"]):
+            raise RestError("invalid_email", "The email address is not valid.", {"status": 400})
+        if not fields:
+            return self._reload(user.id)
+        try:
+            with self.store.transaction() as db:
+                if "email" in fields:
+                    taken = db.execute(
+                        "SELECT 1 FROM users WHERE email = ? AND id != ?",
+                        (fields["email"], user.id),
+                    ).fetchone()
+                    if taken is not None:
+                        raise _already_used("email")
+                if "slug" in fields:
+                    fields["slug"] = slugify(fields["slug"])
+                    if not fields["slug"]:
+                        raise _invalid_slug()
+                    self._check_slug_free(db, fields["slug"], user.id)
+                if fields.get("role", "administrator") != "administrator":
+                    _keep_an_administrator(db, user.id, "lose the administrator role")
+                assignments = ", ".join(f"{name} = ?" for name in fields)
+                cursor = db.execute(
+                    f"UPDATE users SET {assignments} WHERE id = ?",  # noqa: S608 - names checked above
+                    (*fields.values(), user.id),
+                )
+                if cursor.rowcount == 0:
+                    raise _no_such_user()
+        except sqlite3.IntegrityError as exc:  # a concurrent update won the race
+            raise _already_used("email") from exc
+        return self._reload(user.id)
+
+    def delete(self, user: SiteUser) -> bool:
+        """Delete a user with their sessions and application passwords; ``False`` if gone.
+
+        Raises:
+            RestError: ``rest_user_last_administrator`` (409): the site keeps an administrator.
+        """
+        with self.store.transaction() as db:
+            _keep_an_administrator(db, user.id, "be deleted")
+            cursor = db.execute("DELETE FROM users WHERE id = ?", (user.id,))
+        return cursor.rowcount > 0
+
+    # ------------------------------------------------------------------ helpers
+    def _reload(self, user_id: int) -> SiteUser:
+        found = self.get(user_id)
+        if found is None:
+            raise _no_such_user()
+        return found
+
+    @staticmethod
+    def _check_slug_free(db: sqlite3.Connection, slug: str, user_id: int | None) -> None:
+        row = db.execute(
+            "SELECT 1 FROM users WHERE slug = ? AND id != ?", (slug, user_id or 0)
+        ).fetchone()
+        if row is not None:
+            raise _invalid_slug()
+
+    @staticmethod
+    def _unique_slug(db: sqlite3.Connection, base: str, user_id: int | None) -> str:
+        candidate, suffix = base, 2
+        while (
+            db.execute(
+                "SELECT 1 FROM users WHERE slug = ? AND id != ?", (candidate, user_id or 0)
+            ).fetchone()
+            is not None
+        ):
+            candidate, suffix = f"{base}-{suffix}", suffix + 1
+        return candidate
+
+
+_SEARCHED: Final = ("login", "email", "display_name", "slug", "url")
+
+
+def _keep_an_administrator(db: sqlite3.Connection, user_id: int, what: str) -> None:
+    """Refuse (inside the write transaction, so two requests cannot race past it) a change
+    that would leave the site without an administrator."""
+    # SECURITY: a site always keeps an administrator (recovery needs no database surgery).
+    row = db.execute("SELECT role FROM users WHERE id = ?", (user_id,)).fetchone()
+    if row is None or row["role"] != "administrator":
+        return
+    others = db.execute(
+        "SELECT COUNT(*) FROM users WHERE role = 'administrator' AND id != ?", (user_id,)
+    ).fetchone()[0]
+    if not others:
+        raise RestError(
+            "rest_user_last_administrator",
+            f"The site's last administrator cannot {what}.",
+            {"status": 409},
+        )
+
+
+def _invalid_slug() -> RestError:
+    return RestError("rest_user_invalid_slug", "Invalid slug.", {"status": 400})
+
+
+def _no_such_user() -> RestError:
+    return RestError("rest_user_invalid_id", "Invalid user ID.", {"status": 404})

@@ -207,17 +207,21 @@ class CacheEngine:
         try:
             self.storage.add_counters(counts)
         except StorageError as exc:
-            self.storage_warning("cache counters not written: %s", exc)
+            self.storage_warning("cache counters not written yet: %s", exc)
+            with self._counts_lock:  # kept for the next flush
+                for name, value in counts.items():
+                    self._counts[name] = self._counts.get(name, 0) + value
 
     # ------------------------------------------------------------------ entries
-    def check_generation(self) -> None:
-        """Forget the memory tier if any process purged since the last look."""
+    def check_generation(self) -> object:
+        """Forget the memory tier if any process purged since the last look; the generation."""
         generation = self.storage.generation()
         if generation != self._generation:
             with self._tier_lock:
                 self._tier.clear()
                 self._tier_size = 0
                 self._generation = generation
+        return generation
 
     def tier_get(self, key: str) -> Any:
         """The prepared object for ``key`` in the memory tier, or ``None``."""

@@ -57,7 +57,8 @@ def canonical_url(scheme: str, host: str, path: str, query: Iterable[tuple[str, 
 
     Query pairs are latin-1 text (each character one byte of the request), so distinct bytes
     never collapse into one key."""
-    pairs = sorted(query)
+    # Stable sort by name: the order of repeated names' values is kept (it may matter).
+    pairs = sorted(query, key=lambda pair: pair[0])
     url = f"{scheme}://{host}{path}"
     return f"{url}?{urlencode(pairs, encoding='latin-1')}" if pairs else url
 

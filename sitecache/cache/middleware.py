@@ -20,7 +20,7 @@ from email.utils import formatdate, parsedate_to_datetime
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, urlencode
 
 from sitecache.cache.engine import CacheEngine, PurgeResult
 from sitecache.cache.entry import CacheEntry
@@ -237,10 +237,16 @@ class PageCache:
 
     # ------------------------------------------------------------------ WSGI
     def _host(self, environ: Mapping[str, Any], scheme: str) -> str:
+        """The request's host if it is spelled canonically, else ``""`` (never served).
+
+        SECURITY: the key holds the normalized host, so a spelling the app could reflect
+        differently (``LOCALHOST.``, ``example.org:80``) is not keyed at all.
+        """
         raw = environ.get("HTTP_HOST") or environ.get("SERVER_NAME", "")
         cached = self._hosts.get((raw, scheme))
         if cached is None:
-            cached = normalize_host(str(raw), scheme)
+            normalized = normalize_host(str(raw), scheme)
+            cached = normalized if normalized == raw else ""
             if len(self._hosts) < 256:
                 self._hosts[(raw, scheme)] = cached
         return cached
@@ -255,7 +261,11 @@ class PageCache:
         rules = self.rules
         scheme = environ.get("wsgi.url_scheme", "http")
         host = self._host(environ, scheme)
-        path = environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", "")
+        path_info = environ.get("PATH_INFO", "")
+        path = environ.get("SCRIPT_NAME", "") + path_info
+        # SECURITY: the bypass rules see the path the app routes on (werkzeug strips leading
+        # slashes and ignores SCRIPT_NAME) as well as the full one: `//site-json/` is REST.
+        routed = "/" + path_info.lstrip("/")
         query = environ.get("QUERY_STRING", "")
         cookie_header = environ.get("HTTP_COOKIE", "")
         pairs = parse_qsl(query, keep_blank_values=True, encoding="latin-1") if query else []
@@ -265,6 +275,9 @@ class PageCache:
         facts = RequestFacts(
             method=method,
             path=path,
+            routed_path=routed,
+            has_body=bool(environ.get("HTTP_TRANSFER_ENCODING"))
+            or environ.get("CONTENT_LENGTH", "") not in ("", "0"),
             host=host,
             query_names=tuple(name for name, _ in pairs),
             cookie_names=cookie_names,
@@ -278,6 +291,7 @@ class PageCache:
             and cookie_names
             and method in ("GET", "HEAD")
             and not path.startswith(rules.bypass_path_prefixes)
+            and not routed.startswith(rules.bypass_path_prefixes)
             and BYPASS_QUERY_PARAMS.isdisjoint(facts.query_names)
         ):
             # known_users=anonymous: a front-end GET is answered as for a visitor without a
@@ -305,11 +319,12 @@ class PageCache:
             agent = facts.user_agent.lower()
             if any(fragment in agent for fragment in settings.mobile_user_agents):
                 variant = "mobile"
-        url = canonical_url(scheme, host, normalize_path(path), kept_pairs)
+        path = normalize_path(path)
+        url = canonical_url(scheme, host, path, kept_pairs)
         base = base_key(url, variant)
         try:
-            engine.check_generation()
-            key, prepared = self._lookup(base, environ)
+            generation = engine.check_generation()
+            key, prepared = self._lookup(base, environ, now)
         except StorageError as exc:
             engine.storage_warning("cache storage unavailable, passing through: %s", exc)
             return self._bypass(environ, start_response, "storage_error")
@@ -332,11 +347,12 @@ class PageCache:
                     return self._send(environ, start_response, prepared, now, status)
                 try:
                     return self._fetch(environ, start_response, base, url, host, path, variant,
-                                       settings, now, "stale")  # fmt: skip
+                                       settings, now, "stale", generation)  # fmt: skip
                 finally:
                     engine.release(lock_name, owner)
+        fwd = "vary-miss" if key != base else "uri-miss"
         return self._fetch(environ, start_response, base, url, host, path, variant, settings, now,
-                           "uri-miss")  # fmt: skip
+                           fwd, generation)  # fmt: skip
 
     def _debugging(
         self, environ: Mapping[str, Any], start_response: StartResponse
@@ -346,7 +362,9 @@ class PageCache:
         path = normalize_path(str(environ.get("PATH_INFO", "")))
         query = environ.get("QUERY_STRING", "")
         # SECURITY: parameter names only: values may carry tokens; never cookies or credentials.
-        names = ",".join(sorted({name for name, _ in parse_qsl(query, keep_blank_values=True)}))
+        names = ",".join(
+            sorted({quote(name, safe="") for name, _ in parse_qsl(query, keep_blank_values=True)})
+        )
         logger = self.debug_logger
 
         def debugging_start_response(
@@ -360,24 +378,31 @@ class PageCache:
         return debugging_start_response
 
     # ------------------------------------------------------------------ lookup
-    def _prepared(self, key: str) -> Prepared | None:
+    def _prepared(self, key: str, now: float) -> Prepared | None:
         engine = self.engine
         prepared: Prepared | None = engine.tier_get(key)
-        if prepared is None:
-            entry = engine.load(key)
-            if entry is None:
-                return None
+        if prepared is not None and (not prepared.expires or now < prepared.expires):
+            return prepared
+        # Not here, or stale here: another process may have stored a fresher copy.
+        entry = engine.load(key)
+        if entry is None:
+            if prepared is not None:
+                engine.tier_forget(key)
+            return None
+        if prepared is None or entry.created > prepared.created:
             prepared = Prepared(entry)
             engine.tier_put(key, prepared, prepared.weight)
         return prepared
 
-    def _lookup(self, base: str, environ: Mapping[str, Any]) -> tuple[str, Prepared | None]:
-        prepared = self._prepared(base)
+    def _lookup(
+        self, base: str, environ: Mapping[str, Any], now: float
+    ) -> tuple[str, Prepared | None]:
+        prepared = self._prepared(base, now)
         if prepared is None or prepared.status_line:
             return base, prepared
         # A pointer: the real entry is keyed by the request's values of the Vary headers.
         key = vary_key(base, prepared.vary, _vary_values(environ, prepared.vary))
-        return key, self._prepared(key)
+        return key, self._prepared(key, now)
 
     # ------------------------------------------------------------------ answers
     def _send(
@@ -440,8 +465,13 @@ class PageCache:
         settings: CacheSettings,
         now: float,
         fwd: str,
+        generation: object,
     ) -> Iterable[bytes]:
-        """Ask the app, store what may be stored, answer the client."""
+        """Ask the app, store what may be stored, answer the client.
+
+        A page whose rendering overlapped a purge (the purge generation moved meanwhile) is
+        answered but not stored: it may show what the purge was meant to remove.
+        """
         engine = self.engine
         is_head = environ.get("REQUEST_METHOD") == "HEAD"
         app_environ = environ
@@ -466,7 +496,10 @@ class PageCache:
         entry = _build_entry(captured, facts, url, host, path, variant, settings, now)
         vary = tuple(name for name in facts.vary if name != "accept-encoding")
         key = base
+        stored = False
         try:
+            if engine.storage.generation() != generation:
+                raise _PurgedMeanwhile
             if vary:
                 key = vary_key(base, vary, _vary_values(environ, vary))
                 pointer = CacheEntry(
@@ -477,18 +510,28 @@ class PageCache:
                 engine.tier_forget(base)
             engine.store(key, entry, settings.stale_while_revalidate)
             engine.count("miss")
+            stored = True
             status_value = f"{CACHE_NAME}; fwd={fwd}; stored"
+        except _PurgedMeanwhile:
+            engine.count("bypass")
+            engine.count("bypass:purged")
+            status_value = f"{CACHE_NAME}; fwd={fwd}; detail=purged"
         except StorageError as exc:
             engine.storage_warning("cache storage unavailable, page not stored: %s", exc)
             engine.count("bypass")
             engine.count("bypass:storage_error")
             status_value = f"{CACHE_NAME}; fwd={fwd}; detail=storage_error"
         prepared = Prepared(entry)
-        engine.tier_put(key, prepared, prepared.weight)
+        if stored:
+            engine.tier_put(key, prepared, prepared.weight)
         return self._send(environ, start_response, prepared, now, status_value)
 
 
 # ---------------------------------------------------------------------- helpers
+class _PurgedMeanwhile(Exception):
+    """A purge happened while the page was being rendered: do not store it."""
+
+
 def _debug_logger(path: str | Path | None) -> logging.Logger:
     """The debug logger: this cache's own (unregistered) logger on a private file (0600) when
     ``path`` is given, else the shared ``sitecache.cache.debug`` logger."""
@@ -567,6 +610,9 @@ def _call(app: WSGIApp, environ: dict[str, Any], limit: int) -> _Captured:
     except BaseException:
         captured.close()
         raise
+    # PEP 3333: the whole body is buffered, so the app's resources are released now.
+    captured.close()
+    captured.close = _nothing
     captured.size = sum(len(chunk) for chunk in captured.chunks)
     return captured
 
@@ -583,6 +629,8 @@ def _response_facts(captured: _Captured) -> ResponseFacts:
             set_cookie = True
         elif lower == "cache-control":
             cache_control |= parse_cache_control(value)
+            if _zero_lifetime(value):
+                cache_control.add("no-cache")
         elif lower == "vary":
             vary.extend(parse_list_header(value))
         elif lower == "content-encoding":
@@ -672,6 +720,17 @@ def _build_entry(
     )
 
 
+def _zero_lifetime(value: str) -> bool:
+    """Whether a Cache-Control value gives shared caches no lifetime (``s-maxage=0``, or
+    ``max-age=0`` without ``s-maxage``)."""
+    directives = {}
+    for part in value.split(","):
+        name, _, argument = part.strip().partition("=")
+        directives[name.strip().lower()] = argument.strip().strip('"')
+    lifetime = directives.get("s-maxage", directives.get("max-age"))
+    return lifetime is not None and lifetime.isdigit() and int(lifetime) == 0
+
+
 def _title(name: str) -> str:
     return "-".join(part.capitalize() for part in name.split("-"))
 
@@ -683,6 +742,8 @@ def _vary_values(environ: Mapping[str, Any], names: Iterable[str]) -> list[str]:
 
 
 def _not_modified(environ: Mapping[str, Any], prepared: Prepared, use_gzip: bool) -> bool:
+    if not prepared.status_line.startswith("2"):  # RFC 9110 §13.2.1: preconditions on 2xx only
+        return False
     if_none_match = environ.get("HTTP_IF_NONE_MATCH")
     if if_none_match:
         return _etag_matches(if_none_match, prepared.gzip_etag if use_gzip else prepared.etag)

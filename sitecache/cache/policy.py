@@ -20,6 +20,7 @@ from sitecache.cache.settings import CacheSettings
 __all__ = [
     "AUTH_COOKIE_PREFIXES",
     "BYPASS_PATH_PREFIXES",
+    "BYPASS_QUERY_PARAMS",
     "REQUEST_GUARDS",
     "RESPONSE_GUARDS",
     "CacheRules",
@@ -82,11 +83,20 @@ class CacheRules:
     max_body: int = 8 * 1024 * 1024
 
     def serves_host(self, host: str) -> bool:
-        """Whether ``host`` (normalized, maybe with a port) is one of the site's."""
+        """Whether ``host`` (normalized, maybe with a port) is one of the site's.
+
+        SECURITY: exactly a configured ``host`` or ``host:port`` (every other spelling would be
+        a new key an attacker could mint); without configured hosts, a loopback name with a
+        numeric port or none.
+        """
         if self.hosts is not None:
-            return host in self.hosts or host.rsplit(":", 1)[0] in self.hosts
-        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-        return name in ("localhost", "127.0.0.1", "[::1]")
+            return host in self.hosts
+        name, _, port = host.rpartition(":") if not host.endswith("]") else (host, "", "")
+        if not name:
+            name, port = host, ""
+        return name in ("localhost", "127.0.0.1", "[::1]") and (
+            port == "" or (port.isdigit() and len(port) <= 5)
+        )
 
 
 @dataclass(slots=True)
@@ -101,7 +111,8 @@ class RequestFacts:
     has_authorization: bool
     user_agent: str
     forwarded_host_mismatch: bool
-    is_mobile: bool = False
+    routed_path: str = ""
+    has_body: bool = False
 
 
 @dataclass(slots=True)
@@ -139,8 +150,11 @@ def _rejected_cookie(facts: RequestFacts, settings: CacheSettings, rules: CacheR
 
 
 def _rest_or_admin(facts: RequestFacts, settings: CacheSettings, rules: CacheRules) -> bool:
-    return facts.path.startswith(rules.bypass_path_prefixes) or any(
-        name in BYPASS_QUERY_PARAMS for name in facts.query_names
+    prefixes = rules.bypass_path_prefixes
+    return (
+        facts.path.startswith(prefixes)
+        or facts.routed_path.startswith(prefixes)
+        or any(name in BYPASS_QUERY_PARAMS for name in facts.query_names)
     )
 
 
@@ -169,6 +183,8 @@ REQUEST_GUARDS: Final[tuple[tuple[str, RequestGuard], ...]] = (
     ("method", lambda f, s, r: f.method not in ("GET", "HEAD")),
     # SECURITY: REST, login and admin paths are never cached (their answers are per user).
     ("rest_or_admin", _rest_or_admin),
+    # A GET with a body: the body is unkeyed input an app might read ("fat GET").
+    ("request_body", lambda f, s, r: f.has_body),
     # SECURITY: only hosts the site serves are keyed; anything else could poison a key.
     ("foreign_host", lambda f, s, r: not r.serves_host(f.host)),
     # SECURITY: an X-Forwarded-Host that no trusted proxy applied is unkeyed input.

@@ -74,6 +74,18 @@ class DebugNotices:
         ]
         self._record(DEPRECATED_PARAM_HEADER, _describe(function, details))
 
+    def repeat_registration_notice(self, function: str, message: str) -> None:
+        """Put a notice given when a route registered into this response's debug header.
+
+        WordPress registers every route on every request, so a registration notice reaches the
+        header of each response; here routes register once, so the notice is repeated (without
+        firing the action or logging again). A notice raised while serving wins, as it comes
+        later in WordPress.
+        """
+        collected = _collected.get()
+        if self.debug and collected is not None:
+            collected.setdefault(DOING_IT_WRONG_HEADER, _describe(function, [message]))
+
     def _record(self, header: str, text: str) -> None:
         logger.warning("%s: %s", header, text)
         if not self.debug:

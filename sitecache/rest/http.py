@@ -11,6 +11,7 @@ headers for logged-in users, CORS origin headers, then the body: data with ``_li
 from __future__ import annotations
 
 import contextlib
+import html
 import json
 import logging
 import math
@@ -25,7 +26,7 @@ from werkzeug.wrappers import Request, Response
 
 from sitecache.errors import RestError
 from sitecache.rest.authentication import Authentication, is_logged_in
-from sitecache.rest.params import parse_pairs, parse_query_string
+from sitecache.rest.params import is_json_media_type, parse_pairs, parse_query_string
 from sitecache.rest.request import RestRequest
 from sitecache.rest.response import RestResponse, error_to_response
 from sitecache.rest.server import internal_error
@@ -200,9 +201,7 @@ def build_request(
     """The `RestRequest` of an HTTP request (form bodies of POST parsed, PHP-style)."""
     request = RestRequest(http.method, route)
     request.environ = http.environ
-    if plain_permalinks and "rest_route" in query:
-        # With plain permalinks rest_route only addresses the route; it is not a parameter.
-        query = {key: value for key, value in query.items() if key != "rest_route"}
+    request.plain_permalinks = plain_permalinks
     request.set_query_params(query)
     request.set_headers(_request_headers(http.environ))
     read_bounded_body(http)
@@ -327,6 +326,39 @@ def payload_too_large() -> RestError:
     return RestError("rest_payload_too_large", "The request body is too large.", {"status": 413})
 
 
+def die_response(http: Request, error: RestError) -> Response:
+    """``wp_die(error)`` before any REST work: JSON for a JSON client, else an HTML page.
+
+    A client is a JSON client when its Accept or Content-Type header names a JSON media type
+    (``wp_is_json_request``). The JSON body is ``{code, message, data: {status},
+    additional_errors}``; both forms carry the no-cache headers.
+    """
+    status = error.status
+    accept = http.headers.get("Accept", "")
+    content_type = http.headers.get("Content-Type", "")
+    if is_json_media_type(accept) or is_json_media_type(content_type):
+        body = error.to_dict()
+        body = {
+            "code": body["code"],
+            "message": body["message"],
+            "data": {"status": status},
+            "additional_errors": body.get("additional_errors", []),
+        }
+        response = Response(
+            encode_json(body), status=status, content_type="application/json; charset=utf-8"
+        )
+    else:
+        message = html.escape(error.message)
+        page = (
+            '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f"<title>Error</title>\n</head>\n<body>\n<p>{message}</p>\n</body>\n</html>\n"
+        )
+        response = Response(page, status=status, mimetype="text/html")
+    for name, value in NOCACHE_HEADERS.items():
+        response.headers[name] = value
+    return response
+
+
 def serve_request(
     server: RestServer,
     http: Request,
@@ -335,8 +367,11 @@ def serve_request(
 ) -> Response:
     """Answer one HTTP request for REST ``route`` (or the error extracting it produced).
 
-    ``query`` is the request's parsed query string when the caller already has it.
+    ``query`` is the request's parsed query string when the caller already has it. A
+    ``rest_route`` that is not a string is answered by `die_response` before the server runs.
     """
+    if isinstance(route, RestError) and route.code == "rest_path_invalid_type":
+        return die_response(http, route)
     context = RequestContext.from_environ(http.environ)
     token = server.using_context(context)
     try:
@@ -428,8 +463,13 @@ def _serve(
         if isinstance(auth_error, RestError):
             result = error_to_response(auth_error)
             force_nocache = True
+            if is_logged_in(request.refused_user):
+                request.user = request.refused_user  # refused: only the headers see this user
         else:
             result = server.dispatch(request)
+            matched = server.registry.routes.get(result.get_matched_route() or "")
+            for notice in matched.notices if matched is not None else ():
+                server.notices.repeat_registration_notice(*notice)
         for name, value in auth_headers.items():
             result.header(name, value)
         result = server.post_dispatch(result, request)

@@ -77,6 +77,8 @@ def parse_pairs(pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
     """Build PHP-style parameters from decoded ``(key, value)`` pairs."""
     root = _Node()
     for key, value in pairs:
+        if not key.lstrip(" ").partition("[")[0]:
+            continue  # PHP drops a variable without a name: "=5", "[]=5", "[a]=5"
         parts = _split_key(key)
         if parts is None:
             root.set(key, value)

@@ -62,6 +62,7 @@ class RestRequest:
         self._body: bytes = b""
         self._parsed_json = False
         self._json_error: RestError | None = None
+        self._json_value: Any = None
         self._parsed_body = False
         self.user: User = ANONYMOUS
         """The current user; the anonymous user (id 0) when nobody authenticated."""
@@ -69,6 +70,13 @@ class RestRequest:
         """The uuid of the application password that authenticated the request, if any."""
         self.authentication_method: str | None = None
         """How the user was authenticated (``"cookie"``, ``"application_password"``, ...)."""
+        self.refused_user: User = ANONYMOUS
+        """The user of credentials that were valid but refused (a login cookie with a bad nonce).
+
+        The refusal is answered for this user, as WordPress keeps them current: logged-in
+        response headers (no ``Vary: Origin``). Nothing is ever dispatched as this user."""
+        self.plain_permalinks = False
+        """Whether the site has plain permalinks: `get_params` then leaves out ``rest_route``."""
         self.environ: Mapping[str, Any] = {}
         """The WSGI environ of the HTTP request this came from (empty for internal requests)."""
         self.memo: dict[str, Any] = {}
@@ -165,6 +173,7 @@ class RestRequest:
         self._body = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else body
         self._parsed_json = False
         self._json_error = None
+        self._json_value = None
         self._parsed_body = False
         self._params["JSON"] = {}
         self._order = None
@@ -180,10 +189,20 @@ class RestRequest:
         if not body or body == b"0":
             return None
         try:
-            decoded = json.loads(body, parse_constant=_reject_constant)
+            text, malformed = body.decode("utf-8"), False
+        except UnicodeDecodeError:
+            # Bad bytes outside a string are a syntax error below; inside one, PHP's error 5.
+            text, malformed = body.decode("utf-8", "surrogateescape"), True
+        try:
+            decoded = json.loads(text, parse_constant=_reject_constant)
         except (ValueError, RecursionError) as exc:
             self._json_error = _invalid_json(4, "Syntax error")
             self._json_error.__cause__ = exc
+            return self._json_error
+        if malformed:
+            self._json_error = _invalid_json(
+                5, "Malformed UTF-8 characters, possibly incorrectly encoded"
+            )
             return self._json_error
         if _too_deep(decoded):
             self._json_error = _invalid_json(1, "Maximum stack depth exceeded")
@@ -196,6 +215,7 @@ class RestRequest:
                 10, "Single unpaired UTF-16 surrogate in unicode escape"
             )
             return self._json_error
+        self._json_value = decoded
         self._params["JSON"] = _as_params(decoded)
         return None
 
@@ -213,10 +233,19 @@ class RestRequest:
         parsed = parse_query_string(self._body.decode("utf-8", "replace"))
         self._params["POST"] = {**parsed, **self._params["POST"]}
 
-    def get_json_params(self) -> dict[str, Any] | None:
-        """The decoded JSON body as parameters, or ``None`` when there is none."""
+    def get_json_params(self) -> Any:
+        """The decoded JSON body as it is (``json_decode``): a map, a list or a scalar.
+
+        ``None`` when there is no JSON body, it is not declared as JSON, it is empty or ``0``, it
+        is ``null`` or it does not decode. A JSON object is the parameter source itself, so
+        `set_param` and `sanitize_params` show through, as in WordPress; the merged parameters
+        read other values by index (`_as_params`).
+        """
         self._parse_json()
-        return self._params["JSON"] if self._params["JSON"] else None
+        value = self._json_value
+        if isinstance(value, dict) or (value is None and self._params["JSON"]):
+            return self._params["JSON"]
+        return value
 
     # ------------------------------------------------------------------ parameters
     def parameter_order(self) -> list[str]:
@@ -255,6 +284,8 @@ class RestRequest:
         merged: dict[str, Any] = {}
         for source in reversed(self.parameter_order()):
             merged.update(self._params[source])
+        if self.plain_permalinks:
+            merged.pop("rest_route", None)  # it addressed the route; it stays a query parameter
         return merged
 
     def set_param(self, key: str, value: Any) -> None:
@@ -435,10 +466,12 @@ class RestRequest:
         clone._body = self._body
         clone._parsed_json = self._parsed_json
         clone._json_error = self._json_error
+        clone._json_value = self._json_value
         clone._parsed_body = self._parsed_body
         clone.user = self.user
         clone.app_password = self.app_password
         clone.authentication_method = self.authentication_method
+        clone.plain_permalinks = self.plain_permalinks
         clone.environ = self.environ
         return clone
 

@@ -58,6 +58,8 @@ class Route:
     regex: re.Pattern[str] | None
     handlers: list[Handler] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
+    notices: list[tuple[str, str]] = field(default_factory=list)
+    """Registration notices repeated on each response of this route (``(function, message)``)."""
 
     def match(self, path: str) -> dict[str, str] | None:
         """The named groups when ``path`` matches this route whole, else ``None``."""
@@ -108,57 +110,71 @@ class RouteRegistry:
     ) -> bool:
         """Register a route under ``namespace`` with SPEC.md §1's rules; ``False`` if refused.
 
-        An empty namespace or route is refused. A namespace with leading or trailing slashes,
-        registration before ``rest_api_init`` (``initialized`` false) and a handler without
-        ``permission_callback`` are reported as misuse but registered.
+        An empty namespace or route is refused; a route of ``/`` is the namespace root. A
+        namespace with leading or trailing slashes, registration before ``rest_api_init``
+        (``initialized`` false) and a handler without ``permission_callback`` are reported as
+        misuse but registered.
         """
         if not namespace:
             self._notify(
                 "register_rest_route",
-                "Routes must be namespaced with plugin or theme name and version.",
+                "Routes must be namespaced with plugin or theme name and version. Instead there "
+                f"seems to be an empty namespace '{namespace}' for route '{route}'.",
             )
             return False
         if not route:
-            self._notify("register_rest_route", "Route must be specified.")
+            self._notify(
+                "register_rest_route",
+                f"Route must be specified. Instead within the namespace '{namespace}', there "
+                f"seems to be an empty route '{route}'.",
+            )
             return False
         clean_namespace = namespace.strip("/")
         if clean_namespace != namespace:
-            self._notify("register_rest_route", "Namespace must not start or end with a slash.")
+            self._notify(
+                "register_rest_route",
+                f"Namespace must not start or end with a slash. Instead namespace '{namespace}' "
+                f"for route '{route}' seems to contain a slash.",
+            )
         if not initialized:
             self._notify(
                 "register_rest_route",
-                "REST API routes must be registered on the rest_api_init action.",
+                "REST API routes must be registered on the rest_api_init action. Instead route "
+                f"'{route}' with namespace '{namespace}' was not registered on this action.",
             )
-        common_args = dict(route_args or {})
+        display = f"{clean_namespace}/{route.strip('/')}"
+        common_args = self._arg_map(route_args, display)
         groups: list[Mapping[str, Any]]
         if args is None:
             groups = [{}]
         elif isinstance(args, Mapping):
             if "args" in args and "callback" not in args and "methods" not in args:
-                common_args = {**common_args, **dict(args["args"])}
+                common_args = {**common_args, **self._arg_map(args["args"], display)}
                 groups = [{key: value for key, value in args.items() if key != "args"}]
             else:
                 groups = [args]
         else:
             groups = list(args)
-        display = f"{clean_namespace}/{route.strip('/')}"
         handlers: list[Handler] = []
+        notices: list[tuple[str, str]] = []
         for group in groups:
             handler: Handler = {**_HANDLER_DEFAULTS, **dict(group)}
-            handler["args"] = {**common_args, **dict(handler.get("args") or {})}
+            handler["args"] = {**common_args, **self._arg_map(handler.get("args"), display)}
             if "permission_callback" not in group:
-                self._notify(
+                notice = (
                     "register_rest_route",
                     f"The REST API route definition for {display} is missing the required "
                     "permission_callback argument. For REST API routes that are intended to be "
                     "public, use sitecache.rest.return_true as the permission callback.",
                 )
-            for name, definition in handler["args"].items():
+                self._notify(*notice)
+                notices.append(notice)
+            for definition in handler["args"].values():
                 if not isinstance(definition, Mapping):
                     self._notify(
                         "register_rest_route",
-                        f'REST API $args should be a mapping of mappings. Found "{name}" for '
-                        f"route {display}.",
+                        "REST API $args should be an array of arrays. Non-array value detected "
+                        f"for {display}.",
                     )
                     break
             handler["methods"] = normalize_methods(handler["methods"])
@@ -168,9 +184,26 @@ class RouteRegistry:
             options["schema"] = schema
         if allow_batch is not None:
             options["allow_batch"] = allow_batch
-        full_route = f"/{clean_namespace}/{route.strip('/')}"
-        self.add_route(clean_namespace, full_route, handlers, options, override)
+        # SPEC.md §1: "/<namespace>/<route>" with slashes trimmed, so a route of "/" is the
+        # namespace root "/<namespace>" and joins its index (GET stays the index's).
+        full_route = f"/{clean_namespace}/{route.strip('/')}".rstrip("/")
+        registered = self.add_route(clean_namespace, full_route, handlers, options, override)
+        registered.notices.extend(notices)
         return True
+
+    def _arg_map(self, args: Any, display: str) -> dict[str, Any]:
+        """Argument definitions keyed by name; a list is read by index, as PHP merges it."""
+        if not args:
+            return {}
+        if isinstance(args, Mapping):
+            return dict(args)
+        self._notify(
+            "register_rest_route",
+            f"REST API $args should be an array of arrays keyed by parameter name. A list was "
+            f"given for {display}.",
+        )
+        items = list(args) if isinstance(args, list | tuple) else [args]
+        return {str(index): definition for index, definition in enumerate(items)}
 
     def add_route(
         self,

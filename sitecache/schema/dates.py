@@ -27,7 +27,7 @@ _SECONDS_PER_DAY = 86400
 def _days_from_civil(year: int, month: int, day: int) -> int:
     """Days since 1970-01-01 of a proleptic Gregorian date (any year, day may overflow)."""
     year -= month <= 2
-    era = (year if year >= 0 else year - 399) // 400
+    era = year // 400  # Python's // already floors (the C original corrects truncation)
     year_of_era = year - era * 400
     day_of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
     day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
@@ -36,7 +36,7 @@ def _days_from_civil(year: int, month: int, day: int) -> int:
 
 def _civil_from_days(days: int) -> tuple[int, int, int]:
     days += 719468
-    era = (days if days >= 0 else days - 146096) // 146097
+    era = days // 146097
     day_of_era = days - era * 146097
     year_of_era = (
         day_of_era - day_of_era // 1460 + day_of_era // 36524 - day_of_era // 146096
@@ -70,8 +70,9 @@ def parse_date(date: object, force_utc: bool = False) -> int | bool:
     """The Unix timestamp of an RFC 3339 date-time, or ``False``.
 
     Accepts ``YYYY-MM-DD``, ``T``/``t``/space, ``hh:mm:ss``, an optional fraction (ignored) and an
-    optional ``Z``, ``±hh`` or ``±hh:mm`` offset; a date without one is UTC. Fields roll over as
-    in PHP (day 0 to 31, month 0 to 12, hour up to 24, second up to 60). With ``force_utc`` the
+    optional ``Z``, ``±hh`` or ``±hh:mm`` offset up to ±23:59; a date without one is UTC. Fields
+    roll over as in PHP (day 0 to 31, month 0 to 12, hour up to 24, second up to 60). With
+    ``force_utc`` the
     trailing offset is replaced by ``+00:00`` first (which damages a date-only string, so it fails).
     """
     if not isinstance(date, str):
@@ -86,11 +87,14 @@ def parse_date(date: object, force_utc: bool = False) -> int | bool:
     year, month, day, hour, minute, second = (int(part) for part in match.groups()[:6])
     if month > 12 or day > 31 or hour > 24 or minute > 59 or second > 60:
         return False
+    zone = match.group(7) or ""
+    if len(zone) > 1 and (int(zone[1:3]) > 23 or int(zone[4:6] or 0) > 59):
+        return False  # an offset outside ±23:59 is no time zone
     if month == 0:
         year, month = year - 1, 12
     days = _days_from_civil(year, month, 1) + day - 1
     timestamp = days * _SECONDS_PER_DAY + hour * 3600 + minute * 60 + second
-    return timestamp - _offset_seconds(match.group(7) or "")
+    return timestamp - _offset_seconds(zone)
 
 
 def get_date_with_gmt(

@@ -60,10 +60,15 @@ def parse_hex_color(color: object) -> str | bool:
     return text
 
 
-def sanitize_hex_color(color: object) -> str:
-    """The color when valid, else ``""`` (``sanitize_hex_color`` cast to a string)."""
+def sanitize_hex_color(color: object) -> str | None:
+    """The color when valid, ``""`` for ``""``, else ``None`` (WordPress's ``sanitize_hex_color``).
+
+    Schema sanitizing of a ``hex-color`` string casts the result to a string, giving ``""``.
+    """
+    if color == "":
+        return ""
     result = parse_hex_color(color)
-    return result if isinstance(result, str) else ""
+    return result if isinstance(result, str) else None
 
 
 # ---------------------------------------------------------------------- IP addresses

@@ -45,7 +45,7 @@ _FUNCTION: Final = "rest_sanitize_value_from_schema"
 
 
 def _sanitize_hex_color(value: Any) -> str:
-    return sanitize_hex_color(value)
+    return sanitize_hex_color(value) or ""  # the (string) cast of rest_sanitize_value_from_schema
 
 
 FORMAT_SANITIZERS: Final[dict[str, Callable[[Any], Any]]] = {

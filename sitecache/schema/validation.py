@@ -102,10 +102,13 @@ def check_value(value: Any, schema: Any, param: str) -> RestError | None:
             return error
 
     enum = schema.get("enum")
-    if enum and isinstance(enum, list | dict | tuple):  # a non-empty enum; others are ignored
+    if enum and isinstance(enum, list | dict | tuple):  # a non-empty enum; an empty one is ignored
         error = _check_enum(value, schema, type_name, enum, param)
         if error is not None:
             return error
+    elif enum is not None and not php.is_empty(enum):
+        # PHP's foreach over a scalar enum finds no member: nothing can match ("is not one of .").
+        return messages.not_in_enum(param, [])
 
     format_name = schema.get("format")
     if isinstance(format_name, str) and (rule is None or type_name == "string"):
@@ -332,8 +335,8 @@ def _check_hex_color(value: Any, param: str) -> RestError | None:
 
 
 def _check_date_time(value: Any, param: str) -> RestError | None:
-    # A timestamp of 0 (1970-01-01T00:00:00Z) is falsy and therefore invalid, as in WordPress.
-    return None if parse_date(value) else messages.invalid_date()
+    # Only a failed parse is invalid: the epoch itself (a timestamp of 0) is a valid date.
+    return None if parse_date(value) is not False else messages.invalid_date()
 
 
 def _check_email(value: Any, param: str) -> RestError | None:

@@ -178,6 +178,35 @@ def test_a_bogus_nonce_parameter_is_refused_even_with_a_valid_header(site: Site)
     assert response.json == INVALID_NONCE
 
 
+def test_a_valid_cookie_with_a_bad_nonce_is_refused_as_a_logged_in_request(site: Site) -> None:
+    # WordPress keeps the cookie's user current when the nonce fails: the 403 is built for a
+    # logged-in user, so the anonymous "Vary: Origin" is not sent.
+    client = site.logged_in("editor")
+    response = whoami(client, headers={"X-Site-Nonce": "0123456789"})
+    assert response.status_code == 403
+    assert response.json == INVALID_NONCE
+    assert "Vary" not in response.headers
+
+
+def test_a_bad_nonce_without_a_valid_cookie_is_refused_as_an_anonymous_request(
+    site: Site,
+) -> None:
+    client = site.client()
+    client.set_cookie(COOKIE_NAME, "forged")
+    response = whoami(client, headers={"X-Site-Nonce": "0123456789"})
+    assert response.status_code == 403
+    assert response.headers.getlist("Vary") == ["Origin"]
+
+
+def test_a_refused_cookie_user_never_reaches_the_handler(site: Site) -> None:
+    # Even when a filter clears the refusal, the request goes on as the anonymous user.
+    site.app.hooks.add_filter("rest_authentication_errors", lambda error, request: None, 20)
+    client = site.logged_in("editor")
+    response = whoami(client, headers={"X-Site-Nonce": "0123456789"})
+    assert response.status_code == 200
+    assert response.json == ANONYMOUS
+
+
 def test_a_request_without_a_cookie_and_with_a_bogus_nonce_is_refused(site: Site) -> None:
     response = whoami(site.client(), headers={"X-Site-Nonce": "0123456789"})
     assert response.status_code == 403
@@ -268,7 +297,13 @@ def test_the_login_may_be_the_email_address(site: Site) -> None:
 
 def app_password_failure(code: str) -> dict[str, Any]:
     messages = {
-        "invalid_username": "Unknown username. Check again or try your email address.",
+        # wp_authenticate_application_password's messages, word for word.
+        "invalid_username": (
+            "<strong>Error:</strong> Unknown username. Check again or try your email address."
+        ),
+        "invalid_email": (
+            "<strong>Error:</strong> Unknown email address. Check again or try your username."
+        ),
         "incorrect_password": "The provided password is an invalid application password.",
     }
     return {"code": code, "message": messages[code], "data": {"status": 401}}
@@ -278,7 +313,8 @@ def app_password_failure(code: str) -> dict[str, Any]:
     ("login", "present", "code"),
     [
         ("nobody", lambda site, password: password, "invalid_username"),
-        ("nobody@example.org", lambda site, password: password, "invalid_username"),
+        ("nobody@example.org", lambda site, password: password, "invalid_email"),
+        ("nobody@localhost", lambda site, password: password, "invalid_username"),
         ("aurora", lambda site, password: "abcd efgh ijkl mnop qrst uvwx", "incorrect_password"),
         ("aurora", lambda site, password: password.lower(), "incorrect_password"),
         ("aurora", lambda site, password: password[:-1], "incorrect_password"),
@@ -289,6 +325,7 @@ def app_password_failure(code: str) -> dict[str, Any]:
     ids=[
         "unknown-login",
         "unknown-email",
+        "unknown-login-with-an-at-sign-that-is-no-email",
         "made-up",
         "wrong-case",
         "truncated",

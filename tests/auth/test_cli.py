@@ -41,6 +41,11 @@ def run(config_file: Path, *argv: str) -> int:
     return main(["--config", str(config_file), *argv])
 
 
+def add_administrator(config_file: Path) -> None:
+    """Give the site an administrator without printing anything."""
+    create_app(str(config_file)).auth.users.create("root", "root-password", "administrator")
+
+
 def printed(pattern: str, text: str) -> str:
     match = re.search(pattern, text)
     assert match is not None, text
@@ -92,6 +97,7 @@ def test_init_keeps_an_existing_secret_key(config_file: Path, tmp_path: Path) ->
 def test_user_create_adds_a_user_with_a_role(
     config_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    add_administrator(config_file)
     assert (
         run(config_file, "user", "create", "eve", "--role", "editor", "--password", "s3cret-pass")
         == 0
@@ -114,6 +120,7 @@ def test_user_create_refuses_an_unknown_role(config_file: Path) -> None:
 def test_user_create_refuses_a_weak_password(
     config_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    add_administrator(config_file)
     assert run(config_file, "user", "create", "eve", "--password", "short") == 1
     assert "at least" in capsys.readouterr().err
 
@@ -121,6 +128,7 @@ def test_user_create_refuses_a_weak_password(
 def test_app_password_create_prints_a_working_password_once(
     config_file: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
+    add_administrator(config_file)
     caplog.set_level(logging.DEBUG)
     run(config_file, "user", "create", "eve", "--role", "author", "--password", "s3cret-pass")
     capsys.readouterr()

@@ -178,3 +178,27 @@ def test_an_administrator_cookie_without_a_nonce_is_anonymous_and_gets_401(site:
     response = site.logged_in("administrator").get(ADMIN_ONLY)
     assert response.status_code == 401
     assert response.json["code"] == "rest_forbidden"
+
+
+@pytest.mark.parametrize(
+    ("capability", "primitive"),
+    [
+        ("delete_user", "delete_users"),
+        ("promote_user", "promote_users"),
+        ("remove_user", "remove_users"),
+    ],
+)
+def test_deleting_or_promoting_a_user_needs_the_primitive_capability_even_on_yourself(
+    capability: str, primitive: str
+) -> None:
+    for role in ALL_ROLES:
+        me = user(role, user_id=7)
+        expected = primitive in ROLE_CAPABILITIES[role]
+        assert me.can(capability, 7) is expected, role
+        assert me.can(capability, 8) is expected, role
+
+
+def test_editing_yourself_needs_only_to_be_you() -> None:
+    assert user("subscriber", user_id=7).can("edit_user", 7)
+    assert not user("subscriber", user_id=7).can("edit_user", 8)
+    assert user("administrator", user_id=7).can("edit_user", 8)

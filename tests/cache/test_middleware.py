@@ -225,7 +225,7 @@ def test_headers_named_in_vary_are_part_of_the_key(page_app: PageApp) -> None:
     cache = build(page_app)
     french = get(cache, **{"Accept-Language": "fr"})
     german = get(cache, **{"Accept-Language": "de"})
-    assert german.headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
+    assert german.headers["Cache-Status"] == "sitecache; fwd=vary-miss; stored"
     again = get(cache, **{"Accept-Language": "fr"})
     assert again.headers["Cache-Status"].startswith("sitecache; hit")
     assert again.data == french.data != german.data
@@ -468,3 +468,121 @@ def test_the_debug_log_names_requests_without_secrets(page_app: PageApp, tmp_pat
     for secret in ("s3cret", "c00kie", "cXdl"):
         assert secret not in text
     assert oct(log.stat().st_mode & 0o777) == "0o600"
+
+
+# ---------------------------------------------------------------------- review findings
+def test_a_page_rendered_across_a_purge_is_answered_but_not_stored(page_app: PageApp) -> None:
+    cache = build(page_app)
+    original = page_app.__call__
+
+    def purging_app(environ: dict[str, Any], start_response: Any) -> Any:
+        result = original(environ, start_response)
+        cache.purge_tags(["post-1"])  # an editor saves while the page renders
+        return result
+
+    cache.app = purging_app
+    response = get(cache, "/post/")
+    assert response.headers["Cache-Status"] == "sitecache; fwd=uri-miss; detail=purged"
+    cache.app = page_app
+    assert get(cache, "/post/").headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
+
+
+@pytest.mark.parametrize("path", ["//site-json/", "//index.php/site-json/", "//login"])
+def test_rest_and_login_paths_bypass_however_many_leading_slashes(
+    page_app: PageApp, path: str
+) -> None:
+    response = Client(build(page_app), use_cookies=False).get(
+        path, base_url=SITE, environ_overrides={"PATH_INFO": path}
+    )
+    assert response.headers["Cache-Status"] == "sitecache; fwd=bypass; detail=rest_or_admin"
+
+
+def test_a_mounted_app_bypasses_its_rest_paths_and_keeps_admin_cookies(page_app: PageApp) -> None:
+    cache = build(page_app, known_users="anonymous")
+    response = Client(cache, use_cookies=False).get(
+        "/site-admin/",
+        base_url=SITE + "/blog",
+        headers={"Cookie": "sitecache_session=abc"},
+    )
+    assert response.headers["Cache-Status"] == "sitecache; fwd=bypass; detail=rest_or_admin"
+    assert page_app.seen[-1]["HTTP_COOKIE"] == "sitecache_session=abc"
+
+
+@pytest.mark.parametrize(
+    "host", ["example.org:1", "example.org:abc", "EXAMPLE.org", "example.org."]
+)
+def test_other_spellings_of_the_host_are_never_keyed(page_app: PageApp, host: str) -> None:
+    cache = build(page_app)
+    response = Client(cache, use_cookies=False).get("/", base_url=SITE, headers={"Host": host})
+    assert response.headers["Cache-Status"] == "sitecache; fwd=bypass; detail=foreign_host"
+    assert cache.engine.storage.summary(0).total == 0
+
+
+def test_the_memory_backend_stays_within_its_bound(page_app: PageApp) -> None:
+    storage = MemoryStorage(max_bytes=20_000)
+    cache = build(page_app, storage, cache_query_strings=True)
+    for number in range(100):
+        get(cache, f"/p{number}/")
+    assert storage.summary(0).bytes <= 20_000
+    assert 0 < storage.summary(0).total < 100
+
+
+def test_a_stale_copy_in_memory_is_refreshed_from_storage_before_regenerating(
+    page_app: PageApp, tmp_path: Path
+) -> None:
+    clock = FakeClock()
+    one = build(page_app, DiskStorage(tmp_path), clock, max_age=60, stale_while_revalidate=30)
+    two = build(page_app, DiskStorage(tmp_path), clock)
+    get(one)
+    get(two)  # both workers hold the page in memory
+    clock.advance(65)
+    assert get(one).headers["Cache-Status"] == "sitecache; fwd=stale; stored"
+    assert get(two).headers["Cache-Status"].startswith("sitecache; hit; ttl=")
+    assert page_app.calls == 2
+
+
+def test_the_app_is_closed_once_its_response_is_stored(page_app: PageApp) -> None:
+    closed: list[bool] = []
+
+    class Body(list[bytes]):
+        def close(self) -> None:
+            closed.append(True)
+
+    def app(environ: dict[str, Any], start_response: Any) -> Any:
+        start_response("200 OK", [("Content-Type", "text/html")])
+        return Body([b"<p>page</p>"])
+
+    cache = build(page_app)
+    cache.app = app
+    get(cache)
+    assert closed == [True]
+
+
+def test_a_cached_404_never_answers_304(page_app: PageApp) -> None:
+    page_app.status = "404 Not Found"
+    cache = build(page_app, cache_404=True)
+    first = get(cache)
+    assert first.headers["Cache-Status"].endswith("stored")
+    again = get(cache, **{"If-None-Match": "*"})
+    assert again.status_code == 404
+
+
+def test_a_get_with_a_body_bypasses(page_app: PageApp) -> None:
+    response = Client(build(page_app)).get("/", base_url=SITE, data=b"q=1")
+    assert response.headers["Cache-Status"] == "sitecache; fwd=bypass; detail=request_body"
+
+
+@pytest.mark.parametrize("control", ["max-age=0", "public, s-maxage=0", "s-maxage=0, max-age=60"])
+def test_an_origin_lifetime_of_zero_is_not_stored(page_app: PageApp, control: str) -> None:
+    page_app.headers.append(("Cache-Control", control))
+    response = get(build(page_app))
+    assert response.headers["Cache-Status"] == "sitecache; fwd=uri-miss; detail=no_cache"
+
+
+def test_repeated_query_names_keep_their_value_order_in_the_key(page_app: PageApp) -> None:
+    cache = build(page_app, cache_query_strings=True)
+    get(cache, "/a/?sort=title&sort=date")
+    assert get(cache, "/a/?sort=date&sort=title").headers["Cache-Status"].endswith("stored")
+    assert (
+        get(cache, "/a/?sort=title&sort=date").headers["Cache-Status"].startswith("sitecache; hit")
+    )

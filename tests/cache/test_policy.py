@@ -42,7 +42,11 @@ REQUEST_CASES: list[tuple[dict[str, Any], dict[str, Any], str | None]] = [
     ({"query_names": ("rest_route",)}, {"cache_query_strings": True}, "rest_or_admin"),
     ({"query_names": ("preview",)}, {"cache_query_strings": True}, "rest_or_admin"),
     ({"host": "evil.example"}, {}, "foreign_host"),
-    ({"host": "example.org:8080"}, {}, None),
+    # SECURITY: another port is another spelling an attacker could mint keys with.
+    ({"host": "example.org:8080"}, {}, "foreign_host"),
+    ({"path": "//site-json/", "routed_path": "/site-json/"}, {}, "rest_or_admin"),
+    ({"path": "/blog/site-json/", "routed_path": "/site-json/"}, {}, "rest_or_admin"),
+    ({"has_body": True}, {}, "request_body"),
     ({"forwarded_host_mismatch": True}, {}, "forwarded_host"),
     ({"has_authorization": True}, {}, "authorization"),
     # SECURITY: the settings cannot turn the credential rules off.
@@ -125,3 +129,5 @@ def test_without_configured_hosts_only_loopback_names_are_served() -> None:
     assert rules.serves_host("[::1]:8000")
     assert not rules.serves_host("127.attacker.example")
     assert not rules.serves_host("example.org")
+    assert not rules.serves_host("localhost:abc")
+    assert not rules.serves_host("localhost:@evil.example")

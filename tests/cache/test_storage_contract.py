@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -145,3 +146,40 @@ def test_keys_with_unusual_tags_and_urls_round_trip(storage: Storage) -> None:
     assert storage.keys_for_urls(["http://example.org/caf%C3%A9?q=a%20b"]) == {"f" * 32}
     assert storage.delete(["f" * 32]).deleted == 1
     assert storage.keys_for_tags(["ü-tag"]) == set()
+
+
+def test_a_disk_entry_whose_index_write_fails_is_never_served(tmp_path: Path) -> None:
+    import sqlite3
+
+    from sitecache.cache import DiskStorage
+    from sitecache.cache.storage import StorageError
+
+    storage = DiskStorage(tmp_path)
+    blocker = sqlite3.connect(tmp_path / "index.sqlite3", isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    storage._connection().execute("PRAGMA busy_timeout=50")
+    with pytest.raises(StorageError):
+        put(storage, "a" * 32, entry("http://example.org/a"))
+    blocker.execute("ROLLBACK")
+    blocker.close()
+    assert storage.get("a" * 32) is None
+    storage.close()
+
+
+def test_a_busy_disk_index_never_holds_counters_or_locks_for_long(tmp_path: Path) -> None:
+    import sqlite3
+
+    from sitecache.cache import DiskStorage
+    from sitecache.cache.storage import StorageError
+
+    storage = DiskStorage(tmp_path)
+    assert storage._connection(quick=True).execute("PRAGMA busy_timeout").fetchone() == (50,)
+    blocker = sqlite3.connect(tmp_path / "index.sqlite3", isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    with pytest.raises(StorageError):
+        storage.add_counters({"hit": 1})
+    with pytest.raises(StorageError):
+        storage.acquire_lock("regen:x", "me", 30)
+    blocker.execute("ROLLBACK")
+    blocker.close()
+    storage.close()

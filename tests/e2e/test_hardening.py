@@ -162,7 +162,7 @@ def test_a_plain_http_login_behind_forged_forwarded_headers_gets_no_secure_cooki
 ) -> None:
     subprocess.run(
         [sys.executable, "-m", "sitecache.cli", "--data-dir", str(live_server.data_dir),
-         "user", "create", "otto", "--password", "otto-password"],
+         "user", "create", "otto", "--role", "administrator", "--password", "otto-password"],
         env={k: v for k, v in os.environ.items() if not k.startswith("SITECACHE_")},
         cwd=REPOSITORY, check=True, capture_output=True, timeout=60,
     )  # fmt: skip

@@ -172,17 +172,53 @@ def test_an_empty_rest_route_query_is_not_a_rest_request(client: Client, path: s
     assert response.content_type.startswith("text/html")
 
 
-@pytest.mark.parametrize("path", ["/?rest_route[]=x", "/index.php?rest_route[a]=x"])
+@pytest.mark.parametrize(
+    "path",
+    ["/?rest_route[]=x", "/index.php?rest_route[a]=x", "/site-json/test-ns/echo?rest_route[]=x"],
+)
+@pytest.mark.parametrize(
+    "headers",
+    [{"Accept": "application/json"}, {"Accept": "text/html, application/json;q=0.9"}],
+)
 def test_a_rest_route_that_is_not_a_string_is_400_rest_path_invalid_type(
-    client: Client, path: str
+    app: App, client: Client, path: str, headers: dict[str, str]
 ) -> None:
-    response = client.get(path, headers={"Accept": "application/json"})
+    # rest_api_loaded: wp_die(WP_Error) before REST_REQUEST; JSON clients get _json_wp_die_handler.
+    initialized: list[object] = []
+    app.hooks.add_action("rest_api_init", initialized.append)
+
+    response = client.get(path, headers=headers)
 
     assert response.status_code == 400
-    body = json_of(response)
-    assert body["code"] == "rest_path_invalid_type"
-    assert body["message"] == "The REST route parameter must be a string."
-    assert body["data"] == {"status": 400}
+    assert response.content_type == "application/json; charset=utf-8"
+    assert json_of(response) == {
+        "code": "rest_path_invalid_type",
+        "message": "The REST route parameter must be a string.",
+        "data": {"status": 400},
+        "additional_errors": [],
+    }
+    assert response.headers["Cache-Control"] == (
+        "no-cache, must-revalidate, max-age=0, no-store, private"
+    )
+    assert "X-Robots-Tag" not in response.headers
+    assert "Link" not in response.headers
+    assert initialized == []
+
+
+def test_a_rest_route_array_from_a_browser_is_an_html_400_page(client: Client) -> None:
+    response = client.get("/?rest_route[]=x", headers={"Accept": "text/html"})
+
+    assert response.status_code == 400
+    assert response.content_type == "text/html; charset=utf-8"
+    assert "<p>The REST route parameter must be a string.</p>" in response.get_data(as_text=True)
+    assert "no-store" in response.headers["Cache-Control"]
+
+
+def test_a_json_content_type_also_makes_a_json_client(client: Client) -> None:
+    response = client.post("/?rest_route[]=x", data="{}", content_type="application/json")
+
+    assert response.status_code == 400
+    assert json_of(response)["code"] == "rest_path_invalid_type"
 
 
 def test_the_url_prefix_can_be_changed(app_factory: AppFactory) -> None:
@@ -223,6 +259,54 @@ def test_plain_permalinks_leave_rest_route_out_of_the_parameters(
     register_route(app, "/echo", public())
 
     response = Client(app).get("/index.php?rest_route=/test-ns/echo&a=1")
+
+    assert json_of(response)["params"] == {"a": "1"}
+
+
+def test_plain_permalinks_keep_rest_route_among_the_query_parameters(
+    app_factory: AppFactory,
+) -> None:
+    # WP_REST_Request (6.8): get_params drops rest_route; get_query_params keeps $_GET whole.
+    app = app_factory(permalink_structure="")
+
+    def both(request: RestRequest) -> dict[str, Any]:
+        return {"query": request.get_query_params(), "params": request.get_params()}
+
+    register_route(app, "/both", public(callback=both))
+
+    response = Client(app).get("/index.php?rest_route=/test-ns/both&a=1")
+
+    assert json_of(response) == {
+        "query": {"rest_route": "/test-ns/both", "a": "1"},
+        "params": {"a": "1"},
+    }
+
+
+def test_pretty_permalinks_keep_rest_route_among_every_parameter(client: Client, app: App) -> None:
+    register_route(app, "/echo", public())
+
+    response = client.get("/?rest_route=/test-ns/echo&a=1")
+
+    assert json_of(response)["params"] == {"rest_route": "/test-ns/echo", "a": "1"}
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["=5&a=1", "a=1&=5", "[]=5&a=1", "[x]=5&a=1", "%20=5&a=1", "a=1&=&=x"],
+)
+def test_a_query_parameter_without_a_name_is_dropped(client: Client, app: App, query: str) -> None:
+    # PHP's parse_str and $_GET skip a variable whose name is empty.
+    register_route(app, "/echo", public())
+
+    response = client.get(f"/site-json/test-ns/echo?{query}")
+
+    assert json_of(response)["params"] == {"a": "1"}
+
+
+def test_a_form_field_without_a_name_is_dropped(client: Client, app: App) -> None:
+    register_route(app, "/echo", public("POST"))
+
+    response = client.post("/site-json/test-ns/echo", data={"": "5", "a": "1"})
 
     assert json_of(response)["params"] == {"a": "1"}
 

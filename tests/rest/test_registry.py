@@ -562,3 +562,168 @@ def test_routes_are_listed_in_registration_order_after_the_core_routes(
         "/a-ns/two",
         "/b-ns/three",
     ]
+
+
+# ---------------------------------------------------------------------- notice wording (#11)
+@pytest.mark.parametrize(
+    ("namespace", "route", "message"),
+    [
+        pytest.param(
+            "",
+            "/echo",
+            "Routes must be namespaced with plugin or theme name and version. Instead there "
+            "seems to be an empty namespace '' for route '/echo'.",
+            id="empty-namespace",
+        ),
+        pytest.param(
+            NS,
+            "",
+            "Route must be specified. Instead within the namespace 'test-ns', there seems to be "
+            "an empty route ''.",
+            id="empty-route",
+        ),
+        pytest.param(
+            "/test-ns/",
+            "/echo",
+            "Namespace must not start or end with a slash. Instead namespace '/test-ns/' for "
+            "route '/echo' seems to contain a slash.",
+            id="slashed-namespace",
+        ),
+    ],
+)
+def test_registration_notices_say_what_wordpress_says(
+    app: App, notices: list[Notice], namespace: str, route: str, message: str
+) -> None:
+    on_init(app, lambda server: server.register_rest_route(namespace, route, public()))
+
+    app.server.ensure_initialized()
+
+    assert notices == [("register_rest_route", message)]
+
+
+def test_the_outside_rest_api_init_notice_names_the_route_and_namespace(
+    app: App, notices: list[Notice]
+) -> None:
+    app.server.register_rest_route("/test-ns", "early", public())
+
+    assert notices[-1] == (
+        "register_rest_route",
+        "REST API routes must be registered on the rest_api_init action. Instead route 'early' "
+        "with namespace '/test-ns' was not registered on this action.",
+    )
+
+
+def test_the_missing_permission_callback_notice_reaches_every_response_of_the_route(
+    app_factory: AppFactory,
+) -> None:
+    app = app_factory(debug=True)
+    register_route(app, "/open", {"methods": "GET", "callback": echo})
+    register_route(app, "/closed", public())
+    client = Client(app)
+    expected = (
+        "register_rest_route (The REST API route definition for test-ns/open is missing the "
+        "required permission_callback argument. For REST API routes that are intended to be "
+        "public, use sitecache.rest.return_true as the permission callback.)"
+    )
+
+    headers = [client.get("/site-json/test-ns/open").headers for _ in range(3)]
+
+    assert [h.get("X-Site-DoingItWrong") for h in headers] == [expected] * 3
+    assert "X-Site-DoingItWrong" not in client.get("/site-json/test-ns/closed").headers
+
+
+def test_a_repeated_registration_notice_is_not_sent_outside_debug_mode(
+    app: App, client: Client
+) -> None:
+    register_route(app, "/open", {"methods": "GET", "callback": echo})
+
+    for _ in range(2):
+        assert "X-Site-DoingItWrong" not in client.get("/site-json/test-ns/open").headers
+
+
+# ---------------------------------------------------------------------- args given as a list (#11)
+def test_handler_args_given_as_a_list_register_the_route_with_a_notice(
+    app: App, client: Client, notices: list[Notice]
+) -> None:
+    results: list[bool] = []
+    on_init(
+        app,
+        lambda server: results.append(
+            server.register_rest_route(NS, "/listed", public(args=[{"type": "integer"}]))
+        ),
+    )
+
+    response = client.get("/site-json/test-ns/listed?a=1")
+
+    assert results == [True]
+    assert response.status_code == 200
+    assert response.get_json()["params"] == {"a": "1"}
+    assert notices == [
+        (
+            "register_rest_route",
+            "REST API $args should be an array of arrays keyed by parameter name. A list was "
+            "given for test-ns/listed.",
+        )
+    ]
+    # PHP's array_merge keys a list by position: the definition becomes argument "0".
+    endpoint = index_routes(client)["/test-ns/listed"]["endpoints"][0]
+    assert list(endpoint["args"]) == ["0"]
+
+
+def test_route_level_args_given_as_a_list_register_the_route_too(
+    app: App, client: Client, notices: list[Notice]
+) -> None:
+    register_route(app, "/listed", {"args": ["id"], **public()})
+
+    assert client.get("/site-json/test-ns/listed").status_code == 200
+    assert [message.split(".")[0] for _, message in notices] == [
+        "REST API $args should be an array of arrays keyed by parameter name",
+        "REST API $args should be an array of arrays",
+    ]
+
+
+def test_a_definition_that_is_not_a_mapping_gets_wordpress_notice(
+    app: App, client: Client, notices: list[Notice]
+) -> None:
+    register_route(app, "/odd", public(args={"id": "integer"}))
+
+    assert client.get("/site-json/test-ns/odd").status_code == 200
+    assert messages(notices) == [
+        "REST API $args should be an array of arrays. Non-array value detected for test-ns/odd."
+    ]
+
+
+# ---------------------------------------------------------------------- namespace-root routes
+@pytest.mark.parametrize("route", ["/", "//"])
+def test_a_route_of_slash_is_the_namespace_root_and_joins_its_index(
+    app: App, client: Client, notices: list[Notice], route: str
+) -> None:
+    # SPEC.md §1 trims the slashes of the full route, so "/" publishes at "/<namespace>" (a
+    # namespace-root route): GET stays the namespace index (its first handler), other methods
+    # reach the plugin's handler, as for any route sharing the namespace's path (wp-server.md
+    # §17). WordPress itself would register "/test-ns/", which no HTTP request can reach.
+    results: list[bool] = []
+    on_init(
+        app,
+        lambda server: results.append(server.register_rest_route(NS, route, public("POST"))),
+    )
+
+    custom = client.post("/site-json/test-ns")
+    index = client.get("/site-json/test-ns")
+
+    assert results == [True]
+    assert notices == []
+    assert list(app.server.get_routes(NS)) == ["/test-ns"]
+    assert custom.status_code == 200
+    assert custom.get_json()["route"] == "/test-ns"
+    assert index.get_json()["namespace"] == NS
+    methods = [endpoint["methods"] for endpoint in index_routes(client)["/test-ns"]["endpoints"]]
+    assert methods == [["GET"], ["POST"]]
+
+
+def test_a_namespace_root_route_is_reachable_in_a_batch(app: App, client: Client) -> None:
+    register_route(app, "/", public("POST", allow_batch={"v1": True}))
+
+    batch = client.post("/site-json/batch/v1", json={"requests": [{"path": "/test-ns"}]})
+
+    assert batch.get_json()["responses"][0]["body"]["route"] == "/test-ns"

@@ -450,6 +450,83 @@ def test_a_body_that_is_not_json_or_is_empty_passes_validation(
     assert request.has_valid_params() is True
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param(b'{"key": "caf\xe9"}', id="latin-1-byte-in-a-string"),
+        pytest.param(b'["\xff\xfe"]', id="invalid-bytes-in-a-list-item"),
+        pytest.param(b'{"\xc3": 1}', id="truncated-sequence-in-a-key"),
+    ],
+)
+def test_invalid_utf8_in_a_json_body_is_php_json_error_5(body: bytes) -> None:
+    # json_decode: JSON_ERROR_UTF8 (5), "Malformed UTF-8 characters, possibly incorrectly encoded".
+    request = RestRequest("POST", "/test-ns/echo")
+    request.set_header("Content-Type", "application/json")
+    request.set_body(body)
+
+    error = error_of(request.has_valid_params())
+
+    assert error.code == "rest_invalid_json"
+    assert error.data == {
+        "status": 400,
+        "json_error_code": 5,
+        "json_error_message": "Malformed UTF-8 characters, possibly incorrectly encoded",
+    }
+    assert request.get_json_params() is None
+
+
+def test_invalid_utf8_outside_a_string_is_a_syntax_error() -> None:
+    request = RestRequest("POST", "/test-ns/echo")
+    request.set_header("Content-Type", "application/json")
+    request.set_body(b'{"key": 1}\xff')
+
+    assert error_of(request.has_valid_params()).data["json_error_code"] == 4
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        pytest.param("123", 123, id="number"),
+        pytest.param('"hello"', "hello", id="string"),
+        pytest.param("true", True, id="true"),
+        pytest.param("[1, 2]", [1, 2], id="list"),
+        pytest.param("{}", {}, id="empty-object"),
+        pytest.param("[]", [], id="empty-list"),
+        pytest.param('{"a": 1}', {"a": 1}, id="object"),
+        pytest.param("null", None, id="null"),
+        pytest.param("0", None, id="zero-is-an-empty-body"),
+        pytest.param("", None, id="empty"),
+        pytest.param("{", None, id="invalid"),
+    ],
+)
+def test_get_json_params_returns_the_decoded_body_as_it_is(body: str, expected: Any) -> None:
+    # WP_REST_Request::get_json_params returns json_decode's result unchanged.
+    request = RestRequest("POST", "/test-ns/echo")
+    request.set_header("Content-Type", "application/json")
+    request.set_body(body)
+
+    result = request.get_json_params()
+
+    assert result == expected
+    assert type(result) is type(expected)
+
+
+def test_a_scalar_json_body_still_merges_into_the_parameters_as_key_0() -> None:
+    request = RestRequest("POST", "/test-ns/echo")
+    request.set_header("Content-Type", "application/json")
+    request.set_body("123")
+
+    assert request.get_json_params() == 123
+    assert request.get_params() == {"0": 123}
+
+
+def test_get_json_params_is_none_without_a_json_content_type() -> None:
+    request = RestRequest("POST", "/test-ns/echo")
+    request.set_body('{"a": 1}')
+
+    assert request.get_json_params() is None
+
+
 def test_the_json_error_is_reported_before_missing_parameters() -> None:
     request = RestRequest("POST", "/test-ns/echo", {"args": {"a": {"required": True}}})
     request.set_header("Content-Type", "application/json")

@@ -20,6 +20,7 @@ from sitecache.schema import (
     is_uuid,
     parse_date,
     parse_hex_color,
+    sanitize_hex_color,
     sanitize_text_field,
     sanitize_textarea_field,
     sanitize_url,
@@ -50,6 +51,26 @@ def utc_timestamp(year: int, month: int, day: int) -> int:
 )
 def test_parse_hex_color_returns_a_valid_color_unchanged(color: str) -> None:
     assert parse_hex_color(color) == color
+
+
+@pytest.mark.parametrize(
+    ("color", "expected"),
+    [
+        pytest.param("#fff", "#fff", id="valid-3-digits"),
+        pytest.param("#0A0b0C", "#0A0b0C", id="valid-6-digits"),
+        pytest.param("", "", id="empty-string-stays-empty"),
+        pytest.param("#ab", None, id="2-digits-is-null"),
+        pytest.param("WordPress", None, id="word-is-null"),
+        pytest.param("#jkl", None, id="not-hex-is-null"),
+        pytest.param(None, None, id="none-is-null"),
+        pytest.param(123, None, id="number-is-null"),
+    ],
+)
+def test_sanitize_hex_color_gives_null_for_an_invalid_color(
+    color: object, expected: str | None
+) -> None:
+    # WordPress's sanitize_hex_color returns null, not "", for a color it refuses.
+    assert sanitize_hex_color(color) == expected
 
 
 @pytest.mark.parametrize(
@@ -235,6 +256,9 @@ def test_is_email_rejects_an_address_failing_any_step(address: str) -> None:
         pytest.param("2017-02-30T00:00:00Z", utc_timestamp(2017, 3, 2), id="feb-30-is-mar-2"),
         pytest.param("2016-02-29T00:00:00Z", utc_timestamp(2016, 2, 29), id="leap-day"),
         pytest.param("1969-12-31T23:59:59Z", -1, id="before-the-epoch"),
+        pytest.param("1970-01-01T00:00:00Z", 0, id="the-epoch-is-0"),
+        pytest.param("2017-01-16T11:30:00+23:59", JAN_16_1130_UTC - 86340, id="offset-23-59"),
+        pytest.param("0000-01-01T00:00:00", -62167219200, id="year-0000"),
     ],
 )
 def test_parse_date_gives_the_unix_timestamp_of_an_rfc3339_date(date: str, expected: int) -> None:
@@ -281,6 +305,20 @@ def test_parse_date_with_force_utc_ignores_the_offset(date: str, expected: int |
 
 
 # ---------------------------------------------------------------------- get_date_with_gmt
+@pytest.mark.parametrize(
+    ("date", "expected"),
+    [
+        pytest.param("0000-01-01T00:00:00", "0000-01-01 00:00:00", id="year-0-january-1"),
+        pytest.param("0000-02-29T12:00:00Z", "0000-02-29 12:00:00", id="year-0-leap-day"),
+        pytest.param("0000-12-31T23:59:59", "0000-12-31 23:59:59", id="year-0-last-second"),
+        pytest.param("-0001-01-01T00:00:00", None, id="negative-years-do-not-parse"),
+        pytest.param("1970-01-01T00:00:00Z", "1970-01-01 00:00:00", id="the-epoch"),
+    ],
+)
+def test_get_date_with_gmt_keeps_the_day_of_early_years(date: str, expected: str | None) -> None:
+    assert get_date_with_gmt(date) == (None if expected is None else (expected, expected))
+
+
 @pytest.mark.parametrize(
     ("date", "is_utc", "expected"),
     [
@@ -425,6 +463,9 @@ def test_get_date_with_gmt_converts_through_the_site_timezone(
         pytest.param("2017-01-16T11:30:00+0530", id="offset-without-colon"),
         pytest.param("2017-18-01T00:00:00", id="month-18"),
         pytest.param("", id="empty"),
+        pytest.param("2017-01-16T11:30:00+25:00", id="offset-plus-25"),
+        pytest.param("2017-01-16T11:30:00+99:99", id="offset-plus-99-99"),
+        pytest.param("2017-01-16T11:30:00-24:00", id="offset-minus-24"),
     ],
 )
 def test_get_date_with_gmt_returns_none_when_parsing_fails(date: str) -> None:

@@ -993,6 +993,17 @@ ENUM_ROWS = [
         param_error("p is not #fff."),
         id="comparison after sanitizing is case-sensitive",
     ),
+    # An enum that is not a list: PHP's foreach finds no member, so nothing matches (#11).
+    case(
+        "abc", {"type": "string", "enum": "abc"}, param_error("p is not one of ."), id="enum 'abc'"
+    ),
+    case(5, {"type": "integer", "enum": 5}, param_error("p is not one of ."), id="enum 5"),
+    case(True, {"type": "boolean", "enum": True}, param_error("p is not one of ."), id="enum true"),
+    case("abc", {"type": "string", "enum": ""}, True, id="an empty-string enum is ignored"),
+    case("abc", {"type": "string", "enum": "0"}, True, id="a '0' enum is PHP-empty, ignored"),
+    case("abc", {"type": "string", "enum": 0}, True, id="a 0 enum is PHP-empty, ignored"),
+    case("abc", {"type": "string", "enum": False}, True, id="a false enum is ignored"),
+    case(1, {"type": "string", "enum": "abc"}, type_error("string"), id="type error before enum"),
 ]
 
 
@@ -1679,7 +1690,18 @@ FORMAT_ROWS = [
     case("2017-01-16", fmt("date-time"), DATE_ERROR, id="date: date only"),
     case("2017", fmt("date-time"), DATE_ERROR, id="date: year only"),
     case("2017-18-16T11:30:00", fmt("date-time"), DATE_ERROR, id="date: month 18"),
-    case("1970-01-01T00:00:00Z", fmt("date-time"), DATE_ERROR, id="date: timestamp 0 is falsy"),
+    # Issue #11: the epoch itself is a valid date; offsets beyond ±23:59 are not.
+    case("1970-01-01T00:00:00Z", fmt("date-time"), True, id="date: the epoch is valid"),
+    case("1970-01-01T00:00:00", fmt("date-time"), True, id="date: the epoch without offset"),
+    case("1970-01-01T05:30:00+05:30", fmt("date-time"), True, id="date: the epoch in India"),
+    case("2017-01-16T11:30:00+23:59", fmt("date-time"), True, id="date: offset +23:59"),
+    case("2017-01-16T11:30:00-23", fmt("date-time"), True, id="date: offset -23"),
+    case("2017-01-16T11:30:00+24:00", fmt("date-time"), DATE_ERROR, id="date: offset +24:00"),
+    case("2017-01-16T11:30:00+25:00", fmt("date-time"), DATE_ERROR, id="date: offset +25:00"),
+    case("2017-01-16T11:30:00+99:99", fmt("date-time"), DATE_ERROR, id="date: offset +99:99"),
+    case("2017-01-16T11:30:00-23:60", fmt("date-time"), DATE_ERROR, id="date: offset -23:60"),
+    case("2017-01-16T11:30:00+30", fmt("date-time"), DATE_ERROR, id="date: offset +30"),
+    case("0000-01-01T00:00:00", fmt("date-time"), True, id="date: year 0000"),
     # email
     case("a@b.co", fmt("email"), True, id="email: 6 characters"),
     case("USER@EXAMPLE.COM", fmt("email"), True, id="email: upper case"),

@@ -12,8 +12,9 @@ Layout under the root directory (created 0700):
 - ``generation``: a file replaced on every purge; its inode and mtime are the purge generation,
   read with one ``stat`` per request.
 
-Order of writes: the file, then its index row; a crash in between leaves at worst an unindexed
-file, which a lookup may still serve (it is a complete, valid entry) and GC removes.
+Order of writes: the index row, then the file (and a delete removes the files, then the rows),
+so a crash in between leaves at worst a row without a file, which reads as a miss and GC
+removes; never a servable file that no purge can reach.
 """
 
 from __future__ import annotations
@@ -134,26 +135,36 @@ class DiskStorage:
             raise StorageError(f"cannot open the disk cache at {self.root}: {exc}") from exc
 
     # ------------------------------------------------------------------ connections
-    def _connection(self) -> sqlite3.Connection:
+    def _connection(self, quick: bool = False) -> sqlite3.Connection:
+        """This thread's connection; ``quick`` ones give up on a lock after 50 ms (they serve
+        the request path: counters, regeneration locks), the others wait up to 10 s."""
+        name = "quick" if quick else "connection"
         pid = os.getpid()
-        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
-        if connection is not None and getattr(self._local, "pid", None) == pid:
+        connection: sqlite3.Connection | None = getattr(self._local, name, None)
+        if connection is not None and getattr(self._local, f"{name}_pid", None) == pid:
             return connection
         path = self.root / "index.sqlite3"
-        connection = sqlite3.connect(path, timeout=10, isolation_level=None)
+        connection = sqlite3.connect(path, timeout=0.05 if quick else 10, isolation_level=None)
         with contextlib.suppress(OSError):
             path.chmod(0o600)
-        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute(f"PRAGMA busy_timeout={50 if quick else 10000}")
+        # The schema (a write) only when missing: a new connection must not wait on a writer.
+        created = connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'entries_update'"
+        ).fetchone()
+        if created is None:
+            connection.execute("PRAGMA busy_timeout=10000")
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.executescript(_SCHEMA)
+            connection.execute(f"PRAGMA busy_timeout={50 if quick else 10000}")
         connection.execute("PRAGMA synchronous=NORMAL")
-        connection.execute("PRAGMA busy_timeout=10000")
-        connection.executescript(_SCHEMA)
-        self._local.connection = connection
-        self._local.pid = pid
+        setattr(self._local, name, connection)
+        setattr(self._local, f"{name}_pid", pid)
         return connection
 
     @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        connection = self._connection()
+    def _transaction(self, quick: bool = False) -> Iterator[sqlite3.Connection]:
+        connection = self._connection(quick)
         connection.execute("BEGIN IMMEDIATE")
         try:
             yield connection
@@ -200,7 +211,8 @@ class DiskStorage:
         del ttl  # expiry lives in the entry and the index; GC removes what is dead
         path = self._path(key)
         try:
-            self._write_file(path, data)
+            # The index row first: a row without its file reads as a miss, while a file
+            # without a row would be served yet unreachable for every purge.
             with self._transaction() as connection:
                 connection.execute(
                     f"INSERT INTO entries ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "  # noqa: S608
@@ -227,7 +239,15 @@ class DiskStorage:
                     "INSERT OR IGNORE INTO entry_tags (tag, key) VALUES (?, ?)",
                     [(tag, key) for tag in info.tags],
                 )
-        except (OSError, sqlite3.Error) as exc:
+        except sqlite3.Error as exc:
+            raise StorageError(f"disk cache index write: {exc}") from exc
+        try:
+            self._write_file(path, data)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                path.unlink()
+            with contextlib.suppress(sqlite3.Error), self._transaction() as connection:
+                connection.execute("DELETE FROM entries WHERE key = ?", (key,))
             raise StorageError(f"disk cache write: {exc}") from exc
 
     def _rows(self, keys: list[str]) -> list[EntryInfo]:
@@ -253,13 +273,14 @@ class DiskStorage:
             rows = self._rows(wanted)
             for info in rows:
                 report.add(info)
+            # Files first: an entry whose row is gone must not stay servable.
+            for key in wanted:
+                with contextlib.suppress(FileNotFoundError):
+                    self._path(key).unlink()
             with self._transaction() as connection:
                 connection.executemany(
                     "DELETE FROM entries WHERE key = ?", [(key,) for key in wanted]
                 )
-            for key in wanted:
-                with contextlib.suppress(FileNotFoundError):
-                    self._path(key).unlink()
         except (OSError, sqlite3.Error) as exc:
             raise StorageError(f"disk cache delete: {exc}") from exc
         return report
@@ -410,7 +431,7 @@ class DiskStorage:
         if not deltas:
             return
         try:
-            with self._transaction() as connection:
+            with self._transaction(quick=True) as connection:
                 connection.executemany(
                     "INSERT INTO counters (name, value) VALUES (?, ?) "
                     "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
@@ -432,7 +453,7 @@ class DiskStorage:
     def acquire_lock(self, name: str, owner: str, ttl: float) -> bool:
         now = time.time()
         try:
-            with self._transaction() as connection:
+            with self._transaction(quick=True) as connection:
                 cursor = connection.execute(
                     "INSERT INTO locks (name, owner, expires) VALUES (?, ?, ?) "
                     "ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, "
@@ -493,7 +514,8 @@ class DiskStorage:
         return removed
 
     def close(self) -> None:
-        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
-        if connection is not None:
-            connection.close()
-            self._local.connection = None
+        for name in ("connection", "quick"):
+            connection: sqlite3.Connection | None = getattr(self._local, name, None)
+            if connection is not None:
+                connection.close()
+                setattr(self._local, name, None)

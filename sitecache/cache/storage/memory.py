@@ -14,12 +14,18 @@ __all__ = ["MemoryStorage"]
 
 
 class MemoryStorage:
-    """Entries, index, counters and locks in dictionaries guarded by one lock."""
+    """Entries, index, counters and locks in dictionaries guarded by one lock.
+
+    Args:
+        max_bytes: the bound of the stored entries; the oldest stored go first beyond it.
+    """
 
     backend = "memory"
     location = "memory"
 
-    def __init__(self) -> None:
+    def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
+        self.max_bytes = max_bytes
+        self._size = 0
         self._lock = threading.Lock()
         self._data: dict[str, bytes] = {}
         self._index: dict[str, EntryInfo] = {}
@@ -29,12 +35,17 @@ class MemoryStorage:
         self._locks: dict[str, tuple[str, float]] = {}
         self._generation = 0
 
+    def _remove_locked(self, key: str) -> EntryInfo | None:
+        data = self._data.pop(key, None)
+        if data is not None:
+            self._size -= len(data)
+        self._deadline.pop(key, None)
+        return self._index.pop(key, None)
+
     def _expire_locked(self, key: str, now: float) -> None:
         deadline = self._deadline.get(key)
         if deadline is not None and deadline <= now:
-            self._data.pop(key, None)
-            self._index.pop(key, None)
-            self._deadline.pop(key, None)
+            self._remove_locked(key)
 
     def get(self, key: str) -> bytes | None:
         with self._lock:
@@ -43,7 +54,11 @@ class MemoryStorage:
 
     def put(self, key: str, data: bytes, info: EntryInfo, ttl: float | None) -> None:
         with self._lock:
+            self._remove_locked(key)
+            while self._data and self._size + len(data) > self.max_bytes:
+                self._remove_locked(next(iter(self._data)))  # the oldest stored
             self._data[key] = data
+            self._size += len(data)
             self._index[key] = info
             if ttl is None:
                 self._deadline.pop(key, None)
@@ -54,9 +69,7 @@ class MemoryStorage:
         report = RemovalReport()
         with self._lock:
             for key in keys:
-                info = self._index.pop(key, None)
-                self._data.pop(key, None)
-                self._deadline.pop(key, None)
+                info = self._remove_locked(key)
                 if info is not None:
                     report.add(info)
         return report
@@ -70,7 +83,7 @@ class MemoryStorage:
                 if info is None or data is None:
                     continue
                 if info.expires == 0 or info.expires > now:
-                    self._data[key] = rewrite_expires(data, now)
+                    self._data[key] = rewrite_expires(data, now)  # same length
                     self._index[key] = _with_expires(info, now)
                 report.add(info)
         return report
