@@ -70,7 +70,9 @@ def test_a_deleted_current_user_is_not_served_from_a_stale_read(site: Site) -> N
 
 
 def test_an_administrator_route_reads_only_the_user_and_their_passwords(site: Site) -> None:
-    statements = queries_for(site, "/site-json/auth-test/v1/admin-only", site.basic("administrator"))
+    statements = queries_for(
+        site, "/site-json/auth-test/v1/admin-only", site.basic("administrator")
+    )
     assert len(statements) == 2, statements
     assert "FROM users WHERE login" in statements[0]
     assert "FROM app_passwords WHERE user_id" in statements[1]
