@@ -102,7 +102,10 @@ class Hooks:
     # ------------------------------------------------------------------ running
     def apply_filters(self, name: str, value: Any, *args: Any) -> Any:
         """Pass ``value`` (and ``args``) through every callback of ``name``; return the result."""
-        for entry in self._hooks.get(name, ()):
+        entries = self._hooks.get(name)
+        if not entries:
+            return value
+        for entry in entries:
             value = entry.call((value, *args))
         return value
 

@@ -22,6 +22,7 @@ import time
 import uuid as uuid_module
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final
 
 from sitecache.auth.passwords import generate_password, keyed_hash, keyed_hash_matches
@@ -123,7 +124,9 @@ def _forwarded(environ: Mapping[str, Any]) -> bool:
     return any(environ.get(name) for name in _FORWARDING_HEADERS)
 
 
+@lru_cache(maxsize=256)
 def _is_loopback(address: str) -> bool:
+    """Whether ``address`` is a loopback address (parsed once per distinct address)."""
     try:
         return ipaddress.ip_address(address).is_loopback
     except ValueError:

@@ -21,6 +21,7 @@ from sitecache.auth.roles import SiteUser
 from sitecache.auth.users import UserRepository
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer, authorization_required_status
+from sitecache.rest.server import shared_memo
 from sitecache.schema import (
     get_endpoint_args_for_schema,
     sanitize_value_from_schema,
@@ -252,16 +253,27 @@ class ApplicationPasswordRoutes:
                 {"status": 501},
             )
         raw = request.get_url_params().get("user_id", "me")
-        if raw == "me":
-            found = self.users.get(request.user.id)
+        found: SiteUser | None
+        if raw == "me" or raw == str(request.user.id):
+            # The current user was read from the database by authentication, this request.
+            current = request.user
+            found = current if isinstance(current, SiteUser) else self._user(request, current.id)
         else:
-            found = self.users.get(int(raw)) if _is_user_id(raw) else None
+            found = self._user(request, int(raw)) if _is_user_id(raw) else None
         if found is None:
             if request.user.can("edit_users"):
                 return RestError("rest_user_invalid_id", "Invalid user ID.", {"status": 404})
             # SECURITY: without edit_users, an unknown id looks like someone else's.
             return self._forbidden(capability, request)
         return found
+
+    def _user(self, request: RestRequest, user_id: int) -> SiteUser | None:
+        """The user with ``user_id``, read from the database once per HTTP request (internal
+        requests for target hints and embedding share the read)."""
+        users: dict[int, SiteUser | None] = shared_memo(request).setdefault("users", {})
+        if user_id not in users:
+            users[user_id] = self.users.get(user_id)
+        return users[user_id]
 
     def _permission(self, capability: str) -> Any:
         def check(request: RestRequest) -> bool | RestError:

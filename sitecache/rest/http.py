@@ -17,6 +17,7 @@ import logging
 import math
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 from werkzeug.datastructures import Headers
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_BODY_BYTES",
     "NOCACHE_HEADERS",
+    "RestHttpResponse",
     "encode_json",
     "error_response",
     "payload_too_large",
@@ -67,6 +69,10 @@ _WHITESPACE = re.compile(r"\s+")
 
 
 # ---------------------------------------------------------------------- JSON
+_MAX_DEPTH: Final = 512
+"""PHP's ``json_encode`` depth limit: deeper data is refused as it is there."""
+
+
 class _EncodeError(Exception):
     pass
 
@@ -76,7 +82,7 @@ def _reject(value: Any) -> Any:
 
 
 def _check_floats(value: Any, depth: int = 0) -> None:
-    if depth > 512:
+    if depth > _MAX_DEPTH:
         raise _EncodeError("Maximum stack depth exceeded")
     if isinstance(value, float) and not math.isfinite(value):
         raise _EncodeError("Inf and NaN cannot be JSON encoded")
@@ -90,20 +96,61 @@ def _check_floats(value: Any, depth: int = 0) -> None:
 
 def encode_json(data: Any, pretty: bool = False) -> str:
     """``data`` as JSON (UTF-8 text, ``{}`` for empty objects); raises ``ValueError`` with a
-    PHP-style message when it cannot be encoded (NaN, infinity, unsupported types)."""
+    PHP-style message when it cannot be encoded (NaN, infinity, unsupported types, nesting
+    deeper than 512).
+
+    The C encoder does the work and rejects what it must (``allow_nan=False``, ``default``);
+    only when it fails is the data walked in Python, to give the same message as before; and
+    when the output has more than 512 brackets (so the data might nest too deep), its
+    containers are.
+    """
+    try:
+        if pretty:
+            text = json.dumps(data, indent=4, ensure_ascii=False, allow_nan=False, default=_reject)
+        else:
+            text = json.dumps(
+                data, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_reject
+            )
+    except (_EncodeError, TypeError, ValueError, RecursionError) as exc:
+        raise ValueError(_encode_error_message(data, exc)) from exc
+    # A value nested d deep sits inside d brackets, so few brackets prove a shallow value.
+    # (The encoder succeeded, so there is no NaN or infinity: only the depth is left.)
+    if text.count("[") + text.count("{") > _MAX_DEPTH and _too_deep(data):
+        raise ValueError("Maximum stack depth exceeded")
+    return text
+
+
+def _too_deep(data: Any) -> bool:
+    """Whether a value of ``data`` sits more than 512 containers deep (PHP refuses those);
+    only containers are visited, without recursion."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value
+        if depth >= _MAX_DEPTH:
+            if children:
+                return True
+            continue
+        for child in children:
+            if isinstance(child, dict | list | tuple):
+                stack.append((child, depth + 1))
+    return False
+
+
+def _encode_error_message(data: Any, exc: BaseException) -> str:
+    """The message for data the encoder refused: a depth or NaN problem found by walking the
+    data first (in the order the walk meets them), else what the encoder's error means."""
     try:
         _check_floats(data)
-        if pretty:
-            return json.dumps(data, indent=4, ensure_ascii=False, allow_nan=False, default=_reject)
-        return json.dumps(
-            data, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_reject
-        )
-    except _EncodeError as exc:
-        raise ValueError(str(exc)) from exc
-    except (TypeError, ValueError) as exc:
-        raise ValueError("Type is not supported") from exc
-    except RecursionError as exc:
-        raise ValueError("Maximum stack depth exceeded") from exc
+    except _EncodeError as found:
+        return str(found)
+    except RecursionError:
+        return "Maximum stack depth exceeded"
+    if isinstance(exc, _EncodeError):
+        return str(exc)
+    if isinstance(exc, RecursionError):
+        return "Maximum stack depth exceeded"
+    return "Type is not supported"
 
 
 # ---------------------------------------------------------------------- the request
@@ -172,7 +219,14 @@ def build_request(
 # ---------------------------------------------------------------------- headers
 def _header_value(value: object) -> str:
     """One-line, latin-1-safe header text (newlines can never split a header)."""
-    text = _WHITESPACE.sub(" ", str(value)).strip()
+    return _clean_header_text(value if isinstance(value, str) else str(value))
+
+
+@lru_cache(maxsize=1024)
+def _clean_header_text(text: str) -> str:
+    """`_header_value` of a string; header values repeat from request to request, so the
+    cleaned form is kept (a pure function of its argument, bounded)."""
+    text = _WHITESPACE.sub(" ", text).strip()
     return text.encode("latin-1", "replace").decode("latin-1")
 
 
@@ -190,6 +244,33 @@ def _base_headers(server: RestServer, jsonp: bool) -> dict[str, str]:
     return headers
 
 
+_REWRITTEN_HEADERS: Final = frozenset({"location", "content-location"})
+
+
+class RestHttpResponse(Response):
+    """The werkzeug response of a REST request: its headers are final when it is built.
+
+    werkzeug copies a response's headers when it sends them, to make ``Location`` absolute, to
+    drop ``Content-Length`` for bodiless statuses and to compute a missing one. A REST response
+    has its ``Content-Length`` from its body and needs none of that, so it is sent as it is;
+    any other case (a ``Location`` header added later, a status without a body) goes through
+    werkzeug's own rules.
+    """
+
+    def get_wsgi_headers(self, environ: Any) -> Headers:
+        """The headers to send (see `werkzeug.wrappers.Response.get_wsgi_headers`)."""
+        status = self.status_code
+        if 100 <= status < 200 or status in (204, 304):
+            return super().get_wsgi_headers(environ)
+        has_length = False
+        for name, _ in self.headers:
+            lowered = name.lower()
+            if lowered in _REWRITTEN_HEADERS:
+                return super().get_wsgi_headers(environ)
+            has_length = has_length or lowered == "content-length"
+        return self.headers if has_length else super().get_wsgi_headers(environ)
+
+
 def _to_http(
     status: int,
     headers: Mapping[str, str],
@@ -197,19 +278,34 @@ def _to_http(
     debug_headers: Mapping[str, str],
     head: bool = False,
 ) -> Response:
-    final = Headers()
-    for name, value in headers.items():
-        final.set(name, _header_value(value))
-    for name, value in debug_headers.items():
-        final.set(name, _header_value(value))
+    # The last value given for a name (case-insensitively) wins, at the name's first position.
+    final: dict[str, tuple[str, str]] = {}
+    for source in (headers, debug_headers):
+        for name, value in source.items():
+            final[name.lower()] = (name, _header_value(value))
     # A lone surrogate cannot be UTF-8: as a last resort it is written as its JSON escape
     # (request bodies holding one are refused, but a handler may still produce one).
     payload = b"" if body is None else body.encode("utf-8", "backslashreplace")
-    response = Response(payload, status=status, headers=final)
+    response = RestHttpResponse(payload, status=status, headers=Headers(list(final.values())))
     if head:
         # A HEAD answer has no body; its length would be that of the GET, which we did not build.
         response.headers.pop("Content-Length", None)
     return response
+
+
+def _merge_headers(base: Mapping[str, str], own: Mapping[str, str]) -> dict[str, str]:
+    """``base`` then ``own``, as `RestResponse.header` would set them one by one: a name given
+    again (in any case) replaces the earlier one and moves to the end."""
+    merged = dict(base)
+    names = {name.lower(): name for name in merged}
+    for name, value in own.items():
+        lowered = name.lower()
+        existing = names.get(lowered)
+        if existing is not None:
+            del merged[existing]
+        merged[name] = value
+        names[lowered] = name
+    return merged
 
 
 def _jsonp_error(
@@ -387,10 +483,7 @@ def _serve(
         merged.links = result.links
         merged.set_matched_route(result.get_matched_route())
         merged.set_matched_handler(result.get_matched_handler())
-        for name, value in base.items():
-            merged.header(name, value)
-        for name, value in result.get_headers().items():
-            merged.header(name, value)
+        merged.headers = _merge_headers(base, result.get_headers())
         status = merged.get_status()
 
         nocache = bool(

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from sitecache.rest.server import RestServer
 
 __all__ = [
+    "cached_data_for_routes",
     "get_data_for_route",
     "get_data_for_routes",
     "get_index",
@@ -28,6 +29,8 @@ __all__ = [
 ]
 
 _ALLOWED_ARG_KEYS = frozenset(ALLOWED_SCHEMA_KEYWORDS)
+_CACHE_LIMIT = 32
+"""Most cached route descriptions kept per server (one per context, host and namespace)."""
 
 
 def get_data_for_route(
@@ -87,6 +90,33 @@ def get_data_for_routes(
     return available
 
 
+def cached_data_for_routes(
+    server: RestServer, namespace: str | None, context: str
+) -> dict[str, Any]:
+    """`get_data_for_routes` of every route (or one namespace's), cached on the server.
+
+    The cache is keyed by the registry's version (any route change invalidates it), the
+    namespace, the context and the request's host and scheme (the ``self`` links depend on
+    them). It is bypassed when it could change the answer: in the ``help`` context (route
+    schemas come from callbacks) and while a ``rest_route_data`` or ``rest_url`` filter is
+    registered (a filter may depend on the request). The caller gets its own top-level dict;
+    the route descriptions inside are shared and must not be changed in place.
+    """
+    hooks = server.hooks
+    registry = server.registry
+    if context == "help" or hooks.has_filter("rest_route_data") or hooks.has_filter("rest_url"):
+        return get_data_for_routes(server, registry.get_routes(namespace), context)
+    cache = server.index_cache
+    key = (registry.version, namespace, context, server.request_context)
+    data = cache.get(key)
+    if data is None:
+        data = get_data_for_routes(server, registry.get_routes(namespace), context)
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        cache[key] = data
+    return dict(data)
+
+
 def get_index(server: RestServer, request: RestRequest) -> RestResponse:
     """The API index (``GET /``): site data, namespaces, authentication and every route."""
     context = request.get_param("context")
@@ -100,8 +130,8 @@ def get_index(server: RestServer, request: RestRequest) -> RestResponse:
         "timezone_string": settings.timezone_string,
         "namespaces": list(server.registry.namespaces),
         "authentication": server.hooks.apply_filters("rest_authentication_index", {}, request),
-        "routes": get_data_for_routes(
-            server, server.registry.get_routes(), context if isinstance(context, str) else "view"
+        "routes": cached_data_for_routes(
+            server, None, context if isinstance(context, str) else "view"
         ),
     }
     response = RestResponse(available)
@@ -126,11 +156,10 @@ def get_namespace_index(server: RestServer, request: RestRequest) -> RestRespons
             {"status": 404},
         )
     context = request.get_param("context")
-    routes = server.registry.get_routes(namespace)
     data = {
         "namespace": namespace,
-        "routes": get_data_for_routes(
-            server, routes, context if isinstance(context, str) else "view"
+        "routes": cached_data_for_routes(
+            server, namespace, context if isinstance(context, str) else "view"
         ),
     }
     response = RestResponse(data)

@@ -106,6 +106,8 @@ def parse_pairs(pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
 
 def parse_query_string(query: str) -> dict[str, Any]:
     """Parse a raw query string (or urlencoded body) into PHP-style parameters."""
+    if not query:
+        return {}
     return parse_pairs(parse_qsl(query, keep_blank_values=True, errors="replace"))
 
 

@@ -79,6 +79,9 @@ class RestRequest:
         """Whether the site has plain permalinks: `get_params` then leaves out ``rest_route``."""
         self.environ: Mapping[str, Any] = {}
         """The WSGI environ of the HTTP request this came from (empty for internal requests)."""
+        self.memo: dict[str, Any] = {}
+        """Results worked out once for this request object (permission verdicts, users read
+        from the database); a copy or an internal request starts with its own."""
 
     # ------------------------------------------------------------------ method and route
     @property

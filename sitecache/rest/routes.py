@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from sitecache.errors import RestError
+from sitecache.rest.route_index import RouteIndex
 from sitecache.schema.patterns import compile_pcre
 
 __all__ = ["Handler", "Route", "RouteRegistry", "normalize_methods"]
@@ -34,6 +35,7 @@ _HANDLER_DEFAULTS: Final[Mapping[str, Any]] = {
     "accept_raw": False,
 }
 _GROUP = re.compile(r"\(\?P<(\w+?)>.*?\)")
+_CANDIDATES_KEPT: Final = 4096
 
 
 def normalize_methods(methods: Any) -> dict[str, bool]:
@@ -87,6 +89,11 @@ class RouteRegistry:
         self.namespace_index = namespace_index
         self.routes: dict[str, Route] = {}
         self.namespaces: dict[str, dict[str, bool]] = {}
+        self.version = 0
+        """Counts changes to the routes (caches built from them compare it)."""
+        self._index: RouteIndex | None = None
+        self._namespace_lengths: tuple[int, ...] = ()
+        self._candidates: dict[str, list[Route]] = {}
 
     # ------------------------------------------------------------------ registering
     def register_rest_route(
@@ -211,6 +218,7 @@ class RouteRegistry:
         The first route of a namespace also registers the namespace index ``/<namespace>``.
         Without ``override`` a second registration appends its handlers.
         """
+        self._changed()
         if namespace and namespace not in self.namespaces:
             self.namespaces[namespace] = {}
             self.add_route(namespace, f"/{namespace}", [self._namespace_index_handler(namespace)])
@@ -230,6 +238,19 @@ class RouteRegistry:
         existing.handlers.extend(handlers)
         existing.options.update(options or {})
         return existing
+
+    def _changed(self) -> None:
+        """Forget what was derived from the routes (call after changing them)."""
+        self.version += 1
+        self._index = None
+        self._candidates = {}
+
+    def _route_index(self) -> RouteIndex:
+        index = self._index
+        if index is None:
+            index = self._index = RouteIndex(list(self.routes.values()))
+            self._namespace_lengths = tuple(sorted({len(name) for name in self.namespaces}))
+        return index
 
     def _namespace_index_handler(self, namespace: str) -> Handler:
         return {
@@ -252,13 +273,29 @@ class RouteRegistry:
         As in WordPress the namespace test is a plain prefix test on ``path`` without its leading
         slash plus a trailing slash (so ``test-ns`` and ``test-ns/v1`` both match
         ``/test-ns/v1/x``); routes outside any namespace are tried only when none matched.
+        Routes whose literal prefix ``path`` does not start with are left out (they cannot
+        match); the rest keep their registration order.
         """
+        return list(self._candidate_routes(path))
+
+    def _candidate_routes(self, path: str) -> list[Route]:
+        """`candidate_routes`, kept per path until the routes change (at most
+        `_CANDIDATES_KEPT` paths; the caller must not change the list)."""
+        known = self._candidates.get(path)
+        if known is not None:
+            return known
+        routes = self._route_index().candidates(path)
         probe = path.lstrip("/") + "/"
-        names = [name for name in self.namespaces if probe.startswith(name)]
-        if not names:
-            return list(self.routes.values())
-        wanted = set(names)
-        return [route for route in self.routes.values() if route.namespace in wanted]
+        namespaces = self.namespaces
+        wanted = [
+            probe[:length] for length in self._namespace_lengths if probe[:length] in namespaces
+        ]
+        if wanted:
+            routes = [route for route in routes if route.namespace in wanted]
+        if len(self._candidates) >= _CANDIDATES_KEPT:
+            self._candidates = {}
+        self._candidates[path] = routes
+        return routes
 
     def match(self, method: str, path: str) -> tuple[Route, Handler, dict[str, str]] | RestError:
         """The route, handler and URL parameters for a request, or 404 ``rest_no_route``.
@@ -266,7 +303,7 @@ class RouteRegistry:
         Handlers are tried in registration order; a HEAD request is served by a handler that
         lists HEAD, or else by one that lists GET.
         """
-        for route in self.candidate_routes(path):
+        for route in self._candidate_routes(path):
             params = route.match(path)
             if params is None:
                 continue
@@ -285,7 +322,7 @@ class RouteRegistry:
 
     def match_route(self, path: str) -> tuple[Route, dict[str, str]] | None:
         """The first route (in registration order, no namespace pre-selection) matching ``path``."""
-        for route in self.routes.values():
+        for route in self._route_index().candidates(path):
             params = route.match(path)
             if params is not None:
                 return route, params

@@ -41,7 +41,14 @@ from sitecache.schema import (
 )
 from sitecache.schema.php import is_numeric_array
 
-__all__ = ["RestServer", "inherit_caller", "internal_error", "return_true"]
+__all__ = [
+    "RestServer",
+    "check_permission",
+    "inherit_caller",
+    "internal_error",
+    "return_true",
+    "shared_memo",
+]
 
 logger = logging.getLogger("sitecache.rest")
 
@@ -91,6 +98,8 @@ class RestServer:
         self.notices = notices
         self.registry = RouteRegistry(notices.doing_it_wrong, self._namespace_index)
         self._authenticators: list[tuple[int, int, Authenticator]] = []
+        self.index_cache: dict[tuple[Any, ...], dict[str, Any]] = {}
+        """Route descriptions of the API and namespace indexes (`index.cached_data_for_routes`)."""
         self._initialized = threading.Event()
         self._initializing = False
         self._init_lock = threading.RLock()
@@ -286,6 +295,7 @@ class RestServer:
         route, handler, params = matched
         if not callable(handler.get("callback")):
             return route, handler
+        request.memo.pop(_PERMISSIONS, None)  # verdicts depend on the URL parameters
         request.set_url_params(params)
         request.set_attributes(handler)
         defaults = {
@@ -337,7 +347,7 @@ class RestServer:
             if not isinstance(result, RestError):
                 permission_callback = handler.get("permission_callback")
                 if permission_callback:
-                    permission = permission_callback(request)
+                    permission = check_permission(permission_callback, request)
                     if isinstance(permission, RestError):
                         result = permission
                     elif permission is not True:
@@ -381,7 +391,7 @@ class RestServer:
                     verdicts[method] = True
                     continue
                 try:
-                    verdicts[method] = callback(request) is True
+                    verdicts[method] = check_permission(callback, request) is True
                 except Exception:
                     logger.exception("Permission callback failed while computing Allow")
                     verdicts[method] = False
@@ -542,6 +552,25 @@ class RestServer:
         return RestResponse(envelope)
 
 
+_PERMISSIONS: Final = "permissions"
+
+
+def check_permission(callback: Callable[[RestRequest], Any], request: RestRequest) -> Any:
+    """What ``callback(request)`` answers, computed once per (callback, request).
+
+    Dispatch, the ``Allow`` header and target hints all ask the same callbacks about the same
+    request; the first answer is kept in ``request.memo`` and reused (an exception is not kept:
+    the next caller sees it again). Matching the request anew forgets the answers.
+    """
+    verdicts: dict[int, tuple[Any, Any]] = request.memo.setdefault(_PERMISSIONS, {})
+    known = verdicts.get(id(callback))
+    if known is not None and known[0] is callback:
+        return known[1]
+    verdict = callback(request)
+    verdicts[id(callback)] = (callback, verdict)
+    return verdict
+
+
 def _first_error(result: bool | RestError) -> RestError | None:
     return result if isinstance(result, RestError) else None
 
@@ -552,3 +581,16 @@ def inherit_caller(request: RestRequest, caller: RestRequest) -> None:
     request.app_password = caller.app_password
     request.authentication_method = caller.authentication_method
     request.environ = caller.environ
+    request.memo[_SHARED] = shared_memo(caller)
+
+
+_SHARED: Final = "shared"
+
+
+def shared_memo(request: RestRequest) -> dict[str, Any]:
+    """The memo of the outermost request: results (such as users read from the database) that
+    it and the internal requests made for it (`inherit_caller`) share."""
+    shared: dict[str, Any] | None = request.memo.get(_SHARED)
+    if shared is None:
+        shared = request.memo[_SHARED] = {}
+    return shared

@@ -1,10 +1,19 @@
-"""The memory backend: one process, for tests and for embedding without a disk."""
+"""The memory backend: one process, for tests and for embedding without a disk.
+
+Like the other backends it keeps an index beside the entries, so counting, listing the newest
+entries and tag, URL, path and host lookups cost the same at 1k entries as at 100k: running
+totals, one set of keys per tag, URL, path and host, and a sorted list of expiry times.
+"""
 
 from __future__ import annotations
 
+import bisect
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
+from itertools import islice
 
 from sitecache.cache.entry import EntryInfo
 from sitecache.cache.storage.base import EntryStatus, RemovalReport, StorageSummary
@@ -28,25 +37,81 @@ class MemoryStorage:
         self._size = 0
         self._lock = threading.Lock()
         self._data: dict[str, bytes] = {}
-        self._index: dict[str, EntryInfo] = {}
+        self._index: dict[str, EntryInfo] = {}  # in the order stored: newest last
         self._deadline: dict[str, float] = {}
+        self._by: dict[str, defaultdict[str, set[str]]] = {
+            name: defaultdict(set) for name in ("tag", "url", "path", "host")
+        }
+        # Entries that expire, bucketed by the whole second they expire in (a short sorted
+        # list of seconds, so adding and removing never shifts one item per entry).
+        self._expiry: dict[int, set[str]] = {}
+        self._expiry_seconds: list[int] = []
+        self._totals = [0, 0, 0]  # entries (pointers excluded), bytes, compressed bytes
         self._values: dict[str, bytes] = {}
         self._counters: dict[str, int] = {}
         self._locks: dict[str, tuple[str, float]] = {}
         self._generation = 0
+
+    # ------------------------------------------------------------------ index upkeep
+    def _index_add(self, key: str, info: EntryInfo) -> None:
+        self._index[key] = info
+        for tag in info.tags:
+            self._by["tag"][tag].add(key)
+        self._by["url"][info.url].add(key)
+        self._by["path"][info.path].add(key)
+        self._by["host"][info.host].add(key)
+        if info.expires:
+            second = int(info.expires)
+            bucket = self._expiry.get(second)
+            if bucket is None:
+                bucket = self._expiry[second] = set()
+                bisect.insort(self._expiry_seconds, second)
+            bucket.add(key)
+        self._totals[0] += 1 if info.status else 0
+        self._totals[1] += info.size
+        self._totals[2] += info.compressed_size
+
+    def _index_remove(self, key: str) -> EntryInfo | None:
+        info = self._index.pop(key, None)
+        if info is None:
+            return None
+        for name, value in (("url", info.url), ("path", info.path), ("host", info.host)):
+            self._discard(name, value, key)
+        for tag in info.tags:
+            self._discard("tag", tag, key)
+        if info.expires:
+            second = int(info.expires)
+            bucket = self._expiry.get(second)
+            if bucket is not None:
+                bucket.discard(key)
+                if not bucket:
+                    del self._expiry[second]
+                    del self._expiry_seconds[bisect.bisect_left(self._expiry_seconds, second)]
+        self._totals[0] -= 1 if info.status else 0
+        self._totals[1] -= info.size
+        self._totals[2] -= info.compressed_size
+        return info
+
+    def _discard(self, name: str, value: str, key: str) -> None:
+        keys = self._by[name].get(value)
+        if keys is not None:
+            keys.discard(key)
+            if not keys:
+                del self._by[name][value]
 
     def _remove_locked(self, key: str) -> EntryInfo | None:
         data = self._data.pop(key, None)
         if data is not None:
             self._size -= len(data)
         self._deadline.pop(key, None)
-        return self._index.pop(key, None)
+        return self._index_remove(key)
 
     def _expire_locked(self, key: str, now: float) -> None:
         deadline = self._deadline.get(key)
         if deadline is not None and deadline <= now:
             self._remove_locked(key)
 
+    # ------------------------------------------------------------------ entries
     def get(self, key: str) -> bytes | None:
         with self._lock:
             self._expire_locked(key, time.time())
@@ -59,10 +124,8 @@ class MemoryStorage:
                 self._remove_locked(next(iter(self._data)))  # the oldest stored
             self._data[key] = data
             self._size += len(data)
-            self._index[key] = info
-            if ttl is None:
-                self._deadline.pop(key, None)
-            else:
+            self._index_add(key, info)
+            if ttl is not None:
                 self._deadline[key] = time.time() + ttl
 
     def delete(self, keys: Iterable[str]) -> RemovalReport:
@@ -84,44 +147,50 @@ class MemoryStorage:
                     continue
                 if info.expires == 0 or info.expires > now:
                     self._data[key] = rewrite_expires(data, now)  # same length
-                    self._index[key] = _with_expires(info, now)
+                    self._index_remove(key)
+                    self._index_add(key, replace(info, expires=now))
                 report.add(info)
         return report
 
-    def keys_for_tags(self, tags: Iterable[str]) -> set[str]:
-        wanted = set(tags)
+    # ------------------------------------------------------------------ index queries
+    def _keys(self, name: str, values: Iterable[str]) -> set[str]:
+        found: set[str] = set()
         with self._lock:
-            return {key for key, info in self._index.items() if wanted.intersection(info.tags)}
+            for value in set(values):
+                found.update(self._by[name].get(value, ()))
+        return found
+
+    def keys_for_tags(self, tags: Iterable[str]) -> set[str]:
+        return self._keys("tag", tags)
 
     def keys_for_urls(self, urls: Iterable[str]) -> set[str]:
-        wanted = set(urls)
-        with self._lock:
-            return {key for key, info in self._index.items() if info.url in wanted}
+        return self._keys("url", urls)
 
     def keys_for_paths(self, paths: Iterable[str]) -> set[str]:
-        wanted = set(paths)
-        with self._lock:
-            return {key for key, info in self._index.items() if info.path in wanted}
+        return self._keys("path", paths)
+
+    def keys_for_hosts(self, hosts: Iterable[str] | None) -> set[str]:
+        if hosts is None:
+            with self._lock:
+                return set(self._index)
+        return self._keys("host", hosts)
 
     def infos(self, keys: Iterable[str]) -> list[EntryInfo]:
         with self._lock:
             return [self._index[key] for key in keys if key in self._index]
 
-    def keys_for_hosts(self, hosts: Iterable[str] | None) -> set[str]:
-        with self._lock:
-            if hosts is None:
-                return set(self._index)
-            wanted = set(hosts)
-            return {key for key, info in self._index.items() if info.host in wanted}
+    def _expired_locked(self, before: float) -> Iterator[EntryInfo]:
+        """Entries expiring at or before ``before``, soonest first."""
+        for second in self._expiry_seconds:
+            if second > before:
+                return
+            rows = sorted((self._index[key] for key in self._expiry[second]),
+                          key=lambda info: (info.expires, info.key))  # fmt: skip
+            yield from (info for info in rows if info.expires <= before)
 
     def expired_keys(self, before: float, limit: int) -> list[str]:
         with self._lock:
-            rows = [
-                (info.expires, key)
-                for key, info in self._index.items()
-                if info.expires and info.expires <= before
-            ]
-        return [key for _, key in sorted(rows)[:limit]]
+            return [info.key for info in islice(self._expired_locked(before), limit)]
 
     def list_entries(
         self,
@@ -133,23 +202,39 @@ class MemoryStorage:
         status: EntryStatus | None = None,
     ) -> tuple[list[EntryInfo], int]:
         with self._lock:
-            rows = [info for info in self._index.values() if info.status]
-        rows = [info for info in rows if matches_filter(info, now, search, status)]
-        rows.sort(key=lambda info: (-info.created, info.url))
-        return rows[offset : offset + limit], len(rows)
+            if not search and status is None:
+                # Newest stored first, reading only the rows of the page.
+                rows: list[EntryInfo] = []
+                skipped = 0
+                for key in reversed(self._index):
+                    info = self._index[key]
+                    if not info.status:
+                        continue
+                    if skipped < offset:
+                        skipped += 1
+                        continue
+                    rows.append(info)
+                    if len(rows) >= limit:
+                        break
+                return rows, self._totals[0]
+            every = [info for info in self._index.values() if info.status]
+        matching = [info for info in every if matches_filter(info, now, search, status)]
+        matching.sort(key=lambda info: (-info.created, info.url))
+        return matching[offset : offset + limit], len(matching)
 
     def summary(self, now: float) -> StorageSummary:
         with self._lock:
-            rows = [info for info in self._index.values() if info.status]
-        fresh = sum(1 for info in rows if info.is_fresh(now))
+            total, size, compressed = self._totals
+            expired = sum(1 for info in self._expired_locked(now) if info.status)
         return StorageSummary(
-            total=len(rows),
-            fresh=fresh,
-            expired=len(rows) - fresh,
-            bytes=sum(info.size for info in rows),
-            compressed_bytes=sum(info.compressed_size for info in rows),
+            total=total,
+            fresh=total - expired,
+            expired=expired,
+            bytes=size,
+            compressed_bytes=compressed,
         )
 
+    # ------------------------------------------------------------------ shared state
     def get_value(self, name: str) -> bytes | None:
         with self._lock:
             return self._values.get(name)
@@ -195,7 +280,3 @@ class MemoryStorage:
 
     def close(self) -> None:
         """Nothing to release."""
-
-
-def _with_expires(info: EntryInfo, expires: float) -> EntryInfo:
-    return EntryInfo(**{**info.as_json(), "expires": expires, "tags": info.tags})
