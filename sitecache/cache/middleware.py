@@ -281,7 +281,10 @@ class PageCache:
         cached = self._hosts.get((raw, scheme))
         if cached is None:
             normalized = normalize_host(str(raw), scheme)
-            cached = normalized if normalized == raw else ""
+            default_port = ":443" if scheme == "https" else ":80"
+            # The default port spelled out (a proxy's X-Forwarded-Port) is the same origin.
+            same = raw in (normalized, normalized + default_port)
+            cached = normalized if same else ""
             cached = self.host_aliases.get(cached, cached)
             if len(self._hosts) < 256:
                 self._hosts[(raw, scheme)] = cached
