@@ -13,13 +13,14 @@ hooks and the command line call. It keeps, per process:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -131,16 +132,19 @@ class CacheEngine:
                 self.storage_warning("cache settings unreadable, keeping the last: %s", exc)
                 return self._settings
             if raw != self._settings_raw:
-                self._settings_raw = raw
                 stored: Any = None
                 if raw:
                     try:
                         stored = json.loads(raw)
                     except ValueError:
                         logger.warning("stored cache settings are not JSON; using defaults")
-                self._settings = CacheSettings.from_values(
-                    stored if isinstance(stored, dict) else None
-                )
+                try:
+                    self._settings = CacheSettings.from_values(
+                        stored if isinstance(stored, dict) else None
+                    )
+                except Exception:  # stored by something else than update_settings
+                    logger.exception("stored cache settings unusable; keeping the last ones")
+                self._settings_raw = raw
         return self._settings
 
     def settings_values(self) -> dict[str, Any]:
@@ -156,14 +160,33 @@ class CacheEngine:
         clean = validate_settings_update(update)
         if isinstance(clean, RestError):
             return clean
-        current = dict(self.settings(self.clock()).values) if self._settings_raw else {}
-        if not current:
+        with self._settings_lock():
+            # The stored settings, not this process's copy (up to a second old): two workers
+            # changing different keys must both be kept.
             current = merge_settings(self._stored_settings())
-        if "pages" in clean:
-            clean["pages"] = {**current.get("pages", {}), **clean["pages"]}
-        current.update(clean)
-        self._write_settings(current)
+            if "pages" in clean:
+                clean["pages"] = {**current.get("pages", {}), **clean["pages"]}
+            current.update(clean)
+            self._write_settings(current)
         return self.settings_values()
+
+    @contextlib.contextmanager
+    def _settings_lock(self) -> Iterator[None]:
+        """The cross-process lock of settings writes (waits up to 5 s, then writes anyway)."""
+        owner = None
+        deadline = time.monotonic() + 5
+        while owner is None and time.monotonic() < deadline:
+            try:
+                owner = self.acquire("settings-write", 10)
+            except StorageError:
+                owner = None
+            if owner is None:
+                time.sleep(0.01)
+        try:
+            yield
+        finally:
+            if owner is not None:
+                self.release("settings-write", owner)
 
     def reset_settings(self) -> dict[str, Any]:
         """Back to the defaults (``{"reset": true}``)."""
@@ -315,7 +338,13 @@ class CacheEngine:
         """
         if not isinstance(url, str) or not url.strip():
             return _bad_url(url, "is empty")
-        parts = urlsplit(url.strip())
+        try:
+            parts = urlsplit(url.strip())
+            netloc_host = parts.hostname  # raises on a malformed IPv6 literal or port
+            del netloc_host
+            parts.port  # noqa: B018 - raises on a port that is not a number
+        except ValueError:
+            return _bad_url(url, "is not a valid URL")
         if parts.scheme and parts.scheme not in ("http", "https"):
             return _bad_url(url, "is not an http or https URL")
         path = parts.path or "/"
@@ -323,8 +352,10 @@ class CacheEngine:
             return _bad_url(url, "must be an absolute URL or start with /")
         decoded = unquote(path)
         segments = decoded.split("/")
-        if ".." in segments or "." in segments or "\x00" in decoded or "\\" in decoded:
+        if ".." in segments or "." in segments or "\\" in decoded:
             return _bad_url(url, "escapes the cache (dot segments are not allowed)")
+        if any(ord(char) < 32 for char in decoded):
+            return _bad_url(url, "contains control characters")
         normalized = normalize_url_path(path)
         if not parts.netloc:
             if parts.query:

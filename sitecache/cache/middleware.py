@@ -30,6 +30,7 @@ from sitecache.cache.policy import (
     CacheRules,
     RequestFacts,
     ResponseFacts,
+    is_under,
     parse_cache_control,
     parse_list_header,
     request_bypass_reason,
@@ -388,8 +389,8 @@ class PageCache:
             settings.known_users == "anonymous"
             and cookie_names
             and method in ("GET", "HEAD")
-            and not path.startswith(rules.bypass_path_prefixes)
-            and not routed.startswith(rules.bypass_path_prefixes)
+            and not is_under(path, rules.bypass_path_prefixes)
+            and not is_under(routed, rules.bypass_path_prefixes)
             and BYPASS_QUERY_PARAMS.isdisjoint(facts.query_names)
         ):
             # known_users=anonymous: a front-end GET is answered as for a visitor without a
@@ -417,7 +418,8 @@ class PageCache:
             agent = facts.user_agent.lower()
             if any(fragment in agent for fragment in settings.mobile_user_agents):
                 variant = "mobile"
-        path = normalize_path(path)
+        # The key holds the path as the app routes it: `//post/` is `/post/`, one entry.
+        path = normalize_path(environ.get("SCRIPT_NAME", "") + routed)
         url = canonical_url(scheme, host, path, kept_pairs)
         base = base_key(url, variant)
         return environ, (None, host, path, url, base, variant)

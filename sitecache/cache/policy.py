@@ -60,6 +60,9 @@ BYPASS_QUERY_PARAMS: Final = frozenset({"rest_route", "preview", "preview_id", "
 #: Request headers that make a response per-visitor: a ``Vary`` on them is never stored.
 PRIVATE_VARY_HEADERS: Final = frozenset({"*", "cookie", "authorization"})
 
+#: Seconds a ``rejected_uris`` pattern may spend on one path.
+REGEX_TIMEOUT: Final = 0.05
+
 #: Statuses that may be stored (404 only when ``cache_404``).
 STORABLE_STATUSES: Final = frozenset({200})
 
@@ -149,11 +152,17 @@ def _rejected_cookie(facts: RequestFacts, settings: CacheSettings, rules: CacheR
     return bool(prefixes) and any(name.startswith(prefixes) for name in facts.cookie_names)
 
 
+def is_under(path: str, prefixes: tuple[str, ...]) -> bool:
+    """Whether ``path`` is one of ``prefixes`` or below one (``/login`` and ``/login/x``, not
+    ``/login-tips/``), as the app routes them."""
+    return any(path == prefix or path.startswith(prefix + "/") for prefix in prefixes)
+
+
 def _rest_or_admin(facts: RequestFacts, settings: CacheSettings, rules: CacheRules) -> bool:
     prefixes = rules.bypass_path_prefixes
     return (
-        facts.path.startswith(prefixes)
-        or facts.routed_path.startswith(prefixes)
+        is_under(facts.path, prefixes)
+        or is_under(facts.routed_path, prefixes)
         or any(name in BYPASS_QUERY_PARAMS for name in facts.query_names)
     )
 
@@ -170,9 +179,13 @@ def _rejected_user_agent(facts: RequestFacts, settings: CacheSettings, rules: Ca
 
 
 def _rejected_uri(facts: RequestFacts, settings: CacheSettings, rules: CacheRules) -> bool:
-    return (
-        settings.rejected_uris is not None and settings.rejected_uris.search(facts.path) is not None
-    )
+    for pattern in settings.rejected_uris:
+        try:
+            if pattern.search(facts.path, timeout=REGEX_TIMEOUT) is not None:
+                return True
+        except TimeoutError:
+            return True  # fail closed: a pattern too slow to answer rejects the path
+    return False
 
 
 #: Request guards, first match wins. (reason, predicate)

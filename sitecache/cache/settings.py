@@ -9,10 +9,11 @@ expressions and lower-cased lists it needs already compiled.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
+
+import regex
 
 from sitecache.errors import RestError
 from sitecache.schema import sanitize_value_from_schema, validate_value_from_schema
@@ -23,6 +24,7 @@ __all__ = [
     "READ_ONLY_SETTINGS",
     "SETTINGS_SCHEMA",
     "CacheSettings",
+    "compile_rejected_uri",
     "merge_settings",
     "validate_settings_update",
 ]
@@ -115,16 +117,19 @@ SETTINGS_SCHEMA: Final[dict[str, Any]] = {
         "max_age": {
             "type": "integer",
             "minimum": 0,
+            "maximum": 315_360_000,
             "description": "Seconds a page stays fresh; 0 keeps it fresh until purged.",
         },
         "stale_while_revalidate": {
             "type": "integer",
             "minimum": 0,
+            "maximum": 604_800,
             "description": "Seconds a stale page may be served while one request regenerates it.",
         },
         "gc_interval": {
             "type": "integer",
             "minimum": 60,
+            "maximum": 604_800,
             "description": "Seconds between garbage-collection runs.",
         },
         "compression": {
@@ -188,6 +193,7 @@ SETTINGS_SCHEMA: Final[dict[str, Any]] = {
         "preload_interval": {
             "type": "integer",
             "minimum": 0,
+            "maximum": 525_600,
             "description": "Minutes between scheduled full preloads (0 or at least 10).",
         },
         "preload_posts": {
@@ -222,8 +228,8 @@ def _extra_errors(values: Mapping[str, Any]) -> dict[str, RestError]:
     errors: dict[str, RestError] = {}
     for index, pattern in enumerate(values.get("rejected_uris") or []):
         try:
-            re.compile(pattern)
-        except re.error as exc:
+            compile_rejected_uri(pattern)
+        except (regex.error, ValueError, TypeError) as exc:
             errors["rejected_uris"] = RestError(
                 "rest_invalid_param",
                 f"rejected_uris[{index}] is not a valid regular expression: {exc}.",
@@ -238,13 +244,24 @@ def _extra_errors(values: Mapping[str, Any]) -> dict[str, RestError]:
             {"param": "preload_interval"},
         )
     posts = values.get("preload_posts")
-    if posts is not None and not (posts == "all" or (type(posts) is int and posts >= 1)):
+    if posts is not None and not (
+        posts == "all" or (type(posts) is int and 1 <= posts <= 10_000_000)
+    ):
         errors["preload_posts"] = RestError(
             "rest_invalid_param",
-            'preload_posts must be "all" or an integer of at least 1.',
+            'preload_posts must be "all" or an integer from 1 to 10000000.',
             {"param": "preload_posts"},
         )
     return errors
+
+
+def compile_rejected_uri(pattern: str) -> regex.Pattern[str]:
+    """One ``rejected_uris`` entry, compiled alone (Python ``re`` syntax).
+
+    The `regex` package is used for its matching time bound: a catastrophic pattern such as
+    ``(a+)+$`` must not let a visitor's path hold a worker.
+    """
+    return regex.compile(pattern, flags=regex.VERSION0)
 
 
 def validate_settings_update(update: Any) -> dict[str, Any] | RestError:
@@ -279,6 +296,8 @@ def validate_settings_update(update: Any) -> dict[str, Any] | RestError:
             details[key] = {"code": result.code, "message": result.message}
             continue
         clean[key] = sanitize_value_from_schema(value, schema, key)
+    if "pages" in clean and not isinstance(clean["pages"], dict):
+        clean["pages"] = {}  # an empty list is an empty object, as WordPress reads it
     for key, error in _extra_errors(clean).items():
         details[key] = {"code": error.code, "message": error.message}
     if details:
@@ -331,7 +350,7 @@ class CacheSettings:
     cache_query_strings: bool
     ignored_exact: frozenset[str]
     ignored_prefixes: tuple[str, ...]
-    rejected_uris: re.Pattern[str] | None
+    rejected_uris: tuple[regex.Pattern[str], ...]
     rejected_user_agents: tuple[str, ...]
     rejected_cookies: tuple[str, ...]
     mobile: bool
@@ -357,7 +376,7 @@ class CacheSettings:
             cache_query_strings=values["cache_query_strings"],
             ignored_exact=exact,
             ignored_prefixes=prefixes,
-            rejected_uris=re.compile("|".join(f"(?:{p})" for p in uris)) if uris else None,
+            rejected_uris=tuple(compile_rejected_uri(pattern) for pattern in uris),
             rejected_user_agents=tuple(ua.lower() for ua in values["rejected_user_agents"]),
             rejected_cookies=tuple(values["rejected_cookies"]),
             mobile=values["mobile"],

@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote_to_bytes, urlsplit
 
 from sitecache.cache.middleware import PageCache
 from sitecache.cache.storage import StorageError
@@ -310,7 +310,7 @@ def anonymous_get(app: Callable[..., Iterable[bytes]], url: str, base: str, agen
     environ: dict[str, Any] = {
         "REQUEST_METHOD": "GET",
         "SCRIPT_NAME": "",
-        "PATH_INFO": unquote(parts.path or "/", errors="surrogateescape"),
+        "PATH_INFO": unquote_to_bytes(parts.path or "/").decode("latin-1"),
         "QUERY_STRING": parts.query,
         "SERVER_NAME": name,
         "SERVER_PORT": port,

@@ -158,7 +158,7 @@ class CacheRoutes:
         except StorageError as exc:
             return _storage_error(exc)
         pages = (total + per_page - 1) // per_page
-        if page > 1 and page > pages:
+        if page > 1 and total > 0 and page > pages:  # as WordPress: no entries is an empty list
             return RestError(
                 "rest_invalid_page_number",
                 "The page number requested is larger than the number of pages available.",

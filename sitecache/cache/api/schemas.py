@@ -157,7 +157,12 @@ PURGE_PROPERTIES: Final[dict[str, Any]] = {
         "description": "An absolute URL of the site, or a /path (every host).",
     },
     "urls": {**_STRINGS, "description": "Several URLs or paths."},
-    "post_id": {"type": "integer", "minimum": 1, "description": "A post and its related pages."},
+    "post_id": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 2**63 - 1,
+        "description": "A post and its related pages.",
+    },
     "tag": {"type": "string", "minLength": 1, "maxLength": 200, "description": "A purge tag."},
     "tags": {
         **_STRINGS,

@@ -54,7 +54,10 @@ class StaticFiles:
         if parts.query or not parts.hostname:
             return None
         host = parts.hostname.lower()
-        path = unquote(parts.path or "/", errors="strict")
+        try:
+            path = unquote(parts.path or "/", errors="strict")
+        except UnicodeDecodeError:  # not UTF-8: nginx could not name such a file either
+            return None
         segments = [segment for segment in path.split("/") if segment]
         # SECURITY: nothing outside the root: no dot segments, separators or control bytes.
         # Segments starting with "." are refused too: nginx_config's bypass value uses one.
