@@ -3,26 +3,30 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Any, Final, Protocol
 from urllib.parse import urlencode
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer, authorization_required_status
-from sitecache.schema import get_date_with_gmt, parse_date
+from sitecache.schema import get_date_with_gmt, get_endpoint_args_for_schema, parse_date
 from sitecache.site.content import ContentService
 from sitecache.site.dates import rfc3339_local
 
 __all__ = [
     "CONTEXT_PARAM",
     "NAMESPACE",
+    "CrudController",
+    "CrudPermissions",
     "collection_params",
     "context_param",
     "denied",
     "edit_context_check",
     "int_list",
     "paginated",
+    "register_crud_routes",
     "rest_dates",
     "timestamp_from_request",
 ]
@@ -179,3 +183,99 @@ def timestamp_from_request(
             return RestError("rest_invalid_date", "Invalid date.", {"status": 400})
         return int(stamp)
     return None
+
+
+class CrudController(Protocol):
+    """The five handlers a collection-and-item controller answers with."""
+
+    def get_items(self, request: RestRequest) -> RestResponse | RestError: ...
+    def create_item(self, request: RestRequest) -> RestResponse | RestError: ...
+    def get_item(self, request: RestRequest) -> RestResponse | RestError: ...
+    def update_item(self, request: RestRequest) -> RestResponse | RestError: ...
+    def delete_item(self, request: RestRequest) -> RestResponse | RestError: ...
+
+
+PermissionCheck = Callable[[RestRequest], "bool | RestError"]
+
+
+@dataclass(frozen=True)
+class CrudPermissions:
+    """The permission callback of each of the five collection and item endpoints."""
+
+    list: PermissionCheck
+    create: PermissionCheck
+    read: PermissionCheck
+    update: PermissionCheck
+    delete: PermissionCheck
+
+
+def register_crud_routes(
+    server: RestServer,
+    route: str,
+    controller: CrudController,
+    permissions: CrudPermissions,
+    *,
+    schema: Callable[[], dict[str, Any]],
+    collection_args: dict[str, Any],
+    id_description: str,
+    force_description: str,
+) -> None:
+    """Register ``/<route>`` (GET list, POST create) and ``/<route>/(?P<id>[\\d]+)`` (GET,
+    POST/PUT/PATCH, DELETE with ``force``), every endpoint batchable, both answering
+    ``OPTIONS`` with ``schema()``; the route table every ``site/v2`` CRUD controller shares."""
+    server.register_rest_route(
+        NAMESPACE,
+        route,
+        [
+            {
+                "methods": "GET",
+                "callback": controller.get_items,
+                "permission_callback": permissions.list,
+                "args": collection_args,
+                "allow_batch": {"v1": True},
+            },
+            {
+                "methods": "POST",
+                "callback": controller.create_item,
+                "permission_callback": permissions.create,
+                "args": get_endpoint_args_for_schema(schema(), "POST"),
+                "allow_batch": {"v1": True},
+            },
+        ],
+        schema=schema,
+    )
+    server.register_rest_route(
+        NAMESPACE,
+        f"{route}/(?P<id>[\\d]+)",
+        [
+            {
+                "methods": "GET",
+                "callback": controller.get_item,
+                "permission_callback": permissions.read,
+                "args": {"context": CONTEXT_PARAM},
+                "allow_batch": {"v1": True},
+            },
+            {
+                "methods": "POST, PUT, PATCH",
+                "callback": controller.update_item,
+                "permission_callback": permissions.update,
+                "args": get_endpoint_args_for_schema(schema(), "POST, PUT, PATCH"),
+                "allow_batch": {"v1": True},
+            },
+            {
+                "methods": "DELETE",
+                "callback": controller.delete_item,
+                "permission_callback": permissions.delete,
+                "args": {
+                    "force": {
+                        "type": "boolean",
+                        "default": False,
+                        "description": force_description,
+                    }
+                },
+                "allow_batch": {"v1": True},
+            },
+        ],
+        route_args={"id": {"description": id_description, "type": "integer"}},
+        schema=schema,
+    )

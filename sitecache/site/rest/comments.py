@@ -14,19 +14,19 @@ from typing import Any, Final
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer, is_logged_in
-from sitecache.schema import get_endpoint_args_for_schema
 from sitecache.site.content import CommentQuery, ContentService
 from sitecache.site.models import COMMENT_STATUSES, Comment, Post
 from sitecache.site.render import paragraphs
 from sitecache.site.rest.base import (
-    CONTEXT_PARAM,
     NAMESPACE,
+    CrudPermissions,
     collection_params,
     denied,
     edit_context_check,
     id_list_param,
     int_list,
     paginated,
+    register_crud_routes,
     rest_dates,
     timestamp_from_request,
 )
@@ -255,63 +255,21 @@ class CommentsController:
         def schema() -> dict[str, Any]:
             return COMMENT_SCHEMA
 
-        server.register_rest_route(
-            NAMESPACE,
+        register_crud_routes(
+            server,
             "/comments",
-            [
-                {
-                    "methods": "GET",
-                    "callback": self.get_items,
-                    "permission_callback": self.get_items_permissions_check,
-                    "args": self.collection_params(),
-                    "allow_batch": {"v1": True},
-                },
-                {
-                    "methods": "POST",
-                    "callback": self.create_item,
-                    "permission_callback": self.create_item_permissions_check,
-                    "args": get_endpoint_args_for_schema(COMMENT_SCHEMA, "POST"),
-                    "allow_batch": {"v1": True},
-                },
-            ],
+            self,
+            CrudPermissions(
+                list=self.get_items_permissions_check,
+                create=self.create_item_permissions_check,
+                read=self.get_item_permissions_check,
+                update=self.moderate_permissions_check,
+                delete=self.moderate_permissions_check,
+            ),
             schema=schema,
-        )
-        server.register_rest_route(
-            NAMESPACE,
-            "/comments/(?P<id>[\\d]+)",
-            [
-                {
-                    "methods": "GET",
-                    "callback": self.get_item,
-                    "permission_callback": self.get_item_permissions_check,
-                    "args": {"context": CONTEXT_PARAM},
-                    "allow_batch": {"v1": True},
-                },
-                {
-                    "methods": "POST, PUT, PATCH",
-                    "callback": self.update_item,
-                    "permission_callback": self.moderate_permissions_check,
-                    "args": get_endpoint_args_for_schema(COMMENT_SCHEMA, "POST, PUT, PATCH"),
-                    "allow_batch": {"v1": True},
-                },
-                {
-                    "methods": "DELETE",
-                    "callback": self.delete_item,
-                    "permission_callback": self.moderate_permissions_check,
-                    "args": {
-                        "force": {
-                            "type": "boolean",
-                            "default": False,
-                            "description": "Whether to bypass Trash and force deletion.",
-                        }
-                    },
-                    "allow_batch": {"v1": True},
-                },
-            ],
-            route_args={
-                "id": {"description": "Unique identifier for the comment.", "type": "integer"}
-            },
-            schema=schema,
+            collection_args=self.collection_params(),
+            id_description="Unique identifier for the comment.",
+            force_description="Whether to bypass Trash and force deletion.",
         )
 
     # ------------------------------------------------------------------ permissions

@@ -12,18 +12,18 @@ from typing import Any
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
-from sitecache.schema import get_endpoint_args_for_schema
 from sitecache.site.content import ContentService, TermQuery
 from sitecache.site.models import Term
 from sitecache.site.rest.base import (
-    CONTEXT_PARAM,
     NAMESPACE,
+    CrudPermissions,
     collection_params,
     denied,
     edit_context_check,
     id_list_param,
     int_list,
     paginated,
+    register_crud_routes,
 )
 
 __all__ = ["TermsController", "term_schema"]
@@ -175,63 +175,21 @@ class TermsController:
             return self.schema
 
         manage = self.manage_permissions_check
-        server.register_rest_route(
-            NAMESPACE,
+        register_crud_routes(
+            server,
             f"/{self.rest_base}",
-            [
-                {
-                    "methods": "GET",
-                    "callback": self.get_items,
-                    "permission_callback": self.get_items_permissions_check,
-                    "args": self.collection_params(),
-                    "allow_batch": {"v1": True},
-                },
-                {
-                    "methods": "POST",
-                    "callback": self.create_item,
-                    "permission_callback": manage,
-                    "args": get_endpoint_args_for_schema(self.schema, "POST"),
-                    "allow_batch": {"v1": True},
-                },
-            ],
+            self,
+            CrudPermissions(
+                list=self.get_items_permissions_check,
+                create=manage,
+                read=self.get_items_permissions_check,
+                update=manage,
+                delete=self.delete_permissions_check,
+            ),
             schema=schema,
-        )
-        server.register_rest_route(
-            NAMESPACE,
-            f"/{self.rest_base}/(?P<id>[\\d]+)",
-            [
-                {
-                    "methods": "GET",
-                    "callback": self.get_item,
-                    "permission_callback": self.get_items_permissions_check,
-                    "args": {"context": CONTEXT_PARAM},
-                    "allow_batch": {"v1": True},
-                },
-                {
-                    "methods": "POST, PUT, PATCH",
-                    "callback": self.update_item,
-                    "permission_callback": manage,
-                    "args": get_endpoint_args_for_schema(self.schema, "POST, PUT, PATCH"),
-                    "allow_batch": {"v1": True},
-                },
-                {
-                    "methods": "DELETE",
-                    "callback": self.delete_item,
-                    "permission_callback": self.delete_permissions_check,
-                    "args": {
-                        "force": {
-                            "type": "boolean",
-                            "default": False,
-                            "description": "Required to be true, as terms do not support trashing.",
-                        }
-                    },
-                    "allow_batch": {"v1": True},
-                },
-            ],
-            route_args={
-                "id": {"description": "Unique identifier for the term.", "type": "integer"}
-            },
-            schema=schema,
+            collection_args=self.collection_params(),
+            id_description="Unique identifier for the term.",
+            force_description="Required to be true, as terms do not support trashing.",
         )
 
     # ------------------------------------------------------------------ permissions
