@@ -20,6 +20,7 @@ __all__ = [
     "NAMESPACE",
     "CrudController",
     "CrudPermissions",
+    "RoutedController",
     "collection_params",
     "context_param",
     "denied",
@@ -185,6 +186,19 @@ def timestamp_from_request(
     return None
 
 
+class RoutedController:
+    """A controller that learns its server when it registers its routes (``self._server``)."""
+
+    _server: RestServer | None = None
+
+    @property
+    def server(self) -> RestServer:
+        """The server the routes were registered on."""
+        if self._server is None:
+            raise RuntimeError("the routes are not registered yet")
+        return self._server
+
+
 class CrudController(Protocol):
     """The five handlers a collection-and-item controller answers with."""
 
@@ -217,8 +231,8 @@ def register_crud_routes(
     *,
     schema: Callable[[], dict[str, Any]],
     collection_args: dict[str, Any],
-    id_description: str,
-    force_description: str,
+    item_noun: str,
+    force_description: str = "Whether to bypass Trash and force deletion.",
 ) -> None:
     """Register ``/<route>`` (GET list, POST create) and ``/<route>/(?P<id>[\\d]+)`` (GET,
     POST/PUT/PATCH, DELETE with ``force``), every endpoint batchable, both answering
@@ -276,6 +290,8 @@ def register_crud_routes(
                 "allow_batch": {"v1": True},
             },
         ],
-        route_args={"id": {"description": id_description, "type": "integer"}},
+        route_args={
+            "id": {"description": f"Unique identifier for the {item_noun}.", "type": "integer"}
+        },
         schema=schema,
     )

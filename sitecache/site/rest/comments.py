@@ -20,6 +20,7 @@ from sitecache.site.render import paragraphs
 from sitecache.site.rest.base import (
     NAMESPACE,
     CrudPermissions,
+    RoutedController,
     collection_params,
     denied,
     edit_context_check,
@@ -180,7 +181,7 @@ def avatar_urls(email: str) -> dict[str, str]:
     }
 
 
-class CommentsController:
+class CommentsController(RoutedController):
     """The ``/comments`` routes.
 
     Args:
@@ -198,14 +199,6 @@ class CommentsController:
         self.content = content
         self.post_link = post_link
         self.user_profile = user_profile
-        self._server: RestServer | None = None
-
-    @property
-    def server(self) -> RestServer:
-        """The server the routes were registered on."""
-        if self._server is None:
-            raise RuntimeError("the routes are not registered yet")
-        return self._server
 
     def collection_params(self) -> dict[str, Any]:
         """The collection's query arguments."""
@@ -268,8 +261,7 @@ class CommentsController:
             ),
             schema=schema,
             collection_args=self.collection_params(),
-            id_description="Unique identifier for the comment.",
-            force_description="Whether to bypass Trash and force deletion.",
+            item_noun="comment",
         )
 
     # ------------------------------------------------------------------ permissions

@@ -13,6 +13,7 @@ from sitecache.site.models import Post, Term
 from sitecache.site.options import OPTION_SCHEMAS
 from sitecache.site.rest.base import (
     NAMESPACE,
+    RoutedController,
     collection_params,
     context_param,
     denied,
@@ -260,7 +261,7 @@ _TAXONOMIES: Final[Mapping[str, dict[str, Any]]] = {
 }
 
 
-class MetaRoutes:
+class MetaRoutes(RoutedController):
     """Types, statuses, taxonomies, search and settings.
 
     Args:
@@ -277,14 +278,6 @@ class MetaRoutes:
         self.content = content
         self.post_link = post_link
         self.term_link = term_link
-        self._server: RestServer | None = None
-
-    @property
-    def server(self) -> RestServer:
-        """The server the routes were registered on."""
-        if self._server is None:
-            raise RuntimeError("the routes are not registered yet")
-        return self._server
 
     def register(self, server: RestServer) -> None:
         """Register every route (``rest_api_init``)."""
@@ -558,7 +551,6 @@ class MetaRoutes:
         subtypes = request.get_param("subtype")
         wanted = set(subtypes) if isinstance(subtypes, list) else {str(subtypes or "any")}
         term = str(request.get_param("search") or "")
-        rest = self.server.rest_url
         results: list[dict[str, Any]] = []
         if request.get_param("type") == "term":
             taxonomies = [t for t in _TAXONOMIES if "any" in wanted or t in wanted]
@@ -576,21 +568,17 @@ class MetaRoutes:
             total = len(found)
             chosen = found[(page - 1) * per_page : page * per_page]
             for item in chosen:
-                base = _TAXONOMIES[item.taxonomy]["rest_base"]
-                response = RestResponse(
-                    {
-                        "id": item.id,
-                        "title": item.name,
-                        "url": self.term_link(item),
-                        "type": "term",
-                        "subtype": item.taxonomy,
-                    }
+                results.append(
+                    self._search_result(
+                        item.id,
+                        item.name,
+                        self.term_link(item),
+                        "term",
+                        item.taxonomy,
+                        f"/{_TAXONOMIES[item.taxonomy]['rest_base']}/{item.id}",
+                        f"/taxonomies/{item.taxonomy}",
+                    )
                 )
-                response.add_link(
-                    "self", rest(f"/{NAMESPACE}/{base}/{item.id}"), {"embeddable": True}
-                )
-                response.add_link("about", rest(f"/{NAMESPACE}/taxonomies/{item.taxonomy}"))
-                results.append(self.server.response_to_data(response, False))
         else:
             types = tuple(t for t in ("post", "page") if "any" in wanted or t in wanted)
             if not types:
@@ -606,24 +594,40 @@ class MetaRoutes:
                 )
             )
             for post in posts:
-                base = _TYPES[post.type]["rest_base"]
-                response = RestResponse(
-                    {
-                        "id": post.id,
-                        "title": post.title,
-                        "url": self.post_link(post),
-                        "type": "post",
-                        "subtype": post.type,
-                    }
+                results.append(
+                    self._search_result(
+                        post.id,
+                        post.title,
+                        self.post_link(post),
+                        "post",
+                        post.type,
+                        f"/{_TYPES[post.type]['rest_base']}/{post.id}",
+                        f"/types/{post.type}",
+                    )
                 )
-                response.add_link(
-                    "self", rest(f"/{NAMESPACE}/{base}/{post.id}"), {"embeddable": True}
-                )
-                response.add_link("about", rest(f"/{NAMESPACE}/types/{post.type}"))
-                results.append(self.server.response_to_data(response, False))
         return paginated(
             self.server, request, results, total, per_page, page, "rest_search_invalid_page_number"
         )
+
+    def _search_result(
+        self,
+        item_id: int,
+        title: str,
+        url: str,
+        kind: str,
+        subtype: str,
+        self_path: str,
+        about_path: str,
+    ) -> Any:
+        """One search hit as data, with its embeddable ``self`` link and its ``about`` link
+        (paths below the namespace)."""
+        rest = self.server.rest_url
+        response = RestResponse(
+            {"id": item_id, "title": title, "url": url, "type": kind, "subtype": subtype}
+        )
+        response.add_link("self", rest(f"/{NAMESPACE}{self_path}"), {"embeddable": True})
+        response.add_link("about", rest(f"/{NAMESPACE}{about_path}"))
+        return self.server.response_to_data(response, False)
 
     # ------------------------------------------------------------------ settings
     def get_settings(self, request: RestRequest) -> dict[str, Any]:

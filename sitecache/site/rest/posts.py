@@ -21,6 +21,7 @@ from sitecache.site.render import excerpt_text, paragraphs
 from sitecache.site.rest.base import (
     NAMESPACE,
     CrudPermissions,
+    RoutedController,
     collection_params,
     denied,
     edit_context_check,
@@ -269,7 +270,7 @@ _ORDERBY: Final = [
 ]
 
 
-class PostsController:
+class PostsController(RoutedController):
     """The routes of one post type (``post`` → ``/posts``, ``page`` → ``/pages``).
 
     Args:
@@ -287,14 +288,6 @@ class PostsController:
         self.link_of = link_of
         self.caps = _CAPS[post_type]
         self.schema = post_schema(post_type)
-        self._server: RestServer | None = None
-
-    @property
-    def server(self) -> RestServer:
-        """The server the routes were registered on."""
-        if self._server is None:
-            raise RuntimeError("the routes are not registered yet")
-        return self._server
 
     # ------------------------------------------------------------------ registration
     def collection_params(self) -> dict[str, Any]:
@@ -377,8 +370,7 @@ class PostsController:
             ),
             schema=schema,
             collection_args=self.collection_params(),
-            id_description="Unique identifier for the post.",
-            force_description="Whether to bypass Trash and force deletion.",
+            item_noun="post",
         )
 
     # ------------------------------------------------------------------ permissions

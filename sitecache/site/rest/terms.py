@@ -17,6 +17,7 @@ from sitecache.site.models import Term
 from sitecache.site.rest.base import (
     NAMESPACE,
     CrudPermissions,
+    RoutedController,
     collection_params,
     denied,
     edit_context_check,
@@ -99,7 +100,7 @@ def term_schema(taxonomy: str) -> dict[str, Any]:
     }
 
 
-class TermsController:
+class TermsController(RoutedController):
     """The routes of one taxonomy (``category`` → ``/categories``, ``post_tag`` → ``/tags``).
 
     Args:
@@ -116,14 +117,6 @@ class TermsController:
         self.content = content
         self.link_of = link_of
         self.schema = term_schema(taxonomy)
-        self._server: RestServer | None = None
-
-    @property
-    def server(self) -> RestServer:
-        """The server the routes were registered on."""
-        if self._server is None:
-            raise RuntimeError("the routes are not registered yet")
-        return self._server
 
     def collection_params(self) -> dict[str, Any]:
         """The collection's query arguments."""
@@ -188,7 +181,7 @@ class TermsController:
             ),
             schema=schema,
             collection_args=self.collection_params(),
-            id_description="Unique identifier for the term.",
+            item_noun="term",
             force_description="Required to be true, as terms do not support trashing.",
         )
 
