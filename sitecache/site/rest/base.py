@@ -23,6 +23,8 @@ __all__ = [
     "RoutedController",
     "collection_params",
     "context_param",
+    "created",
+    "deleted",
     "denied",
     "edit_context_check",
     "int_list",
@@ -184,6 +186,19 @@ def timestamp_from_request(
             return RestError("rest_invalid_date", "Invalid date.", {"status": 400})
         return int(stamp)
     return None
+
+
+def created(server: RestServer, response: RestResponse, path: str) -> RestResponse:
+    """``response`` made a 201 whose ``Location`` is ``path`` below the namespace."""
+    response.set_status(201)
+    response.header("Location", server.rest_url(f"/{NAMESPACE}{path}"))
+    return response
+
+
+def deleted(server: RestServer, previous: RestResponse) -> RestResponse:
+    """The answer to a permanent delete: ``{"deleted": true, "previous": <the item as data>}``
+    (build it before deleting: ``previous`` is turned into data here)."""
+    return RestResponse({"deleted": True, "previous": server.response_to_data(previous, False)})
 
 
 class RoutedController:

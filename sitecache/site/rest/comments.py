@@ -22,6 +22,8 @@ from sitecache.site.rest.base import (
     CrudPermissions,
     RoutedController,
     collection_params,
+    created,
+    deleted,
     denied,
     edit_context_check,
     id_list_param,
@@ -477,10 +479,7 @@ class CommentsController(RoutedController):
         if request.user.can("moderate_comments"):
             fields.setdefault("status", "approve")
         comment = self.content.add_comment(**fields)
-        response = self.prepare(comment)
-        response.set_status(201)
-        response.header("Location", self.server.rest_url(f"/{NAMESPACE}/comments/{comment.id}"))
-        return response
+        return created(self.server, self.prepare(comment), f"/comments/{comment.id}")
 
     def update_item(self, request: RestRequest) -> RestResponse | RestError:
         """Update a comment (moderation included)."""
@@ -499,9 +498,9 @@ class CommentsController(RoutedController):
             return comment
         request.set_param("context", "edit")
         if request.get_param("force"):
-            previous = self.server.response_to_data(self.prepare(comment), False)
+            answer = deleted(self.server, self.prepare(comment))
             self.content.delete_comment(comment.id, force=True)
-            return RestResponse({"deleted": True, "previous": previous})
+            return answer
         self.content.delete_comment(comment.id)
         trashed = self.content.get_comment(comment.id)
         return self.prepare(trashed if trashed is not None else comment)

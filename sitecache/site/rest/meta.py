@@ -456,11 +456,18 @@ class MetaRoutes(RoutedController):
             "rest_base": info["rest_base"],
             "rest_namespace": NAMESPACE,
         }
+        return self._with_collection_links(data, "/types", info["rest_base"])
+
+    def _with_collection_links(
+        self, data: dict[str, Any], collection: str, rest_base: str
+    ) -> RestResponse:
+        """``data`` linked to its ``collection`` (a path below the namespace) and to the items
+        of its ``rest_base`` (a post type's or a taxonomy's)."""
         response = RestResponse(data)
         rest = self.server.rest_url
-        response.add_link("collection", rest(f"/{NAMESPACE}/types"))
+        response.add_link("collection", rest(f"/{NAMESPACE}{collection}"))
         response.add_link(
-            f"{self.server.settings.api_root_rel}items", rest(f"/{NAMESPACE}/{info['rest_base']}")
+            f"{self.server.settings.api_root_rel}items", rest(f"/{NAMESPACE}/{rest_base}")
         )
         return response
 
@@ -517,13 +524,7 @@ class MetaRoutes(RoutedController):
             "rest_base": info["rest_base"],
             "rest_namespace": NAMESPACE,
         }
-        response = RestResponse(data)
-        rest = self.server.rest_url
-        response.add_link("collection", rest(f"/{NAMESPACE}/taxonomies"))
-        response.add_link(
-            f"{self.server.settings.api_root_rel}items", rest(f"/{NAMESPACE}/{info['rest_base']}")
-        )
-        return response
+        return self._with_collection_links(data, "/taxonomies", info["rest_base"])
 
     def get_taxonomies(self, request: RestRequest) -> dict[str, Any]:
         """Every taxonomy (of ``type`` when given), keyed by slug."""

@@ -23,6 +23,8 @@ from sitecache.site.rest.base import (
     CrudPermissions,
     RoutedController,
     collection_params,
+    created,
+    deleted,
     denied,
     edit_context_check,
     id_list_param,
@@ -677,12 +679,7 @@ class PostsController(RoutedController):
             return fields
         fields.setdefault("author", int(getattr(request.user, "id", 0)))
         post = self.content.create_post(type=self.post_type, **fields)
-        response = self.prepare(post, request)
-        response.set_status(201)
-        response.header(
-            "Location", self.server.rest_url(f"/{NAMESPACE}/{self.rest_base}/{post.id}")
-        )
-        return response
+        return created(self.server, self.prepare(post, request), f"/{self.rest_base}/{post.id}")
 
     def update_item(self, request: RestRequest) -> RestResponse | RestError:
         """Update a post."""
@@ -701,9 +698,9 @@ class PostsController(RoutedController):
             return post
         request.set_param("context", "edit")
         if request.get_param("force"):
-            previous = self.server.response_to_data(self.prepare(post, request), False)
+            answer = deleted(self.server, self.prepare(post, request))
             self.content.delete_post(post.id, force=True)
-            return RestResponse({"deleted": True, "previous": previous})
+            return answer
         self.content.delete_post(post.id)
         trashed = self.content.get_post(post.id)
         return self.prepare(trashed if trashed is not None else post, request)

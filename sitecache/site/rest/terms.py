@@ -19,6 +19,8 @@ from sitecache.site.rest.base import (
     CrudPermissions,
     RoutedController,
     collection_params,
+    created,
+    deleted,
     denied,
     edit_context_check,
     id_list_param,
@@ -290,12 +292,7 @@ class TermsController(RoutedController):
             description=str(request.get_param("description") or ""),
             parent=parent if isinstance(parent, int) else 0,
         )
-        response = self.prepare(term)
-        response.set_status(201)
-        response.header(
-            "Location", self.server.rest_url(f"/{NAMESPACE}/{self.rest_base}/{term.id}")
-        )
-        return response
+        return created(self.server, self.prepare(term), f"/{self.rest_base}/{term.id}")
 
     def update_item(self, request: RestRequest) -> RestResponse | RestError:
         """Update a term's name, slug, description or parent."""
@@ -322,6 +319,6 @@ class TermsController(RoutedController):
                 {"status": 501},
             )
         request.set_param("context", "view")
-        previous = self.server.response_to_data(self.prepare(term), False)
+        answer = deleted(self.server, self.prepare(term))
         self.content.delete_term(term.id)
-        return RestResponse({"deleted": True, "previous": previous})
+        return answer
