@@ -36,6 +36,7 @@ __all__ = ["CacheEngine", "PurgeResult"]
 logger = logging.getLogger("sitecache.cache")
 
 SETTINGS_NAME = "settings"
+SINCE_NAME = "stats_since"
 URL_REPORT_LIMIT = 100
 
 
@@ -111,6 +112,7 @@ class CacheEngine:
         self._counts: dict[str, int] = {}
         self._counts_lock = threading.Lock()
         self._flushed = clock()
+        self._since_recorded = False
         self._tier: dict[str, Any] = {}
         self._tier_size = 0
         self._tier_lock = threading.Lock()
@@ -205,6 +207,11 @@ class CacheEngine:
         if not counts:
             return
         try:
+            if not self._since_recorded:
+                # When counting started, once per store (any process may be the first).
+                if self.storage.get_value(SINCE_NAME) is None:
+                    self.storage.set_value(SINCE_NAME, str(int(self._flushed)).encode())
+                self._since_recorded = True
             self.storage.add_counters(counts)
         except StorageError as exc:
             self.storage_warning("cache counters not written yet: %s", exc)
@@ -419,7 +426,7 @@ class CacheEngine:
         hit_ratio = (requests["hit"] + requests["stale"]) / served if served else 0.0
         return {
             "generated": int(now),
-            "since": counters.get("since", 0) or None,
+            "since": self._since(),
             "entries": {"total": summary.total, "fresh": summary.fresh, "expired": summary.expired},
             "bytes": {"total": summary.bytes, "compressed": summary.compressed_bytes},
             "requests": {**requests, "hit_ratio": round(hit_ratio, 4)},
@@ -440,7 +447,15 @@ class CacheEngine:
         with self._counts_lock:
             self._counts = {}
         self.storage.reset_counters()
-        self.storage.add_counters({"since": int(self.clock())})
+        self.storage.set_value(SINCE_NAME, str(int(self.clock())).encode())
+
+    def _since(self) -> int | None:
+        """When the counters started (Unix time), if known."""
+        raw = self.storage.get_value(SINCE_NAME)
+        try:
+            return int(raw) if raw else None
+        except ValueError:
+            return None
 
     def close(self) -> None:
         """Flush the counters and release the storage."""

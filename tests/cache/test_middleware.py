@@ -428,6 +428,9 @@ def test_stats_count_requests_bypass_reasons_and_purges(page_app: PageApp) -> No
     assert stats["bypass_reasons"] == {"authorization": 1}
     assert stats["purges"] == {"tag": 1}
     assert stats["entries"]["total"] == 1
+    assert stats["since"] == int(cache.engine.clock())
+    cache.engine.reset_stats()
+    assert cache.engine.stats()["requests"]["hit"] == 0
 
 
 def test_gc_deletes_entries_past_their_stale_window(page_app: PageApp, clock: FakeClock) -> None:
