@@ -3,26 +3,33 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Any, Final, Protocol
 from urllib.parse import urlencode
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer, authorization_required_status
-from sitecache.schema import get_date_with_gmt, parse_date
+from sitecache.schema import get_date_with_gmt, get_endpoint_args_for_schema, parse_date
 from sitecache.site.content import ContentService
 from sitecache.site.dates import rfc3339_local
 
 __all__ = [
     "CONTEXT_PARAM",
     "NAMESPACE",
+    "CrudController",
+    "CrudPermissions",
+    "RoutedController",
     "collection_params",
     "context_param",
+    "created",
+    "deleted",
     "denied",
     "edit_context_check",
     "int_list",
     "paginated",
+    "register_crud_routes",
     "rest_dates",
     "timestamp_from_request",
 ]
@@ -179,3 +186,127 @@ def timestamp_from_request(
             return RestError("rest_invalid_date", "Invalid date.", {"status": 400})
         return int(stamp)
     return None
+
+
+def created(server: RestServer, response: RestResponse, path: str) -> RestResponse:
+    """``response`` made a 201 whose ``Location`` is ``path`` below the namespace."""
+    response.set_status(201)
+    response.header("Location", server.rest_url(f"/{NAMESPACE}{path}"))
+    return response
+
+
+def deleted(server: RestServer, previous: RestResponse) -> RestResponse:
+    """The answer to a permanent delete: ``{"deleted": true, "previous": <the item as data>}``
+    (build it before deleting: ``previous`` is turned into data here)."""
+    return RestResponse({"deleted": True, "previous": server.response_to_data(previous, False)})
+
+
+class RoutedController:
+    """A controller that learns its server when it registers its routes (``self._server``)."""
+
+    _server: RestServer | None = None
+
+    @property
+    def server(self) -> RestServer:
+        """The server the routes were registered on."""
+        if self._server is None:
+            raise RuntimeError("the routes are not registered yet")
+        return self._server
+
+
+class CrudController(Protocol):
+    """The five handlers a collection-and-item controller answers with."""
+
+    def get_items(self, request: RestRequest) -> RestResponse | RestError: ...
+    def create_item(self, request: RestRequest) -> RestResponse | RestError: ...
+    def get_item(self, request: RestRequest) -> RestResponse | RestError: ...
+    def update_item(self, request: RestRequest) -> RestResponse | RestError: ...
+    def delete_item(self, request: RestRequest) -> RestResponse | RestError: ...
+
+
+PermissionCheck = Callable[[RestRequest], "bool | RestError"]
+
+
+@dataclass(frozen=True)
+class CrudPermissions:
+    """The permission callback of each of the five collection and item endpoints."""
+
+    list: PermissionCheck
+    create: PermissionCheck
+    read: PermissionCheck
+    update: PermissionCheck
+    delete: PermissionCheck
+
+
+def register_crud_routes(
+    server: RestServer,
+    route: str,
+    controller: CrudController,
+    permissions: CrudPermissions,
+    *,
+    schema: Callable[[], dict[str, Any]],
+    collection_args: dict[str, Any],
+    item_noun: str,
+    force_description: str = "Whether to bypass Trash and force deletion.",
+) -> None:
+    """Register ``/<route>`` (GET list, POST create) and ``/<route>/(?P<id>[\\d]+)`` (GET,
+    POST/PUT/PATCH, DELETE with ``force``), every endpoint batchable, both answering
+    ``OPTIONS`` with ``schema()``; the route table every ``site/v2`` CRUD controller shares."""
+    server.register_rest_route(
+        NAMESPACE,
+        route,
+        [
+            {
+                "methods": "GET",
+                "callback": controller.get_items,
+                "permission_callback": permissions.list,
+                "args": collection_args,
+                "allow_batch": {"v1": True},
+            },
+            {
+                "methods": "POST",
+                "callback": controller.create_item,
+                "permission_callback": permissions.create,
+                "args": get_endpoint_args_for_schema(schema(), "POST"),
+                "allow_batch": {"v1": True},
+            },
+        ],
+        schema=schema,
+    )
+    server.register_rest_route(
+        NAMESPACE,
+        f"{route}/(?P<id>[\\d]+)",
+        [
+            {
+                "methods": "GET",
+                "callback": controller.get_item,
+                "permission_callback": permissions.read,
+                "args": {"context": CONTEXT_PARAM},
+                "allow_batch": {"v1": True},
+            },
+            {
+                "methods": "POST, PUT, PATCH",
+                "callback": controller.update_item,
+                "permission_callback": permissions.update,
+                "args": get_endpoint_args_for_schema(schema(), "POST, PUT, PATCH"),
+                "allow_batch": {"v1": True},
+            },
+            {
+                "methods": "DELETE",
+                "callback": controller.delete_item,
+                "permission_callback": permissions.delete,
+                "args": {
+                    "force": {
+                        "type": "boolean",
+                        "default": False,
+                        "description": force_description,
+                    }
+                },
+                "allow_batch": {"v1": True},
+            },
+        ],
+        route_args={
+            "id": {"description": f"Unique identifier for the {item_noun}.", "type": "integer"}
+        },
+        schema=schema,
+    )

@@ -14,19 +14,22 @@ from typing import Any, Final
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer, is_logged_in
-from sitecache.schema import get_endpoint_args_for_schema
 from sitecache.site.content import CommentQuery, ContentService
 from sitecache.site.models import COMMENT_STATUSES, Comment, Post
 from sitecache.site.render import paragraphs
 from sitecache.site.rest.base import (
-    CONTEXT_PARAM,
     NAMESPACE,
+    CrudPermissions,
+    RoutedController,
     collection_params,
+    created,
+    deleted,
     denied,
     edit_context_check,
     id_list_param,
     int_list,
     paginated,
+    register_crud_routes,
     rest_dates,
     timestamp_from_request,
 )
@@ -180,7 +183,7 @@ def avatar_urls(email: str) -> dict[str, str]:
     }
 
 
-class CommentsController:
+class CommentsController(RoutedController):
     """The ``/comments`` routes.
 
     Args:
@@ -198,14 +201,6 @@ class CommentsController:
         self.content = content
         self.post_link = post_link
         self.user_profile = user_profile
-        self._server: RestServer | None = None
-
-    @property
-    def server(self) -> RestServer:
-        """The server the routes were registered on."""
-        if self._server is None:
-            raise RuntimeError("the routes are not registered yet")
-        return self._server
 
     def collection_params(self) -> dict[str, Any]:
         """The collection's query arguments."""
@@ -255,63 +250,20 @@ class CommentsController:
         def schema() -> dict[str, Any]:
             return COMMENT_SCHEMA
 
-        server.register_rest_route(
-            NAMESPACE,
+        register_crud_routes(
+            server,
             "/comments",
-            [
-                {
-                    "methods": "GET",
-                    "callback": self.get_items,
-                    "permission_callback": self.get_items_permissions_check,
-                    "args": self.collection_params(),
-                    "allow_batch": {"v1": True},
-                },
-                {
-                    "methods": "POST",
-                    "callback": self.create_item,
-                    "permission_callback": self.create_item_permissions_check,
-                    "args": get_endpoint_args_for_schema(COMMENT_SCHEMA, "POST"),
-                    "allow_batch": {"v1": True},
-                },
-            ],
+            self,
+            CrudPermissions(
+                list=self.get_items_permissions_check,
+                create=self.create_item_permissions_check,
+                read=self.get_item_permissions_check,
+                update=self.moderate_permissions_check,
+                delete=self.moderate_permissions_check,
+            ),
             schema=schema,
-        )
-        server.register_rest_route(
-            NAMESPACE,
-            "/comments/(?P<id>[\\d]+)",
-            [
-                {
-                    "methods": "GET",
-                    "callback": self.get_item,
-                    "permission_callback": self.get_item_permissions_check,
-                    "args": {"context": CONTEXT_PARAM},
-                    "allow_batch": {"v1": True},
-                },
-                {
-                    "methods": "POST, PUT, PATCH",
-                    "callback": self.update_item,
-                    "permission_callback": self.moderate_permissions_check,
-                    "args": get_endpoint_args_for_schema(COMMENT_SCHEMA, "POST, PUT, PATCH"),
-                    "allow_batch": {"v1": True},
-                },
-                {
-                    "methods": "DELETE",
-                    "callback": self.delete_item,
-                    "permission_callback": self.moderate_permissions_check,
-                    "args": {
-                        "force": {
-                            "type": "boolean",
-                            "default": False,
-                            "description": "Whether to bypass Trash and force deletion.",
-                        }
-                    },
-                    "allow_batch": {"v1": True},
-                },
-            ],
-            route_args={
-                "id": {"description": "Unique identifier for the comment.", "type": "integer"}
-            },
-            schema=schema,
+            collection_args=self.collection_params(),
+            item_noun="comment",
         )
 
     # ------------------------------------------------------------------ permissions
@@ -527,10 +479,7 @@ class CommentsController:
         if request.user.can("moderate_comments"):
             fields.setdefault("status", "approve")
         comment = self.content.add_comment(**fields)
-        response = self.prepare(comment)
-        response.set_status(201)
-        response.header("Location", self.server.rest_url(f"/{NAMESPACE}/comments/{comment.id}"))
-        return response
+        return created(self.server, self.prepare(comment), f"/comments/{comment.id}")
 
     def update_item(self, request: RestRequest) -> RestResponse | RestError:
         """Update a comment (moderation included)."""
@@ -549,9 +498,9 @@ class CommentsController:
             return comment
         request.set_param("context", "edit")
         if request.get_param("force"):
-            previous = self.server.response_to_data(self.prepare(comment), False)
+            answer = deleted(self.server, self.prepare(comment))
             self.content.delete_comment(comment.id, force=True)
-            return RestResponse({"deleted": True, "previous": previous})
+            return answer
         self.content.delete_comment(comment.id)
         trashed = self.content.get_comment(comment.id)
         return self.prepare(trashed if trashed is not None else comment)

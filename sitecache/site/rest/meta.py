@@ -13,6 +13,7 @@ from sitecache.site.models import Post, Term
 from sitecache.site.options import OPTION_SCHEMAS
 from sitecache.site.rest.base import (
     NAMESPACE,
+    RoutedController,
     collection_params,
     context_param,
     denied,
@@ -21,123 +22,15 @@ from sitecache.site.rest.base import (
     int_list,
     paginated,
 )
+from sitecache.site.rest.meta_schemas import (
+    SEARCH_SCHEMA,
+    SETTINGS_SCHEMA,
+    STATUS_SCHEMA,
+    TAXONOMY_SCHEMA,
+    TYPE_SCHEMA,
+)
 
 __all__ = ["MetaRoutes"]
-
-_ALL: Final = ["view", "edit", "embed"]
-_VIEW_EDIT: Final = ["view", "edit"]
-_EDIT: Final = ["edit"]
-
-
-def _prop(kind: Any, description: str, context: list[str], **extra: Any) -> dict[str, Any]:
-    return {"description": description, "type": kind, "context": context, "readonly": True, **extra}
-
-
-TYPE_SCHEMA: Final[dict[str, Any]] = {
-    "$schema": "http://json-schema.org/draft-04/schema#",
-    "title": "type",
-    "type": "object",
-    "properties": {
-        "capabilities": _prop("object", "All capabilities used by the post type.", _EDIT),
-        "description": _prop(
-            "string", "A human-readable description of the post type.", _VIEW_EDIT
-        ),
-        "hierarchical": _prop(
-            "boolean", "Whether or not the post type should have children.", _VIEW_EDIT
-        ),
-        "viewable": _prop("boolean", "Whether or not the post type can be viewed.", _EDIT),
-        "labels": _prop(
-            "object", "Human-readable labels for the post type for various contexts.", _EDIT
-        ),
-        "name": _prop("string", "The title for the post type.", _ALL),
-        "slug": _prop("string", "An alphanumeric identifier for the post type.", _ALL),
-        "supports": _prop("object", "All features, supported by the post type.", _EDIT),
-        "has_archive": _prop(
-            ["string", "boolean"],
-            "If the value is a string, the value will be used as the archive slug.",
-            _VIEW_EDIT,
-        ),
-        "taxonomies": _prop(
-            "array", "Taxonomies associated with post type.", _VIEW_EDIT, items={"type": "string"}
-        ),
-        "rest_base": _prop("string", "REST base route for the post type.", _ALL),
-        "rest_namespace": _prop("string", "REST route's namespace for the post type.", _ALL),
-    },
-}
-STATUS_SCHEMA: Final[dict[str, Any]] = {
-    "$schema": "http://json-schema.org/draft-04/schema#",
-    "title": "status",
-    "type": "object",
-    "properties": {
-        "name": _prop("string", "The title for the status.", _ALL),
-        "private": _prop("boolean", "Whether posts with this status should be private.", _EDIT),
-        "protected": _prop("boolean", "Whether posts with this status should be protected.", _EDIT),
-        "public": _prop(
-            "boolean",
-            "Whether posts of this status should be shown in the front end of the site.",
-            _VIEW_EDIT,
-        ),
-        "queryable": _prop(
-            "boolean", "Whether posts with this status should be publicly-queryable.", _VIEW_EDIT
-        ),
-        "show_in_list": _prop(
-            "boolean", "Whether to include posts in the edit listing for their post type.", _EDIT
-        ),
-        "slug": _prop("string", "An alphanumeric identifier for the status.", _ALL),
-        "date_floating": _prop(
-            "boolean", "Whether posts of this status may have floating published dates.", _VIEW_EDIT
-        ),
-    },
-}
-TAXONOMY_SCHEMA: Final[dict[str, Any]] = {
-    "$schema": "http://json-schema.org/draft-04/schema#",
-    "title": "taxonomy",
-    "type": "object",
-    "properties": {
-        "capabilities": _prop("object", "All capabilities used by the taxonomy.", _EDIT),
-        "description": _prop("string", "A human-readable description of the taxonomy.", _VIEW_EDIT),
-        "hierarchical": _prop(
-            "boolean", "Whether or not the taxonomy should have children.", _VIEW_EDIT
-        ),
-        "labels": _prop(
-            "object", "Human-readable labels for the taxonomy for various contexts.", _EDIT
-        ),
-        "name": _prop("string", "The title for the taxonomy.", _ALL),
-        "slug": _prop("string", "An alphanumeric identifier for the taxonomy.", _ALL),
-        "show_cloud": _prop("boolean", "Whether or not the term cloud should be displayed.", _EDIT),
-        "types": _prop(
-            "array", "Types associated with the taxonomy.", _VIEW_EDIT, items={"type": "string"}
-        ),
-        "rest_base": _prop("string", "REST base route for the taxonomy.", _ALL),
-        "rest_namespace": _prop("string", "REST namespace route for the taxonomy.", _ALL),
-    },
-}
-SEARCH_SCHEMA: Final[dict[str, Any]] = {
-    "$schema": "http://json-schema.org/draft-04/schema#",
-    "title": "search-result",
-    "type": "object",
-    "properties": {
-        "id": _prop(["integer", "string"], "Unique identifier for the object.", ["view", "embed"]),
-        "title": _prop("string", "The title for the object.", ["view", "embed"]),
-        "url": _prop("string", "URL to the object.", ["view", "embed"], format="uri"),
-        "type": _prop("string", "Object type.", ["view", "embed"], enum=["post", "term"]),
-        "subtype": _prop(
-            "string",
-            "Object subtype.",
-            ["view", "embed"],
-            enum=["post", "page", "category", "post_tag"],
-        ),
-    },
-}
-SETTINGS_SCHEMA: Final[dict[str, Any]] = {
-    "$schema": "http://json-schema.org/draft-04/schema#",
-    "title": "settings",
-    "type": "object",
-    "properties": {
-        name: {key: value for key, value in schema.items() if key != "default"}
-        for name, schema in OPTION_SCHEMAS.items()
-    },
-}
 
 _TYPES: Final[Mapping[str, dict[str, Any]]] = {
     "post": {
@@ -260,7 +153,7 @@ _TAXONOMIES: Final[Mapping[str, dict[str, Any]]] = {
 }
 
 
-class MetaRoutes:
+class MetaRoutes(RoutedController):
     """Types, statuses, taxonomies, search and settings.
 
     Args:
@@ -277,14 +170,6 @@ class MetaRoutes:
         self.content = content
         self.post_link = post_link
         self.term_link = term_link
-        self._server: RestServer | None = None
-
-    @property
-    def server(self) -> RestServer:
-        """The server the routes were registered on."""
-        if self._server is None:
-            raise RuntimeError("the routes are not registered yet")
-        return self._server
 
     def register(self, server: RestServer) -> None:
         """Register every route (``rest_api_init``)."""
@@ -463,11 +348,18 @@ class MetaRoutes:
             "rest_base": info["rest_base"],
             "rest_namespace": NAMESPACE,
         }
+        return self._with_collection_links(data, "/types", info["rest_base"])
+
+    def _with_collection_links(
+        self, data: dict[str, Any], collection: str, rest_base: str
+    ) -> RestResponse:
+        """``data`` linked to its ``collection`` (a path below the namespace) and to the items
+        of its ``rest_base`` (a post type's or a taxonomy's)."""
         response = RestResponse(data)
         rest = self.server.rest_url
-        response.add_link("collection", rest(f"/{NAMESPACE}/types"))
+        response.add_link("collection", rest(f"/{NAMESPACE}{collection}"))
         response.add_link(
-            f"{self.server.settings.api_root_rel}items", rest(f"/{NAMESPACE}/{info['rest_base']}")
+            f"{self.server.settings.api_root_rel}items", rest(f"/{NAMESPACE}/{rest_base}")
         )
         return response
 
@@ -524,13 +416,7 @@ class MetaRoutes:
             "rest_base": info["rest_base"],
             "rest_namespace": NAMESPACE,
         }
-        response = RestResponse(data)
-        rest = self.server.rest_url
-        response.add_link("collection", rest(f"/{NAMESPACE}/taxonomies"))
-        response.add_link(
-            f"{self.server.settings.api_root_rel}items", rest(f"/{NAMESPACE}/{info['rest_base']}")
-        )
-        return response
+        return self._with_collection_links(data, "/taxonomies", info["rest_base"])
 
     def get_taxonomies(self, request: RestRequest) -> dict[str, Any]:
         """Every taxonomy (of ``type`` when given), keyed by slug."""
@@ -558,7 +444,6 @@ class MetaRoutes:
         subtypes = request.get_param("subtype")
         wanted = set(subtypes) if isinstance(subtypes, list) else {str(subtypes or "any")}
         term = str(request.get_param("search") or "")
-        rest = self.server.rest_url
         results: list[dict[str, Any]] = []
         if request.get_param("type") == "term":
             taxonomies = [t for t in _TAXONOMIES if "any" in wanted or t in wanted]
@@ -576,21 +461,17 @@ class MetaRoutes:
             total = len(found)
             chosen = found[(page - 1) * per_page : page * per_page]
             for item in chosen:
-                base = _TAXONOMIES[item.taxonomy]["rest_base"]
-                response = RestResponse(
-                    {
-                        "id": item.id,
-                        "title": item.name,
-                        "url": self.term_link(item),
-                        "type": "term",
-                        "subtype": item.taxonomy,
-                    }
+                results.append(
+                    self._search_result(
+                        item.id,
+                        item.name,
+                        self.term_link(item),
+                        "term",
+                        item.taxonomy,
+                        f"/{_TAXONOMIES[item.taxonomy]['rest_base']}/{item.id}",
+                        f"/taxonomies/{item.taxonomy}",
+                    )
                 )
-                response.add_link(
-                    "self", rest(f"/{NAMESPACE}/{base}/{item.id}"), {"embeddable": True}
-                )
-                response.add_link("about", rest(f"/{NAMESPACE}/taxonomies/{item.taxonomy}"))
-                results.append(self.server.response_to_data(response, False))
         else:
             types = tuple(t for t in ("post", "page") if "any" in wanted or t in wanted)
             if not types:
@@ -606,24 +487,40 @@ class MetaRoutes:
                 )
             )
             for post in posts:
-                base = _TYPES[post.type]["rest_base"]
-                response = RestResponse(
-                    {
-                        "id": post.id,
-                        "title": post.title,
-                        "url": self.post_link(post),
-                        "type": "post",
-                        "subtype": post.type,
-                    }
+                results.append(
+                    self._search_result(
+                        post.id,
+                        post.title,
+                        self.post_link(post),
+                        "post",
+                        post.type,
+                        f"/{_TYPES[post.type]['rest_base']}/{post.id}",
+                        f"/types/{post.type}",
+                    )
                 )
-                response.add_link(
-                    "self", rest(f"/{NAMESPACE}/{base}/{post.id}"), {"embeddable": True}
-                )
-                response.add_link("about", rest(f"/{NAMESPACE}/types/{post.type}"))
-                results.append(self.server.response_to_data(response, False))
         return paginated(
             self.server, request, results, total, per_page, page, "rest_search_invalid_page_number"
         )
+
+    def _search_result(
+        self,
+        item_id: int,
+        title: str,
+        url: str,
+        kind: str,
+        subtype: str,
+        self_path: str,
+        about_path: str,
+    ) -> Any:
+        """One search hit as data, with its embeddable ``self`` link and its ``about`` link
+        (paths below the namespace)."""
+        rest = self.server.rest_url
+        response = RestResponse(
+            {"id": item_id, "title": title, "url": url, "type": kind, "subtype": subtype}
+        )
+        response.add_link("self", rest(f"/{NAMESPACE}{self_path}"), {"embeddable": True})
+        response.add_link("about", rest(f"/{NAMESPACE}{about_path}"))
+        return self.server.response_to_data(response, False)
 
     # ------------------------------------------------------------------ settings
     def get_settings(self, request: RestRequest) -> dict[str, Any]:

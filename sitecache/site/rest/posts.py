@@ -15,223 +15,28 @@ from markupsafe import escape
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
-from sitecache.schema import get_endpoint_args_for_schema
 from sitecache.site.content import ContentService, PostQuery
 from sitecache.site.models import POST_STATUSES, Post
 from sitecache.site.render import excerpt_text, paragraphs
 from sitecache.site.rest.base import (
-    CONTEXT_PARAM,
     NAMESPACE,
+    CrudPermissions,
+    RoutedController,
     collection_params,
+    created,
+    deleted,
     denied,
     edit_context_check,
     id_list_param,
     int_list,
     paginated,
+    register_crud_routes,
     rest_dates,
     timestamp_from_request,
 )
+from sitecache.site.rest.posts_schema import post_schema
 
 __all__ = ["PostsController", "post_schema"]
-
-_VIEW_EDIT: Final = ["view", "edit"]
-_ALL: Final = ["view", "edit", "embed"]
-_TEXT_ARG: Final = {
-    "type": ["string", "object"],
-    "properties": {"raw": {"type": "string"}},
-}
-
-
-def _rendered(description: str, *, protected: bool = False, embed: bool = True) -> dict[str, Any]:
-    contexts = _ALL if embed else _VIEW_EDIT
-    properties: dict[str, Any] = {
-        "raw": {
-            "description": f"{description}, as it exists in the database.",
-            "type": "string",
-            "context": ["edit"],
-        },
-        "rendered": {
-            "description": f"HTML {description.lower()}, transformed for display.",
-            "type": "string",
-            "context": contexts,
-            "readonly": True,
-        },
-    }
-    if protected:
-        properties["protected"] = {
-            "description": f"Whether the {description.lower()} is protected with a password.",
-            "type": "boolean",
-            "context": contexts,
-            "readonly": True,
-        }
-    return {
-        "description": description,
-        "type": "object",
-        "context": contexts,
-        "arg_options": dict(_TEXT_ARG),
-        "properties": properties,
-    }
-
-
-def post_schema(post_type: str) -> dict[str, Any]:
-    """The resource schema of a post type (``post`` or ``page``)."""
-    properties: dict[str, Any] = {
-        "date": {
-            "description": "The date the post was published, in the site's timezone.",
-            "type": ["string", "null"],
-            "format": "date-time",
-            "context": _ALL,
-        },
-        "date_gmt": {
-            "description": "The date the post was published, as GMT.",
-            "type": ["string", "null"],
-            "format": "date-time",
-            "context": _VIEW_EDIT,
-        },
-        "guid": {
-            "description": "The globally unique identifier for the post.",
-            "type": "object",
-            "context": _VIEW_EDIT,
-            "readonly": True,
-            "properties": {
-                "raw": {
-                    "description": "GUID for the post, as it exists in the database.",
-                    "type": "string",
-                    "context": ["edit"],
-                    "readonly": True,
-                },
-                "rendered": {
-                    "description": "GUID for the post, transformed for display.",
-                    "type": "string",
-                    "context": _VIEW_EDIT,
-                    "readonly": True,
-                },
-            },
-        },
-        "id": {
-            "description": "Unique identifier for the post.",
-            "type": "integer",
-            "context": _ALL,
-            "readonly": True,
-        },
-        "link": {
-            "description": "URL to the post.",
-            "type": "string",
-            "format": "uri",
-            "context": _ALL,
-            "readonly": True,
-        },
-        "modified": {
-            "description": "The date the post was last modified, in the site's timezone.",
-            "type": "string",
-            "format": "date-time",
-            "context": _VIEW_EDIT,
-            "readonly": True,
-        },
-        "modified_gmt": {
-            "description": "The date the post was last modified, as GMT.",
-            "type": "string",
-            "format": "date-time",
-            "context": _VIEW_EDIT,
-            "readonly": True,
-        },
-        "slug": {
-            "description": "An alphanumeric identifier for the post unique to its type.",
-            "type": "string",
-            "context": _ALL,
-        },
-        "status": {
-            "description": "A named status for the post.",
-            "type": "string",
-            "enum": list(POST_STATUSES),
-            "context": _VIEW_EDIT,
-        },
-        "type": {
-            "description": "Type of post.",
-            "type": "string",
-            "context": _ALL,
-            "readonly": True,
-        },
-        "password": {
-            "description": "A password to protect access to the content and excerpt.",
-            "type": "string",
-            "context": ["edit"],
-        },
-        "title": _rendered(
-            "The title for the post."[:-1].replace("The title for the post", "Title")
-        ),
-        "content": _rendered("Content", protected=True, embed=False),
-        "author": {
-            "description": "The ID for the author of the post.",
-            "type": "integer",
-            "context": _ALL,
-        },
-        "excerpt": _rendered("Excerpt", protected=True),
-        "featured_media": {
-            "description": "The ID of the featured media for the post.",
-            "type": "integer",
-            "context": _ALL,
-        },
-        "comment_status": {
-            "description": "Whether or not comments are open on the post.",
-            "type": "string",
-            "enum": ["open", "closed"],
-            "context": _VIEW_EDIT,
-        },
-        "ping_status": {
-            "description": "Whether or not the post can be pinged.",
-            "type": "string",
-            "enum": ["open", "closed"],
-            "context": _VIEW_EDIT,
-        },
-        "template": {
-            "description": "The theme file to use to display the post.",
-            "type": "string",
-            "context": _VIEW_EDIT,
-        },
-        "meta": {
-            "description": "Meta fields.",
-            "type": "object",
-            "context": _VIEW_EDIT,
-            "properties": {},
-        },
-    }
-    if post_type == "post":
-        properties["format"] = {
-            "description": "The format for the post.",
-            "type": "string",
-            "enum": ["standard"],
-            "context": _VIEW_EDIT,
-        }
-        properties["sticky"] = {
-            "description": "Whether or not the post should be treated as sticky.",
-            "type": "boolean",
-            "context": _VIEW_EDIT,
-        }
-        for name, label in (("categories", "category"), ("tags", "post_tag")):
-            properties[name] = {
-                "description": f"The terms assigned to the post in the {label} taxonomy.",
-                "type": "array",
-                "items": {"type": "integer"},
-                "context": _VIEW_EDIT,
-            }
-    else:
-        properties["parent"] = {
-            "description": "The ID for the parent of the post.",
-            "type": "integer",
-            "context": _VIEW_EDIT,
-        }
-        properties["menu_order"] = {
-            "description": "The order of the post in relation to other posts.",
-            "type": "integer",
-            "context": _VIEW_EDIT,
-        }
-    return {
-        "$schema": "http://json-schema.org/draft-04/schema#",
-        "title": post_type,
-        "type": "object",
-        "properties": properties,
-    }
 
 
 _CAPS: Final[Mapping[str, Mapping[str, str]]] = {
@@ -269,7 +74,7 @@ _ORDERBY: Final = [
 ]
 
 
-class PostsController:
+class PostsController(RoutedController):
     """The routes of one post type (``post`` → ``/posts``, ``page`` → ``/pages``).
 
     Args:
@@ -287,14 +92,6 @@ class PostsController:
         self.link_of = link_of
         self.caps = _CAPS[post_type]
         self.schema = post_schema(post_type)
-        self._server: RestServer | None = None
-
-    @property
-    def server(self) -> RestServer:
-        """The server the routes were registered on."""
-        if self._server is None:
-            raise RuntimeError("the routes are not registered yet")
-        return self._server
 
     # ------------------------------------------------------------------ registration
     def collection_params(self) -> dict[str, Any]:
@@ -364,63 +161,20 @@ class PostsController:
         def schema() -> dict[str, Any]:
             return self.schema
 
-        server.register_rest_route(
-            NAMESPACE,
+        register_crud_routes(
+            server,
             f"/{self.rest_base}",
-            [
-                {
-                    "methods": "GET",
-                    "callback": self.get_items,
-                    "permission_callback": self.get_items_permissions_check,
-                    "args": self.collection_params(),
-                    "allow_batch": {"v1": True},
-                },
-                {
-                    "methods": "POST",
-                    "callback": self.create_item,
-                    "permission_callback": self.create_item_permissions_check,
-                    "args": get_endpoint_args_for_schema(self.schema, "POST"),
-                    "allow_batch": {"v1": True},
-                },
-            ],
+            self,
+            CrudPermissions(
+                list=self.get_items_permissions_check,
+                create=self.create_item_permissions_check,
+                read=self.get_item_permissions_check,
+                update=self.update_item_permissions_check,
+                delete=self.delete_item_permissions_check,
+            ),
             schema=schema,
-        )
-        server.register_rest_route(
-            NAMESPACE,
-            f"/{self.rest_base}/(?P<id>[\\d]+)",
-            [
-                {
-                    "methods": "GET",
-                    "callback": self.get_item,
-                    "permission_callback": self.get_item_permissions_check,
-                    "args": {"context": CONTEXT_PARAM},
-                    "allow_batch": {"v1": True},
-                },
-                {
-                    "methods": "POST, PUT, PATCH",
-                    "callback": self.update_item,
-                    "permission_callback": self.update_item_permissions_check,
-                    "args": get_endpoint_args_for_schema(self.schema, "POST, PUT, PATCH"),
-                    "allow_batch": {"v1": True},
-                },
-                {
-                    "methods": "DELETE",
-                    "callback": self.delete_item,
-                    "permission_callback": self.delete_item_permissions_check,
-                    "args": {
-                        "force": {
-                            "type": "boolean",
-                            "default": False,
-                            "description": "Whether to bypass Trash and force deletion.",
-                        }
-                    },
-                    "allow_batch": {"v1": True},
-                },
-            ],
-            route_args={
-                "id": {"description": "Unique identifier for the post.", "type": "integer"}
-            },
-            schema=schema,
+            collection_args=self.collection_params(),
+            item_noun="post",
         )
 
     # ------------------------------------------------------------------ permissions
@@ -727,12 +481,7 @@ class PostsController:
             return fields
         fields.setdefault("author", int(getattr(request.user, "id", 0)))
         post = self.content.create_post(type=self.post_type, **fields)
-        response = self.prepare(post, request)
-        response.set_status(201)
-        response.header(
-            "Location", self.server.rest_url(f"/{NAMESPACE}/{self.rest_base}/{post.id}")
-        )
-        return response
+        return created(self.server, self.prepare(post, request), f"/{self.rest_base}/{post.id}")
 
     def update_item(self, request: RestRequest) -> RestResponse | RestError:
         """Update a post."""
@@ -751,9 +500,9 @@ class PostsController:
             return post
         request.set_param("context", "edit")
         if request.get_param("force"):
-            previous = self.server.response_to_data(self.prepare(post, request), False)
+            answer = deleted(self.server, self.prepare(post, request))
             self.content.delete_post(post.id, force=True)
-            return RestResponse({"deleted": True, "previous": previous})
+            return answer
         self.content.delete_post(post.id)
         trashed = self.content.get_post(post.id)
         return self.prepare(trashed if trashed is not None else post, request)

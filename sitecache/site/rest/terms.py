@@ -12,18 +12,21 @@ from typing import Any
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
-from sitecache.schema import get_endpoint_args_for_schema
 from sitecache.site.content import ContentService, TermQuery
 from sitecache.site.models import Term
 from sitecache.site.rest.base import (
-    CONTEXT_PARAM,
     NAMESPACE,
+    CrudPermissions,
+    RoutedController,
     collection_params,
+    created,
+    deleted,
     denied,
     edit_context_check,
     id_list_param,
     int_list,
     paginated,
+    register_crud_routes,
 )
 
 __all__ = ["TermsController", "term_schema"]
@@ -99,7 +102,7 @@ def term_schema(taxonomy: str) -> dict[str, Any]:
     }
 
 
-class TermsController:
+class TermsController(RoutedController):
     """The routes of one taxonomy (``category`` → ``/categories``, ``post_tag`` → ``/tags``).
 
     Args:
@@ -116,14 +119,6 @@ class TermsController:
         self.content = content
         self.link_of = link_of
         self.schema = term_schema(taxonomy)
-        self._server: RestServer | None = None
-
-    @property
-    def server(self) -> RestServer:
-        """The server the routes were registered on."""
-        if self._server is None:
-            raise RuntimeError("the routes are not registered yet")
-        return self._server
 
     def collection_params(self) -> dict[str, Any]:
         """The collection's query arguments."""
@@ -175,63 +170,21 @@ class TermsController:
             return self.schema
 
         manage = self.manage_permissions_check
-        server.register_rest_route(
-            NAMESPACE,
+        register_crud_routes(
+            server,
             f"/{self.rest_base}",
-            [
-                {
-                    "methods": "GET",
-                    "callback": self.get_items,
-                    "permission_callback": self.get_items_permissions_check,
-                    "args": self.collection_params(),
-                    "allow_batch": {"v1": True},
-                },
-                {
-                    "methods": "POST",
-                    "callback": self.create_item,
-                    "permission_callback": manage,
-                    "args": get_endpoint_args_for_schema(self.schema, "POST"),
-                    "allow_batch": {"v1": True},
-                },
-            ],
+            self,
+            CrudPermissions(
+                list=self.get_items_permissions_check,
+                create=manage,
+                read=self.get_items_permissions_check,
+                update=manage,
+                delete=self.delete_permissions_check,
+            ),
             schema=schema,
-        )
-        server.register_rest_route(
-            NAMESPACE,
-            f"/{self.rest_base}/(?P<id>[\\d]+)",
-            [
-                {
-                    "methods": "GET",
-                    "callback": self.get_item,
-                    "permission_callback": self.get_items_permissions_check,
-                    "args": {"context": CONTEXT_PARAM},
-                    "allow_batch": {"v1": True},
-                },
-                {
-                    "methods": "POST, PUT, PATCH",
-                    "callback": self.update_item,
-                    "permission_callback": manage,
-                    "args": get_endpoint_args_for_schema(self.schema, "POST, PUT, PATCH"),
-                    "allow_batch": {"v1": True},
-                },
-                {
-                    "methods": "DELETE",
-                    "callback": self.delete_item,
-                    "permission_callback": self.delete_permissions_check,
-                    "args": {
-                        "force": {
-                            "type": "boolean",
-                            "default": False,
-                            "description": "Required to be true, as terms do not support trashing.",
-                        }
-                    },
-                    "allow_batch": {"v1": True},
-                },
-            ],
-            route_args={
-                "id": {"description": "Unique identifier for the term.", "type": "integer"}
-            },
-            schema=schema,
+            collection_args=self.collection_params(),
+            item_noun="term",
+            force_description="Required to be true, as terms do not support trashing.",
         )
 
     # ------------------------------------------------------------------ permissions
@@ -339,12 +292,7 @@ class TermsController:
             description=str(request.get_param("description") or ""),
             parent=parent if isinstance(parent, int) else 0,
         )
-        response = self.prepare(term)
-        response.set_status(201)
-        response.header(
-            "Location", self.server.rest_url(f"/{NAMESPACE}/{self.rest_base}/{term.id}")
-        )
-        return response
+        return created(self.server, self.prepare(term), f"/{self.rest_base}/{term.id}")
 
     def update_item(self, request: RestRequest) -> RestResponse | RestError:
         """Update a term's name, slug, description or parent."""
@@ -371,6 +319,6 @@ class TermsController:
                 {"status": 501},
             )
         request.set_param("context", "view")
-        previous = self.server.response_to_data(self.prepare(term), False)
+        answer = deleted(self.server, self.prepare(term))
         self.content.delete_term(term.id)
-        return RestResponse({"deleted": True, "previous": previous})
+        return answer
