@@ -28,6 +28,7 @@ from sitecache.rest import (
     authorization_required_status,
     return_true,
 )
+from sitecache.rest.collection_args import collection_params, context_param, id_list_param
 from sitecache.schema import filter_response_by_context, get_endpoint_args_for_schema
 from sitecache.schema.dates import format_timestamp
 
@@ -36,50 +37,18 @@ __all__ = ["UserRoutes", "avatar_url", "collection_args"]
 NAMESPACE: Final = "site/v2"
 REST_BASE: Final = "users"
 
-_CONTEXT_ARG: Final = {
-    "description": "Scope under which the request is made; determines fields present in response.",
-    "type": "string",
-    "enum": ["view", "embed", "edit"],
-    "default": "view",
-}
 _ID_ARG: Final = {"description": "Unique identifier for the user.", "type": "integer"}
 
 
 def collection_args() -> dict[str, Any]:
     """The arguments of ``GET /users`` (a subset of WordPress's; see the README)."""
+    common = collection_params()
+    offset = common.pop("offset")
     return {
-        "context": dict(_CONTEXT_ARG),
-        "page": {
-            "description": "Current page of the collection.",
-            "type": "integer",
-            "default": 1,
-            "minimum": 1,
-        },
-        "per_page": {
-            "description": "Maximum number of items to be returned in result set.",
-            "type": "integer",
-            "default": 10,
-            "minimum": 1,
-            "maximum": 100,
-        },
-        "search": {"description": "Limit results to those matching a string.", "type": "string"},
-        "exclude": {
-            "description": "Ensure result set excludes specific IDs.",
-            "type": "array",
-            "items": {"type": "integer"},
-            "default": [],
-        },
-        "include": {
-            "description": "Limit result set to specific IDs.",
-            "type": "array",
-            "items": {"type": "integer"},
-            "default": [],
-        },
-        "offset": {
-            "description": "Offset the result set by a specific number of items.",
-            "type": "integer",
-            "minimum": 0,
-        },
+        **common,
+        "exclude": id_list_param("Ensure result set excludes specific IDs."),
+        "include": id_list_param("Limit result set to specific IDs."),
+        "offset": offset,
         "order": {
             "description": "Order sort attribute ascending or descending.",
             "type": "string",
@@ -239,7 +208,7 @@ class UserRoutes:
                     "methods": "GET",
                     "callback": self.get_item,
                     "permission_callback": self.get_item_permissions_check,
-                    "args": {"id": dict(_ID_ARG), "context": dict(_CONTEXT_ARG)},
+                    "args": {"id": dict(_ID_ARG), "context": context_param()},
                 },
                 {
                     "methods": "POST, PUT, PATCH",
@@ -268,7 +237,7 @@ class UserRoutes:
                     "methods": "GET",
                     "callback": self.get_current_item,
                     "permission_callback": return_true,
-                    "args": {"context": dict(_CONTEXT_ARG)},
+                    "args": {"context": context_param()},
                 },
                 {
                     "methods": "POST, PUT, PATCH",

@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer, authorization_required_status
+from sitecache.rest.collection_args import collection_params, context_param, id_list_param
 from sitecache.schema import get_date_with_gmt, get_endpoint_args_for_schema, parse_date
 from sitecache.site.content import ContentService
 from sitecache.site.dates import rfc3339_local
@@ -27,6 +28,7 @@ __all__ = [
     "deleted",
     "denied",
     "edit_context_check",
+    "id_list_param",
     "int_list",
     "paginated",
     "register_crud_routes",
@@ -35,64 +37,7 @@ __all__ = [
 ]
 
 NAMESPACE: Final = "site/v2"
-
-
-def context_param(
-    default: str = "view", contexts: tuple[str, ...] = ("view", "embed", "edit")
-) -> dict[str, Any]:
-    """The ``context`` argument (``get_context_param``)."""
-    return {
-        "description": "Scope under which the request is made; determines fields present in "
-        "response.",
-        "type": "string",
-        "enum": list(contexts),
-        "default": default,
-    }
-
-
 CONTEXT_PARAM: Final = context_param()
-
-
-def collection_params(*, offset: bool = True, search: bool = True) -> dict[str, Any]:
-    """``context``, ``page``, ``per_page`` (1 to 100), ``search`` and ``offset``."""
-    params: dict[str, Any] = {
-        "context": context_param(),
-        "page": {
-            "description": "Current page of the collection.",
-            "type": "integer",
-            "default": 1,
-            "minimum": 1,
-        },
-        "per_page": {
-            "description": "Maximum number of items to be returned in result set.",
-            "type": "integer",
-            "default": 10,
-            "minimum": 1,
-            "maximum": 100,
-        },
-    }
-    if search:
-        params["search"] = {
-            "description": "Limit results to those matching a string.",
-            "type": "string",
-        }
-    if offset:
-        params["offset"] = {
-            "description": "Offset the result set by a specific number of items.",
-            "type": "integer",
-            "minimum": 0,
-        }
-    return params
-
-
-def id_list_param(description: str) -> dict[str, Any]:
-    """An array-of-integers argument (``include``, ``exclude``, ``author``…)."""
-    return {
-        "description": description,
-        "type": "array",
-        "items": {"type": "integer"},
-        "default": [],
-    }
 
 
 def int_list(value: Any) -> tuple[int, ...]:
