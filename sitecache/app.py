@@ -37,6 +37,7 @@ from sitecache.rest.params import parse_pairs
 from sitecache.rest.server import RestServer
 from sitecache.rest.urls import RequestContext, RestSettings, extract_rest_route
 from sitecache.site import ContentService, FrontSite
+from sitecache.site.outbox import Outbox
 from sitecache.site.rest import SiteRoutes
 from sitecache.templating import make_template_environment
 
@@ -151,12 +152,19 @@ class App:
             engine=cache_engine(config),
             debug_log=config.data_dir / "logs" / "cache-debug.log",
         )
-        # Content changes purge the pages that show them (CACHE_API.md "Invalidation").
-        ContentInvalidation(self.cache.engine, self.site).install(self.hooks)
+        # Content changes purge the pages that show them (CACHE_API.md "Invalidation"),
+        # recorded in the change's own transaction and retried until the storage answers.
+        self.invalidation = ContentInvalidation(
+            self.cache.engine, self.site, Outbox(self.auth.store)
+        )
+        self.invalidation.install(self.content)
         # The site-cache/v1 routes, preload, GC timers and companion plugins (#8).
         self.cache_api = CacheApi(
             self.cache, self.hooks, config.site_url, static_root=config.data_dir / "static"
         )
+        # Every process retries owed purges on each timer tick (a crash or an outage may
+        # have left some behind).
+        self.cache_api.timers.every_tick.append(self.invalidation.drain)
         # The content site fills the cache API's seams: what a post purges, what preload visits.
         self.hooks.add_filter("cache_post_tags", self._cache_post_tags)
         self.hooks.add_filter("cache_preload_urls", self._cache_preload_urls)

@@ -1,8 +1,8 @@
-"""The page cache wired to the content site: which pages each change purges.
+"""The page cache wired to the content site: which pages each change purges, durably.
 
 `sitecache.cache` and `sitecache.site` never import each other; this module (composition, like
-`sitecache.app`) listens to the site's hooks and calls the cache engine, following CACHE_API.md
-"Invalidation":
+`sitecache.app`) listens to the content service's transactions and calls the cache engine,
+following CACHE_API.md "Invalidation":
 
 - a post that is, or was, published purges its page, the home page and its pagination, its
   terms', author's and date archives, the feed and the sitemap (the site names them in
@@ -16,133 +16,228 @@
   (title, tagline, ...) purges the whole site;
 - ``lock_down`` stops every automatic purge (manual purges still work).
 
-Purges delete (never soft-purge), and run after the write committed, so no page older than the
-change is served once the request that made it has returned.
+A change and its purge cannot be separated: the purge is written to the site's outbox
+(`sitecache.site.outbox`) in the change's own transaction, applied right after the commit
+(before the request that made the change returns), and deleted once applied. When the cache's
+storage fails (Redis down or hung, a full disk), the row stays, the engine's purge hold makes
+every process of the node bypass the cache (fail closed: nothing older than the change is
+served), and `ContentInvalidation.drain` retries on every timer tick until the storage answers;
+then the hold is released. Purges delete (never soft-purge).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
-from typing import Any
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final
 
 from sitecache.cache import CacheEngine, StorageError
-from sitecache.hooks import Hooks
-from sitecache.site import FrontSite
+from sitecache.errors import RestError
+from sitecache.site import ContentService, FrontSite
+from sitecache.site.content_base import HookCall
 from sitecache.site.models import Comment, Post
+from sitecache.site.outbox import Outbox
 
-__all__ = ["ContentInvalidation"]
+__all__ = ["OUTBOX_KIND", "ContentInvalidation", "PurgeIntent"]
 
 logger = logging.getLogger("sitecache.invalidation")
 
+#: The outbox rows of this module.
+OUTBOX_KIND: Final = "cache_purge"
 #: Statuses whose posts appear on public pages.
 PUBLIC_STATUSES = frozenset({"publish"})
+#: Rows applied per drain round.
+DRAIN_BATCH: Final = 50
+
+#: What one change owes the cache, decided when the change is made and applied under the
+#: settings of the moment it is applied: ``{"kind": "post"|"comment"|"term"|"site",
+#: "tags": [...], "url": "..."}``.
+PurgeIntent = dict[str, Any]
 
 
 class ContentInvalidation:
-    """Purges the cache when content changes (see the module docstring)."""
+    """Purges the cache when content changes (see the module docstring).
 
-    def __init__(self, engine: CacheEngine, site: FrontSite) -> None:
+    Args:
+        engine: the cache engine.
+        site: the front site (tags and URLs of the pages that show a post).
+        outbox: the outbox of the site database.
+    """
+
+    def __init__(self, engine: CacheEngine, site: FrontSite, outbox: Outbox) -> None:
         self.engine = engine
         self.site = site
+        self.outbox = outbox
+        self._recorded = threading.local()
+        self._draining = threading.Lock()
+        self._handlers: dict[str, Callable[..., Iterable[PurgeIntent]]] = {
+            "transition_post_status": self._post_created,
+            "post_updated": self._post_updated,
+            "deleted_post": self._post_deleted,
+            "comment_post": self._comment_posted,
+            "edit_comment": self._comment_changed,
+            "deleted_comment": self._comment_changed,
+            "transition_comment_status": self._comment_transition,
+            "edited_term": self._term_changed,
+            "delete_term": self._term_changed,
+            "updated_option": self._option_updated,
+        }
 
-    def install(self, hooks: Hooks) -> None:
-        """Listen to the content hooks."""
-        hooks.add_action("transition_post_status", self.on_transition_post_status)
-        hooks.add_action("post_updated", self.on_post_updated)
-        hooks.add_action("deleted_post", self.on_deleted_post)
-        hooks.add_action("comment_post", self.on_comment_post)
-        hooks.add_action("edit_comment", self.on_comment_changed)
-        hooks.add_action("deleted_comment", self.on_comment_changed)
-        hooks.add_action("transition_comment_status", self.on_transition_comment_status)
-        hooks.add_action("edited_term", self.on_term_changed)
-        hooks.add_action("delete_term", self.on_term_changed)
-        hooks.add_action("updated_option", self.on_updated_option)
+    def install(self, content: ContentService) -> None:
+        """Listen to the content service's transactions."""
+        content.transaction_listeners.append(self)
 
-    # ------------------------------------------------------------------ purging
-    def _automatic(self) -> bool:
-        return not self.engine.settings().values.get("lock_down", False)
+    # ------------------------------------------------------------------ transactions
+    def before_commit(self, db: sqlite3.Connection, calls: Sequence[HookCall]) -> None:
+        """Record what the change owes the cache in its own transaction."""
+        intents = self.intents(calls)
+        if intents:
+            self.outbox.add(db, OUTBOX_KIND, intents)
+            self._recorded.owed = True
 
-    def _purge(self, tags: Iterable[str], reason: str) -> None:
-        wanted = sorted(set(tags))
-        try:
-            result = self.engine.purge_tags(wanted)
-        except StorageError as exc:
-            self.engine.storage_warning("cache not purged after %s: %s", reason, exc)
-            return
-        logger.debug("%s purged %d entries (tags %s)", reason, result.deleted, wanted)
+    def after_commit(self, calls: Sequence[HookCall]) -> None:
+        """Apply what was just recorded (and anything older still owed)."""
+        if getattr(self._recorded, "owed", False):
+            self._recorded.owed = False
+            self.drain(wait=True)
 
-    def _purge_site(self, reason: str) -> None:
-        try:
-            result = self.engine.purge_site()
-        except StorageError as exc:
-            self.engine.storage_warning("cache not purged after %s: %s", reason, exc)
-            return
-        logger.debug("%s purged the site (%d entries)", reason, result.deleted)
+    def intents(self, calls: Iterable[HookCall]) -> list[PurgeIntent]:
+        """What the hook calls of one transaction owe the cache, in order."""
+        found: list[PurgeIntent] = []
+        for name, args in calls:
+            handler = self._handlers.get(name)
+            if handler is not None:
+                found.extend(handler(*args))
+        return found
 
-    def _post_changed(self, posts: Iterable[Post], reason: str) -> None:
+    # ------------------------------------------------------------------ what a change owes
+    def _post_intent(self, posts: Iterable[Post]) -> Iterable[PurgeIntent]:
         public = [post for post in posts if post.status in PUBLIC_STATUSES]
-        if not public or not self._automatic():
-            return
-        if self.engine.settings().values.get("clear_on_post_edit", False):
-            self._purge_site(reason)
-            return
-        self._purge((tag for post in public for tag in self.site.related_tags(post)), reason)
+        if public:
+            tags = {tag for post in public for tag in self.site.related_tags(post)}
+            yield {"kind": "post", "tags": sorted(tags)}
 
-    # ------------------------------------------------------------------ posts
-    def on_transition_post_status(self, new: str, old: str, post: Post) -> None:
-        """A new post (updates are `on_post_updated`, which knows the post's old state)."""
-        if old == "new":
-            self._post_changed([post], f"post {post.id} created")
+    def _post_created(self, new: str, old: str, post: Post) -> Iterable[PurgeIntent]:
+        # Updates are `_post_updated`, which knows the post's old state.
+        return self._post_intent([post]) if old == "new" else ()
 
-    def on_post_updated(self, post_id: int, after: Post, before: Post) -> None:
-        """An edit, publish, unpublish or trash: the pages of the post before and after."""
-        self._post_changed([after, before], f"post {post_id} updated")
+    def _post_updated(self, post_id: int, after: Post, before: Post) -> Iterable[PurgeIntent]:
+        return self._post_intent([after, before])
 
-    def on_deleted_post(self, post_id: int, post: Post) -> None:
-        """A deleted post leaves the pages that listed it."""
-        self._post_changed([post], f"post {post_id} deleted")
+    def _post_deleted(self, post_id: int, post: Post) -> Iterable[PurgeIntent]:
+        return self._post_intent([post])
 
-    # ------------------------------------------------------------------ comments
-    def _comment_changed(self, comment: Comment | None, reason: str) -> None:
-        if comment is None or not self._automatic():
+    def _comment_intent(self, comment: Comment | None) -> Iterable[PurgeIntent]:
+        if comment is None:
             return
         post = self.site.content.get_post(comment.post_id)
         if post is None or post.status not in PUBLIC_STATUSES:
             return
-        if self.engine.settings().values.get("refresh_single_only_on_comments"):
-            # Only the post's own page: its tag would also reach every page that lists it.
-            try:
-                self.engine.purge_urls([self.site.post_url(post)], scope="url")
-            except StorageError as exc:
-                self.engine.storage_warning("cache not purged after %s: %s", reason, exc)
+        yield {
+            "kind": "comment",
+            "tags": self.site.related_tags(post),
+            "url": self.site.post_url(post),
+        }
+
+    def _comment_posted(self, comment_id: int, approved: Any) -> Iterable[PurgeIntent]:
+        # Held comments appear nowhere (their notice is shown to their author, never stored).
+        if approved != 1:
+            return ()
+        return self._comment_intent(self.site.content.get_comment(comment_id))
+
+    def _comment_changed(self, comment_id: int, comment: Comment) -> Iterable[PurgeIntent]:
+        return self._comment_intent(comment) if comment.status == "approve" else ()
+
+    def _comment_transition(self, new: str, old: str, comment: Comment) -> Iterable[PurgeIntent]:
+        return self._comment_intent(comment) if "approve" in (new, old) else ()
+
+    def _term_changed(self, term_id: int, taxonomy: str, *rest: Any) -> Iterable[PurgeIntent]:
+        tags = [f"term-{term_id}", f"term-archive-{term_id}", "home", "feed", "archive"]
+        yield {"kind": "term", "tags": tags}
+
+    def _option_updated(self, name: str, old: Any, new: Any) -> Iterable[PurgeIntent]:
+        # A site option shows on every page (title, tagline, date format, ...).
+        return ({"kind": "site"},) if old != new else ()
+
+    # ------------------------------------------------------------------ applying
+    def apply(self, intents: Iterable[PurgeIntent]) -> None:
+        """Purge what ``intents`` owe, under the current settings.
+
+        Raises:
+            StorageError: the storage failed (the caller keeps the intents for a retry).
+        """
+        values = self.engine.settings().values
+        if values.get("lock_down", False):
+            return  # no automatic purges while locked down (manual ones still work)
+        whole_site = False
+        tags: set[str] = set()
+        urls: set[str] = set()
+        for intent in intents:
+            kind = intent.get("kind")
+            if kind == "site" or (kind == "post" and values.get("clear_on_post_edit", False)):
+                whole_site = True
+            elif kind == "comment" and values.get("refresh_single_only_on_comments", False):
+                # Only the post's own page: its tag would also reach every page that lists it.
+                urls.add(str(intent["url"]))
+            else:
+                tags.update(str(tag) for tag in intent.get("tags", ()))
+        if whole_site:
+            self.engine.purge_site()
             return
-        self._purge(self.site.related_tags(post), reason)
+        if tags:
+            self.engine.purge_tags(sorted(tags))
+        if urls:
+            result = self.engine.purge_urls(sorted(urls), scope="url")
+            if isinstance(result, RestError):  # a URL off the site's hosts: nothing cached
+                logger.warning("comment purge skipped: %s", result.message)
 
-    def on_comment_post(self, comment_id: int, approved: Any) -> None:
-        """A new comment: approved ones appear on the post's page; held ones nowhere."""
-        if approved == 1:
-            comment = self.site.content.get_comment(comment_id)
-            self._comment_changed(comment, f"comment {comment_id} posted")
+    def drain(self, *, wait: bool = False) -> bool:
+        """Apply every owed purge, oldest first; whether none is left.
 
-    def on_comment_changed(self, comment_id: int, comment: Comment) -> None:
-        """An edited or deleted comment that was visible."""
-        if comment.status == "approve":
-            self._comment_changed(comment, f"comment {comment_id} changed")
+        On a storage failure the row stays, the purge hold is engaged (every process of the
+        node bypasses the cache) and ``False`` is returned; once everything is applied, the
+        hold is released. ``wait`` waits for a drain running in another thread of this
+        process instead of leaving the work to it.
+        """
+        if not self._draining.acquire(blocking=wait):
+            return False
+        try:
+            return self._drain()
+        except sqlite3.Error as exc:
+            logger.warning("owed cache purges not read: %s", exc)
+            return False
+        finally:
+            self._draining.release()
 
-    def on_transition_comment_status(self, new: str, old: str, comment: Comment) -> None:
-        """Approved or unapproved: the post's page shows or hides it."""
-        if "approve" in (new, old):
-            self._comment_changed(comment, f"comment {comment.id} {old} -> {new}")
-
-    # ------------------------------------------------------------------ terms and options
-    def on_term_changed(self, term_id: int, taxonomy: str, *rest: Any) -> None:
-        """A renamed or deleted term: its archive and the pages that name it."""
-        if self._automatic():
-            tags = [f"term-{term_id}", f"term-archive-{term_id}", "home", "feed", "archive"]
-            self._purge(tags, f"{taxonomy} {term_id} changed")
-
-    def on_updated_option(self, name: str, old: Any, new: Any) -> None:
-        """A site option shows on every page (title, tagline, date format, ...)."""
-        if old != new and self._automatic():
-            self._purge_site(f"option {name} updated")
+    def _drain(self) -> bool:
+        hold = self.engine.hold
+        while True:
+            rows = self.outbox.pending(OUTBOX_KIND, DRAIN_BATCH)
+            for row in rows:
+                try:
+                    self.apply(row.payload)
+                except StorageError as exc:
+                    self.outbox.failed(row.id, str(exc))
+                    owed = self.outbox.count(OUTBOX_KIND)
+                    since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(row.created))
+                    hold.engage(
+                        f"{owed} purge(s) owed to content changes since {since} are not "
+                        f"applied yet ({exc}); pages are served uncached until they are."
+                    )
+                    self.engine.storage_warning(
+                        "cache purge owed to a content change not applied yet: %s", exc
+                    )
+                    return False
+                self.outbox.done(row.id)
+            if len(rows) < DRAIN_BATCH:
+                break
+        if hold.active():
+            # Decided under the database's write lock: no new row can commit meanwhile.
+            with self.outbox.settled(OUTBOX_KIND) as settled:
+                if settled:
+                    hold.release()
+                    logger.info("owed cache purges applied; caching resumes")
+        return True

@@ -53,4 +53,7 @@ def engine_for(
     storage = open_storage(
         backend, path=data_dir / "cache", redis_url=redis_url, namespace=namespace or "default"
     )
-    return CacheEngine(storage, rules_for(site_url, rest_prefix))
+    # The purge hold is shared by every process using this data directory (one node).
+    return CacheEngine(
+        storage, rules_for(site_url, rest_prefix), hold_path=data_dir / "cache" / "purge-hold"
+    )

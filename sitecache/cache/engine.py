@@ -6,9 +6,14 @@ hooks and the command line call. It keeps, per process:
 - the compiled settings, re-read from storage at most once a second (parsed only when the
   stored bytes changed), so a change made in one worker reaches every worker within a second;
 - hit/miss/bypass counters aggregated in memory and flushed at most once a second;
-- a bounded memory tier of prepared entries in front of the storage, forgotten whenever the
-  storage's purge generation changes (checked on every lookup), so a purge made anywhere is
-  seen on the very next request.
+- the purge hold (`sitecache.cache.hold`): while a purge owed to a content change could not be
+  applied, the cache is bypassed on every process of the node;
+- the miss coalescer (`sitecache.cache.fills`): one render per missing page at a time.
+
+Every purge follows one path (`CacheEngine._purge`): bump the generation, find the keys, remove
+them, bump again, then tell the purge listeners. A page rendered before the first bump is
+refused by the storage's conditional put (`Storage.put`); copies read into memory tiers before
+the second bump carry a stamp no later request matches.
 """
 
 from __future__ import annotations
@@ -22,10 +27,13 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from sitecache.cache.entry import CacheEntry, EntryInfo, decode_entry, encode_entry
+from sitecache.cache.fills import FillCoordinator
+from sitecache.cache.hold import PurgeHold
 from sitecache.cache.keys import canonical_url, normalize_host, normalize_url_path
 from sitecache.cache.policy import CacheRules
 from sitecache.cache.settings import CacheSettings, merge_settings, validate_settings_update
@@ -66,16 +74,19 @@ PurgeListener = Callable[[PurgeResult], None]
 
 
 class _RateLimitedLog:
-    """Logs a storage failure at most once per interval (a failing disk must not flood)."""
+    """Logs each kind of storage failure (its message template) at most once per interval: a
+    failing disk must not flood the log, and one kind of failure must not hide another."""
 
     def __init__(self, interval: float = 60.0) -> None:
         self.interval = interval
-        self._last = -interval
+        self._last: dict[str, float] = {}
 
     def __call__(self, message: str, *args: Any) -> None:
         now = time.monotonic()
-        if now - self._last >= self.interval:
-            self._last = now
+        if now - self._last.get(message, float("-inf")) >= self.interval:
+            if len(self._last) > 256:
+                self._last.clear()
+            self._last[message] = now
             logger.warning(message, *args)
 
 
@@ -87,6 +98,8 @@ class CacheEngine:
         rules: the deployment's fixed rules (hosts, bypass paths, auth cookies).
         clock: Unix time (tests pass a fake one).
         memory_tier_bytes: the bound of the in-process tier (0 turns it off).
+        hold_path: the marker file of the purge hold shared by the node's processes
+            (``None``: a hold of this process only).
     """
 
     def __init__(
@@ -98,6 +111,7 @@ class CacheEngine:
         memory_tier_bytes: int = 64 * 1024 * 1024,
         settings_interval: float = 1.0,
         flush_interval: float = 1.0,
+        hold_path: Path | None = None,
     ) -> None:
         self.storage = storage
         self.rules = rules or CacheRules()
@@ -114,11 +128,9 @@ class CacheEngine:
         self._counts_lock = threading.Lock()
         self._flushed = clock()
         self._since_recorded = False
-        self._tier: dict[str, Any] = {}
-        self._tier_size = 0
-        self._tier_lock = threading.Lock()
-        self._generation: object = object()
+        self.hold = PurgeHold(hold_path)
         self._owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        self.fills = FillCoordinator(storage, self._owner, self.storage_warning)
 
     # ------------------------------------------------------------------ settings
     def settings(self, now: float | None = None) -> CacheSettings:
@@ -244,50 +256,25 @@ class CacheEngine:
 
     # ------------------------------------------------------------------ entries
     def check_generation(self) -> object:
-        """Forget the memory tier if any process purged since the last look; the generation."""
-        generation = self.storage.generation()
-        if generation != self._generation:
-            with self._tier_lock:
-                self._tier.clear()
-                self._tier_size = 0
-                self._generation = generation
-        return generation
-
-    def tier_get(self, key: str) -> Any:
-        """The prepared object for ``key`` in the memory tier, or ``None``."""
-        return self._tier.get(key)
-
-    def tier_put(self, key: str, prepared: Any, size: int) -> None:
-        """Keep ``prepared`` for ``key`` (oldest first out when the tier is full)."""
-        if size > self.memory_tier_bytes // 4:
-            return
-        with self._tier_lock:
-            old = self._tier.pop(key, None)
-            if old is not None:
-                self._tier_size -= old.weight
-            while self._tier and self._tier_size + size > self.memory_tier_bytes:
-                oldest = next(iter(self._tier))
-                self._tier_size -= self._tier.pop(oldest).weight
-            self._tier[key] = prepared
-            self._tier_size += size
-
-    def tier_forget(self, key: str) -> None:
-        """Drop ``key`` from the memory tier."""
-        with self._tier_lock:
-            old = self._tier.pop(key, None)
-            if old is not None:
-                self._tier_size -= old.weight
+        """The purge generation now (read before anything a request renders or looks up)."""
+        return self.storage.generation()
 
     def load(self, key: str) -> CacheEntry | None:
         """The stored entry under ``key`` (no memory tier), or ``None``."""
         return decode_entry(self.storage.get(key))
 
-    def store(self, key: str, entry: CacheEntry, stale_while_revalidate: int) -> None:
-        """Write ``entry`` under ``key`` with a storage lifetime covering its stale window."""
+    def store(
+        self, key: str, entry: CacheEntry, stale_while_revalidate: int, generation: object
+    ) -> bool:
+        """Write ``entry`` under ``key`` with a storage lifetime covering its stale window,
+        unless the purge generation moved from ``generation`` (read before the page was
+        rendered): whether it was stored."""
         ttl: float | None = None
         if entry.expires:
             ttl = max(1.0, entry.expires - self.clock()) + stale_while_revalidate + 60
-        self.storage.put(key, encode_entry(entry), entry.info(key), ttl)
+        return self.storage.put(
+            key, encode_entry(entry), entry.info(key), ttl, generation=generation
+        )
 
     def acquire(self, name: str, ttl: float) -> str | None:
         """Take a cross-process lock; the owner token to release it, or ``None`` if held."""
@@ -302,17 +289,39 @@ class CacheEngine:
             self.storage_warning("cache lock %s not released: %s", name, exc)
 
     # ------------------------------------------------------------------ invalidation
-    def _finish(
-        self, scope: str, keys: set[str], soft: bool, tags: Iterable[str] = ()
+    def _purge(
+        self,
+        scope: str,
+        find: Callable[[], Iterable[str]],
+        soft: bool = False,
+        tags: Iterable[str] = (),
+        *,
+        deadline: float | None = None,
     ) -> PurgeResult:
-        now = self.clock()
-        report = (
-            (self.storage.mark_stale(keys, now) if soft else self.storage.delete(keys))
-            if keys
-            else RemovalReport()
-        )
+        """The one purge path: bump, find the keys, remove (or mark stale), bump, tell the
+        listeners (see the module docstring).
+
+        Raises:
+            StorageError: the storage failed; the purge may be partly done (run it again).
+        """
+        # First bump: a page rendered before this point is refused by the conditional put, or
+        # was stored before `find` runs and is found by it.
         self.storage.bump_generation()
-        self.check_generation()
+        report = RemovalReport()
+        keys = list(find())
+        for start in range(0, len(keys), 500):
+            if deadline is not None and start and time.monotonic() > deadline:
+                break  # bounded work (GC): the rest goes in the next slice
+            chunk = keys[start : start + 500]
+            if soft:
+                done = self.storage.mark_stale(chunk, self.clock())
+            else:
+                done = self.storage.delete(chunk)
+            report.deleted += done.deleted
+            report.bytes += done.bytes
+            report.urls.extend(done.urls[: max(0, URL_REPORT_LIMIT - len(report.urls))])
+        # Second bump: copies read into memory tiers meanwhile carry an older stamp.
+        self.storage.bump_generation()
         result = PurgeResult(
             deleted=report.deleted,
             bytes=report.bytes,
@@ -382,53 +391,51 @@ class CacheEngine:
                 paths.add(path)
             else:
                 canonical.add(full)
-        keys = self.storage.keys_for_urls(canonical) if canonical else set()
-        if paths:
-            keys |= self.storage.keys_for_paths(paths)
-        return self._finish(scope, keys, soft)
+
+        def find() -> set[str]:
+            keys = self.storage.keys_for_urls(canonical) if canonical else set()
+            if paths:
+                keys |= self.storage.keys_for_paths(paths)
+            return keys
+
+        return self._purge(scope, find, soft)
 
     def purge_tags(
         self, tags: Iterable[str], *, soft: bool = False, scope: str = "tag"
     ) -> PurgeResult:
         """Purge every entry carrying any of ``tags``."""
         wanted = {tag for tag in tags if tag}
-        keys = self.storage.keys_for_tags(wanted) if wanted else set()
-        return self._finish(scope, keys, soft, wanted)
-
-    def purge_expired(self, *, budget: float | None = None, batch: int = 500) -> PurgeResult:
-        """Delete entries past their stale window (GC's work; bounded by ``budget`` seconds)."""
-        settings = self.settings()
-        deadline = None if budget is None else time.monotonic() + budget
-        before = self.clock() - settings.stale_while_revalidate
-        deleted = RemovalReport()
-        while True:
-            keys = self.storage.expired_keys(before, batch)
-            if not keys:
-                break
-            report = self.storage.delete(keys)
-            deleted.deleted += report.deleted
-            deleted.bytes += report.bytes
-            deleted.urls.extend(report.urls[: max(0, URL_REPORT_LIMIT - len(deleted.urls))])
-            if len(keys) < batch or (deadline is not None and time.monotonic() > deadline):
-                break
-        self.storage.bump_generation()
-        result = PurgeResult(
-            deleted=deleted.deleted, bytes=deleted.bytes, scope="expired", urls=deleted.urls
+        return self._purge(
+            scope, lambda: self.storage.keys_for_tags(wanted) if wanted else (), soft, wanted
         )
-        self.count("purge:expired")
-        self.count("purged_entries:expired", deleted.deleted)
-        self.flush_counters()
-        return result
+
+    def purge_keys(self, keys: Iterable[str], *, scope: str) -> PurgeResult:
+        """Purge exactly ``keys`` (what the cache test stored, ...) through the one path."""
+        wanted = set(keys)
+        return self._purge(scope, lambda: wanted)
+
+    def purge_expired(self, *, budget: float | None = None, limit: int = 2000) -> PurgeResult:
+        """Delete up to ``limit`` entries past their stale window, soonest expired first, for
+        at most about ``budget`` seconds (GC's bounded slice: it runs again soon while more
+        remain)."""
+        before = self.clock() - self.settings().stale_while_revalidate
+        deadline = None if budget is None else time.monotonic() + budget
+        return self._purge(
+            "expired", lambda: self.storage.expired_keys(before, limit), deadline=deadline
+        )
 
     def purge_site(self, *, soft: bool = False) -> PurgeResult:
         """Purge every entry of the hosts this site serves."""
         hosts = self.rules.hosts
-        keys = self.storage.keys_for_hosts(sorted(hosts) if hosts is not None else None)
-        return self._finish("site", keys, soft)
+        return self._purge(
+            "site",
+            lambda: self.storage.keys_for_hosts(sorted(hosts) if hosts is not None else None),
+            soft,
+        )
 
     def purge_all(self, *, soft: bool = False) -> PurgeResult:
         """Purge every entry of every host in this storage."""
-        return self._finish("all", self.storage.keys_for_hosts(None), soft)
+        return self._purge("all", lambda: self.storage.keys_for_hosts(None), soft)
 
     # ------------------------------------------------------------------ reading
     def list_entries(

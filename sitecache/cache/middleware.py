@@ -38,6 +38,7 @@ from sitecache.cache.policy import (
 )
 from sitecache.cache.settings import CacheSettings
 from sitecache.cache.storage import MemoryStorage, Storage, StorageError
+from sitecache.cache.tier import MemoryTier
 from sitecache.errors import RestError
 
 __all__ = ["PageCache"]
@@ -222,6 +223,8 @@ class PageCache:
             engine = CacheEngine(storage if storage is not None else MemoryStorage(), rules)
         self.engine = engine
         self.rules = engine.rules
+        #: prepared entries of this process, stamped with the generation they were read under
+        self.tier: MemoryTier[Prepared] = MemoryTier(engine.memory_tier_bytes)
         if settings:
             try:
                 if engine.storage.get_value("settings") is None:
@@ -317,12 +320,17 @@ class PageCache:
                 if len(memo) >= PLAIN_MEMO_SIZE:
                     memo.clear()
                 memo[memo_key] = decision
-        reason, host, path, url, base, variant = decision
+        reason, base = decision[0], decision[4]
         if reason is not None:
             return self._bypass(environ, start_response, reason)
+        if engine.hold.active():
+            # A purge owed to a content change is not applied yet: fail closed.
+            return self._bypass(environ, start_response, "purge_pending")
         try:
-            generation = engine.check_generation()
-            key, prepared = self._lookup(base, environ, now)
+            # Read before the app renders anything: what is stored under it may outlive no
+            # purge that began later (the conditional put refuses it).
+            generation = self._generation()
+            key, prepared = self._lookup(base, environ, now, generation)
         except StorageError as exc:
             engine.storage_warning("cache storage unavailable, passing through: %s", exc)
             return self._bypass(environ, start_response, "storage_error")
@@ -333,24 +341,94 @@ class PageCache:
                 ttl = f"; ttl={int(expires - now)}" if expires else ""
                 return self._send(environ, start_response, prepared, now, f"{CACHE_NAME}; hit{ttl}")
             if now < expires + settings.stale_while_revalidate:
-                lock_name = f"regen:{key}"
-                try:
-                    owner = engine.acquire(lock_name, REGENERATION_LOCK_TTL)
-                except StorageError as exc:
-                    engine.storage_warning("cache lock unavailable: %s", exc)
-                    owner = None
-                if owner is None:
-                    engine.count("stale")
-                    status = f"{CACHE_NAME}; hit; ttl={int(expires - now)}; detail=stale"
-                    return self._send(environ, start_response, prepared, now, status)
-                try:
-                    return self._fetch(environ, start_response, base, url, host, path, variant,
-                                       settings, now, "stale", generation)  # fmt: skip
-                finally:
-                    engine.release(lock_name, owner)
+                return self._revalidate(environ, start_response, key, prepared, decision,
+                                        settings, now, generation)  # fmt: skip
         fwd = "vary-miss" if key != base else "uri-miss"
-        return self._fetch(environ, start_response, base, url, host, path, variant, settings, now,
-                           fwd, generation)  # fmt: skip
+        return self._fill(environ, start_response, decision, settings, now, fwd, generation)
+
+    def _revalidate(
+        self,
+        environ: dict[str, Any],
+        start_response: StartResponse,
+        key: str,
+        prepared: Prepared,
+        decision: Decision,
+        settings: CacheSettings,
+        now: float,
+        generation: object,
+    ) -> Iterable[bytes]:
+        """A stale entry within its window: one request (per key, across processes and
+        nodes) regenerates it; the others are served the stale copy meanwhile."""
+        engine = self.engine
+        lock_name = f"regen:{key}"
+        try:
+            owner = engine.acquire(lock_name, REGENERATION_LOCK_TTL)
+        except StorageError as exc:
+            engine.storage_warning("cache lock unavailable: %s", exc)
+            owner = None
+        expires = prepared.expires
+        if owner is None:
+            engine.count("stale")
+            status = f"{CACHE_NAME}; hit; ttl={int(expires - now)}; detail=stale"
+            return self._send(environ, start_response, prepared, now, status)
+        try:
+            # Another request may have regenerated it between our lookup and the lock.
+            try:
+                latest = self._prepared(key, now, generation, refresh=True)
+            except StorageError:
+                latest = None
+            if latest is not None and latest.expires and now < latest.expires:
+                engine.count("hit")
+                ttl = f"; ttl={int(latest.expires - now)}"
+                return self._send(environ, start_response, latest, now, f"{CACHE_NAME}; hit{ttl}")
+            fwd = "stale"
+            return self._store_render(environ, start_response, decision, settings, now, fwd,
+                                      generation)[0]  # fmt: skip
+        finally:
+            engine.release(lock_name, owner)
+
+    def _fill(
+        self,
+        environ: dict[str, Any],
+        start_response: StartResponse,
+        decision: Decision,
+        settings: CacheSettings,
+        now: float,
+        fwd: str,
+        generation: object,
+    ) -> Iterable[bytes]:
+        """A miss: render once per key however many ask at once (`sitecache.cache.fills`);
+        waiters are answered from the stored page, or render it themselves when none came."""
+        engine = self.engine
+        base = decision[4]
+        fill = engine.fills.begin(base)
+        if fill.lead:
+            stored = unstorable = False
+            try:
+                answer, stored, unstorable = self._store_render(
+                    environ, start_response, decision, settings, now, fwd, generation
+                )
+            finally:
+                engine.fills.finish(fill, stored=stored, unstorable=unstorable)
+            return answer
+        try:
+            engine.fills.wait(fill)
+        finally:
+            if fill.registered:
+                engine.fills.finish(fill, stored=False)
+        try:
+            later = engine.clock()
+            generation = self._generation()
+            _, prepared = self._lookup(base, environ, later, generation)
+        except StorageError as exc:
+            engine.storage_warning("cache storage unavailable, passing through: %s", exc)
+            return self._bypass(environ, start_response, "storage_error")
+        if prepared is not None and (not prepared.expires or later < prepared.expires):
+            engine.count("hit")
+            status = f"{CACHE_NAME}; fwd={fwd}; collapsed"
+            return self._send(environ, start_response, prepared, later, status)
+        return self._store_render(environ, start_response, decision, settings, later, fwd,
+                                  generation)[0]  # fmt: skip
 
     def _decide(
         self, environ: dict[str, Any], settings: CacheSettings
@@ -448,31 +526,42 @@ class PageCache:
         return debugging_start_response
 
     # ------------------------------------------------------------------ lookup
-    def _prepared(self, key: str, now: float) -> Prepared | None:
+    def _generation(self) -> object:
+        """The purge generation now; the memory tier gives back what older ones hold."""
+        generation = self.engine.check_generation()
+        self.tier.observe(generation)
+        return generation
+
+    def _prepared(
+        self, key: str, now: float, generation: object, *, refresh: bool = False
+    ) -> Prepared | None:
+        """The entry under ``key`` ready to send: from the memory tier when it holds one read
+        under ``generation`` and still fresh (unless ``refresh``), else from the storage."""
         engine = self.engine
-        prepared: Prepared | None = engine.tier_get(key)
-        if prepared is not None and (not prepared.expires or now < prepared.expires):
+        prepared = self.tier.get(key, generation)
+        fresh = prepared is not None and (not prepared.expires or now < prepared.expires)
+        if fresh and not refresh:
             return prepared
         # Not here, or stale here: another process may have stored a fresher copy.
         entry = engine.load(key)
         if entry is None:
             if prepared is not None:
-                engine.tier_forget(key)
+                self.tier.forget(key)
             return None
         if prepared is None or entry.created > prepared.created:
             prepared = Prepared(entry)
-            engine.tier_put(key, prepared, prepared.weight)
+            self.tier.put(key, prepared, generation)
         return prepared
 
     def _lookup(
-        self, base: str, environ: Mapping[str, Any], now: float
+        self, base: str, environ: Mapping[str, Any], now: float, generation: object
     ) -> tuple[str, Prepared | None]:
-        prepared = self._prepared(base, now)
+        prepared = self._prepared(base, now, generation)
         if prepared is None or prepared.status_line:
             return base, prepared
         # A pointer: the real entry is keyed by the request's values of the Vary headers.
         key = vary_key(base, prepared.vary, _vary_values(environ, prepared.vary))
-        return key, self._prepared(key, now)
+        return key, self._prepared(key, now, generation)
 
     # ------------------------------------------------------------------ answers
     def _send(
@@ -567,26 +656,25 @@ class PageCache:
         start_response(captured.status, headers)
         return [body]
 
-    def _fetch(
+    def _store_render(
         self,
         environ: dict[str, Any],
         start_response: StartResponse,
-        base: str,
-        url: str,
-        host: str,
-        path: str,
-        variant: str,
+        decision: Decision,
         settings: CacheSettings,
         now: float,
         fwd: str,
         generation: object,
-    ) -> Iterable[bytes]:
-        """Ask the app, store what may be stored, answer the client.
+    ) -> tuple[Iterable[bytes], bool, bool]:
+        """Ask the app, store what may be stored, answer the client: ``(answer, stored,
+        unstorable)``.
 
-        A page whose rendering overlapped a purge (the purge generation moved meanwhile) is
-        answered but not stored: it may show what the purge was meant to remove.
+        The store is conditional on ``generation`` (read before the app rendered): a page
+        whose rendering overlapped a purge is answered but not stored, since it may show what
+        the purge was meant to remove.
         """
         engine = self.engine
+        _, host, path, url, base, variant = decision
         is_head = environ.get("REQUEST_METHOD") == "HEAD"
         app_environ = environ
         if is_head:
@@ -606,25 +694,25 @@ class PageCache:
             if is_head:
                 start_response(captured.status, headers)
                 captured.close()
-                return []
-            return self._send_captured(environ, start_response, captured, headers)
+                return [], False, True
+            return self._send_captured(environ, start_response, captured, headers), False, True
         entry = _build_entry(captured, facts, url, host, path, variant, settings, now,
                              self.store_filters)  # fmt: skip
         vary = tuple(name for name in facts.vary if name != "accept-encoding")
         key = base
         stored = False
         try:
-            if engine.storage.generation() != generation:
-                raise _PurgedMeanwhile
             if vary:
                 key = vary_key(base, vary, _vary_values(environ, vary))
                 pointer = CacheEntry(
                     url=url, host=host, path=path, variant=variant, status=0, headers=(),
                     body=b"", gzip_body=b"", created=now, expires=entry.expires, vary=vary,
                 )  # fmt: skip
-                engine.store(base, pointer, settings.stale_while_revalidate)
-                engine.tier_forget(base)
-            engine.store(key, entry, settings.stale_while_revalidate)
+                if not engine.store(base, pointer, settings.stale_while_revalidate, generation):
+                    raise _PurgedMeanwhile
+                self.tier.forget(base)
+            if not engine.store(key, entry, settings.stale_while_revalidate, generation):
+                raise _PurgedMeanwhile
             engine.count("miss")
             stored = True
             status_value = f"{CACHE_NAME}; fwd={fwd}; stored"
@@ -644,8 +732,8 @@ class PageCache:
             status_value = f"{CACHE_NAME}; fwd={fwd}; detail=storage_error"
         prepared = Prepared(entry)
         if stored:
-            engine.tier_put(key, prepared, prepared.weight)
-        return self._send(environ, start_response, prepared, now, status_value)
+            self.tier.put(key, prepared, generation)
+        return self._send(environ, start_response, prepared, now, status_value), stored, False
 
 
 # ---------------------------------------------------------------------- helpers
@@ -896,10 +984,19 @@ def _title(name: str) -> str:
     return "-".join(part.capitalize() for part in name.split("-"))
 
 
+#: Request headers that PEP 3333 (CGI) keeps without the ``HTTP_`` prefix.
+_UNPREFIXED_HEADERS: Final = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH"})
+
+
 def _vary_values(environ: Mapping[str, Any], names: Iterable[str]) -> list[str]:
-    return [
-        str(environ.get("HTTP_" + name.upper().replace("-", "_"), "")).strip() for name in names
-    ]
+    """The request's values of the ``Vary`` headers ``names`` (lower case)."""
+    values = []
+    for name in names:
+        variable = name.upper().replace("-", "_")
+        if variable not in _UNPREFIXED_HEADERS:
+            variable = "HTTP_" + variable
+        values.append(str(environ.get(variable, "")).strip())
+    return values
 
 
 def _not_modified(environ: Mapping[str, Any], prepared: Prepared, use_gzip: bool) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any, Final
 
-from sitecache.site.content_base import ContentBase
+from sitecache.site.content_base import ContentBase, transactional
 from sitecache.site.models import COMMENT_STATUSES, Comment
 from sitecache.site.queries import (
     COMMENT_ORDER,
@@ -94,6 +94,7 @@ class CommentStore(ContentBase):
         )
         return "approve" if row.fetchone() else "hold"
 
+    @transactional
     def add_comment(self, **fields: Any) -> Comment:
         """Insert a comment; fires ``comment_post(comment_id, approved)`` (1, 0 or "spam").
 
@@ -158,6 +159,7 @@ class CommentStore(ContentBase):
         self._fire("comment_post", comment.id, approved)
         return comment
 
+    @transactional
     def update_comment(self, comment_id: int, **fields: Any) -> Comment:
         """Change a comment; fires ``edit_comment`` and, when its status changed,
         ``transition_comment_status(new, old, comment)``.
@@ -197,6 +199,7 @@ class CommentStore(ContentBase):
             self._fire("transition_comment_status", comment.status, old.status, comment)
         return comment
 
+    @transactional
     def delete_comment(self, comment_id: int, force: bool = False) -> Comment:
         """Trash a comment (a status transition) or, with ``force``, delete it for good
         (``deleted_comment``; replies move up to its parent). Returns it as it was.

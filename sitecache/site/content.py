@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from sitecache.site.comment_store import CommentStore
+from sitecache.site.content_base import transactional
 from sitecache.site.models import POST_STATUSES, POST_TYPES, Post, sanitize_title
 from sitecache.site.queries import (
     POST_ORDER,
@@ -291,6 +292,7 @@ class ContentService(TermStore, CommentStore):
             return "publish"
         return status
 
+    @transactional
     def create_post(self, **fields: Any) -> Post:
         """Insert a post; fires ``transition_post_status(new, "new", post)`` and
         ``save_post(id, post, False)``.
@@ -371,6 +373,7 @@ class ContentService(TermStore, CommentStore):
             raise RuntimeError(f"post {post_id} vanished")
         return post
 
+    @transactional
     def update_post(self, post_id: int, **fields: Any) -> Post:
         """Change a post; fires ``transition_post_status(new, old, post)`` and
         ``save_post(id, post, True)``. Changing the title, content or excerpt of a post or
@@ -426,6 +429,7 @@ class ContentService(TermStore, CommentStore):
             [(post_id, term_id) for term_id in term_ids],
         )
 
+    @transactional
     def set_post_terms(self, post_id: int, taxonomy: str, term_ids: Sequence[int]) -> Post:
         """Replace a post's terms of one taxonomy (``save_post`` fires)."""
         post = self.get_post(post_id)
@@ -464,6 +468,7 @@ class ContentService(TermStore, CommentStore):
             ),
         )
 
+    @transactional
     def delete_post(self, post_id: int, force: bool = False) -> Post:
         """Trash a post (status ``trash``; hooks as for an update) or, with ``force``, delete
         it and its comments, terms links and revisions for good (``delete_post`` before,
@@ -482,7 +487,8 @@ class ContentService(TermStore, CommentStore):
                 )
             self.update_post(post_id, status="trash")
             return post
-        self._fire("delete_post", post.id, post)
+        # Before the post goes (WordPress's order), whatever the surrounding transaction.
+        self.hooks.do_action("delete_post", post.id, post)
         with self._write() as db:
             db.execute("DELETE FROM posts WHERE parent = ? AND type = 'revision'", (post_id,))
             db.execute("DELETE FROM posts WHERE id = ?", (post_id,))

@@ -1,15 +1,22 @@
 """`ContentBase`: what every part of the content service shares: the database, transactions
-and batches, the hooks (fired after commit), the clock and the site options."""
+and batches, the hooks (fired after commit), the clock and the site options.
+
+Every write runs in a transaction whose hook calls are queued and fired after it commits. The
+`transaction_listeners` see the queued calls twice: just before the commit, with the open
+transaction (to record work owed by the change in the same transaction, e.g. the cache's purge
+outbox), and right after the hooks fired.
+"""
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, tzinfo
-from typing import Any
+from typing import Any, Protocol, TypeVar, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sitecache.auth.store import SiteStore
@@ -18,7 +25,36 @@ from sitecache.site.migrations import migrate_content
 from sitecache.site.options import OptionStore
 from sitecache.site.queries import content_error
 
-__all__ = ["ContentBase"]
+__all__ = ["ContentBase", "HookCall", "TransactionListener", "transactional"]
+
+#: One queued action: ``(name, arguments)``.
+HookCall = tuple[str, tuple[Any, ...]]
+
+
+class TransactionListener(Protocol):
+    """Told of every content transaction's hook calls (see the module docstring)."""
+
+    def before_commit(self, db: sqlite3.Connection, calls: Sequence[HookCall]) -> None:
+        """The transaction is about to commit; writes to ``db`` commit with it (or not)."""
+
+    def after_commit(self, calls: Sequence[HookCall]) -> None:
+        """The transaction committed and its hooks fired."""
+
+
+Method = TypeVar("Method", bound=Callable[..., Any])
+
+
+def transactional(method: Method) -> Method:
+    """Run a write method in one transaction (`ContentBase.batch`): its writes, the reads it
+    makes after them and its hook calls belong to it, so the transaction listeners see every
+    hook call before the commit."""
+
+    @functools.wraps(method)
+    def in_transaction(self: ContentBase, *args: Any, **kwargs: Any) -> Any:
+        with self.batch():
+            return method(self, *args, **kwargs)
+
+    return cast(Method, in_transaction)
 
 
 class ContentBase:
@@ -43,21 +79,20 @@ class ContentBase:
         self.clock = clock
         self.options = OptionStore(store, dict(option_defaults or {}))
         self._local = threading.local()
+        #: told of each transaction's hook calls before and after it commits
+        self.transaction_listeners: list[TransactionListener] = []
         migrate_content(store)
 
     # ------------------------------------------------------------------ transactions and hooks
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction, or the surrounding `batch`'s."""
-        if getattr(self._local, "queue", None) is not None:
+        """A write transaction, or the surrounding one's (see `batch`)."""
+        with self.batch():
             yield self.store.connection()
-            return
-        with self.store.transaction() as db:
-            yield db
 
     def _fire(self, name: str, *args: Any) -> None:
-        """Fire an action now, or when the surrounding `batch` commits."""
-        queue: list[tuple[str, tuple[Any, ...]]] | None = getattr(self._local, "queue", None)
+        """Fire an action now, or when the surrounding transaction commits."""
+        queue: list[HookCall] | None = getattr(self._local, "queue", None)
         if queue is not None:
             queue.append((name, args))
         else:
@@ -65,19 +100,25 @@ class ContentBase:
 
     @contextmanager
     def batch(self) -> Iterator[ContentBase]:
-        """Many writes in one transaction (this thread's): all commit or none do, and their
-        hooks fire after the commit, in order (none fire on a rollback)."""
+        """Writes in one transaction (this thread's; a batch inside a batch joins it): all
+        commit or none do, and their hooks fire after the commit, in order (none fire on a
+        rollback). The transaction listeners see the hook calls before and after."""
         if getattr(self._local, "queue", None) is not None:
-            raise RuntimeError("batches do not nest")
-        self._local.queue = []
+            yield self
+            return
+        queue: list[HookCall] = []
+        self._local.queue = queue
         try:
-            with self.store.transaction():
+            with self.store.transaction() as db:
                 yield self
-            queue: list[tuple[str, tuple[Any, ...]]] = self._local.queue
+                for listener in self.transaction_listeners:
+                    listener.before_commit(db, queue)
         finally:
             self._local.queue = None
         for name, args in queue:
             self.hooks.do_action(name, *args)
+        for listener in self.transaction_listeners:
+            listener.after_commit(queue)
 
     def now(self) -> int:
         """The current time, whole seconds since the epoch."""
@@ -88,6 +129,7 @@ class ContentBase:
         """The value of a known site option (its default when never set)."""
         return self.options.get(name)
 
+    @transactional
     def update_option(self, name: str, value: Any) -> bool:
         """Set a site option; ``False`` when the value did not change.
 
@@ -109,7 +151,7 @@ class ContentBase:
             return False
         with self._write():
             self.options.write(name, value)
-        self._fire("updated_option", name, old, value)
+            self._fire("updated_option", name, old, value)
         return True
 
     def timezone(self) -> tzinfo:

@@ -79,6 +79,20 @@ CONTENT_MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         CREATE INDEX comments_by_status ON comments(status, date_gmt)
         """,
     ),
+    (
+        2,
+        """
+        CREATE TABLE outbox (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind       TEXT NOT NULL,
+            payload    TEXT NOT NULL,
+            created    INTEGER NOT NULL,
+            attempts   INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX outbox_by_kind ON outbox(kind, id)
+        """,
+    ),
 )
 """``(version, SQL)`` pairs of the content tables; never edit one that has shipped, add another.
 

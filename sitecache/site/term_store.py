@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sitecache.site.content_base import ContentBase
+from sitecache.site.content_base import ContentBase, transactional
 from sitecache.site.models import TAXONOMIES, Term, sanitize_title
 from sitecache.site.queries import (
     TERM_COUNT,
@@ -104,6 +104,7 @@ class TermStore(ContentBase):
         )
         return self._terms_from_rows(rows), total
 
+    @transactional
     def create_term(
         self,
         taxonomy: str,
@@ -152,6 +153,7 @@ class TermStore(ContentBase):
         ):
             raise content_error("rest_term_invalid", "Parent term does not exist.", 400)
 
+    @transactional
     def update_term(self, term_id: int, **fields: Any) -> Term:
         """Change a term's name, slug, description or parent; fires ``edited_term``.
 
@@ -200,6 +202,7 @@ class TermStore(ContentBase):
         updated = self.get_term(term_id)
         return updated if updated is not None else term
 
+    @transactional
     def delete_term(self, term_id: int) -> Term:
         """Delete a term (its posts lose it); fires ``delete_term(term_id, taxonomy, term)``.
 

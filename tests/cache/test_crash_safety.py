@@ -1,9 +1,11 @@
-"""Crash safety of the disk backend: a writer killed mid-burst leaves nothing served torn."""
+"""Crash safety of the disk backend: writers and purgers killed mid-burst leave nothing torn,
+no body without its index row, no row without its body, and nothing a purge cannot reach."""
 
 from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -29,41 +31,85 @@ while True:
     body = (f"<p>{number}</p>" * 2000).encode()
     entry = CacheEntry(url=f"http://example.org/{number % 300}/", host="example.org",
         path=f"/{number % 300}/", variant="", status=200, headers=(("Content-Type", "text/html"),),
-        body=body, gzip_body=body[:100], created=time.time(), expires=0.0, tags=("t",))
-    storage.put(key, encode_entry(entry), entry.info(key), None)
+        body=body, gzip_body=body[:100], created=time.time(), expires=0.0,
+        tags=("t", f"n{number % 7}"))
+    storage.put(key, encode_entry(entry), entry.info(key), None,
+                generation=storage.generation())
     number += 1
 """
 
+PURGER = """
+import sys, time
+from sitecache.cache import CacheEngine, DiskStorage
+engine = CacheEngine(DiskStorage(sys.argv[1]))
+number = 0
+print("ready", flush=True)
+while True:
+    engine.purge_tags([f"n{number % 7}"])
+    number += 1
+    time.sleep(0.005)
+"""
 
-def test_a_writer_killed_mid_burst_leaves_no_torn_entry(tmp_path: Path) -> None:
+
+def start(script: str, directory: Path) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, str(directory)],
+        cwd=REPOSITORY,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPOSITORY)},
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline().strip() == b"ready"
+    return process
+
+
+def kill(process: subprocess.Popen[bytes]) -> None:
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=10)
+    assert process.stdout is not None
+    process.stdout.close()
+
+
+def unmatched(directory: Path) -> tuple[int, int]:
+    """(bodies without an index row, index rows without a body)."""
+    with sqlite3.connect(directory / "index.sqlite3") as connection:
+        orphans = connection.execute(
+            "SELECT COUNT(*) FROM bodies WHERE key NOT IN (SELECT key FROM entries)"
+        ).fetchone()[0]
+        missing = connection.execute(
+            "SELECT COUNT(*) FROM entries WHERE key NOT IN (SELECT key FROM bodies)"
+        ).fetchone()[0]
+    return int(orphans), int(missing)
+
+
+def test_writers_and_purgers_killed_mid_burst_leave_every_entry_whole_and_reachable(
+    tmp_path: Path,
+) -> None:
     for _ in range(3):
-        process = subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(tmp_path)],
-            cwd=REPOSITORY,
-            stdout=subprocess.PIPE,
-            env={**os.environ, "PYTHONPATH": str(REPOSITORY)},
-        )
-        assert process.stdout is not None
-        assert process.stdout.readline().strip() == b"ready"
+        writers = [start(WRITER, tmp_path) for _ in range(2)]
+        purger = start(PURGER, tmp_path)
         time.sleep(0.4)
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=10)
-        process.stdout.close()
+        kill(purger)  # mid-purge
+        time.sleep(0.15)
+        for process in writers:
+            kill(process)  # mid-write
     storage = DiskStorage(tmp_path)
     engine = CacheEngine(storage)
     keys = storage.keys_for_hosts(None)
-    assert keys  # the writer got somewhere
+    assert keys  # the writers got somewhere
+    assert unmatched(tmp_path) == (0, 0)
     for key in keys:
         entry = engine.load(key)
         assert entry is not None, "an indexed entry must be whole"
         number = int(entry.body[3 : entry.body.index(b"<", 3)])
         assert entry.body == (f"<p>{number}</p>" * 2000).encode()
-    # Files a killed writer left behind (temporary or unindexed) are never half entries.
-    for path in (tmp_path / "entries").rglob("*"):
-        if path.is_file() and not path.name.startswith(".tmp-"):
-            assert decode_entry(path.read_bytes()) is not None
-    assert storage.remove_orphans(time.time() + 1, budget=5.0) >= 0
-    assert not [p for p in (tmp_path / "entries").rglob(".tmp-*")]
+    # No file of any kind is left beside the database: nothing servable hides outside it.
+    assert sorted(path.name for path in tmp_path.iterdir() if path.is_dir()) == []
+    # One purge reaches every entry the killed writers stored.
+    assert engine.purge_all().deleted == len(keys)
+    assert storage.keys_for_hosts(None) == set()
+    assert unmatched(tmp_path) == (0, 0)
+    assert all(storage.get(key) is None for key in keys)
     storage.close()
 
 

@@ -38,6 +38,14 @@ class LiveServer:
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
+    #: suffixes the config and log files beside the data directory (two nodes may share one)
+    name: str = ""
+    #: more environment variables for the server
+    environment: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def _suffix(self) -> str:
+        return f"-{self.name}" if self.name else ""
 
     @property
     def base_url(self) -> str:
@@ -46,15 +54,16 @@ class LiveServer:
     def start(self, timeout: float = 30.0) -> None:
         """Start gunicorn and wait until it answers."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        config_file = self.data_dir.parent / "sitecache.toml"
+        config_file = self.data_dir.parent / f"sitecache{self._suffix}.toml"
         config_file.write_text("\n".join(self.config_lines) + "\n", encoding="utf-8")
-        self.port = free_port()
-        self.log_path = self.data_dir.parent / "gunicorn.log"
+        self.port = self.port or free_port()
+        self.log_path = self.data_dir.parent / f"gunicorn{self._suffix}.log"
         environment = {
             **os.environ,
             "SITECACHE_CONFIG": str(config_file),
             "SITECACHE_DATA_DIR": str(self.data_dir),
             "PYTHONPATH": str(REPOSITORY),
+            **self.environment,
         }
         # The settings of `sitecache serve` (sitecache.serving), with a short graceful stop.
         command = [

@@ -177,6 +177,15 @@ class CacheApi:
             )
         if not settings.enabled:
             warnings.append({"code": "cache_disabled", "message": "Caching is turned off."})
+        if engine.hold.active():
+            warnings.append(
+                {
+                    "code": "purges_pending",
+                    "message": engine.hold.reason
+                    or "Purges owed to content changes are not applied yet; pages are served "
+                    "uncached until they are.",
+                }
+            )
         available = zlib_available()
         if settings.compression and not available:
             warnings.append(
@@ -220,9 +229,7 @@ class CacheApi:
             # Leave nothing behind: what the test stored goes (what was there before stays).
             created = engine.storage.keys_for_urls(urls) - before
             if created:
-                engine.storage.delete(created)
-                engine.storage.bump_generation()
-                engine.check_generation()
+                engine.purge_keys(created, scope="test")
         except StorageError as exc:
             engine.storage_warning("cache test: entries not removed: %s", exc)
         return {

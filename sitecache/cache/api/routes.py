@@ -66,6 +66,10 @@ REASONS: Final[dict[str, str]] = {
     "too_large": "The page is larger than the cache stores.",
     "page_type": "This page type is excluded in the pages setting.",
     "storage_error": "The cache storage failed (see the server log and GET /status).",
+    "request_body": "Requests with a body are never cached (the body is unkeyed input).",
+    "purged": "A purge ran while the page was rendered, so it was sent but not stored.",
+    "purge_pending": "A purge owed to a content change has not been applied yet (the storage "
+    "failed); pages are served uncached until it is (see GET /status).",
 }
 
 

@@ -31,7 +31,6 @@ GC_NAME: Final = "gc"
 PRELOAD_REQUEST_NAME: Final = "preload_request"
 LOCK_NAME: Final = "timers"
 GC_BUDGET: Final = 0.25
-ORPHAN_AGE: Final = 3600.0
 
 
 class CacheTimers:
@@ -53,6 +52,8 @@ class CacheTimers:
         self._owner: str | None = None
         #: more bounded work each GC run does (static-file expiry)
         self.gc_hooks: list[Callable[[], object]] = []
+        #: work every process does on each tick, lock or not (owed purges)
+        self.every_tick: list[Callable[[], object]] = []
 
     # ------------------------------------------------------------------ state
     def gc_state(self) -> dict[str, Any]:
@@ -113,7 +114,13 @@ class CacheTimers:
                 logger.exception("cache timers: a tick failed")
 
     def tick(self, now: float | None = None) -> bool:
-        """One round: take the lock, then run what is due. Whether this process holds it."""
+        """One round: this process's every-tick work, then take the lock and run what is due.
+        Whether this process holds the lock."""
+        for job in self.every_tick:
+            try:
+                job()
+            except Exception:
+                logger.exception("cache timers: %r failed", job)
         owner = self.engine.acquire(LOCK_NAME, max(5.0, self.interval * 5))
         if owner is None:
             return False
@@ -135,9 +142,7 @@ class CacheTimers:
         if now < float(state["next_run"]):
             return False
         self.engine.purge_expired(budget=GC_BUDGET)
-        remove_orphans = getattr(self.engine.storage, "remove_orphans", None)
-        if callable(remove_orphans):
-            remove_orphans(ORPHAN_AGE, GC_BUDGET / 2)
+        self.engine.storage.housekeeping(GC_BUDGET / 2)
         for hook in self.gc_hooks:
             try:
                 hook()

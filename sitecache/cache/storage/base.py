@@ -7,6 +7,12 @@ preload progress), counters, cross-process locks and a purge *generation* that c
 purge so that an in-process memory tier can tell, on each request, that it must forget.
 
 Every method may raise `StorageError` (disk full, Redis down, ...); nothing else escapes.
+
+Publication under concurrency (CACHE_API.md "Invalidation"): a purge bumps the generation, then
+removes the entries it finds, then bumps again. A renderer reads the generation before it reads
+the site, and stores with ``put(..., generation=<that value>)``, which every backend refuses
+atomically once the generation has moved. So an entry rendered before a purge began is either
+stored before the purge looks for it (and removed by it) or refused; never left behind.
 """
 
 from __future__ import annotations
@@ -17,7 +23,17 @@ from typing import Literal, Protocol
 
 from sitecache.cache.entry import EntryInfo
 
-__all__ = ["EntryStatus", "RemovalReport", "Storage", "StorageError", "StorageSummary"]
+__all__ = [
+    "ANY_GENERATION",
+    "EntryStatus",
+    "RemovalReport",
+    "Storage",
+    "StorageError",
+    "StorageSummary",
+]
+
+#: ``put(..., generation=ANY_GENERATION)`` stores whatever the generation is (tests, tools).
+ANY_GENERATION: object = object()
 
 EntryStatus = Literal["fresh", "expired"]
 
@@ -64,9 +80,22 @@ class Storage(Protocol):
     def get(self, key: str) -> bytes | None:
         """The encoded entry under ``key``, or ``None``."""
 
-    def put(self, key: str, data: bytes, info: EntryInfo, ttl: float | None) -> None:
+    def put(
+        self,
+        key: str,
+        data: bytes,
+        info: EntryInfo,
+        ttl: float | None,
+        *,
+        generation: object = ANY_GENERATION,
+    ) -> bool:
         """Store ``data`` under ``key`` atomically and index it; ``ttl`` seconds of life
-        (``None``: until deleted). Replaces any entry under ``key``."""
+        (``None``: until deleted). Replaces any entry under ``key``.
+
+        With ``generation`` (a value `generation` returned), the put is refused, atomically
+        with respect to `bump_generation`, when the generation has moved since: a page rendered
+        before a purge began must not outlive it. Returns whether the entry was stored.
+        """
 
     def delete(self, keys: Iterable[str]) -> RemovalReport:
         """Remove the entries and their index rows; report what was there."""
@@ -124,6 +153,9 @@ class Storage(Protocol):
     def acquire_lock(self, name: str, owner: str, ttl: float) -> bool:
         """Take the cross-process lock ``name`` for ``ttl`` seconds; ``False`` if held."""
 
+    def lock_owner(self, name: str) -> str | None:
+        """Who holds the lock ``name`` now, or ``None`` when it is free or expired."""
+
     def release_lock(self, name: str, owner: str) -> None:
         """Release ``name`` if ``owner`` still holds it."""
 
@@ -132,6 +164,9 @@ class Storage(Protocol):
 
     def bump_generation(self) -> None:
         """Tell every process that cached copies of entries may be gone."""
+
+    def housekeeping(self, budget: float) -> int:
+        """Bounded upkeep GC runs (files of an older layout, free pages); how much it did."""
 
     def close(self) -> None:
         """Release connections and handles."""

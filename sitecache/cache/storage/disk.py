@@ -1,20 +1,19 @@
-"""The disk backend, the embedded default: entry files plus an SQLite index in WAL mode.
+"""The disk backend, the embedded default: one SQLite database in WAL mode under a directory.
 
 Layout under the root directory (created 0700):
 
-- ``entries/ab/cd/<key>``: one file per entry (prefix, JSON header, body, gzip copy; see
-  `sitecache.cache.entry`), written to a temporary file in the same directory and moved into
-  place with ``os.replace``, so a reader sees the old entry or the new one, never half of one.
-  A torn or unknown file decodes as a miss.
-- ``index.sqlite3``: the index (one row per entry, tag rows, totals kept by triggers so counting
-  never scans), named values, counters and locks. WAL mode and a busy timeout make it safe for
-  several gunicorn workers writing at once.
-- ``generation``: a file replaced on every purge; its inode and mtime are the purge generation,
-  read with one ``stat`` per request.
+- ``index.sqlite3``: every entry's index row, its tag rows and its encoded bytes (`bodies`),
+  written in one transaction, so a reader, a purge or a crash never sees one without the other:
+  there is no file a purge cannot reach and no row whose body is missing. Running totals are
+  kept by triggers so counting never scans. Named values, counters and locks live here too.
+  WAL mode and a busy timeout make it safe for several worker processes writing at once.
+- ``generation``: a small file whose inode and modification time are the purge generation, read
+  with one ``stat`` per request. A bump sets its time forward with ``utime`` (no new disk space:
+  it works on a full disk) while holding the database's write lock, so it is ordered with every
+  conditional `put`.
 
-Order of writes: the index row, then the file (and a delete removes the files, then the rows),
-so a crash in between leaves at worst a row without a file, which reads as a miss and GC
-removes; never a servable file that no purge can reach.
+Databases of the first layout (entry files under ``entries/``) are emptied when opened (a cache
+is disposable); `housekeeping` removes the old files in bounded slices.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
+import shutil
 import sqlite3
 import threading
 import time
@@ -32,6 +31,7 @@ from typing import Any, Final
 
 from sitecache.cache.entry import EntryInfo
 from sitecache.cache.storage.base import (
+    ANY_GENERATION,
     EntryStatus,
     RemovalReport,
     StorageError,
@@ -40,6 +40,11 @@ from sitecache.cache.storage.base import (
 from sitecache.cache.storage.index import rewrite_expires
 
 __all__ = ["DiskStorage"]
+
+#: The layout version, kept in SQLite's ``user_version``.
+LAYOUT_VERSION: Final = 2
+#: Keys per statement (SQLite's bound on host parameters is far above it).
+CHUNK: Final = 500
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -66,6 +71,7 @@ CREATE TABLE IF NOT EXISTS entry_tags (
     PRIMARY KEY (tag, key)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS entry_tags_key ON entry_tags (key);
+CREATE TABLE IF NOT EXISTS bodies (key TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS totals (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     entries INTEGER NOT NULL,
@@ -81,6 +87,7 @@ CREATE TRIGGER IF NOT EXISTS entries_delete AFTER DELETE ON entries BEGIN
     UPDATE totals SET entries = entries - (OLD.status > 0),
         bytes = bytes - OLD.size, compressed_bytes = compressed_bytes - OLD.compressed_size;
     DELETE FROM entry_tags WHERE key = OLD.key;
+    DELETE FROM bodies WHERE key = OLD.key;
 END;
 CREATE TRIGGER IF NOT EXISTS entries_update AFTER UPDATE ON entries BEGIN
     UPDATE totals SET entries = entries - (OLD.status > 0) + (NEW.status > 0),
@@ -94,8 +101,23 @@ CREATE TABLE IF NOT EXISTS locks (
 );
 """
 
+#: The first layout's entry tables: emptied when such a database is opened.
+_LEGACY_RESET: Final = """
+DROP TRIGGER IF EXISTS entries_delete;
+DELETE FROM entry_tags;
+DELETE FROM entries;
+UPDATE totals SET entries = 0, bytes = 0, compressed_bytes = 0;
+"""
+
 _COLUMNS: Final = (
     "key, url, host, path, variant, status, size, compressed_size, created, expires, tags"
+)
+_UPSERT: Final = (
+    f"INSERT INTO entries ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "  # noqa: S608
+    "ON CONFLICT(key) DO UPDATE SET url=excluded.url, host=excluded.host, "
+    "path=excluded.path, variant=excluded.variant, status=excluded.status, "
+    "size=excluded.size, compressed_size=excluded.compressed_size, "
+    "created=excluded.created, expires=excluded.expires, tags=excluded.tags"
 )
 
 
@@ -116,22 +138,28 @@ def _row_to_info(row: tuple[Any, ...]) -> EntryInfo:
     )
 
 
+def _chunks(keys: list[str]) -> Iterator[list[str]]:
+    for start in range(0, len(keys), CHUNK):
+        yield keys[start : start + CHUNK]
+
+
 class DiskStorage:
-    """Entries as files under ``root``, indexed in SQLite (see the module docstring)."""
+    """Entries and their index in one SQLite database under ``root`` (see the module docstring)."""
 
     backend = "disk"
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
         self.location = str(self.root)
-        self._entries = self.root / "entries"
+        self._legacy_entries = self.root / "entries"
         self._generation_path = self.root / "generation"
         self._generation_file = str(self._generation_path)  # stat()ed on every request
         self._local = threading.local()
         try:
             self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self._entries.mkdir(mode=0o700, exist_ok=True)
             self._connection()  # opens the index and creates its tables
+            if not self._generation_path.exists():
+                self._generation_path.write_bytes(b"sitecache purge generation\n")
         except (OSError, sqlite3.Error) as exc:
             raise StorageError(f"cannot open the disk cache at {self.root}: {exc}") from exc
 
@@ -150,18 +178,42 @@ class DiskStorage:
             path.chmod(0o600)
         connection.execute(f"PRAGMA busy_timeout={50 if quick else 10000}")
         # The schema (a write) only when missing: a new connection must not wait on a writer.
-        created = connection.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'entries_update'"
-        ).fetchone()
-        if created is None:
-            connection.execute("PRAGMA busy_timeout=10000")
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.executescript(_SCHEMA)
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        if version != LAYOUT_VERSION:
+            self._create(connection)
             connection.execute(f"PRAGMA busy_timeout={50 if quick else 10000}")
         connection.execute("PRAGMA synchronous=NORMAL")
         setattr(self._local, name, connection)
         setattr(self._local, f"{name}_pid", pid)
         return connection
+
+    def _create(self, connection: sqlite3.Connection) -> None:
+        """Create the tables (or bring a first-layout database to this one), once."""
+        connection.execute("PRAGMA busy_timeout=10000")
+        new = connection.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0
+        if new:
+            # Free pages go back to the file system in GC's bounded slices (`housekeeping`).
+            connection.execute("PRAGMA auto_vacuum=INCREMENTAL")
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            version = connection.execute("PRAGMA user_version").fetchone()[0]
+            if version != LAYOUT_VERSION:
+                legacy = connection.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'entries'"
+                ).fetchone()
+                if legacy is not None:
+                    for statement in _LEGACY_RESET.split(";"):
+                        if statement.strip():
+                            connection.execute(statement)
+                for statement in _statements(_SCHEMA):
+                    connection.execute(statement)
+                connection.execute(f"PRAGMA user_version={LAYOUT_VERSION}")
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
 
     @contextlib.contextmanager
     def _transaction(self, quick: bool = False) -> Iterator[sqlite3.Connection]:
@@ -170,91 +222,80 @@ class DiskStorage:
         try:
             yield connection
         except BaseException:
-            connection.execute("ROLLBACK")
+            if connection.in_transaction:  # SQLite may have rolled back already (SQLITE_FULL)
+                connection.execute("ROLLBACK")
             raise
         else:
             connection.execute("COMMIT")
 
-    def _query(self, sql: str, parameters: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
+    @contextlib.contextmanager
+    def _errors(self, what: str) -> Iterator[None]:
+        """Report a database or file-system failure as a `StorageError` naming ``what``."""
         try:
+            yield
+        except (sqlite3.Error, OSError) as exc:
+            raise StorageError(f"disk cache {what}: {exc}") from exc
+
+    def _query(self, sql: str, parameters: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._errors("index"):
             return self._connection().execute(sql, tuple(parameters)).fetchall()
-        except sqlite3.Error as exc:
-            raise StorageError(f"disk cache index: {exc}") from exc
 
     # ------------------------------------------------------------------ entries
-    def _path(self, key: str) -> Path:
-        if len(key) < 8 or not key.isalnum():
-            raise StorageError(f"invalid cache key {key!r}")
-        return self._entries / key[:2] / key[2:4] / key
-
     def get(self, key: str) -> bytes | None:
-        try:
-            with open(self._path(key), "rb") as handle:
-                return handle.read()
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            raise StorageError(f"disk cache read: {exc}") from exc
+        with self._errors("read"):
+            row = (
+                self._connection()
+                .execute("SELECT data FROM bodies WHERE key = ?", (key,))
+                .fetchone()
+            )
+        return bytes(row[0]) if row is not None else None
 
-    def _write_file(self, path: Path, data: bytes) -> None:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temporary = path.with_name(f".tmp-{path.name}-{secrets.token_hex(6)}")
-        try:
-            with open(temporary, "wb") as handle:
-                handle.write(data)
-            os.replace(temporary, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
-            raise
-
-    def put(self, key: str, data: bytes, info: EntryInfo, ttl: float | None) -> None:
+    def put(
+        self,
+        key: str,
+        data: bytes,
+        info: EntryInfo,
+        ttl: float | None,
+        *,
+        generation: object = ANY_GENERATION,
+    ) -> bool:
         del ttl  # expiry lives in the entry and the index; GC removes what is dead
-        path = self._path(key)
-        try:
-            # The index row first: a row without its file reads as a miss, while a file
-            # without a row would be served yet unreachable for every purge.
-            with self._transaction() as connection:
-                connection.execute(
-                    f"INSERT INTO entries ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "  # noqa: S608
-                    "ON CONFLICT(key) DO UPDATE SET url=excluded.url, host=excluded.host, "
-                    "path=excluded.path, variant=excluded.variant, status=excluded.status, "
-                    "size=excluded.size, compressed_size=excluded.compressed_size, "
-                    "created=excluded.created, expires=excluded.expires, tags=excluded.tags",
-                    (
-                        key,
-                        info.url,
-                        info.host,
-                        info.path,
-                        info.variant,
-                        info.status,
-                        info.size,
-                        info.compressed_size,
-                        info.created,
-                        info.expires,
-                        json.dumps(list(info.tags)),
-                    ),
-                )
-                connection.execute("DELETE FROM entry_tags WHERE key = ?", (key,))
-                connection.executemany(
-                    "INSERT OR IGNORE INTO entry_tags (tag, key) VALUES (?, ?)",
-                    [(tag, key) for tag in info.tags],
-                )
-        except sqlite3.Error as exc:
-            raise StorageError(f"disk cache index write: {exc}") from exc
-        try:
-            self._write_file(path, data)
-        except OSError as exc:
-            with contextlib.suppress(OSError):
-                path.unlink()
-            with contextlib.suppress(sqlite3.Error), self._transaction() as connection:
-                connection.execute("DELETE FROM entries WHERE key = ?", (key,))
-            raise StorageError(f"disk cache write: {exc}") from exc
+        with self._errors("write"), self._transaction() as connection:
+            # Under the write lock, which `bump_generation` takes too: no purge can begin
+            # between this check and the commit.
+            if generation is not ANY_GENERATION and self.generation() != generation:
+                return False
+            connection.execute(
+                _UPSERT,
+                (
+                    key,
+                    info.url,
+                    info.host,
+                    info.path,
+                    info.variant,
+                    info.status,
+                    info.size,
+                    info.compressed_size,
+                    info.created,
+                    info.expires,
+                    json.dumps(list(info.tags)),
+                ),
+            )
+            connection.execute("DELETE FROM entry_tags WHERE key = ?", (key,))
+            connection.executemany(
+                "INSERT OR IGNORE INTO entry_tags (tag, key) VALUES (?, ?)",
+                [(tag, key) for tag in info.tags],
+            )
+            connection.execute(
+                "INSERT INTO bodies (key, data) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET data = excluded.data",
+                (key, data),
+            )
+        return True
 
     def _rows(self, keys: list[str]) -> list[EntryInfo]:
         rows: list[EntryInfo] = []
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
+        for chunk in _chunks(keys):
             marks = ",".join("?" * len(chunk))
             rows.extend(
                 _row_to_info(row)
@@ -266,75 +307,65 @@ class DiskStorage:
         return rows
 
     def delete(self, keys: Iterable[str]) -> RemovalReport:
-        wanted = sorted(set(keys))
         report = RemovalReport()
-        if not wanted:
-            return report
-        try:
-            rows = self._rows(wanted)
-            for info in rows:
-                report.add(info)
-            # Files first: an entry whose row is gone must not stay servable.
-            for key in wanted:
-                with contextlib.suppress(FileNotFoundError):
-                    self._path(key).unlink()
-            with self._transaction() as connection:
-                connection.executemany(
-                    "DELETE FROM entries WHERE key = ?", [(key,) for key in wanted]
-                )
-        except (OSError, sqlite3.Error) as exc:
-            raise StorageError(f"disk cache delete: {exc}") from exc
+        for chunk in _chunks(sorted(set(keys))):
+            marks = ",".join("?" * len(chunk))
+            with self._errors("delete"), self._transaction() as connection:
+                rows = connection.execute(
+                    f"SELECT {_COLUMNS} FROM entries WHERE key IN ({marks})",  # noqa: S608
+                    chunk,
+                ).fetchall()
+                # The trigger removes the tag rows and the bodies with the index rows.
+                connection.execute(f"DELETE FROM entries WHERE key IN ({marks})", chunk)  # noqa: S608
+            for row in rows:
+                report.add(_row_to_info(row))
         return report
 
     def mark_stale(self, keys: Iterable[str], now: float) -> RemovalReport:
         report = RemovalReport()
-        try:
-            for info in self._rows(sorted(set(keys))):
-                report.add(info)
-                if info.expires and info.expires <= now:
-                    continue
-                data = self.get(info.key)
-                if data is not None:
-                    self._write_file(self._path(info.key), rewrite_expires(data, now))
-                with self._transaction() as connection:
+        for chunk in _chunks(sorted(set(keys))):
+            with self._errors("soft purge"), self._transaction() as connection:
+                for info in self._rows(chunk):
+                    report.add(info)
+                    if info.expires and info.expires <= now:
+                        continue
+                    row = connection.execute(
+                        "SELECT data FROM bodies WHERE key = ?", (info.key,)
+                    ).fetchone()
+                    if row is not None:
+                        connection.execute(
+                            "UPDATE bodies SET data = ? WHERE key = ?",
+                            (rewrite_expires(bytes(row[0]), now), info.key),
+                        )
                     connection.execute(
                         "UPDATE entries SET expires = ? WHERE key = ?", (now, info.key)
                     )
-        except (OSError, sqlite3.Error) as exc:
-            raise StorageError(f"disk cache soft purge: {exc}") from exc
         return report
 
     # ------------------------------------------------------------------ index queries
-    def keys_for_tags(self, tags: Iterable[str]) -> set[str]:
-        wanted = sorted(set(tags))
+    def _keys_where(self, column: str, values: Iterable[str]) -> set[str]:
+        wanted = sorted(set(values))
         found: set[str] = set()
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
+        table = "entry_tags" if column == "tag" else "entries"
+        for chunk in _chunks(wanted):
             marks = ",".join("?" * len(chunk))
             found.update(
                 row[0]
                 for row in self._query(
-                    f"SELECT key FROM entry_tags WHERE tag IN ({marks})",  # noqa: S608
+                    f"SELECT key FROM {table} WHERE {column} IN ({marks})",  # noqa: S608
                     chunk,
                 )
             )
         return found
 
+    def keys_for_tags(self, tags: Iterable[str]) -> set[str]:
+        return self._keys_where("tag", tags)
+
     def keys_for_urls(self, urls: Iterable[str]) -> set[str]:
-        found: set[str] = set()
-        for url in set(urls):
-            found.update(
-                row[0] for row in self._query("SELECT key FROM entries WHERE url = ?", [url])
-            )
-        return found
+        return self._keys_where("url", urls)
 
     def keys_for_paths(self, paths: Iterable[str]) -> set[str]:
-        found: set[str] = set()
-        for path in set(paths):
-            found.update(
-                row[0] for row in self._query("SELECT key FROM entries WHERE path = ?", [path])
-            )
-        return found
+        return self._keys_where("path", paths)
 
     def infos(self, keys: Iterable[str]) -> list[EntryInfo]:
         return self._rows(sorted(set(keys)))
@@ -342,12 +373,7 @@ class DiskStorage:
     def keys_for_hosts(self, hosts: Iterable[str] | None) -> set[str]:
         if hosts is None:
             return {row[0] for row in self._query("SELECT key FROM entries")}
-        found: set[str] = set()
-        for host in set(hosts):
-            found.update(
-                row[0] for row in self._query("SELECT key FROM entries WHERE host = ?", [host])
-            )
-        return found
+        return self._keys_where("host", hosts)
 
     def expired_keys(self, before: float, limit: int) -> list[str]:
         return [
@@ -418,59 +444,50 @@ class DiskStorage:
         return bytes(rows[0][0]) if rows else None
 
     def set_value(self, name: str, value: bytes) -> None:
-        try:
-            with self._transaction() as connection:
-                connection.execute(
-                    "INSERT INTO named_values (name, value) VALUES (?, ?) "
-                    "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-                    (name, value),
-                )
-        except sqlite3.Error as exc:
-            raise StorageError(f"disk cache value: {exc}") from exc
+        with self._errors("value"), self._transaction() as connection:
+            connection.execute(
+                "INSERT INTO named_values (name, value) VALUES (?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                (name, value),
+            )
 
     def add_counters(self, deltas: Mapping[str, int]) -> None:
         if not deltas:
             return
-        try:
-            with self._transaction(quick=True) as connection:
-                connection.executemany(
-                    "INSERT INTO counters (name, value) VALUES (?, ?) "
-                    "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
-                    list(deltas.items()),
-                )
-        except sqlite3.Error as exc:
-            raise StorageError(f"disk cache counters: {exc}") from exc
+        with self._errors("counters"), self._transaction(quick=True) as connection:
+            connection.executemany(
+                "INSERT INTO counters (name, value) VALUES (?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
+                list(deltas.items()),
+            )
 
     def counters(self) -> dict[str, int]:
         return {name: int(value) for name, value in self._query("SELECT name, value FROM counters")}
 
     def reset_counters(self) -> None:
-        try:
-            with self._transaction() as connection:
-                connection.execute("DELETE FROM counters")
-        except sqlite3.Error as exc:
-            raise StorageError(f"disk cache counters: {exc}") from exc
+        with self._errors("counters"), self._transaction() as connection:
+            connection.execute("DELETE FROM counters")
 
     def acquire_lock(self, name: str, owner: str, ttl: float) -> bool:
         now = time.time()
-        try:
-            with self._transaction(quick=True) as connection:
-                cursor = connection.execute(
-                    "INSERT INTO locks (name, owner, expires) VALUES (?, ?, ?) "
-                    "ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, "
-                    "expires = excluded.expires WHERE locks.expires <= ? OR locks.owner = ?",
-                    (name, owner, now + ttl, now, owner),
-                )
-                return cursor.rowcount == 1
-        except sqlite3.Error as exc:
-            raise StorageError(f"disk cache lock: {exc}") from exc
+        with self._errors("lock"), self._transaction(quick=True) as connection:
+            cursor = connection.execute(
+                "INSERT INTO locks (name, owner, expires) VALUES (?, ?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, "
+                "expires = excluded.expires WHERE locks.expires <= ? OR locks.owner = ?",
+                (name, owner, now + ttl, now, owner),
+            )
+            return cursor.rowcount == 1
+
+    def lock_owner(self, name: str) -> str | None:
+        rows = self._query(
+            "SELECT owner FROM locks WHERE name = ? AND expires > ?", (name, time.time())
+        )
+        return str(rows[0][0]) if rows else None
 
     def release_lock(self, name: str, owner: str) -> None:
-        try:
-            with self._transaction() as connection:
-                connection.execute("DELETE FROM locks WHERE name = ? AND owner = ?", (name, owner))
-        except sqlite3.Error as exc:
-            raise StorageError(f"disk cache lock: {exc}") from exc
+        with self._errors("lock"), self._transaction() as connection:
+            connection.execute("DELETE FROM locks WHERE name = ? AND owner = ?", (name, owner))
 
     def generation(self) -> object:
         try:
@@ -482,36 +499,39 @@ class DiskStorage:
         return (result.st_ino, result.st_mtime_ns, result.st_size)
 
     def bump_generation(self) -> None:
-        try:
-            self._write_file(self._generation_path, f"{time.time_ns()}\n".encode())
-        except OSError as exc:
-            raise StorageError(f"disk cache generation: {exc}") from exc
+        with self._errors("generation"), self._transaction():
+            # Under the write lock (ordered with every conditional put); utime needs no free
+            # space, so a purge still reaches every process when the disk is full.
+            try:
+                previous = os.stat(self._generation_file).st_mtime_ns
+            except FileNotFoundError:
+                self._generation_path.write_bytes(b"sitecache purge generation\n")
+                previous = os.stat(self._generation_file).st_mtime_ns
+            stamp = max(time.time_ns(), previous + 1)
+            os.utime(self._generation_file, ns=(stamp, stamp))
 
-    def remove_orphans(self, older_than: float, budget: float) -> int:
-        """Delete temporary files left by killed writers and files with no index row.
-
-        Walks at most ``budget`` seconds; returns how many files went.
-        """
+    def housekeeping(self, budget: float) -> int:
+        """Remove files of the first layout and return free pages, for at most ``budget``
+        seconds; how many files and pages went."""
         deadline = time.monotonic() + budget
         removed = 0
-        for directory, _, names in os.walk(self._entries):
-            for name in names:
-                if time.monotonic() > deadline:
-                    return removed
-                path = Path(directory) / name
-                try:
-                    if path.stat().st_mtime > older_than:
-                        continue
-                    orphan = name.startswith(".tmp-") or not self._query(
-                        "SELECT 1 FROM entries WHERE key = ?", (name,)
-                    )
-                    if orphan:
-                        path.unlink()
-                        removed += 1
-                except FileNotFoundError:
-                    continue
-                except OSError as exc:
-                    raise StorageError(f"disk cache GC: {exc}") from exc
+        if self._legacy_entries.exists():
+            with self._errors("housekeeping"):
+                for directory, _, names in os.walk(self._legacy_entries, topdown=False):
+                    for name in names:
+                        if time.monotonic() > deadline:
+                            return removed
+                        with contextlib.suppress(FileNotFoundError):
+                            os.unlink(os.path.join(directory, name))
+                            removed += 1
+                shutil.rmtree(self._legacy_entries, ignore_errors=True)
+        with self._errors("housekeeping"):
+            connection = self._connection()
+            free = int(connection.execute("PRAGMA freelist_count").fetchone()[0])
+            if free > 256:
+                # 256 pages (1 MiB) at a time keeps the write lock short.
+                connection.execute("PRAGMA incremental_vacuum(256)")
+                removed += min(free, 256)
         return removed
 
     def close(self) -> None:
@@ -520,3 +540,22 @@ class DiskStorage:
             if connection is not None:
                 connection.close()
                 setattr(self._local, name, None)
+
+
+def _statements(script: str) -> list[str]:
+    """Split the schema into statements, keeping trigger bodies (``BEGIN ... END;``) whole."""
+    statements: list[str] = []
+    current: list[str] = []
+    for line in script.strip().splitlines():
+        current.append(line)
+        text = "\n".join(current).strip()
+        if text.upper().startswith("CREATE TRIGGER"):
+            if text.upper().endswith("END;"):
+                statements.append(text)
+                current = []
+        elif text.endswith(";"):
+            statements.append(text)
+            current = []
+    if current and "\n".join(current).strip():
+        statements.append("\n".join(current).strip())
+    return statements

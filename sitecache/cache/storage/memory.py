@@ -16,7 +16,12 @@ from dataclasses import replace
 from itertools import islice
 
 from sitecache.cache.entry import EntryInfo
-from sitecache.cache.storage.base import EntryStatus, RemovalReport, StorageSummary
+from sitecache.cache.storage.base import (
+    ANY_GENERATION,
+    EntryStatus,
+    RemovalReport,
+    StorageSummary,
+)
 from sitecache.cache.storage.index import matches_filter, rewrite_expires
 
 __all__ = ["MemoryStorage"]
@@ -117,8 +122,18 @@ class MemoryStorage:
             self._expire_locked(key, time.time())
             return self._data.get(key)
 
-    def put(self, key: str, data: bytes, info: EntryInfo, ttl: float | None) -> None:
+    def put(
+        self,
+        key: str,
+        data: bytes,
+        info: EntryInfo,
+        ttl: float | None,
+        *,
+        generation: object = ANY_GENERATION,
+    ) -> bool:
         with self._lock:
+            if generation is not ANY_GENERATION and generation != self._generation:
+                return False
             self._remove_locked(key)
             while self._data and self._size + len(data) > self.max_bytes:
                 self._remove_locked(next(iter(self._data)))  # the oldest stored
@@ -127,6 +142,7 @@ class MemoryStorage:
             self._index_add(key, info)
             if ttl is not None:
                 self._deadline[key] = time.time() + ttl
+        return True
 
     def delete(self, keys: Iterable[str]) -> RemovalReport:
         report = RemovalReport()
@@ -265,6 +281,11 @@ class MemoryStorage:
             self._locks[name] = (owner, now + ttl)
             return True
 
+    def lock_owner(self, name: str) -> str | None:
+        with self._lock:
+            held = self._locks.get(name)
+            return held[0] if held is not None and held[1] > time.monotonic() else None
+
     def release_lock(self, name: str, owner: str) -> None:
         with self._lock:
             held = self._locks.get(name)
@@ -277,6 +298,11 @@ class MemoryStorage:
     def bump_generation(self) -> None:
         with self._lock:
             self._generation += 1
+
+    def housekeeping(self, budget: float) -> int:
+        """Nothing to do: memory is freed as entries go."""
+        del budget
+        return 0
 
     def close(self) -> None:
         """Nothing to release."""

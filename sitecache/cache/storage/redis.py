@@ -24,6 +24,7 @@ import redis
 
 from sitecache.cache.entry import EXPIRES_OFFSET, EntryInfo, encode_expires
 from sitecache.cache.storage.base import (
+    ANY_GENERATION,
     EntryStatus,
     RemovalReport,
     StorageError,
@@ -60,6 +61,13 @@ _PUT: Final = (
     _UNINDEX
     + """
 local p, key, data, ttl, info = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
+-- A conditional put (ARGV[6] = "1") is refused once the purge generation moved: a page
+-- rendered before a purge began must not outlive it. ARGV[7] is the generation the renderer
+-- saw ("" when there was none yet).
+if ARGV[6] == '1' then
+    local generation = redis.call('GET', p .. 'gen')
+    if (generation or '') ~= ARGV[7] then return 0 end
+end
 unindex(p, key)
 local row = cjson.decode(info)
 if ttl > 0 then
@@ -119,6 +127,17 @@ end
 return touched
 """.replace("{offset}", str(EXPIRES_OFFSET))
 
+_ACQUIRE: Final = """
+local held = redis.call('GET', KEYS[1])
+if held == ARGV[1] then
+    redis.call('PEXPIRE', KEYS[1], ARGV[2])
+    return 1
+end
+if held then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+
 _RELEASE: Final = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -169,6 +188,7 @@ class RedisStorage:
         self._delete = self.client.register_script(_DELETE)
         self._mark_stale = self.client.register_script(_MARK_STALE)
         self._release = self.client.register_script(_RELEASE)
+        self._acquire = self.client.register_script(_ACQUIRE)
         self._generation_key = self._key("gen")
         self._local = threading.local()
 
@@ -182,12 +202,24 @@ class RedisStorage:
             raise StorageError(f"Redis read: {exc}") from exc
         return value if isinstance(value, bytes) else None
 
-    def put(self, key: str, data: bytes, info: EntryInfo, ttl: float | None) -> None:
+    def put(
+        self,
+        key: str,
+        data: bytes,
+        info: EntryInfo,
+        ttl: float | None,
+        *,
+        generation: object = ANY_GENERATION,
+    ) -> bool:
         ttl_ms = 0 if ttl is None else max(1, int(ttl * 1000))
+        conditional = "0" if generation is ANY_GENERATION else "1"
+        seen = generation if isinstance(generation, bytes) else b""
         try:
-            self._put(args=[self.prefix, key, data, ttl_ms, json.dumps(info.as_json())])
+            row = json.dumps(info.as_json())
+            stored = self._put(args=[self.prefix, key, data, ttl_ms, row, conditional, seen])
         except redis.RedisError as exc:
             raise StorageError(f"Redis write: {exc}") from exc
+        return bool(stored)
 
     def _report(self, rows: Any) -> RemovalReport:
         report = RemovalReport()
@@ -352,13 +384,18 @@ class RedisStorage:
 
     def acquire_lock(self, name: str, owner: str, ttl: float) -> bool:
         try:
-            key = self._key("l:", name)
-            if self.client.get(key) == owner.encode():
-                self.client.pexpire(key, max(1, int(ttl * 1000)))
-                return True
-            return bool(self.client.set(key, owner, nx=True, px=max(1, int(ttl * 1000))))
+            return bool(
+                self._acquire(keys=[self._key("l:", name)], args=[owner, max(1, int(ttl * 1000))])
+            )
         except redis.RedisError as exc:
             raise StorageError(f"Redis lock: {exc}") from exc
+
+    def lock_owner(self, name: str) -> str | None:
+        try:
+            owner = self.client.get(self._key("l:", name))
+        except redis.RedisError as exc:
+            raise StorageError(f"Redis lock: {exc}") from exc
+        return _text(owner) if owner is not None else None
 
     def release_lock(self, name: str, owner: str) -> None:
         try:
@@ -401,6 +438,11 @@ class RedisStorage:
             self.client.incr(self._key("gen"))
         except redis.RedisError as exc:
             raise StorageError(f"Redis generation: {exc}") from exc
+
+    def housekeeping(self, budget: float) -> int:
+        """Nothing to do: Redis expires and frees keys itself."""
+        del budget
+        return 0
 
     def clear_namespace(self) -> int:
         """Delete every key of this namespace (tests and `sitecache cache flush --all`)."""

@@ -1,0 +1,131 @@
+"""Collapsed misses: one render per missing page, however many ask for it at once.
+
+The first request for a missing key becomes its *lead*: it takes the storage lock
+``fill:<key>`` (shared by every process using the storage: the node's workers on disk, every
+node on Redis) and renders. Other threads of its process wait on an event; other processes poll
+the lock. When the lead is done (stored or not) the waiters look the key up again and are
+answered from the stored page (``Cache-Status: sitecache; fwd=uri-miss; collapsed``, RFC 9211),
+or render it themselves when nothing usable was stored or their wait ran out.
+
+A page that turned out not to be storable (it set a cookie, say) is remembered for a few
+seconds as *pass*, so that concurrent requests for it render at once instead of queueing.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+from sitecache.cache.storage import Storage, StorageError
+
+__all__ = ["Fill", "FillCoordinator"]
+
+#: Seconds a waiter waits for a lead before it renders the page itself.
+WAIT_BUDGET: Final = 3.0
+#: Seconds the storage lock of a lead lives (a killed lead frees it then).
+LOCK_TTL: Final = 30.0
+#: Seconds an unstorable page is rendered without collapsing.
+PASS_TTL: Final = 10.0
+#: Remembered pass decisions before the memo is emptied.
+PASS_MEMO_SIZE: Final = 1024
+
+
+@dataclass
+class Fill:
+    """One request's part in filling a key: lead (renders) or waiter."""
+
+    name: str
+    lead: bool
+    event: threading.Event = field(default_factory=threading.Event)
+    #: the storage lock's owner token while this lead holds it
+    owner: str | None = None
+    #: this waiter waits on another process (polling the lock), not on a local thread
+    remote: bool = False
+    #: this request registered ``event`` and must set it when done
+    registered: bool = False
+
+
+class FillCoordinator:
+    """Leads and waiters of the keys being filled (see the module docstring).
+
+    Args:
+        storage: where the cross-process locks live.
+        owner: a prefix unique to this process (thread ids are appended).
+        warn: reports storage failures (rate-limited by the caller).
+    """
+
+    def __init__(self, storage: Storage, owner: str, warn: Callable[[str, object], None]) -> None:
+        self.storage = storage
+        self.owner = owner
+        self.warn = warn
+        self._lock = threading.Lock()
+        self._inflight: dict[str, threading.Event] = {}
+        self._passes: dict[str, float] = {}
+
+    def begin(self, key: str) -> Fill:
+        """Become the lead for ``key`` or a waiter of the current one."""
+        name = f"fill:{key}"
+        now = time.monotonic()
+        with self._lock:
+            until = self._passes.get(key)
+            if until is not None and until > now:
+                return Fill(name, lead=True)  # not storable lately: render, do not collapse
+            event = self._inflight.get(key)
+            if event is not None:
+                return Fill(name, lead=False, event=event)
+            event = threading.Event()
+            self._inflight[key] = event
+        owner = f"{self.owner}-{threading.get_ident()}"
+        try:
+            acquired = self.storage.acquire_lock(name, owner, LOCK_TTL)
+        except StorageError as exc:
+            self.warn("cache fill lock unavailable: %s", exc)
+            return Fill(name, lead=True, event=event, registered=True)
+        if acquired:
+            return Fill(name, lead=True, event=event, owner=owner, registered=True)
+        return Fill(name, lead=False, event=event, remote=True, registered=True)
+
+    def wait(self, fill: Fill, budget: float = WAIT_BUDGET) -> None:
+        """Wait (at most ``budget`` seconds) until the lead of ``fill`` is done."""
+        if not fill.remote:
+            fill.event.wait(budget)
+            return
+        deadline = time.monotonic() + budget
+        pause = 0.002
+        while time.monotonic() < deadline:
+            try:
+                if self.storage.lock_owner(fill.name) is None:
+                    return
+            except StorageError as exc:
+                self.warn("cache fill lock unreadable: %s", exc)
+                return
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 1.5, 0.05)
+
+    def finish(self, fill: Fill, *, stored: bool, unstorable: bool = False) -> None:
+        """The lead (or a remote waiter) is done: free the lock and wake local waiters.
+
+        ``unstorable`` (the page may not be stored, whatever the timing) remembers the key as
+        *pass* for a few seconds.
+        """
+        key = fill.name.removeprefix("fill:")
+        if fill.owner is not None:
+            try:
+                self.storage.release_lock(fill.name, fill.owner)
+            except StorageError as exc:
+                self.warn("cache fill lock not released: %s", exc)
+            fill.owner = None
+        with self._lock:
+            if fill.lead and unstorable:
+                if len(self._passes) >= PASS_MEMO_SIZE:
+                    self._passes.clear()
+                self._passes[key] = time.monotonic() + PASS_TTL
+            elif stored:
+                self._passes.pop(key, None)
+            if fill.registered and self._inflight.get(key) is fill.event:
+                del self._inflight[key]
+        if fill.registered:
+            fill.event.set()

@@ -1,0 +1,275 @@
+"""A race harness: readers and REST edits running together against live nodes.
+
+Used by the end-to-end race tests (short runs) and by ``bench/race_bench.py`` (long runs). One
+post is edited in a loop over REST (its title becomes ``Race story v<N>``) while reader threads
+fetch the pages that show it (its own page, the home page, its category archive and the feed)
+from every node, each request sent with the site's public ``Host`` as a load balancer would.
+
+A read is *stale* when it started after edit N had returned and still shows a version below N:
+the page cache's one promise (CACHE_API.md "Invalidation") is that no such read exists. After
+the run the harness waits `SETTLE` seconds and reads every page from every node several times:
+a page still showing an old version then is *stuck* (stale for good).
+"""
+
+from __future__ import annotations
+
+import bisect
+import http.client
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from tests.e2e.server import LiveServer
+
+TITLE = "Race story"
+VERSION = re.compile(rb"Race story v(\d+)")
+SETTLE = 1.5
+
+
+@dataclass
+class Read:
+    """One reader request: when it started, from which node, what it showed."""
+
+    started: float
+    node: int
+    path: str
+    status: int
+    version: int | None
+    cache_status: str
+
+
+@dataclass
+class RaceReport:
+    """The figures of one run."""
+
+    reads: int = 0
+    stale: list[Read] = field(default_factory=list)
+    missing: list[Read] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    edits: int = 0
+    edit_errors: list[str] = field(default_factory=list)
+    stuck: list[str] = field(default_factory=list)
+    statuses: dict[str, int] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """One paragraph for a test failure or a benchmark's output."""
+        examples = "; ".join(
+            f"{read.path}@node{read.node} v{read.version} ({read.cache_status})"
+            for read in self.stale[:5]
+        )
+        return (
+            f"{self.reads} reads, {len(self.stale)} stale after an edit returned, "
+            f"{len(self.missing)} without the post, {len(self.errors)} errors, "
+            f"{self.edits} edits ({len(self.edit_errors)} failed), "
+            f"{len(self.stuck)} pages stuck after {SETTLE} s; cache outcomes {self.statuses}"
+            + (f"; stale e.g. {examples}" if examples else "")
+            + (f"; stuck: {self.stuck[:5]}" if self.stuck else "")
+            + (f"; errors e.g. {self.errors[:3]}" if self.errors else "")
+            + (f"; edit errors e.g. {self.edit_errors[:3]}" if self.edit_errors else "")
+        )
+
+
+class Client:
+    """A kept-alive connection to one node, sending the site's public Host."""
+
+    def __init__(self, port: int, host: str, timeout: float = 30.0) -> None:
+        self.port = port
+        self.host = host
+        self.timeout = timeout
+        self._connection: http.client.HTTPConnection | None = None
+
+    def request(
+        self, method: str, path: str, body: bytes | None = None, headers: Mapping[str, str] = {}
+    ) -> tuple[int, dict[str, str], bytes]:
+        """Send one request (reconnecting once when the kept-alive connection went away)."""
+        for attempt in (1, 2):
+            if self._connection is None:
+                self._connection = http.client.HTTPConnection(
+                    "127.0.0.1", self.port, timeout=self.timeout
+                )
+            try:
+                self._connection.request(
+                    method, path, body=body, headers={"Host": self.host, **headers}
+                )
+                response = self._connection.getresponse()
+                data = response.read()
+                if response.getheader("Connection", "").lower() == "close":
+                    self.close()
+                return response.status, {k.lower(): v for k, v in response.getheaders()}, data
+            except (http.client.HTTPException, OSError):
+                self.close()
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        """Drop the connection."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+@dataclass
+class RaceSite:
+    """The post being edited and the pages that show it."""
+
+    post_id: int
+    pages: list[str]
+    auth: dict[str, str]
+    host: str
+
+
+def setup_site(node: LiveServer, auth: dict[str, str], host: str) -> RaceSite:
+    """Create a category and a published post in it; the pages that show the post."""
+    client = Client(node.port, host)
+    headers = {**auth, "Content-Type": "application/json"}
+
+    def rest(path: str, **body: Any) -> Any:
+        status, _, data = client.request("POST", path, json.dumps(body).encode(), headers)
+        assert status in (200, 201), data
+        return json.loads(data)
+
+    category = rest("/site-json/site/v2/categories", name=f"Race {time.monotonic_ns()}")
+    post = rest(
+        "/site-json/site/v2/posts",
+        title=f"{TITLE} v0",
+        content="Raced",
+        status="publish",
+        categories=[category["id"]],
+    )
+    client.close()
+    pages = [_path(post["link"]), "/", _path(category["link"]), "/feed/"]
+    return RaceSite(int(post["id"]), pages, headers, host)
+
+
+def _path(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def run_race(
+    nodes: Sequence[LiveServer],
+    site: RaceSite,
+    *,
+    duration: float,
+    readers: int = 16,
+    edit_pause: float = 0.02,
+    during: Callable[[float], None] | None = None,
+) -> RaceReport:
+    """Read and edit together for ``duration`` seconds; then check nothing stayed stale.
+
+    ``during`` (optional) is called once from its own thread with the duration, to do something
+    to the nodes while the race runs (stop Redis, kill workers, ...).
+    """
+    report = RaceReport()
+    lock = threading.Lock()
+    edits: list[tuple[float, int]] = [(float("-inf"), 0)]
+    stop = threading.Event()
+    reads: list[Read] = []
+
+    def reader(number: int) -> None:
+        clients = [Client(node.port, site.host) for node in nodes]
+        step = number
+        while not stop.is_set():
+            node = step % len(nodes)
+            path = site.pages[(step // len(nodes)) % len(site.pages)]
+            step += 1
+            started = time.monotonic()
+            try:
+                status, headers, body = clients[node].request("GET", path)
+            except (http.client.HTTPException, OSError) as exc:
+                with lock:
+                    report.errors.append(f"{path}@node{node}: {exc!r}")
+                continue
+            match = VERSION.search(body)
+            read = Read(
+                started,
+                node,
+                path,
+                status,
+                int(match.group(1)) if match else None,
+                headers.get("cache-status", ""),
+            )
+            with lock:
+                reads.append(read)
+                if status >= 500:
+                    report.errors.append(f"{path}@node{node}: HTTP {status}")
+        for client in clients:
+            client.close()
+
+    def editor() -> None:
+        clients = [Client(node.port, site.host) for node in nodes]
+        version = 0
+        while not stop.is_set():
+            version += 1
+            client = clients[version % len(nodes)]
+            body = json.dumps({"title": f"{TITLE} v{version}"}).encode()
+            try:
+                status, _, data = client.request(
+                    "POST", f"/site-json/site/v2/posts/{site.post_id}", body, site.auth
+                )
+            except (http.client.HTTPException, OSError) as exc:
+                report.edit_errors.append(repr(exc))
+                version -= 1
+                continue
+            returned = time.monotonic()
+            if status != 200:
+                report.edit_errors.append(f"HTTP {status}: {data[:200]!r}")
+                version -= 1
+                continue
+            with lock:
+                edits.append((returned, version))
+                report.edits += 1
+            if edit_pause:
+                time.sleep(edit_pause)
+        for client in clients:
+            client.close()
+
+    threads = [threading.Thread(target=reader, args=(n,), daemon=True) for n in range(readers)]
+    threads.append(threading.Thread(target=editor, daemon=True))
+    if during is not None:
+        threads.append(threading.Thread(target=during, args=(duration,), daemon=True))
+    for thread in threads:
+        thread.start()
+    time.sleep(duration)
+    stop.set()
+    for thread in threads:
+        thread.join(60)
+
+    returned_at = [at for at, _ in edits]
+    for read in reads:
+        key = read.cache_status.split(";")[1].strip() if ";" in read.cache_status else "?"
+        report.statuses[key] = report.statuses.get(key, 0) + 1
+        if read.status != 200:
+            continue
+        if read.version is None:
+            report.missing.append(read)
+            continue
+        latest = edits[bisect.bisect_right(returned_at, read.started) - 1][1]
+        if read.version < latest:
+            report.stale.append(read)
+    report.reads = len(reads)
+
+    final = edits[-1][1]
+    time.sleep(SETTLE)
+    for index, node in enumerate(nodes):
+        client = Client(node.port, site.host)
+        for path in site.pages:
+            # Several reads, so that each worker process and thread of the node is asked.
+            for _ in range(8):
+                status, headers, body = client.request("GET", path)
+                match = VERSION.search(body)
+                if status != 200 or match is None or int(match.group(1)) != final:
+                    shown = match.group(1).decode() if match else None
+                    report.stuck.append(
+                        f"{path}@node{index} HTTP {status} v{shown} (want v{final}, "
+                        f"{headers.get('cache-status', '')})"
+                    )
+                    break
+        client.close()
+    return report
