@@ -184,14 +184,16 @@ class CacheEngine:
 
     @contextlib.contextmanager
     def _settings_lock(self) -> Iterator[None]:
-        """The cross-process lock of settings writes (waits up to 5 s, then writes anyway)."""
+        """The cross-process lock of settings writes (waits up to 5 s for another writer,
+        then writes anyway).
+
+        Raises:
+            StorageError: the storage failed (at once: a down store is not waited out).
+        """
         owner = None
         deadline = time.monotonic() + 5
         while owner is None and time.monotonic() < deadline:
-            try:
-                owner = self.acquire("settings-write", 10)
-            except StorageError:
-                owner = None
+            owner = self.acquire("settings-write", 10)
             if owner is None:
                 time.sleep(0.01)
         try:

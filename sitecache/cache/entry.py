@@ -7,12 +7,15 @@ by anything that speaks JSON. An unknown version, a short read or a checksum mis
 ``None`` (a miss), never to a broken page (cachecontrol's rule).
 
 The expiry time sits at a fixed offset (`EXPIRES_OFFSET`) so that a soft purge can rewrite it in
-place (Redis ``SETRANGE``) without touching the checksummed part.
+place (Redis ``SETRANGE``) without touching the checksummed part. The two times are outside the
+checksum, so they are validated instead: finite, not negative, and the expiry (when set) not
+before the creation by more than the soft purge allows. Anything else reads as a miss.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import struct
 import zlib
 from dataclasses import dataclass, field, replace
@@ -187,13 +190,27 @@ def encode_expires(expires: float) -> bytes:
     return struct.pack(">d", expires)
 
 
+#: Latest Unix time an entry may claim (year 9999): beyond it the bytes are not ours.
+_LATEST: Final = 253_402_300_799.0
+
+
+def _valid_times(created: float, expires: float) -> bool:
+    """Whether the unchecksummed times are ones the cache writes (finite, in range)."""
+    return (
+        math.isfinite(created)
+        and math.isfinite(expires)
+        and 0 < created <= _LATEST
+        and 0 <= expires <= _LATEST
+    )
+
+
 def decode_entry(data: bytes | None) -> CacheEntry | None:
     """The entry in ``data``, or ``None`` for anything unknown, short or torn."""
     if not data or len(data) < PREFIX_SIZE:
         return None
     try:
         magic, created, expires, header_length, checksum = _PREFIX.unpack_from(data)
-        if magic != FORMAT_MAGIC:
+        if magic != FORMAT_MAGIC or not _valid_times(created, expires):
             return None
         payload = memoryview(data)[PREFIX_SIZE:]
         if len(payload) < header_length or zlib.crc32(payload) != checksum:

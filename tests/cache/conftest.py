@@ -111,3 +111,66 @@ class PageApp:
 @pytest.fixture
 def page_app() -> PageApp:
     return PageApp()
+
+
+class PrivateRedis:
+    """A redis-server of the test's own (on a free port) that the test may stop and resume."""
+
+    def __init__(self, directory: Path) -> None:
+        import shutil
+        import socket
+        import subprocess
+        import time
+
+        directory.mkdir(parents=True, exist_ok=True)
+        binary = shutil.which("redis-server")
+        if binary is None:
+            pytest.skip("redis-server is not installed (apt-get install redis-server)")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = int(probe.getsockname()[1])
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process = subprocess.Popen(
+            [
+                *(binary, "--port", str(self.port), "--bind", "127.0.0.1"),
+                *("--save", "", "--appendonly", "no", "--dir", str(directory)),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        import redis
+
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                redis.Redis(port=self.port, socket_connect_timeout=0.2).ping()
+                break
+            except (redis.RedisError, OSError):
+                if time.monotonic() > deadline:
+                    self.close()
+                    raise
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        """Freeze the server (SIGSTOP): it accepts nothing and answers nothing."""
+        import signal
+
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        import signal
+
+        self.process.send_signal(signal.SIGCONT)
+
+    def close(self) -> None:
+        self.resume()
+        self.process.terminate()
+        self.process.wait(10)
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
+    """A redis-server for this test alone (the shared one is never stopped)."""
+    server = PrivateRedis(tmp_path)
+    yield server
+    server.close()

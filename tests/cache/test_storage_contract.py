@@ -183,3 +183,86 @@ def test_a_busy_disk_index_never_holds_counters_or_locks_for_long(tmp_path: Path
     blocker.execute("ROLLBACK")
     blocker.close()
     storage.close()
+
+
+# ---------------------------------------------------------------------- publication (#15)
+def test_a_put_made_under_an_older_generation_is_refused(storage: Storage) -> None:
+    seen = storage.generation()
+    storage.bump_generation()  # a purge began after the page was rendered
+    value = entry("http://example.org/a", tags=("post-1",))
+    refused = storage.put("a" * 32, encode_entry(value), value.info("a" * 32), None,
+                          generation=seen)  # fmt: skip
+    assert refused is False
+    assert storage.get("a" * 32) is None
+    assert storage.keys_for_tags(["post-1"]) == set()
+    assert storage.summary(2000.0).total == 0
+    now = storage.generation()
+    assert storage.put("a" * 32, encode_entry(value), value.info("a" * 32), None, generation=now)
+    assert decode_entry(storage.get("a" * 32)) == value
+
+
+def test_an_unconditional_put_stores_whatever_the_generation(storage: Storage) -> None:
+    storage.bump_generation()
+    value = entry("http://example.org/a")
+    assert storage.put("a" * 32, encode_entry(value), value.info("a" * 32), None) is True
+    assert storage.get("a" * 32) is not None
+
+
+def test_a_lock_names_its_owner_until_released_or_expired(storage: Storage) -> None:
+    assert storage.lock_owner("fill:x") is None
+    assert storage.acquire_lock("fill:x", "one", 0.3)
+    assert storage.lock_owner("fill:x") == "one"
+    storage.release_lock("fill:x", "one")
+    assert storage.lock_owner("fill:x") is None
+    assert storage.acquire_lock("fill:x", "two", 0.2)
+    time.sleep(0.3)
+    assert storage.lock_owner("fill:x") is None
+
+
+def test_puts_and_purges_racing_leave_nothing_a_purge_cannot_reach(storage: Storage) -> None:
+    """Writers (each with the generation it read first) and purgers of the same keys run
+    together; afterwards one purge of everything must leave no entry readable."""
+    import threading
+
+    from sitecache.cache import CacheEngine
+
+    engine = CacheEngine(storage)
+    keys = [f"{number:032x}" for number in range(12)]
+    stop = threading.Event()
+    failures: list[BaseException] = []
+
+    def writer(offset: int) -> None:
+        number = offset
+        while not stop.is_set():
+            key = keys[number % len(keys)]
+            value = entry(f"http://example.org/{key}", tags=("t", f"k{number % 3}"))
+            seen = storage.generation()
+            try:
+                storage.put(key, encode_entry(value), value.info(key), None, generation=seen)
+            except Exception as exc:  # a busy disk index may refuse; anything else fails
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    failures.append(exc)
+            number += 1
+
+    def purger() -> None:
+        number = 0
+        while not stop.is_set():
+            try:
+                engine.purge_tags([f"k{number % 3}"])
+            except Exception as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    failures.append(exc)
+            number += 1
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(3)]
+    threads.append(threading.Thread(target=purger))
+    for thread in threads:
+        thread.start()
+    time.sleep(0.6)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures
+    engine.purge_all()
+    assert [key for key in keys if storage.get(key) is not None] == []
+    assert storage.summary(2000.0).total == 0

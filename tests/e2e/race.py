@@ -41,6 +41,7 @@ class Read:
     status: int
     version: int | None
     cache_status: str
+    elapsed: float = 0.0
 
 
 @dataclass
@@ -51,10 +52,18 @@ class RaceReport:
     stale: list[Read] = field(default_factory=list)
     missing: list[Read] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: requests that got no answer at all (a worker killed under them)
+    dropped: list[str] = field(default_factory=list)
     edits: int = 0
     edit_errors: list[str] = field(default_factory=list)
     stuck: list[str] = field(default_factory=list)
     statuses: dict[str, int] = field(default_factory=dict)
+    reads_seen: list[Read] = field(default_factory=list)
+
+    def latencies(self, start: float, end: float) -> list[float]:
+        """Seconds taken by the reads that started between ``start`` and ``end``
+        (`time.monotonic` values), in order."""
+        return sorted(read.elapsed for read in self.reads_seen if start <= read.started < end)
 
     def summary(self) -> str:
         """One paragraph for a test failure or a benchmark's output."""
@@ -65,6 +74,7 @@ class RaceReport:
         return (
             f"{self.reads} reads, {len(self.stale)} stale after an edit returned, "
             f"{len(self.missing)} without the post, {len(self.errors)} errors, "
+            f"{len(self.dropped)} dropped, "
             f"{self.edits} edits ({len(self.edit_errors)} failed), "
             f"{len(self.stuck)} pages stuck after {SETTLE} s; cache outcomes {self.statuses}"
             + (f"; stale e.g. {examples}" if examples else "")
@@ -184,7 +194,7 @@ def run_race(
                 status, headers, body = clients[node].request("GET", path)
             except (http.client.HTTPException, OSError) as exc:
                 with lock:
-                    report.errors.append(f"{path}@node{node}: {exc!r}")
+                    report.dropped.append(f"{path}@node{node}: {exc!r}")
                 continue
             match = VERSION.search(body)
             read = Read(
@@ -194,6 +204,7 @@ def run_race(
                 status,
                 int(match.group(1)) if match else None,
                 headers.get("cache-status", ""),
+                time.monotonic() - started,
             )
             with lock:
                 reads.append(read)
@@ -254,6 +265,7 @@ def run_race(
         if read.version < latest:
             report.stale.append(read)
     report.reads = len(reads)
+    report.reads_seen = reads
 
     final = edits[-1][1]
     time.sleep(SETTLE)

@@ -65,7 +65,11 @@ def redis_nodes(tmp_path: Path) -> Iterator[list[LiveServer]]:
     nodes = start_nodes(
         tmp_path,
         2,
-        ['cache_backend = "redis"', f'redis_url = "{REDIS_URL}"', f'cache_namespace = "{namespace}"'],
+        [
+            'cache_backend = "redis"',
+            f'redis_url = "{REDIS_URL}"',
+            f'cache_namespace = "{namespace}"',
+        ],
     )
     yield nodes
     for node in nodes:
@@ -93,6 +97,7 @@ def set_settings(node: LiveServer, site: RaceSite, settings: dict[str, object]) 
 
 
 def assert_no_stale_read(report: RaceReport, nodes: list[LiveServer]) -> None:
+    print(report.summary())
     failed = report.stale or report.stuck or report.errors or report.missing
     if failed:
         for node in nodes:
@@ -100,6 +105,7 @@ def assert_no_stale_read(report: RaceReport, nodes: list[LiveServer]) -> None:
     assert report.edits >= 5, report.summary()
     assert report.reads >= 100, report.summary()
     assert not report.errors, report.summary()
+    assert not report.dropped, report.summary()
     assert not report.missing, report.summary()
     assert not report.stale, report.summary()
     assert not report.stuck, report.summary()

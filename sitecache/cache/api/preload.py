@@ -90,12 +90,15 @@ class Preloader:
         self._exit_hooked = False
 
     # ------------------------------------------------------------------ reading
-    def state(self) -> dict[str, Any]:
-        """The stored progress, internal fields included."""
+    def state(self, *, strict: bool = False) -> dict[str, Any]:
+        """The stored progress, internal fields included (idle when unreadable, unless
+        ``strict``: then the `StorageError` is raised)."""
         state = _idle()
         try:
             raw = self.engine.storage.get_value(PROGRESS_NAME)
         except StorageError as exc:
+            if strict:
+                raise
             self.engine.storage_warning("preload progress unreadable: %s", exc)
             return state
         if raw:
@@ -189,8 +192,12 @@ class Preloader:
             self.engine.release(LOCK_NAME, owner)
 
     def cancel(self) -> dict[str, Any]:
-        """Stop the running preload (wherever it runs); idempotent. The progress after it."""
-        state = self.state()
+        """Stop the running preload (wherever it runs); idempotent. The progress after it.
+
+        Raises:
+            StorageError: the progress cannot be read (a cancel must not report success).
+        """
+        state = self.state(strict=True)
         if state["running"]:
             now = self.engine.clock()
             self.engine.storage.set_value(CANCEL_NAME, str(state["run_id"]).encode("utf-8"))

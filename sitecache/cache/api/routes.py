@@ -93,7 +93,7 @@ class CacheRoutes:
                 [
                     {
                         "methods": methods,
-                        "callback": callback,
+                        "callback": _answers_storage_errors(callback),
                         "permission_callback": require_site_admin,
                         "args": {},
                     }
@@ -285,6 +285,20 @@ def _json_body(request: RestRequest) -> dict[str, Any] | RestError:
 
 def _one_error(field: str, message: str) -> RestError:
     return invalid_params({field: {"code": "rest_invalid_param", "message": message}})
+
+
+def _answers_storage_errors(callback: Callable[[RestRequest], Any]) -> Callable[..., Any]:
+    """``callback`` answering a storage failure as 503 ``site_cache_storage_error`` (every
+    route alike), never as a 500."""
+
+    def guarded(request: RestRequest) -> Any:
+        try:
+            return callback(request)
+        except StorageError as exc:
+            return _storage_error(exc)
+
+    guarded.__doc__ = callback.__doc__
+    return guarded
 
 
 def _storage_error(exc: StorageError) -> RestError:

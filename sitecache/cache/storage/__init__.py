@@ -6,16 +6,19 @@ from pathlib import Path
 from typing import Literal
 
 from sitecache.cache.storage.base import (
+    ANY_GENERATION,
     EntryStatus,
     RemovalReport,
     Storage,
     StorageError,
     StorageSummary,
 )
+from sitecache.cache.storage.breaker import StorageUnavailable
 from sitecache.cache.storage.disk import DiskStorage
 from sitecache.cache.storage.memory import MemoryStorage
 
 __all__ = [
+    "ANY_GENERATION",
     "DiskStorage",
     "EntryStatus",
     "MemoryStorage",
@@ -23,6 +26,7 @@ __all__ = [
     "Storage",
     "StorageError",
     "StorageSummary",
+    "StorageUnavailable",
     "open_storage",
 ]
 

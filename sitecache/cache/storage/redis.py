@@ -7,16 +7,22 @@ hash. Writes and deletes run as Lua scripts, so the index never disagrees with t
 describes. Locks are ``SET NX PX`` with a compare-and-delete release; the purge generation is an
 ``INCR`` counter.
 
+Every call goes through `RedisStorage._errors`, which translates Redis's errors into
+`StorageError` (`StorageUnavailable` when Redis does not answer) and runs the circuit breaker
+(`sitecache.cache.storage.breaker`): after Redis failed to answer, calls fail at once for a
+short, growing interval instead of each waiting out a socket timeout.
+
 The scripts build key names from the prefix, so this backend targets a single Redis server (or
 a primary with replicas), not Redis Cluster.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
@@ -30,6 +36,7 @@ from sitecache.cache.storage.base import (
     StorageError,
     StorageSummary,
 )
+from sitecache.cache.storage.breaker import CircuitBreaker, StorageUnavailable
 from sitecache.cache.storage.index import matches_filter
 
 __all__ = ["RedisStorage"]
@@ -176,6 +183,7 @@ class RedisStorage:
     ) -> None:
         self.location = _redact(url)
         self.prefix = f"sitecache:{namespace}:"
+        self.breaker = CircuitBreaker()
         # redis-py types its commands as "result or awaitable" (one class serves sync and
         # async); this client is synchronous, so its replies are used as plain values.
         try:
@@ -195,11 +203,27 @@ class RedisStorage:
     def _key(self, *parts: str) -> str:
         return self.prefix + "".join(parts)
 
-    def get(self, key: str) -> bytes | None:
+    @contextlib.contextmanager
+    def _errors(self, what: str) -> Iterator[None]:
+        """Run one call behind the circuit breaker; Redis's errors as `StorageError`."""
+        probe = self.breaker.before()
         try:
-            value = self.client.get(self._key("e:", key))
+            yield
+        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+            self.breaker.failed(exc, probe)
+            raise StorageUnavailable(f"Redis {what}: {exc}") from exc
         except redis.RedisError as exc:
-            raise StorageError(f"Redis read: {exc}") from exc
+            self.breaker.succeeded(probe)  # it answered, with an error
+            raise StorageError(f"Redis {what}: {exc}") from exc
+        except BaseException:
+            if probe:
+                self.breaker.succeeded(probe)
+            raise
+        self.breaker.succeeded(probe)
+
+    def get(self, key: str) -> bytes | None:
+        with self._errors("read"):
+            value = self.client.get(self._key("e:", key))
         return value if isinstance(value, bytes) else None
 
     def put(
@@ -214,57 +238,36 @@ class RedisStorage:
         ttl_ms = 0 if ttl is None else max(1, int(ttl * 1000))
         conditional = "0" if generation is ANY_GENERATION else "1"
         seen = generation if isinstance(generation, bytes) else b""
-        try:
-            row = json.dumps(info.as_json())
+        row = json.dumps(info.as_json())
+        with self._errors("write"):
             stored = self._put(args=[self.prefix, key, data, ttl_ms, row, conditional, seen])
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis write: {exc}") from exc
         return bool(stored)
 
-    def _report(self, rows: Any) -> RemovalReport:
+    def _run_chunked(self, what: str, keys: Iterable[str], call: Any, *extra: Any) -> RemovalReport:
+        """Run a Lua script over ``keys`` in chunks of 500; what the rows it returns say."""
+        wanted = sorted(set(keys))
         report = RemovalReport()
-        for row in rows or []:
-            report.add(EntryInfo.from_json(json.loads(row)))
+        for start in range(0, len(wanted), 500):
+            with self._errors(what):
+                rows = call(args=[self.prefix, *extra, *wanted[start : start + 500]])
+            for row in rows or []:
+                report.add(EntryInfo.from_json(json.loads(row)))
         return report
 
     def delete(self, keys: Iterable[str]) -> RemovalReport:
-        wanted = sorted(set(keys))
-        report = RemovalReport()
-        try:
-            for start in range(0, len(wanted), 500):
-                rows = self._delete(args=[self.prefix, *wanted[start : start + 500]])
-                chunk = self._report(rows)
-                report.deleted += chunk.deleted
-                report.bytes += chunk.bytes
-                report.urls.extend(url for url in chunk.urls if url not in report.urls)
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis delete: {exc}") from exc
-        return report
+        return self._run_chunked("delete", keys, self._delete)
 
     def mark_stale(self, keys: Iterable[str], now: float) -> RemovalReport:
-        wanted = sorted(set(keys))
-        report = RemovalReport()
-        try:
-            for start in range(0, len(wanted), 500):
-                rows = self._mark_stale(
-                    args=[self.prefix, repr(now), encode_expires(now), *wanted[start : start + 500]]
-                )
-                chunk = self._report(rows)
-                report.deleted += chunk.deleted
-                report.bytes += chunk.bytes
-                report.urls.extend(url for url in chunk.urls if url not in report.urls)
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis soft purge: {exc}") from exc
-        return report
+        return self._run_chunked(
+            "soft purge", keys, self._mark_stale, repr(now), encode_expires(now)
+        )
 
     def _members(self, names: Iterable[str]) -> set[str]:
         keys = [self._key(name) for name in names]
         if not keys:
             return set()
-        try:
+        with self._errors("index"):
             members = self.client.sunion(keys)
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis index: {exc}") from exc
         return {_text(member) for member in members}
 
     def keys_for_tags(self, tags: Iterable[str]) -> set[str]:
@@ -282,25 +285,19 @@ class RedisStorage:
     def keys_for_hosts(self, hosts: Iterable[str] | None) -> set[str]:
         if hosts is not None:
             return self._members(f"h:{host}" for host in set(hosts))
-        try:
+        with self._errors("index"):
             return {_text(key) for key in self.client.hkeys(self._key("i"))}
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis index: {exc}") from exc
 
     def expired_keys(self, before: float, limit: int) -> list[str]:
-        try:
+        with self._errors("index"):
             keys = self.client.zrangebyscore(self._key("bye"), "(0", before, start=0, num=limit)
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis index: {exc}") from exc
         return [_text(key) for key in keys]
 
     def _infos(self, keys: list[str]) -> list[EntryInfo]:
         if not keys:
             return []
-        try:
+        with self._errors("index"):
             rows = self.client.hmget(self._key("i"), keys)
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis index: {exc}") from exc
         return [EntryInfo.from_json(json.loads(row)) for row in rows if row]
 
     def list_entries(
@@ -312,30 +309,27 @@ class RedisStorage:
         search: str = "",
         status: EntryStatus | None = None,
     ) -> tuple[list[EntryInfo], int]:
-        try:
-            if not search and status is None:
+        if not search and status is None:
+            with self._errors("index"):
                 total = int(self.client.zcard(self._key("byc")))
                 keys = self.client.zrevrange(self._key("byc"), offset, offset + limit - 1)
-                infos = self._infos([_text(key) for key in keys])
-                return sorted(infos, key=lambda info: (-info.created, info.url)), total
+            infos = self._infos([_text(key) for key in keys])
+            return sorted(infos, key=lambda info: (-info.created, info.url)), total
+        with self._errors("index"):
             rows = [
                 EntryInfo.from_json(json.loads(value))
                 for _, value in self.client.hscan_iter(self._key("i"), count=1000)
             ]
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis index: {exc}") from exc
         rows = [row for row in rows if row.status and matches_filter(row, now, search, status)]
         rows.sort(key=lambda info: (-info.created, info.url))
         return rows[offset : offset + limit], len(rows)
 
     def summary(self, now: float) -> StorageSummary:
-        try:
+        with self._errors("index"):
             pipe = self.client.pipeline(transaction=False)
             pipe.hgetall(self._key("tot"))
             pipe.zcount(self._key("bye"), "(0", now)
             totals, expired = pipe.execute()
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis index: {exc}") from exc
         entries = int(totals.get(b"entries", 0))
         return StorageSummary(
             total=entries,
@@ -346,62 +340,46 @@ class RedisStorage:
         )
 
     def get_value(self, name: str) -> bytes | None:
-        try:
+        with self._errors("read"):
             value = self.client.get(self._key("v:", name))
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis read: {exc}") from exc
         return value if isinstance(value, bytes) else None
 
     def set_value(self, name: str, value: bytes) -> None:
-        try:
+        with self._errors("write"):
             self.client.set(self._key("v:", name), value)
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis write: {exc}") from exc
 
     def add_counters(self, deltas: Mapping[str, int]) -> None:
         if not deltas:
             return
-        try:
+        with self._errors("counters"):
             pipe = self.client.pipeline(transaction=True)
             for name, delta in deltas.items():
                 pipe.hincrby(self._key("c"), name, delta)
             pipe.execute()
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis counters: {exc}") from exc
 
     def counters(self) -> dict[str, int]:
-        try:
+        with self._errors("counters"):
             values = self.client.hgetall(self._key("c"))
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis counters: {exc}") from exc
         return {_text(name): int(value) for name, value in values.items()}
 
     def reset_counters(self) -> None:
-        try:
+        with self._errors("counters"):
             self.client.delete(self._key("c"))
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis counters: {exc}") from exc
 
     def acquire_lock(self, name: str, owner: str, ttl: float) -> bool:
-        try:
-            return bool(
-                self._acquire(keys=[self._key("l:", name)], args=[owner, max(1, int(ttl * 1000))])
-            )
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis lock: {exc}") from exc
+        milliseconds = max(1, int(ttl * 1000))
+        with self._errors("lock"):
+            held = self._acquire(keys=[self._key("l:", name)], args=[owner, milliseconds])
+        return bool(held)
 
     def lock_owner(self, name: str) -> str | None:
-        try:
+        with self._errors("lock"):
             owner = self.client.get(self._key("l:", name))
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis lock: {exc}") from exc
         return _text(owner) if owner is not None else None
 
     def release_lock(self, name: str, owner: str) -> None:
-        try:
+        with self._errors("lock"):
             self._release(keys=[self._key("l:", name)], args=[owner])
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis lock: {exc}") from exc
 
     def _generation_connection(self) -> Any:
         """This thread's own connection for `generation` (a new one after a fork)."""
@@ -418,26 +396,25 @@ class RedisStorage:
     def generation(self) -> object:
         # Every request asks (a purge anywhere is seen on the very next request), so this GET
         # goes straight to a connection of this thread's own: `Redis.get` spends as much Python
-        # time again on the pool checkout, retry wrapper and instrumentation. A broken
-        # connection (Redis restarted, idle timeout) is retried once on a fresh socket.
-        for attempt in (1, 2):
+        # time again on the pool checkout, retry wrapper and instrumentation. A connection that
+        # went stale while idle (Redis restarted, idle timeout) is retried once on a fresh one;
+        # a timeout is not (a hung Redis must cost one timeout, then the breaker opens).
+        with self._errors("generation"):
             connection = self._generation_connection()
             try:
                 connection.send_command("GET", self._generation_key)
                 return connection.read_response()
-            except (redis.ConnectionError, redis.TimeoutError) as exc:
+            except redis.TimeoutError:
                 connection.disconnect()
-                if attempt == 2:
-                    raise StorageError(f"Redis generation: {exc}") from exc
-            except redis.RedisError as exc:
-                raise StorageError(f"Redis generation: {exc}") from exc
-        raise AssertionError("unreachable")  # pragma: no cover
+                raise
+            except redis.ConnectionError:
+                connection.disconnect()
+            connection.send_command("GET", self._generation_key)
+            return connection.read_response()
 
     def bump_generation(self) -> None:
-        try:
+        with self._errors("generation"):
             self.client.incr(self._key("gen"))
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis generation: {exc}") from exc
 
     def housekeeping(self, budget: float) -> int:
         """Nothing to do: Redis expires and frees keys itself."""
@@ -447,7 +424,7 @@ class RedisStorage:
     def clear_namespace(self) -> int:
         """Delete every key of this namespace (tests and `sitecache cache flush --all`)."""
         removed = 0
-        try:
+        with self._errors("clear"):
             batch: list[bytes] = []
             for key in self.client.scan_iter(match=f"{self.prefix}*", count=1000):
                 batch.append(key)
@@ -456,8 +433,6 @@ class RedisStorage:
                     batch = []
             if batch:
                 removed += int(self.client.delete(*batch))
-        except redis.RedisError as exc:
-            raise StorageError(f"Redis clear: {exc}") from exc
         return removed
 
     def close(self) -> None:

@@ -498,3 +498,42 @@ def test_post_id_purges_the_post_and_the_home_page_the_site_names(api: Api) -> N
     answer = api.json("POST", "/cache", {"post_id": post.id})
     assert answer["scope"] == "post_id"
     assert "http://example.org/" in answer["urls"]
+
+
+@pytest.mark.parametrize(
+    ("method", "route", "body"),
+    [
+        ("GET", "/settings", None),
+        ("POST", "/settings", {"max_age": 60}),
+        ("GET", "/plugins", None),
+        ("POST", "/plugins", {"purge_webhook": False}),
+        ("GET", "/stats", None),
+        ("GET", "/cache", None),
+        ("POST", "/cache", {"all": True}),
+        ("POST", "/preload", {"enable": False}),
+    ],
+)
+def test_every_route_answers_a_failing_storage_with_503_at_once(
+    api: Api, monkeypatch: pytest.MonkeyPatch, method: str, route: str, body: Any
+) -> None:
+    """#15 point 4: a down store is a 503 site_cache_storage_error on every route, never a
+    500 and never a five-second wait for a lock."""
+    storage = api.site.app.cache.engine.storage
+    calls = {"count": 0}
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        calls["count"] += 1
+        raise StorageError("Redis: Timeout reading from socket")
+
+    for name in ("get_value", "set_value", "acquire_lock", "counters", "summary", "add_counters",
+                 "list_entries", "bump_generation", "keys_for_hosts", "generation"):  # fmt: skip
+        monkeypatch.setattr(storage, name, broken)
+    api.site.app.cache.engine._settings_checked = float("-inf")
+    response = api.call(method, route, body)
+    if route == "/settings" and method == "GET":
+        # The settings a process already holds are still shown (read-only answer).
+        assert response.status_code in (200, 503)
+    else:
+        assert response.status_code == 503, response.get_data(as_text=True)
+        assert response.get_json()["code"] == "site_cache_storage_error"
+    assert calls["count"] < 20  # no retry loop against a dead store
