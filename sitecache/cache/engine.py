@@ -299,6 +299,7 @@ class CacheEngine:
         tags: Iterable[str] = (),
         *,
         deadline: float | None = None,
+        invalidates: bool = True,
     ) -> PurgeResult:
         """The one purge path: bump, find the keys, remove (or mark stale), bump, tell the
         listeners (see the module docstring).
@@ -307,8 +308,10 @@ class CacheEngine:
             StorageError: the storage failed; the purge may be partly done (run it again).
         """
         # First bump: a page rendered before this point is refused by the conditional put, or
-        # was stored before `find` runs and is found by it.
-        self.storage.bump_generation()
+        # was stored before `find` runs and is found by it. (Eviction removes pages that are
+        # still correct: it need not invalidate anything.)
+        if invalidates:
+            self.storage.bump_generation()
         report = RemovalReport()
         keys = list(find())
         for start in range(0, len(keys), 500):
@@ -323,7 +326,8 @@ class CacheEngine:
             report.bytes += done.bytes
             report.urls.extend(done.urls[: max(0, URL_REPORT_LIMIT - len(report.urls))])
         # Second bump: copies read into memory tiers meanwhile carry an older stamp.
-        self.storage.bump_generation()
+        if invalidates:
+            self.storage.bump_generation()
         result = PurgeResult(
             deleted=report.deleted,
             bytes=report.bytes,
@@ -425,6 +429,28 @@ class CacheEngine:
         return self._purge(
             "expired", lambda: self.storage.expired_keys(before, limit), deadline=deadline
         )
+
+    def enforce_limits(self, *, budget: float = 0.25) -> PurgeResult | None:
+        """Evict entries past ``max_entries`` / ``max_size_mb`` down to 90 % of the cap, the
+        soonest to expire first (then the oldest), for at most about ``budget`` seconds; the
+        eviction, or ``None`` when under both caps. Run in the background, never on a request.
+        """
+        settings = self.settings()
+        if not settings.max_entries and not settings.max_bytes:
+            return None
+        summary = self.storage.summary(self.clock())
+        stored_bytes = summary.bytes + summary.compressed_bytes
+        excess = 0
+        if settings.max_entries and summary.total > settings.max_entries:
+            excess = summary.total - int(settings.max_entries * 0.9)
+        if settings.max_bytes and stored_bytes > settings.max_bytes and summary.total:
+            average = stored_bytes / summary.total
+            excess = max(excess, int((stored_bytes - settings.max_bytes * 0.9) / average) + 1)
+        if not excess:
+            return None
+        keys = self.storage.eviction_candidates(min(excess, 5000))
+        deadline = time.monotonic() + budget
+        return self._purge("evicted", lambda: keys, deadline=deadline, invalidates=False)
 
     def purge_site(self, *, soft: bool = False) -> PurgeResult:
         """Purge every entry of the hosts this site serves."""

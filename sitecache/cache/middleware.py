@@ -462,6 +462,7 @@ class PageCache:
             user_agent=environ.get("HTTP_USER_AGENT", ""),
             forwarded_host_mismatch=forwarded is not None
             and all(normalize_host(item, scheme) != host for item in str(forwarded).split(",")),
+            server_port=str(environ.get("SERVER_PORT", "")),
         )
         if (
             settings.known_users == "anonymous"
@@ -742,6 +743,7 @@ def _plain_key(environ: Mapping[str, Any]) -> tuple[Any, ...] | None:
     ``X-Forwarded-Host`` or body): its method, scheme, host, ``SCRIPT_NAME``, ``PATH_INFO`` and
     user agent; ``None`` for any other request, or one whose path and user agent are too long
     to remember. Every environ value `PageCache._decide` reads is either in the key or absent."""
+    # (SERVER_PORT is in the key: without site_url, loopback hosts are keyed on it.)
     if (
         environ.get("QUERY_STRING")
         or environ.get("HTTP_COOKIE")
@@ -760,6 +762,7 @@ def _plain_key(environ: Mapping[str, Any]) -> tuple[Any, ...] | None:
         environ.get("REQUEST_METHOD", "GET"),
         environ.get("wsgi.url_scheme", "http"),
         environ.get("HTTP_HOST") or environ.get("SERVER_NAME", ""),
+        environ.get("SERVER_PORT", ""),
         script_name,
         path_info,
         agent,

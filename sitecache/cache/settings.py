@@ -15,6 +15,7 @@ from typing import Any, Final
 
 import regex
 
+from sitecache.cache.rejected import MAX_TOTAL_LENGTH, RejectedUris, compile_rejected_uri
 from sitecache.errors import RestError
 from sitecache.schema import sanitize_value_from_schema, validate_value_from_schema
 
@@ -95,6 +96,8 @@ DEFAULT_SETTINGS: Final[dict[str, Any]] = {
     "preload_taxonomies": True,
     "static_files": False,
     "debug": False,
+    "max_entries": 50_000,
+    "max_size_mb": 1024,
 }
 
 #: Settings that describe where the cache lives: shown, never writable over REST.
@@ -209,6 +212,20 @@ SETTINGS_SCHEMA: Final[dict[str, Any]] = {
             "description": "Also write index.html and index.html.gz for a front web server.",
         },
         "debug": {"type": "boolean", "description": "Write a debug log (never secrets)."},
+        "max_entries": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 100_000_000,
+            "description": "Most entries kept (0: no cap); past it the entries soonest to "
+            "expire (then the oldest) are evicted in the background.",
+        },
+        "max_size_mb": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 10_000_000,
+            "description": "Most megabytes of stored bodies and gzip copies kept (0: no cap), "
+            "evicted the same way.",
+        },
         "storage": {
             "type": "string",
             "readonly": True,
@@ -226,7 +243,14 @@ SETTINGS_SCHEMA: Final[dict[str, Any]] = {
 def _extra_errors(values: Mapping[str, Any]) -> dict[str, RestError]:
     """The rules a JSON schema cannot say: compiling regexes, the preload interval's gap."""
     errors: dict[str, RestError] = {}
-    for index, pattern in enumerate(values.get("rejected_uris") or []):
+    uris = values.get("rejected_uris") or []
+    if sum(len(pattern) for pattern in uris if isinstance(pattern, str)) > MAX_TOTAL_LENGTH:
+        errors["rejected_uris"] = RestError(
+            "rest_invalid_param",
+            f"rejected_uris may hold at most {MAX_TOTAL_LENGTH} characters in all.",
+            {"param": "rejected_uris"},
+        )
+    for index, pattern in enumerate([] if errors else uris):
         try:
             compile_rejected_uri(pattern)
         except (regex.error, ValueError, TypeError) as exc:
@@ -253,15 +277,6 @@ def _extra_errors(values: Mapping[str, Any]) -> dict[str, RestError]:
             {"param": "preload_posts"},
         )
     return errors
-
-
-def compile_rejected_uri(pattern: str) -> regex.Pattern[str]:
-    """One ``rejected_uris`` entry, compiled alone (Python ``re`` syntax).
-
-    The `regex` package is used for its matching time bound: a catastrophic pattern such as
-    ``(a+)+$`` must not let a visitor's path hold a worker.
-    """
-    return regex.compile(pattern, flags=regex.VERSION0)
 
 
 def validate_settings_update(update: Any) -> dict[str, Any] | RestError:
@@ -350,7 +365,7 @@ class CacheSettings:
     cache_query_strings: bool
     ignored_exact: frozenset[str]
     ignored_prefixes: tuple[str, ...]
-    rejected_uris: tuple[regex.Pattern[str], ...]
+    rejected_uris: RejectedUris
     rejected_user_agents: tuple[str, ...]
     rejected_cookies: tuple[str, ...]
     mobile: bool
@@ -359,6 +374,8 @@ class CacheSettings:
     use_304: bool
     skipped_page_types: frozenset[str]
     debug: bool
+    max_entries: int
+    max_bytes: int
 
     @classmethod
     def from_values(cls, stored: Mapping[str, Any] | None = None) -> CacheSettings:
@@ -376,7 +393,7 @@ class CacheSettings:
             cache_query_strings=values["cache_query_strings"],
             ignored_exact=exact,
             ignored_prefixes=prefixes,
-            rejected_uris=tuple(compile_rejected_uri(pattern) for pattern in uris),
+            rejected_uris=RejectedUris(uris),
             rejected_user_agents=tuple(ua.lower() for ua in values["rejected_user_agents"]),
             rejected_cookies=tuple(values["rejected_cookies"]),
             mobile=values["mobile"],
@@ -385,6 +402,8 @@ class CacheSettings:
             use_304=values["use_304"],
             skipped_page_types=frozenset(k for k, v in values["pages"].items() if v),
             debug=values["debug"],
+            max_entries=values["max_entries"],
+            max_bytes=values["max_size_mb"] * 1024 * 1024,
         )
 
     def is_ignored_param(self, name: str) -> bool:

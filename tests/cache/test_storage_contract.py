@@ -266,3 +266,12 @@ def test_puts_and_purges_racing_leave_nothing_a_purge_cannot_reach(storage: Stor
     engine.purge_all()
     assert [key for key in keys if storage.get(key) is not None] == []
     assert storage.summary(2000.0).total == 0
+
+
+def test_eviction_candidates_are_the_soonest_to_expire_then_the_oldest(storage: Storage) -> None:
+    put(storage, "a" * 32, entry("http://example.org/a", expires=5000.0, created=10.0))
+    put(storage, "b" * 32, entry("http://example.org/b", expires=3000.0, created=20.0))
+    put(storage, "c" * 32, entry("http://example.org/c", expires=0.0, created=30.0))
+    put(storage, "d" * 32, entry("http://example.org/d", expires=0.0, created=5.0))
+    assert storage.eviction_candidates(2) == ["b" * 32, "a" * 32]
+    assert storage.eviction_candidates(10) == ["b" * 32, "a" * 32, "d" * 32, "c" * 32]

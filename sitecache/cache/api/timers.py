@@ -126,6 +126,7 @@ class CacheTimers:
             return False
         self._owner = owner
         now = self.engine.clock() if now is None else now
+        self.engine.enforce_limits(budget=GC_BUDGET)
         self.run_gc_if_due(now)
         self.run_preload_if_due(now)
         return True

@@ -121,6 +121,10 @@ class Storage(Protocol):
     def expired_keys(self, before: float, limit: int) -> list[str]:
         """Up to ``limit`` keys whose expiry (non-zero) is at or before ``before``."""
 
+    def eviction_candidates(self, limit: int) -> list[str]:
+        """Up to ``limit`` keys to evict first: those soonest to expire, then (entries fresh
+        until purged) the oldest stored."""
+
     def list_entries(
         self,
         offset: int,

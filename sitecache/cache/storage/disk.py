@@ -385,6 +385,23 @@ class DiskStorage:
             )
         ]
 
+    def eviction_candidates(self, limit: int) -> list[str]:
+        keys = [
+            row[0]
+            for row in self._query(
+                "SELECT key FROM entries WHERE expires > 0 ORDER BY expires LIMIT ?", (limit,)
+            )
+        ]
+        if len(keys) < limit:
+            keys += [
+                row[0]
+                for row in self._query(
+                    "SELECT key FROM entries WHERE expires = 0 ORDER BY created LIMIT ?",
+                    (limit - len(keys),),
+                )
+            ]
+        return keys
+
     def list_entries(
         self,
         offset: int,

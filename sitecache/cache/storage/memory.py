@@ -8,6 +8,7 @@ totals, one set of keys per tag, URL, path and host, and a sorted list of expiry
 from __future__ import annotations
 
 import bisect
+import heapq
 import threading
 import time
 from collections import defaultdict
@@ -207,6 +208,14 @@ class MemoryStorage:
     def expired_keys(self, before: float, limit: int) -> list[str]:
         with self._lock:
             return [info.key for info in islice(self._expired_locked(before), limit)]
+
+    def eviction_candidates(self, limit: int) -> list[str]:
+        with self._lock:
+            keys = [info.key for info in islice(self._expired_locked(float("inf")), limit)]
+            never = (info for info in self._index.values() if not info.expires)
+            oldest = heapq.nsmallest(max(0, limit - len(keys)), never, key=lambda i: i.created)
+            keys += [info.key for info in oldest]
+        return keys
 
     def list_entries(
         self,

@@ -293,6 +293,21 @@ class RedisStorage:
             keys = self.client.zrangebyscore(self._key("bye"), "(0", before, start=0, num=limit)
         return [_text(key) for key in keys]
 
+    def eviction_candidates(self, limit: int) -> list[str]:
+        with self._errors("index"):
+            keys = [_text(key) for key in self.client.zrange(self._key("bye"), 0, limit - 1)]
+            if len(keys) < limit:
+                chosen = set(keys)
+                # Oldest stored next (entries with an expiry are already among the first).
+                for key in self.client.zrange(self._key("byc"), 0, 2 * limit - 1):
+                    if len(keys) >= limit:
+                        break
+                    text = _text(key)
+                    if text not in chosen:
+                        keys.append(text)
+                        chosen.add(text)
+        return keys
+
     def _infos(self, keys: list[str]) -> list[EntryInfo]:
         if not keys:
             return []
