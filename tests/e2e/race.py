@@ -21,11 +21,15 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from tests.e2e.server import LiveServer
+from tests.e2e.test_auth import basic, cli
 
+#: The site's public host: every request carries it, whichever node it goes to.
+HOST = "race.example"
 TITLE = "Race story"
 VERSION = re.compile(rb"Race story v(\d+)")
 SETTLE = 1.5
@@ -122,6 +126,31 @@ class Client:
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+
+
+def start_nodes(root: Path, count: int, extra: Sequence[str]) -> list[LiveServer]:
+    """``count`` gunicorn nodes sharing one data directory (one site database)."""
+    config = [f'site_url = "http://{HOST}"', *extra]
+    nodes = [
+        LiveServer(data_dir=root / "var", config_lines=config, name=f"node{number}")
+        for number in range(count)
+    ]
+    try:
+        for node in nodes:
+            node.start()
+    except BaseException:
+        for node in nodes:
+            node.stop()
+        raise
+    return nodes
+
+
+def admin_auth(node: LiveServer) -> dict[str, str]:
+    cli(node, "init", "--login", "owner")
+    output = cli(node, "app-password", "create", "owner", "--name", "race")
+    match = re.search(r"password:\s+((?:\w{4} ){5}\w{4})", output)
+    assert match is not None, output
+    return basic("owner", match.group(1))
 
 
 @dataclass

@@ -25,9 +25,8 @@ import pytest
 from sitecache.cache import CacheEngine, DiskStorage
 from sitecache.cache.entry import decode_entry
 from tests.cache.conftest import REDIS_URL, PrivateRedis, redis_or_skip
-from tests.e2e.race import Client, run_race, setup_site
+from tests.e2e.race import HOST, Client, admin_auth, run_race, setup_site, start_nodes
 from tests.e2e.server import LiveServer
-from tests.e2e.test_race import HOST, admin_auth, start_nodes
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ every request sent with the site's public Host as a load balancer would.
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,37 +16,10 @@ from pathlib import Path
 import pytest
 
 from tests.cache.conftest import REDIS_URL, redis_or_skip
-from tests.e2e.race import RaceReport, RaceSite, run_race, setup_site
+from tests.e2e.race import HOST, RaceReport, RaceSite, admin_auth, run_race, setup_site, start_nodes
 from tests.e2e.server import LiveServer
-from tests.e2e.test_auth import basic, cli
 
-HOST = "race.example"
 DURATION = 4.0
-
-
-def start_nodes(root: Path, count: int, extra: list[str]) -> list[LiveServer]:
-    """``count`` gunicorn nodes sharing one data directory (one site database)."""
-    config = [f'site_url = "http://{HOST}"', *extra]
-    nodes = [
-        LiveServer(data_dir=root / "var", config_lines=config, name=f"node{number}")
-        for number in range(count)
-    ]
-    try:
-        for node in nodes:
-            node.start()
-    except BaseException:
-        for node in nodes:
-            node.stop()
-        raise
-    return nodes
-
-
-def admin_auth(node: LiveServer) -> dict[str, str]:
-    cli(node, "init", "--login", "owner")
-    output = cli(node, "app-password", "create", "owner", "--name", "race")
-    match = re.search(r"password:\s+((?:\w{4} ){5}\w{4})", output)
-    assert match is not None, output
-    return basic("owner", match.group(1))
 
 
 @pytest.fixture
