@@ -17,10 +17,12 @@ from typing import Final
 
 __all__ = ["DEFAULT_BODY_LIMIT", "DEFAULT_HEAD_LIMIT", "Arrival", "ArrivingRequest"]
 
-DEFAULT_HEAD_LIMIT: Final = 64 * 1024
-"""Bytes of a request head read without a thread; past it the parser reads on (or refuses)."""
-DEFAULT_BODY_LIMIT: Final = 64 * 1024
-"""The largest ``Content-Length`` body read without a thread (forms, JSON edits)."""
+DEFAULT_HEAD_LIMIT: Final = 32 * 1024
+"""Bytes of a request head read without a thread (nginx's default largest head); past it the
+parser reads on in a thread, or refuses it."""
+DEFAULT_BODY_LIMIT: Final = 16 * 1024
+"""The largest ``Content-Length`` body read without a thread (log-in and comment forms, most
+JSON edits). With the head limit, at most 48 KiB are held per connection."""
 
 _CRLF: Final = b"\r\n"
 _HEAD_END: Final = b"\r\n\r\n"

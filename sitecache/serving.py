@@ -268,7 +268,8 @@ class BoundedThreadWorker(ThreadWorker):  # type: ignore[misc]
         except OSError:
             self._drop(conn)  # reset by the peer, or gone
         except Exception:
-            # A bug here must not end the worker (and every connection it holds).
+            # A bug here (or a thread pool that refuses work) must not end the worker and
+            # every connection it holds: this connection alone is closed.
             self.log.exception("Error reading a request in the poller")
             self._drop(conn)
 
@@ -308,12 +309,15 @@ class BoundedThreadWorker(ThreadWorker):  # type: ignore[misc]
         self.enqueue_req(conn)
 
     def _drop(self, conn: Any) -> None:
-        """Close a parked connection."""
-        parked = self._parked.pop(conn)
-        if parked.watched:
-            self.poller.unregister(conn.sock)
-        else:
+        """Close a connection this worker holds and has not given to a thread, wherever it
+        stands (parked, waiting for a streaming slot, or failed on its way to a thread)."""
+        self._parked.pop(conn, None)
+        if conn in self._waiting:
             self._waiting.remove(conn)
+        self._arrived.discard(conn)
+        self._streaming.discard(conn)
+        if conn.sock.fileno() in self.poller.get_map():
+            self.poller.unregister(conn.sock)
         self.nr_conns -= 1
         conn.close()
 
