@@ -44,7 +44,12 @@ from sitecache.config import Config, ConfigError, load_config
 from sitecache.errors import RestError
 from sitecache.hooks import Hooks
 from sitecache.schema.dates import format_timestamp
-from sitecache.serving import DEFAULT_THREADS, DEFAULT_TIMEOUT, gunicorn_argv
+from sitecache.serving import (
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_THREADS,
+    DEFAULT_TIMEOUT,
+    gunicorn_argv,
+)
 from sitecache.site import ContentService
 from sitecache.site.demo import fill_demo
 
@@ -497,7 +502,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout",
         type=_positive,
         default=DEFAULT_TIMEOUT,
-        help=f"seconds a request's headers and body may take to arrive (default {DEFAULT_TIMEOUT})",
+        help=f"seconds a request may take to arrive, its head at most {DEFAULT_HEADER_TIMEOUT} "
+        f"(default {DEFAULT_TIMEOUT})",
     )
     serve.add_argument("--reload", action="store_true", help="restart when the code changes")
     serve.add_argument(

@@ -1,14 +1,16 @@
-"""How ``sitecache serve`` runs gunicorn: its settings, a worker that bounds slow clients and an
-access log that escapes what clients send.
+"""How ``sitecache serve`` runs gunicorn: its settings, a worker that keeps answering while slow
+or idle clients hold connections open, and an access log that escapes what clients send.
 
-The defaults suit a site exposed directly to the internet (and work as well behind a proxy):
+The defaults suit a site exposed directly to the internet (though a reverse proxy such as nginx
+belongs in front of a public site: see the README), and work as well behind a proxy:
 
-- gunicorn's ``gthread`` worker with `DEFAULT_THREADS` threads per process, so a few slow
-  clients cannot occupy every worker (the sync worker serves one connection per process);
-- `BoundedThreadWorker`: a request's headers and body must arrive within ``timeout`` seconds
-  (`DEFAULT_TIMEOUT`), and each response write must complete within as long, so a client
-  trickling one byte a second (or reading that slowly) holds a thread for ``timeout`` seconds
-  at most;
+- gunicorn's ``gthread`` worker with `DEFAULT_THREADS` threads per process, refined by
+  `BoundedThreadWorker`: a connection gets a thread only once its request has arrived. Until
+  then the worker's poller watches it and reads what it sends, without a thread, so connections
+  that send nothing, or trickle their request a byte at a time (slowloris), occupy no thread;
+- each request's head must arrive within `DEFAULT_HEADER_TIMEOUT` seconds (at most ``timeout``)
+  and the whole request within ``timeout`` (`DEFAULT_TIMEOUT`); each response write must
+  complete within ``timeout`` too, so a client reading one byte a second is dropped;
 - ``forwarded_allow_ips`` is empty: gunicorn trusts nobody's ``X-Forwarded-*`` headers. The
   application trusts them only when ``proxy_count`` is configured (`werkzeug`'s ``ProxyFix``);
 - `EscapingAccessLog`: every client-controlled field of an access-log line (the Basic-auth user
@@ -19,16 +21,29 @@ The defaults suit a site exposed directly to the internet (and work as well behi
 from __future__ import annotations
 
 import re
+import selectors
 import socket
 import time
+from collections import deque
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, Final
 
 from gunicorn.glogging import Logger
 from gunicorn.http.errors import NoMoreData
+from gunicorn.http2 import negotiation
 from gunicorn.workers.gthread import ThreadWorker
+
+from sitecache.request_arrival import (
+    DEFAULT_BODY_LIMIT,
+    DEFAULT_HEAD_LIMIT,
+    Arrival,
+    ArrivingRequest,
+)
 
 __all__ = [
     "DEFAULT_GRACEFUL_TIMEOUT",
+    "DEFAULT_HEADER_TIMEOUT",
     "DEFAULT_KEEPALIVE",
     "DEFAULT_THREADS",
     "DEFAULT_TIMEOUT",
@@ -42,10 +57,21 @@ DEFAULT_THREADS: Final = 8
 """Threads per worker process."""
 DEFAULT_TIMEOUT: Final = 30
 """Seconds a request's headers and body may take to arrive (and a silent worker may live)."""
+DEFAULT_HEADER_TIMEOUT: Final = 10
+"""Seconds a request's head may take to arrive (at most ``timeout``): from the connection's
+acceptance, or on a kept-alive connection from the request's first byte."""
 DEFAULT_GRACEFUL_TIMEOUT: Final = 20
 """Seconds a stopping worker has to finish the requests it is serving."""
 DEFAULT_KEEPALIVE: Final = 5
 """Seconds an idle kept-alive connection stays open."""
+
+STOP_LINGER: Final = 2.0
+"""Seconds a stopping worker still waits for requests that are arriving (gunicorn gives its
+kept-alive connections as long)."""
+_SWEEP_INTERVAL: Final = 0.25
+"""Seconds between two looks for connections whose request is late (the poller wakes at least
+once a second)."""
+_READ_SIZE: Final = 65536
 
 _UNSAFE_LOG_CHARACTERS = re.compile(r'[^\x20-\x7e]|["\\]')
 
@@ -125,22 +151,214 @@ class DeadlineSocket:
         finally:
             self._sock.settimeout(previous)
 
+    def recv_nowait(self, size: int) -> bytes | None:
+        """What has arrived, up to ``size`` bytes, or ``None`` when nothing has; never waits
+        (the socket is non-blocking while the worker's poller watches it)."""
+        try:
+            return self._sock.recv(size)
+        except BlockingIOError:
+            return None
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self._sock, name)
 
 
-class BoundedThreadWorker(ThreadWorker):  # type: ignore[misc]
-    """gunicorn's ``gthread`` worker where each request must arrive within ``timeout`` seconds.
+@dataclass(slots=True)
+class _Parked:
+    """A connection whose request is arriving, watched by the worker's poller."""
 
-    gunicorn already hands a connection that sends nothing back to its poller; a client that
-    trickles bytes would still hold a thread for as long as it likes. Here the clock starts when a
-    thread takes the connection (for each request of a kept-alive connection).
+    request: ArrivingRequest
+    started: float
+    """When the request started: the connection's acceptance, or its first byte."""
+    deadline: float
+    """When the worker closes the connection unless the request has arrived."""
+    watched: bool = True
+    """Whether the poller watches it (else it waits for a streaming slot)."""
+
+
+class BoundedThreadWorker(ThreadWorker):  # type: ignore[misc]
+    """gunicorn's ``gthread`` worker where a connection gets a thread only once its request
+    has arrived, and each request must arrive in bounded time.
+
+    gunicorn hands a new connection to a thread at once, and the thread waits up to 5 s for its
+    first byte, then reads the request as slowly as the client sends it: 64 idle connections
+    stalled everyone else's requests for 14 s, 16 slowloris ones for up to 28 s. Here every
+    plain-HTTP connection, new or kept alive, is parked in the worker's poller instead, which
+    reads what arrives (`ArrivingRequest` says when the request is complete) and passes the
+    bytes on to gunicorn's parser with the connection when a thread can serve it without
+    waiting. A request's head must arrive within `header_timeout` seconds (at most
+    ``timeout``) and, with a small body of known length, the whole request within ``timeout``;
+    a late connection is closed. Bodies the worker does not wait for (chunked, over
+    ``body_limit``, ``Expect: 100-continue``) are read by the thread within ``timeout`` of the
+    request's start (`DeadlineSocket`), by half the threads at most (`_stream_slots`): slow
+    uploads cannot take every thread. TLS (gunicorn's ``certfile``) and HTTP/2 prior-knowledge
+    connections are served as gunicorn serves them, with the read deadline.
     """
 
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    head_limit: int = DEFAULT_HEAD_LIMIT
+    body_limit: int = DEFAULT_BODY_LIMIT
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._parked: dict[Any, _Parked] = {}
+        self._arrived: set[Any] = set()
+        self._streaming: set[Any] = set()
+        self._waiting: deque[Any] = deque()
+        self._next_sweep = 0.0
+        self._stopping_since: float | None = None
+
+    # ------------------------------------------------------------------ parking
+    def _parks(self, conn: Any) -> bool:
+        """Whether this worker reads ``conn``'s requests itself (plain HTTP/1.x)."""
+        return not self.cfg.is_ssl and not negotiation.prior_knowledge_allowed(
+            self.cfg, conn.client
+        )
+
+    def enqueue_req(self, conn: Any) -> None:
+        """Give ``conn`` to a thread if its request has arrived, else park it in the poller.
+
+        gunicorn calls this for a new connection, a kept-alive one that became readable and one
+        with bytes read ahead behind its previous request; always on the worker's main thread.
+        """
+        if conn in self._arrived:
+            self._arrived.discard(conn)
+            super().enqueue_req(conn)
+        elif self._parks(conn):
+            self._park(conn)
+        else:
+            super().enqueue_req(conn)
+
+    def _park(self, conn: Any) -> None:
+        if not isinstance(conn.sock, DeadlineSocket):
+            # Wrapped before gunicorn's parser exists, so the parser reads through the wrapper.
+            conn.sock = DeadlineSocket(conn.sock, float(self.cfg.timeout))
+        read_ahead = conn.parser.unreader.take_buffered() if conn.parser is not None else b""
+        now = time.monotonic()
+        request = ArrivingRequest(
+            head_limit=self.head_limit, body_limit=self.body_limit, data=read_ahead
+        )
+        parked = _Parked(request, started=now, deadline=now + self._head_seconds())
+        conn.sock.setblocking(False)
+        self._parked[conn] = parked
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_readable, conn))
+        self._advance(conn, parked, request.state)
+
+    def _head_seconds(self) -> float:
+        return min(float(self.header_timeout), float(self.cfg.timeout))
+
+    def _on_readable(self, conn: Any, _fileobj: Any) -> None:
+        """The poller saw bytes (or the end) on a parked connection: read them, no waiting."""
+        parked = self._parked.get(conn)
+        if parked is None:
+            return
+        try:
+            chunk = conn.sock.recv_nowait(_READ_SIZE)
+            if chunk is None:
+                return
+            if not chunk:
+                # The client stopped sending. Whatever came is the parser's to answer (a 400
+                # for half a request line, nothing for half a head); nothing came: close.
+                if parked.request.data:
+                    self._hand_over(conn)
+                else:
+                    self._drop(conn)
+                return
+            self._advance(conn, parked, parked.request.feed(chunk))
+        except OSError:
+            self._drop(conn)  # reset by the peer, or gone
+        except Exception:
+            # A bug here (or a thread pool that refuses work) must not end the worker and
+            # every connection it holds: this connection alone is closed.
+            self.log.exception("Error reading a request in the poller")
+            self._drop(conn)
+
+    def _advance(self, conn: Any, parked: _Parked, state: Arrival) -> None:
+        if state is Arrival.READY:
+            self._hand_over(conn)
+        elif state is Arrival.STREAM:
+            parked.deadline = parked.started + float(self.cfg.timeout)
+            if len(self._streaming) < self._stream_slots():
+                self._hand_over(conn, streams=True)
+            else:
+                # Every streaming slot is taken (slow uploads, perhaps): this one waits, unread
+                # and unwatched, until a slot frees or its deadline passes.
+                self.poller.unregister(conn.sock)
+                parked.watched = False
+                self._waiting.append(conn)
+        elif state is Arrival.BODY:
+            parked.deadline = parked.started + float(self.cfg.timeout)
+
+    def _stream_slots(self) -> int:
+        """How many requests may read from their client in a thread at once: half the
+        threads, so uploads as slow as the read deadline allows leave the rest to others."""
+        return max(1, int(self.cfg.threads) // 2)
+
+    def _hand_over(self, conn: Any, *, streams: bool = False) -> None:
+        """Unpark ``conn`` and give it, with the bytes that arrived, to a thread."""
+        parked = self._parked.pop(conn)
+        if parked.watched:
+            self.poller.unregister(conn.sock)
+        if streams:
+            self._streaming.add(conn)
+        conn.sock.deadline = parked.started + float(self.cfg.timeout)
+        conn.init()  # plain HTTP/1.x: makes gunicorn's parser (no I/O) on the first request
+        conn.parser.unreader.unread(bytes(parked.request.data))
+        conn.data_ready = True
+        self._arrived.add(conn)
+        self.enqueue_req(conn)
+
+    def _drop(self, conn: Any) -> None:
+        """Close a connection this worker holds and has not given to a thread, wherever it
+        stands (parked, waiting for a streaming slot, or failed on its way to a thread)."""
+        self._parked.pop(conn, None)
+        if conn in self._waiting:
+            self._waiting.remove(conn)
+        self._arrived.discard(conn)
+        self._streaming.discard(conn)
+        if conn.sock.fileno() in self.poller.get_map():
+            self.poller.unregister(conn.sock)
+        self.nr_conns -= 1
+        conn.close()
+
+    def finish_request(self, conn: Any, fs: Any) -> None:
+        """gunicorn's end of a request (on the main thread), then the next streaming request
+        waiting for a slot."""
+        released = conn in self._streaming
+        self._streaming.discard(conn)
+        super().finish_request(conn, fs)
+        if released:
+            while self._waiting and len(self._streaming) < self._stream_slots():
+                self._hand_over(self._waiting.popleft(), streams=True)
+
+    def murder_pending(self) -> None:
+        """gunicorn's sweep of connections waiting for data, and of parked connections whose
+        request is late (a stopping worker waits `STOP_LINGER` seconds at most)."""
+        super().murder_pending()
+        now = time.monotonic()
+        if not self.alive and self._stopping_since is None:
+            self._stopping_since = now
+            self._next_sweep = 0.0
+        if now < self._next_sweep:
+            return
+        self._next_sweep = now + _SWEEP_INTERVAL
+        cutoff = (
+            float("inf") if self._stopping_since is None else self._stopping_since + STOP_LINGER
+        )
+        late = [
+            conn for conn, parked in self._parked.items() if min(parked.deadline, cutoff) <= now
+        ]
+        for conn in late:
+            self.log.debug("Closing a connection whose request did not arrive in time")
+            self._drop(conn)
+
+    # ------------------------------------------------------------------ serving
     def handle(self, conn: Any) -> Any:
-        """Serve one request of ``conn`` with a read deadline."""
-        limit = float(self.cfg.timeout)
-        if not self.cfg.is_ssl:  # TLS sockets are wrapped by gunicorn itself; left as they are
+        """Serve one request of ``conn`` (in a thread). A parked connection's read deadline
+        was set when its request arrived; others get ``timeout`` seconds from now."""
+        if not self.cfg.is_ssl and not self._parks(conn):
+            # TLS sockets are wrapped by gunicorn itself; left as they are.
+            limit = float(self.cfg.timeout)
             if not isinstance(conn.sock, DeadlineSocket):
                 conn.sock = DeadlineSocket(conn.sock, limit)
             conn.sock.deadline = time.monotonic() + limit

@@ -1,4 +1,5 @@
-"""`sitecache.serving`: the escaping access log and the read deadline (#10 points 8 and 10)."""
+"""`sitecache.serving`: the escaping access log, the read deadline (#10 points 8 and 10) and
+reading parked connections (#15 point 11)."""
 
 from __future__ import annotations
 
@@ -108,3 +109,17 @@ def test_the_application_log_escapes_a_path(caplog: pytest.LogCaptureFixture) ->
     [record] = caplog.records
     assert "\n" not in record.getMessage()
     assert "\\n" in record.getMessage()
+
+
+def test_reading_what_has_arrived_never_waits() -> None:
+    """The worker's poller reads parked connections with `recv_nowait` (#15 point 11)."""
+    left, right = socket.socketpair()
+    with left, right:
+        wrapped = DeadlineSocket(left, write_timeout=5)
+        left.setblocking(False)
+        assert wrapped.recv_nowait(10) is None  # nothing yet: no wait, no error
+        right.sendall(b"GET / HT")
+        assert wrapped.recv_nowait(4) == b"GET "
+        assert wrapped.recv_nowait(10) == b"/ HT"
+        right.close()
+        assert wrapped.recv_nowait(10) == b""  # the client's end

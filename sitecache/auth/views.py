@@ -9,6 +9,7 @@ targets are limited to this site.
 from __future__ import annotations
 
 import ipaddress
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
@@ -18,6 +19,7 @@ from werkzeug.wrappers import Request, Response
 
 from sitecache.auth.app_passwords import ApplicationPassword
 from sitecache.auth.authenticators import REST_NONCE_ACTION
+from sitecache.auth.origin import request_cross_site_reason
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.service import AUTHORIZE_PATH, AuthService
 from sitecache.auth.sessions import COOKIE_NAME, Session
@@ -28,6 +30,8 @@ from sitecache.schema import is_uuid
 from sitecache.schema.dates import format_timestamp
 
 __all__ = ["ADMIN_PATH", "LOGIN_PATH", "LOGOUT_PATH", "NONCE_PATH", "AuthViews", "safe_redirect"]
+
+logger = logging.getLogger("sitecache.auth")
 
 LOGIN_PATH: Final = "/login"
 LOGOUT_PATH: Final = "/logout"
@@ -130,7 +134,29 @@ class AuthViews:
             ADMIN_PATH: self.account,
             AUTHORIZE_PATH: self.authorize_application,
         }
-        return {path: self._over_tls_when_forced(view) for path, view in views.items()}
+        return {
+            path: self._from_this_site(self._over_tls_when_forced(view))
+            for path, view in views.items()
+        }
+
+    def _from_this_site(self, view: View) -> View:
+        def guarded(request: Request) -> Response:
+            if request.method == "POST":
+                # SECURITY: every POST here changes state (a session, an application password):
+                # one posted from another site's page is refused before anything is read or
+                # counted (login CSRF; `sitecache.auth.origin`).
+                reason = request_cross_site_reason(request, self.server.home_url())
+                if reason is not None:
+                    logger.warning("Refused a cross-site POST %r: %s", request.path, reason)
+                    return self.render(
+                        "message.html",
+                        status=403,
+                        title="Request refused",
+                        message="Sorry, this form must be submitted from this site's own pages.",
+                    )
+            return view(request)
+
+        return guarded
 
     def _over_tls_when_forced(self, view: View) -> View:
         def guarded(request: Request) -> Response:

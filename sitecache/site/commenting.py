@@ -27,7 +27,6 @@ __all__ = [
     "comment_author_cookie_name",
     "moderation_hash",
     "parse_submission",
-    "same_origin",
 ]
 
 AWAITING_MODERATION: Final = (
@@ -58,20 +57,6 @@ def valid_moderation_hash(secret: bytes, comment: Comment, given: str) -> bool:
     """Whether ``given`` is ``comment``'s moderation hash (constant-time)."""
     # SECURITY: compared in constant time; the hash is the only key to a held comment.
     return hmac.compare_digest(moderation_hash(secret, comment), given)
-
-
-def same_origin(headers: Mapping[str, str], home_url: str) -> bool:
-    """Whether a form POST comes from this site's pages: its ``Origin`` (else ``Referer``)
-    names the home URL's scheme, host and port; a request with neither passes (old clients
-    and privacy proxies send none)."""
-    home = urlsplit(home_url)
-    source = headers.get("Origin") or headers.get("Referer") or ""
-    if not source:
-        return True
-    if source == "null":
-        return False
-    parts = urlsplit(source)
-    return (parts.scheme, parts.netloc.lower()) == (home.scheme, home.netloc.lower())
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from jinja2 import Environment
 from markupsafe import Markup
 from werkzeug.wrappers import Request, Response
 
+from sitecache.auth.origin import request_cross_site_reason
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.users import UserRepository
 from sitecache.errors import RestError
@@ -37,7 +38,6 @@ from sitecache.site.commenting import (
     cookie_value,
     moderation_hash,
     parse_submission,
-    same_origin,
     valid_moderation_hash,
 )
 from sitecache.site.content import CommentQuery, ContentService, PostQuery, TermQuery
@@ -717,8 +717,9 @@ class FrontSite:
             response.headers["Allow"] = "POST"
             return response
         home = self.server.home_url()
-        # SECURITY: a form posted from another site's page is refused (CSRF).
-        if not same_origin(dict(request.headers.items()), home):
+        # SECURITY: a form posted from another site's page is refused (CSRF), by the same check
+        # as the login form's (`sitecache.auth.origin`).
+        if request_cross_site_reason(request, home) is not None:
             return self._comment_error("Sorry, comments must be posted from this site.", 403)
         try:
             submission = parse_submission(request.form.to_dict(flat=True))

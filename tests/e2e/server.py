@@ -35,6 +35,7 @@ class LiveServer:
     workers: int = 2
     threads: int = DEFAULT_THREADS
     timeout: int = DEFAULT_TIMEOUT
+    graceful_timeout: int = 5
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
@@ -74,7 +75,7 @@ class LiveServer:
                 self.workers,
                 threads=self.threads,
                 timeout=self.timeout,
-                graceful_timeout=5,
+                graceful_timeout=self.graceful_timeout,
             ),
         ]  # fmt: skip
         with self.log_path.open("wb") as log:  # the child keeps its own copy of the handle
@@ -99,7 +100,7 @@ class LiveServer:
             return
         self.process.send_signal(signal.SIGTERM)
         try:
-            self.process.wait(timeout=10)
+            self.process.wait(timeout=self.graceful_timeout + 5)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(timeout=10)
@@ -116,9 +117,10 @@ class LiveServer:
         path: str,
         body: bytes | str | None = None,
         headers: Mapping[str, str] | None = None,
+        timeout: float = 10,
     ) -> Response:
-        """Send one request over a fresh connection."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        """Send one request over a fresh connection (``timeout`` seconds for each step)."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
             payload = body.encode("utf-8") if isinstance(body, str) else body
             connection.request(method, path, body=payload, headers=dict(headers or {}))

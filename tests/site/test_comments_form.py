@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from urllib.parse import urlsplit
 
+import pytest
 from werkzeug.test import Client
 
 from sitecache.app import App
@@ -89,6 +90,23 @@ def test_cross_site_posts_and_invalid_forms_are_refused(client: Client, site: Sm
         response = client.post("/comment-post", data=form(site, **overrides))
         assert response.status_code == status, overrides
         assert "Set-Cookie" not in response.headers
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Referer": "https://evil.example/page"},
+        {"Origin": "null"},
+    ],
+)
+def test_the_comment_form_shares_the_login_forms_cross_site_check(
+    client: Client, site: SmallSite, headers: dict[str, str]
+) -> None:
+    """One check for every state-changing form (`sitecache.auth.origin`, #15 point 10)."""
+    response = client.post("/comment-post", data=form(site), headers=headers)
+    assert response.status_code == 403
+    assert "Set-Cookie" not in response.headers
 
 
 def test_comments_on_a_closed_post_are_refused(app: App, client: Client, site: SmallSite) -> None:
