@@ -24,6 +24,9 @@ def app_factory(tmp_path: Path) -> AppFactory:
             "site_url": "http://example.org",
             # The cheapest scrypt cost allowed: tests create many users and log in often.
             "password_hash_cost": 1024,
+            # No background timer thread per test application: tests tick the timers
+            # themselves (tests/e2e run real servers, where the timers start by themselves).
+            "cache_timers": False,
         }
         config.update(overrides)
         return create_app(config)
