@@ -150,6 +150,9 @@ class CacheTimers:
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
             try:
+                # Every process flushes its own counters, so an idle worker's hits reach the
+                # stats too (the request path flushes only when requests come).
+                self.engine.maybe_flush(self.engine.clock())
                 self.tick()
             except StorageError as exc:
                 self.engine.storage_warning("cache timers: storage unavailable: %s", exc)
