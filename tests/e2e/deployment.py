@@ -126,9 +126,8 @@ class Deployment:
 
     # ------------------------------------------------------------------ the server
     def serve(self, kind: str, *, workers: int = 2, timeout: float = 60) -> None:
-        """Start the server (``serve``: ``sitecache serve``; ``gunicorn``: gunicorn with
-        `sitecache.serving.gunicorn_argv`; ``waitress``: ``waitress-serve --call``) and wait
-        until it answers."""
+        """Start the server (``serve``: ``sitecache serve``, gunicorn with its settings;
+        ``waitress``: ``waitress-serve --call``) and wait until it answers."""
         self.port = free_port()
         bind = f"127.0.0.1:{self.port}"
         if kind == "serve":
@@ -137,13 +136,6 @@ class Deployment:
                 "--config", str(self.config_file), "--data-dir", str(self.data_dir),
                 "serve", "--bind", bind, "--workers", str(workers),
             ]  # fmt: skip
-        elif kind == "gunicorn":
-            from sitecache.serving import gunicorn_argv
-
-            command = [
-                *self._program("gunicorn", "gunicorn"),
-                *gunicorn_argv(bind, workers, graceful_timeout=5),
-            ]
         elif kind == "waitress":
             command = [
                 *self._program("waitress-serve", "waitress"),
