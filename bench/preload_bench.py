@@ -51,7 +51,12 @@ def baseline_round(app: App, urls: list[str]) -> float:
 def main() -> int:
     with tempfile.TemporaryDirectory() as data_dir:
         app = create_app(
-            {"data_dir": data_dir, "site_url": "http://bench.local", "password_hash_cost": 1024}
+            {
+                "data_dir": data_dir,
+                "site_url": "http://bench.local",
+                "password_hash_cost": 1024,
+                "cache_timers": False,
+            }
         )
         summary = fill_demo(app.content, app.auth.users)
         urls = app.cache_api.preload_urls()

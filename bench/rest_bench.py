@@ -138,7 +138,10 @@ def summary(latencies: list[float]) -> tuple[float, float, float]:
 def inprocess_route() -> None:
     """Part 1: one validated REST route against a bare werkzeug app, in process."""
     with tempfile.TemporaryDirectory() as data_dir:
-        app = create_app({"data_dir": data_dir, "site_url": "http://bench.local"})
+        # No background timers in this process: the figures are the request path alone.
+        app = create_app(
+            {"data_dir": data_dir, "site_url": "http://bench.local", "cache_timers": False}
+        )
         app.hooks.add_action("rest_api_init", register)
         environ = EnvironBuilder(
             path=PATH, query_string=QUERY, base_url="http://bench.local"

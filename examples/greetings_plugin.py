@@ -1,23 +1,27 @@
 """An example sitecache plugin: routes with validated arguments and permission callbacks.
 
-Run it with gunicorn (from the repository root)::
+Serve it (``examples/greetings.toml`` names this file by its path, so any directory works)::
 
-    SITECACHE_CONFIG=examples/greetings.toml gunicorn 'sitecache.app:create_app()'
+    SITECACHE_CONFIG=examples/greetings.toml sitecache serve --bind 127.0.0.1:8000
 
-or from Python, on http://127.0.0.1:8000::
+or from Python with werkzeug's development server, on ``$HOST:$PORT`` (default
+``127.0.0.1:8000``; ``python examples/greetings_plugin.py --port 8001`` also works)::
 
     python examples/greetings_plugin.py
 
-Then try::
+Then try (``SITE=http://127.0.0.1:8000``, or wherever it listens)::
 
-    curl 'http://127.0.0.1:8000/site-json/greetings/v1/hello?name=Ada&shout=true'
-    curl 'http://127.0.0.1:8000/site-json/greetings/v1/hello?name='       # 400, minLength
-    curl -X OPTIONS 'http://127.0.0.1:8000/site-json/greetings/v1/hello'  # the route's description
-    curl -X POST 'http://127.0.0.1:8000/site-json/greetings/v1/hello'     # 401: needs a login
+    curl "$SITE/site-json/greetings/v1/hello?name=Ada&shout=true"
+    curl "$SITE/site-json/greetings/v1/hello?name="       # 400, minLength
+    curl -X OPTIONS "$SITE/site-json/greetings/v1/hello"  # the route's description
+    curl -X POST "$SITE/site-json/greetings/v1/hello"     # 401: needs a login
 """
 
 from __future__ import annotations
 
+import argparse
+import os
+from collections.abc import Sequence
 from typing import Any
 
 from sitecache.app import App, create_app
@@ -130,12 +134,23 @@ def activate(app: App) -> None:
     app.hooks.add_action("rest_api_init", register_routes)
 
 
-def main() -> None:  # pragma: no cover - manual run
+def listen_address(argv: Sequence[str] | None = None) -> tuple[str, int]:
+    """``(host, port)`` from ``--host``/``--port``, else ``$HOST``/``$PORT``, else
+    ``127.0.0.1:8000``."""
+    parser = argparse.ArgumentParser(description="Serve the greetings example plugin.")
+    parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    args = parser.parse_args(argv)
+    return args.host, args.port
+
+
+def main(argv: Sequence[str] | None = None) -> None:  # pragma: no cover - manual run
     from werkzeug.serving import run_simple
 
+    host, port = listen_address(argv)
     app = create_app()
     activate(app)
-    run_simple("127.0.0.1", 8000, app)
+    run_simple(host, port, app)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,11 +7,10 @@ applications can run in one process.
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -24,6 +23,8 @@ from sitecache.cache.deployment import engine_for, rules_for
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.hooks import Hooks
 from sitecache.invalidation import ContentInvalidation
+from sitecache.page_headers import EVERY_RESPONSE_HEADERS, HTML_PAGE_HEADERS, rest_settings
+from sitecache.plugin_loading import load_plugin_target
 from sitecache.rest.debug import DebugNotices
 from sitecache.rest.http import (
     MAX_BODY_BYTES,
@@ -35,7 +36,7 @@ from sitecache.rest.http import (
 )
 from sitecache.rest.params import parse_pairs
 from sitecache.rest.server import RestServer
-from sitecache.rest.urls import RequestContext, RestSettings, extract_rest_route
+from sitecache.rest.urls import RequestContext, extract_rest_route
 from sitecache.site import ContentService, FrontSite
 from sitecache.site.outbox import Outbox
 from sitecache.site.rest import SiteRoutes
@@ -46,35 +47,6 @@ __all__ = ["App", "create_app"]
 logger = logging.getLogger("sitecache")
 
 StartResponse = Callable[..., Any]
-
-EVERY_RESPONSE_HEADERS: Final[dict[str, str]] = {"X-Content-Type-Options": "nosniff"}
-"""Sent with every answer (unless the view set its own value)."""
-HTML_PAGE_HEADERS: Final[dict[str, str]] = {
-    "Content-Security-Policy": (
-        "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; "
-        "object-src 'none'; base-uri 'self'; frame-ancestors 'self'"
-    ),
-    "X-Frame-Options": "SAMEORIGIN",
-    "Referrer-Policy": "strict-origin-when-cross-origin",
-}
-"""Sent with the site's HTML pages (the login and admin pages send stricter ones)."""
-
-
-def rest_settings(config: Config) -> RestSettings:
-    """The REST server's settings from the application configuration."""
-    return RestSettings(
-        prefix=config.rest_prefix,
-        site_url=config.site_url,
-        permalink_structure=config.permalink_structure,
-        debug=config.debug,
-        api_root_rel=config.api_root_rel,
-        force_ssl_admin=config.force_ssl_admin,
-        help_url=config.help_url,
-        site_name=config.site_name,
-        site_description=config.site_description,
-        timezone_string=config.timezone_string,
-        gmt_offset=config.gmt_offset,
-    )
 
 
 def site_option_defaults(config: Config) -> dict[str, Any]:
@@ -160,13 +132,17 @@ class App:
         self.invalidation.install(self.content)
         # The site-cache/v1 routes, preload, GC timers and companion plugins (#8).
         self.cache_api = CacheApi(
-            self.cache, self.hooks, config.site_url, static_root=config.data_dir / "static"
+            self.cache, self.hooks, config.site_url, static_root=config.static_directory
         )
         # Every process retries owed purges on each timer tick (a crash or an outage may
         # have left some behind).
         self.cache_api.timers.every_tick.append(self.invalidation.drain)
-        # The content site fills the cache API's seams: what a post purges, what preload visits.
+        # GC and scheduled preloads start with the first request this process serves.
+        self.cache_api.autostart_timers = config.cache_timers
+        # The content site fills the cache API's seams: what a post purges, whether it exists,
+        # what preload visits.
         self.hooks.add_filter("cache_post_tags", self._cache_post_tags)
+        self.hooks.add_filter("cache_post_exists", self._cache_post_exists)
         self.hooks.add_filter("cache_preload_urls", self._cache_preload_urls)
         self._entry: Callable[..., Iterable[bytes]] = self.cache
         # Behind trusted reverse proxies, take the client's address, scheme and host from their
@@ -184,6 +160,10 @@ class App:
         """``POST /cache {"post_id": N}``: the post and its related pages (the site's tags)."""
         return list(dict.fromkeys([*tags, *self.site.related_tags(post_id)]))
 
+    def _cache_post_exists(self, exists: bool | None, post_id: int) -> bool:
+        """``POST /cache {"post_id": N}`` for a post the site does not have is a 404."""
+        return self.content.get_post(post_id) is not None
+
     def _cache_preload_urls(self, urls: list[str], settings: Mapping[str, Any]) -> list[str]:
         """A preload's URLs: home, posts newest first up to ``preload_posts``, then term
         archives when ``preload_taxonomies`` (the site's list replaces the default home)."""
@@ -194,17 +174,13 @@ class App:
 
     # ------------------------------------------------------------------ plugins and notices
     def load_plugin(self, spec: str) -> None:
-        """Import ``module:function`` and call it with this application."""
-        module_name, _, attribute = spec.partition(":")
-        try:
-            target: Any = importlib.import_module(module_name)
-            for part in attribute.split("."):
-                target = getattr(target, part)
-        except (ImportError, AttributeError) as exc:
-            raise ConfigError(f"plugin {spec!r} cannot be loaded: {exc}") from exc
-        if not callable(target):
-            raise ConfigError(f"plugin {spec!r} is not callable")
-        target(self)
+        """Load ``module:function`` or ``path/to/file.py:function`` and call it with this
+        application (`sitecache.plugin_loading`).
+
+        Raises:
+            ConfigError: the plugin cannot be loaded or is not callable.
+        """
+        load_plugin_target(spec)(self)
 
     def doing_it_wrong(self, function: str, message: str, version: str | None = None) -> None:
         """Record misuse (``doing_it_wrong_run`` action; ``X-Site-DoingItWrong`` in debug)."""

@@ -38,11 +38,13 @@ from sitecache.cache.api.commands import (
     print_nginx_config,
     run_cache_command,
 )
-from sitecache.cache.deployment import engine_for
+from sitecache.cache.deployment import engine_for, site_identity
 from sitecache.cache.storage import StorageError
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.errors import RestError
 from sitecache.hooks import Hooks
+from sitecache.page_headers import page_headers
+from sitecache.plugin_loading import load_plugin_target
 from sitecache.schema.dates import format_timestamp
 from sitecache.serving import (
     DEFAULT_HEADER_TIMEOUT,
@@ -85,6 +87,15 @@ def _auth(config: Config) -> AuthService:
     return AuthService(config.data_dir, hasher=PasswordHasher(n=config.password_hash_cost))
 
 
+def _persist_identity(config: Config) -> None:
+    """Write the site's identity (its cache namespace) once, from the configuration as given:
+    every later process (server, workers, the command line) reads the same one."""
+    try:
+        site_identity(config.data_dir, config.site_url)
+    except StorageError as exc:
+        raise ConfigError(str(exc)) from exc
+
+
 def _create_administrator(auth: AuthService, login: str, email: str | None) -> None:
     password = generate_password(20)
     user = auth.users.create(login, password, "administrator", email=email)
@@ -118,6 +129,7 @@ def command_init(args: argparse.Namespace) -> int:
         print(f"{config.data_dir.resolve()} has no administrator: creating one.")
     else:
         print(f"Initialized {config.data_dir.resolve()} (database and secret key).")
+    _persist_identity(config)
     _create_administrator(auth, args.login, args.email)
     if args.demo:
         _fill_demo(auth)
@@ -358,16 +370,8 @@ def _check_bind(bind: str) -> None:
 
 
 def _check_plugin(spec: str) -> None:
-    """Raise `ConfigError` when the plugin ``module:function`` cannot be imported and called."""
-    module_name, _, attribute = spec.partition(":")
-    try:
-        target: object = importlib.import_module(module_name)
-        for part in attribute.split("."):
-            target = getattr(target, part)
-    except Exception as exc:  # an import error, or anything the module raised while importing
-        raise ConfigError(f"plugin {spec!r} cannot be loaded: {exc}") from exc
-    if not callable(target):
-        raise ConfigError(f"plugin {spec!r} is not callable")
+    """Raise `ConfigError` when the plugin cannot be loaded (the application's own loader)."""
+    load_plugin_target(spec)
 
 
 def _version() -> str:
@@ -382,6 +386,9 @@ def command_serve(args: argparse.Namespace) -> int:
     environment = _environment(args)
     config = _checked(load_config(environ=environment))
     make_private_directory(config.data_dir)
+    # The identity comes from the configuration, before a site_url is derived from --bind:
+    # the command line (which knows no bind address) must find the same cache.
+    _persist_identity(config)
     if config.site_url is None:
         site_url = _site_url_for(args.bind)
         if site_url is None:
@@ -429,7 +436,7 @@ def command_cache(args: argparse.Namespace) -> int:
             namespace=config.cache_namespace,
         )
         try:
-            return run_cache_command(args, engine, config.site_url, config.data_dir / "static")
+            return run_cache_command(args, engine, config.site_url, config.static_directory)
         finally:
             engine.close()
     except StorageError as exc:
@@ -463,9 +470,10 @@ Start here:
 
 
 def command_nginx_config(args: argparse.Namespace) -> int:
-    """``sitecache nginx-config``: the server block of static-file mode for this site."""
+    """``sitecache nginx-config``: the server block of static-file mode for this site, sending
+    with each copy the headers sitecache sends with its own pages."""
     config = _configure_environment(args)
-    return print_nginx_config(args, config.site_url, config.data_dir / "static")
+    return print_nginx_config(args, config.site_url, config.static_directory, page_headers(config))
 
 
 def build_parser() -> argparse.ArgumentParser:

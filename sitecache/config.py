@@ -6,7 +6,8 @@ Where configuration comes from, lowest precedence first:
 2. a TOML file: the path given as ``config``, or ``$SITECACHE_CONFIG`` when ``config`` is
    ``None``;
 3. when ``config`` is ``None``, the environment: ``SITECACHE_DATA_DIR``, ``SITECACHE_SITE_URL``,
-   ``SITECACHE_DEBUG``, ``SITECACHE_CACHE_BACKEND``, ``SITECACHE_REDIS_URL``;
+   ``SITECACHE_DEBUG``, ``SITECACHE_CACHE_BACKEND``, ``SITECACHE_REDIS_URL``,
+   ``SITECACHE_CACHE_NAMESPACE``;
 4. a mapping given as ``config``;
 5. keyword overrides.
 
@@ -27,7 +28,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sitecache.errors import RestError
 from sitecache.schema import sanitize_value_from_schema, validate_value_from_schema
 
-__all__ = ["CONFIG_SCHEMA", "Config", "ConfigError", "load_config"]
+__all__ = ["CONFIG_SCHEMA", "Config", "ConfigError", "is_plugin_file", "load_config"]
 
 
 class ConfigError(ValueError):
@@ -57,12 +58,24 @@ class Config:
     cache_backend: str = "disk"
     redis_url: str = "redis://127.0.0.1:6379/0"
     cache_namespace: str = ""
+    static_root: Path | None = None
+    cache_timers: bool = True
+
+    @property
+    def static_directory(self) -> Path:
+        """Where static-file mode writes its copies: ``static_root``, else
+        ``<data_dir>/static`` (API.md "Names fixed")."""
+        return self.static_root if self.static_root is not None else self.data_dir / "static"
 
     def as_dict(self) -> dict[str, Any]:
         """The configuration as plain values (paths as strings)."""
         values = asdict(self)
         values["data_dir"] = str(self.data_dir)
         values["plugins"] = list(self.plugins)
+        if self.static_root is None:
+            del values["static_root"]
+        else:
+            values["static_root"] = str(self.static_root)
         return values
 
 
@@ -85,13 +98,19 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
         "timezone_string": {"type": "string"},
         "gmt_offset": {"type": "number", "minimum": -14, "maximum": 14},
         "help_url": {"type": "string"},
-        "plugins": {"type": "array", "items": {"type": "string", "pattern": r"^[\w.]+:[\w.]+$"}},
+        "plugins": {
+            "type": "array",
+            # module.path:function, or path/to/file.py:function (relative to the TOML file)
+            "items": {"type": "string", "pattern": r"^(?:[\w.]+|[^:]+\.py):[\w.]+$"},
+        },
         "application_passwords": {"type": "string", "enum": ["auto", "on", "off"]},
         "password_hash_cost": {"type": "integer", "minimum": 1024, "maximum": 1048576},
         "proxy_count": {"type": "integer", "minimum": 0, "maximum": 5},
         "cache_backend": {"type": "string", "enum": ["disk", "memory", "redis"]},
         "redis_url": {"type": "string", "pattern": r"^(redis|rediss|unix)://"},
         "cache_namespace": {"type": "string", "pattern": r"^[A-Za-z0-9._-]{0,64}$"},
+        "static_root": {"type": "string", "minLength": 1},
+        "cache_timers": {"type": "boolean"},
     },
 }
 
@@ -101,6 +120,7 @@ _ENVIRONMENT: Final = {
     "SITECACHE_DEBUG": "debug",
     "SITECACHE_CACHE_BACKEND": "cache_backend",
     "SITECACHE_REDIS_URL": "redis_url",
+    "SITECACHE_CACHE_NAMESPACE": "cache_namespace",
 }
 
 
@@ -116,7 +136,28 @@ def _read_toml(path: Path) -> dict[str, Any]:
     section = data.get("sitecache", data)
     if not isinstance(section, dict):
         raise ConfigError(f"configuration file {path}: [sitecache] must be a table")
-    return section
+    return _relative_to(path.parent, section)
+
+
+def _relative_to(directory: Path, section: dict[str, Any]) -> dict[str, Any]:
+    """The file's values with its relative plugin file paths (``x.py:f``) made absolute from
+    ``directory``, so the file works whatever the current directory."""
+    plugins = section.get("plugins")
+    if not isinstance(plugins, list):
+        return section
+    resolved: list[Any] = []
+    for spec in plugins:
+        if isinstance(spec, str) and is_plugin_file(spec):
+            location, _, attribute = spec.rpartition(":")
+            if not Path(location).is_absolute():
+                spec = f"{(directory / location).resolve()}:{attribute}"
+        resolved.append(spec)
+    return {**section, "plugins": resolved}
+
+
+def is_plugin_file(spec: str) -> bool:
+    """Whether a plugin spec names a Python file (``path/to/file.py:function``)."""
+    return spec.rpartition(":")[0].endswith(".py")
 
 
 def load_config(
@@ -145,8 +186,9 @@ def load_config(
     else:
         values.update(config)
     values.update(overrides)
-    if isinstance(values.get("data_dir"), Path):
-        values["data_dir"] = str(values["data_dir"])
+    for key in ("data_dir", "static_root"):
+        if isinstance(values.get(key), Path):
+            values[key] = str(values[key])
     if isinstance(values.get("plugins"), tuple):
         values["plugins"] = list(values["plugins"])
 
@@ -168,6 +210,8 @@ def load_config(
         arguments["data_dir"] = Path(arguments["data_dir"])
     if "plugins" in arguments:
         arguments["plugins"] = tuple(arguments["plugins"])
+    if "static_root" in arguments:
+        arguments["static_root"] = Path(arguments["static_root"])
     if arguments.get("site_url"):
         arguments["site_url"] = str(arguments["site_url"]).rstrip("/")
     return Config(**arguments)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import errno
+import socket
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,9 @@ def app_factory(tmp_path: Path) -> AppFactory:
             "site_url": "http://example.org",
             # The cheapest scrypt cost allowed: tests create many users and log in often.
             "password_hash_cost": 1024,
+            # No background timer thread per test application: tests tick the timers
+            # themselves (tests/e2e run real servers, where the timers start by themselves).
+            "cache_timers": False,
         }
         config.update(overrides)
         return create_app(config)
@@ -41,3 +46,25 @@ def app(app_factory: AppFactory) -> App:
 def client(app: App) -> Client:
     """A werkzeug test client for ``app``."""
     return Client(app)
+
+
+#: the port of `make run` and of the README's examples
+README_PORT = 8000
+
+
+@pytest.fixture
+def port_8000_taken() -> Iterator[None]:
+    """Port 8000 held by another listener (``make run``, say) for the test's duration, so a
+    test that depends on it fails here rather than on whoever's machine has it taken (#16)."""
+    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        try:
+            holder.bind(("127.0.0.1", README_PORT))
+            holder.listen()
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            # Already taken by another process: exactly the situation to test.
+        yield
+    finally:
+        holder.close()

@@ -13,6 +13,7 @@ import pytest
 
 from sitecache import cli
 from sitecache.auth import AuthService, PasswordHasher
+from tests.e2e.server import free_port
 
 
 @pytest.fixture
@@ -155,40 +156,43 @@ def test_app_password_create_for_an_unknown_user_fails_clearly(
     assert "no user with login or email 'ghost'" in capsys.readouterr().err
 
 
+@pytest.mark.usefixtures("port_8000_taken")
 def test_serve_initializes_on_first_start_and_execs_gunicorn(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     calls: list[tuple[str, list[str]]] = []
+    port = free_port()
 
     def fake_execve(path: str, argv: list[str], environment: dict[str, str]) -> Any:
         calls.append((path, argv))
         assert environment["SITECACHE_DATA_DIR"] == str(data_dir.resolve())
         # Links follow the bind address, never a client's Host header.
-        assert environment["SITECACHE_SITE_URL"] == "http://127.0.0.1:9999"
+        assert environment["SITECACHE_SITE_URL"] == f"http://127.0.0.1:{port}"
 
     monkeypatch.setattr(cli.os, "execve", fake_execve)
-    run(data_dir, "serve", "--bind", "127.0.0.1:9999", "--workers", "3")
+    assert run(data_dir, "serve", "--bind", f"127.0.0.1:{port}", "--workers", "3") is None
     output = capsys.readouterr().out
     assert "First start" in output
     assert re.search(r"password: \S+", output)
     (_, argv) = calls[0]
     assert argv[1:3] == ["-m", "gunicorn"]
-    assert argv[argv.index("--bind") + 1] == "127.0.0.1:9999"
+    assert argv[argv.index("--bind") + 1] == f"127.0.0.1:{port}"
     assert argv[argv.index("--workers") + 1] == "3"
     assert argv[-1] == "sitecache.app:create_app()"
 
     calls.clear()
-    run(data_dir, "serve", "--bind", "127.0.0.1:9999")
+    run(data_dir, "serve", "--bind", f"127.0.0.1:{port}")
     assert "First start" not in capsys.readouterr().out  # initialized once only
     assert len(calls) == 1
 
 
+@pytest.mark.usefixtures("port_8000_taken")
 def test_serve_on_every_interface_warns_that_site_url_is_unset(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     environments: list[dict[str, str]] = []
     monkeypatch.setattr(cli.os, "execve", lambda path, argv, env: environments.append(env))
-    run(data_dir, "serve", "--bind", "0.0.0.0:8000")
+    run(data_dir, "serve", "--bind", f"0.0.0.0:{free_port()}")
     assert "site_url is not set" in capsys.readouterr().err
     assert "SITECACHE_SITE_URL" not in environments[0]
 

@@ -130,3 +130,54 @@ def test_dates_are_read_in_the_site_timezone(
     # Without an offset the wall time is local; with one it is an instant.
     assert app.server.get_date_with_gmt("2024-07-01T12:00:00") == (noon, gmt_of_local_noon)
     assert app.server.get_date_with_gmt("2024-07-01T12:00:00Z") == (local_of_gmt_noon, noon)
+
+
+# ---------------------------------------------------------------------- #16
+def test_static_root_defaults_to_the_data_directory_and_can_move(tmp_path: Path) -> None:
+    assert load_config({"data_dir": str(tmp_path)}).static_directory == tmp_path / "static"
+    config = load_config({"data_dir": str(tmp_path), "static_root": "/srv/static"})
+    assert config.static_directory == Path("/srv/static")
+    assert load_config(config) == config  # round-trips
+
+
+def test_cache_timers_and_the_namespace_are_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load_config().cache_timers is True
+    assert load_config({"cache_timers": False}).cache_timers is False
+    monkeypatch.setenv("SITECACHE_CACHE_NAMESPACE", "shop-1")
+    assert load_config().cache_namespace == "shop-1"
+
+
+def test_a_plugin_file_is_found_beside_its_toml_file_from_any_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The README's greetings example: before #16, "No module named 'examples'".
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "hello_plugin.py").write_text(
+        "def activate(app):\n    app.hooks.add_filter('hello', lambda value: value + 1)\n",
+        encoding="utf-8",
+    )
+    toml = site / "site.toml"
+    toml.write_text('plugins = ["hello_plugin.py:activate"]\n', encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    config = load_config(toml)
+    assert config.plugins == (f"{site / 'hello_plugin.py'}:activate",)
+    app = create_app(config, data_dir=str(tmp_path / "var"), password_hash_cost=1024)
+    assert app.hooks.apply_filters("hello", 1) == 2
+
+
+def test_a_plugin_file_that_is_missing_or_broken_is_a_config_error(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise RuntimeError('boom')\n", encoding="utf-8")
+    plain = tmp_path / "plain.py"
+    plain.write_text("value = 1\n", encoding="utf-8")
+    for spec, message in (
+        (f"{tmp_path / 'missing.py'}:activate", "does not exist"),
+        (f"{broken}:activate", "boom"),
+        (f"{plain}:activate", "cannot be loaded"),
+        (f"{plain}:value", "is not callable"),
+    ):
+        with pytest.raises(ConfigError, match=message):
+            create_app({"data_dir": str(tmp_path / "var"), "plugins": [spec]})

@@ -179,7 +179,12 @@ def is_rest(request: dict[str, Any]) -> bool:
 def fuzzed_app(tmp_path_factory: pytest.TempPathFactory) -> tuple[App, dict[str, str]]:
     data_dir: Path = tmp_path_factory.mktemp("fuzz") / "var"
     app = create_app(
-        {"data_dir": str(data_dir), "site_url": "http://example.org", "password_hash_cost": 1024}
+        {
+            "data_dir": str(data_dir),
+            "site_url": "http://example.org",
+            "password_hash_cost": 1024,
+            "cache_timers": False,
+        }
     )
     user = app.auth.users.create("ada", "correct horse battery", "administrator", "a@example.org")
     password, _ = app.auth.app_passwords.create(user, "fuzz")

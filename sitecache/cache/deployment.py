@@ -2,21 +2,36 @@
 
 Shared by the application (``sitecache.app``) and the command line (``sitecache cache ...``), so
 both open the very same storage (path, Redis namespace) with the same rules.
+
+A site has one identity, its Redis namespace: ``cache_namespace`` when configured, else the
+name persisted in ``<data_dir>/site-id`` when the site was initialized (`site_identity`: the
+host of ``site_url`` if one was configured then, else a random name). It never depends on how a
+process was started (``sitecache serve`` derives a ``site_url`` from its bind address for links;
+that address is not the site's identity), so the server, every worker and the command line
+open the same keys.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import secrets
+import tempfile
 from pathlib import Path
+from typing import Final
 from urllib.parse import urlsplit
 
 from sitecache.auth.sessions import COOKIE_NAME
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.keys import normalize_host
 from sitecache.cache.policy import AUTH_COOKIE_PREFIXES, BYPASS_PATH_PREFIXES, CacheRules
-from sitecache.cache.storage import open_storage
+from sitecache.cache.storage import StorageError, open_storage
 
-__all__ = ["engine_for", "rules_for"]
+__all__ = ["IDENTITY_FILE", "cache_namespace", "engine_for", "rules_for", "site_identity"]
+
+#: the file of the data directory that holds the site's identity
+IDENTITY_FILE: Final = "site-id"
+_IDENTITY = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
 
 def rules_for(site_url: str | None, rest_prefix: str) -> CacheRules:
@@ -48,8 +63,8 @@ def engine_for(
     Raises:
         StorageError: the storage cannot be opened.
     """
-    if not namespace and site_url:
-        namespace = re.sub(r"[^A-Za-z0-9._-]", "_", urlsplit(site_url).netloc.lower())
+    if backend == "redis":
+        namespace = cache_namespace(data_dir, site_url, namespace)
     storage = open_storage(
         backend, path=data_dir / "cache", redis_url=redis_url, namespace=namespace or "default"
     )
@@ -57,3 +72,64 @@ def engine_for(
     return CacheEngine(
         storage, rules_for(site_url, rest_prefix), hold_path=data_dir / "cache" / "purge-hold"
     )
+
+
+def cache_namespace(data_dir: Path, site_url: str | None, namespace: str = "") -> str:
+    """The site's Redis namespace: ``namespace`` when configured, else `site_identity`.
+
+    Raises:
+        StorageError: no identity is persisted and the data directory does not exist.
+    """
+    return namespace or site_identity(data_dir, site_url)
+
+
+def site_identity(data_dir: Path, site_url: str | None = None) -> str:
+    """The identity persisted in ``data_dir``, created on first use: the host of ``site_url``
+    (as configured, never one derived from a bind address), else ``site-<random>``.
+
+    Creation is atomic (a temporary file linked into place): processes starting together all
+    read the one name that won.
+
+    Raises:
+        StorageError: the data directory does not exist (the site is not initialized) or the
+            file cannot be read or written.
+    """
+    path = data_dir / IDENTITY_FILE
+    found = _read_identity(path)
+    if found is not None:
+        return found
+    if not data_dir.is_dir():
+        raise StorageError(
+            f"the data directory {data_dir} does not exist: run `sitecache init` first "
+            "(or set cache_namespace)"
+        )
+    if site_url:
+        wanted = re.sub(r"[^A-Za-z0-9._-]", "_", urlsplit(site_url).netloc.lower())[:64]
+    else:
+        wanted = f"site-{secrets.token_hex(6)}"
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".site-id-", dir=data_dir)
+        try:
+            with os.fdopen(handle, "w", encoding="ascii") as file:
+                file.write(wanted + "\n")
+            os.link(temporary, path)
+        except FileExistsError:
+            pass  # another process won: its name is the site's
+        finally:
+            os.unlink(temporary)
+    except OSError as exc:
+        raise StorageError(f"the site identity {path} cannot be written: {exc}") from exc
+    found = _read_identity(path)
+    if found is None:
+        raise StorageError(f"the site identity {path} is not a valid name")
+    return found
+
+
+def _read_identity(path: Path) -> str | None:
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StorageError(f"the site identity {path} cannot be read: {exc}") from exc
+    return text if _IDENTITY.match(text) else None

@@ -126,6 +126,7 @@ class CacheEngine:
         self._settings_checked = float("-inf")
         self._counts: dict[str, int] = {}
         self._counts_lock = threading.Lock()
+        self._counting = threading.local()
         self._flushed = clock()
         self._since_recorded = False
         self.hold = PurgeHold(hold_path)
@@ -225,8 +226,22 @@ class CacheEngine:
         self.settings()
 
     # ------------------------------------------------------------------ counters
+    @contextlib.contextmanager
+    def counting_as(self, label: str) -> Iterator[None]:
+        """Count this thread's requests apart, as ``<label>:<name>`` (preload traffic is not
+        the visitors' hits and misses)."""
+        previous = getattr(self._counting, "label", "")
+        self._counting.label = label
+        try:
+            yield
+        finally:
+            self._counting.label = previous
+
     def count(self, name: str, amount: int = 1) -> None:
         """Add to an in-process counter (flushed to storage at most once per interval)."""
+        label = getattr(self._counting, "label", "")
+        if label:
+            name = f"{label}:{name}"
         with self._counts_lock:  # gthread workers count from several threads
             counts = self._counts
             counts[name] = counts.get(name, 0) + amount
@@ -280,7 +295,9 @@ class CacheEngine:
 
     def acquire(self, name: str, ttl: float) -> str | None:
         """Take a cross-process lock; the owner token to release it, or ``None`` if held."""
-        owner = f"{self._owner}-{threading.get_ident()}"
+        # The pid too: a forked worker shares ``_owner`` (and often thread idents) with its
+        # parent and siblings, and must never pass for their lock holder.
+        owner = f"{self._owner}-{os.getpid()}-{threading.get_ident()}"
         return owner if self.storage.acquire_lock(name, owner, ttl) else None
 
     def release(self, name: str, owner: str) -> None:
@@ -415,10 +432,11 @@ class CacheEngine:
             scope, lambda: self.storage.keys_for_tags(wanted) if wanted else (), soft, wanted
         )
 
-    def purge_keys(self, keys: Iterable[str], *, scope: str) -> PurgeResult:
-        """Purge exactly ``keys`` (what the cache test stored, ...) through the one path."""
+    def purge_keys(self, keys: Iterable[str], *, scope: str, soft: bool = False) -> PurgeResult:
+        """Purge exactly these storage keys (the cache test's own entries) through the one
+        purge path, so every purge listener sees them go."""
         wanted = set(keys)
-        return self._purge(scope, lambda: wanted)
+        return self._purge(scope, lambda: wanted, soft)
 
     def purge_expired(self, *, budget: float | None = None, limit: int = 2000) -> PurgeResult:
         """Delete up to ``limit`` entries past their stale window, soonest expired first, for
@@ -487,7 +505,8 @@ class CacheEngine:
         now = self.clock()
         summary = self.storage.summary(now)
         counters = self.storage.counters()
-        requests = {name: counters.get(name, 0) for name in ("hit", "stale", "miss", "bypass")}
+        kinds = ("hit", "stale", "miss", "bypass")
+        requests = {name: counters.get(name, 0) for name in kinds}
         served = requests["hit"] + requests["stale"] + requests["miss"]
         hit_ratio = (requests["hit"] + requests["stale"]) / served if served else 0.0
         return {
@@ -496,6 +515,8 @@ class CacheEngine:
             "entries": {"total": summary.total, "fresh": summary.fresh, "expired": summary.expired},
             "bytes": {"total": summary.bytes, "compressed": summary.compressed_bytes},
             "requests": {**requests, "hit_ratio": round(hit_ratio, 4)},
+            # Preload's own visits, kept out of the visitors' figures above.
+            "preload": {name: counters.get(f"preload:{name}", 0) for name in kinds},
             "bypass_reasons": {
                 name.split(":", 1)[1]: value
                 for name, value in sorted(counters.items())

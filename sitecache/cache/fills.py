@@ -13,6 +13,7 @@ seconds as *pass*, so that concurrent requests for it render at once instead of 
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -78,7 +79,8 @@ class FillCoordinator:
                 return Fill(name, lead=False, event=event)
             event = threading.Event()
             self._inflight[key] = event
-        owner = f"{self.owner}-{threading.get_ident()}"
+        # The pid too: forked workers share the prefix (and often thread idents).
+        owner = f"{self.owner}-{os.getpid()}-{threading.get_ident()}"
         try:
             acquired = self.storage.acquire_lock(name, owner, LOCK_TTL)
         except StorageError as exc:

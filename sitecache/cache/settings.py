@@ -306,6 +306,14 @@ def validate_settings_update(update: Any) -> dict[str, Any] | RestError:
         if key in details:
             continue
         schema = properties[key]
+        if schema.get("type") == "array" and not isinstance(value, list):
+            # Settings are typed: a string is not split into a list (a comma inside a
+            # rejected_uris regex would silently make two live patterns of it).
+            details[key] = {
+                "code": "rest_invalid_type",
+                "message": f"{key} is not of type array: send a JSON array of strings.",
+            }
+            continue
         result = validate_value_from_schema(value, schema, key)
         if isinstance(result, RestError):
             details[key] = {"code": result.code, "message": result.message}

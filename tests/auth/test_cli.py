@@ -31,6 +31,7 @@ def config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     data_dir = tmp_path / "var"
     path.write_text(
         f'data_dir = "{data_dir}"\nsite_url = "http://example.org"\npassword_hash_cost = 1024\n'
+        "cache_timers = false\n"
     )
     monkeypatch.setenv("SITECACHE_CONFIG", str(path))
     monkeypatch.setenv("SITECACHE_DATA_DIR", str(data_dir))

@@ -1,71 +1,114 @@
-"""Static-file mode end to end: nginx (when installed) serves stored pages, gunicorn the rest."""
+"""Static-file mode with a stock nginx (#16): its workers run as ``www-data``, as Debian's do.
+
+``sitecache serve`` runs behind one proxy with ``static_root`` outside its private (0700) data
+directory; nginx runs with the block ``sitecache nginx-config`` printed. Stored pages are
+answered by nginx from their files, with the headers sitecache sends with its own pages; every
+other request reaches sitecache; ``POST /cache/test`` leaves no file behind.
+"""
 
 from __future__ import annotations
 
 import gzip
 import http.client
-import json
 import os
+import pwd
 import shutil
+import stat
 import subprocess
-import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.server import REPOSITORY, LiveServer, free_port
+from tests.e2e.deployment import Deployment
+from tests.e2e.server import free_port
 
-NGINX = shutil.which("nginx")
-pytestmark = pytest.mark.skipif(
-    NGINX is None or os.geteuid() != 0, reason="needs nginx installed and root to run it"
+NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+WEB_USER = "www-data"
+
+
+def _skip_reason() -> str | None:
+    if NGINX is None:
+        return "needs nginx installed (Debian: apt-get install nginx-light)"
+    if os.geteuid() != 0:
+        return "needs root to start nginx with `user www-data;`"
+    try:
+        pwd.getpwnam(WEB_USER)
+    except KeyError:
+        return f"needs the {WEB_USER} user that nginx's workers run as"
+    return None
+
+
+pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=str(_skip_reason()))
+SECURITY_HEADERS = (
+    "x-content-type-options",
+    "content-security-policy",
+    "x-frame-options",
+    "referrer-policy",
 )
 
 
 @pytest.fixture
-def site(tmp_path: Path) -> Iterator[tuple[LiveServer, int]]:
-    """gunicorn (static_files on, behind one proxy) and nginx with `sitecache nginx-config`."""
+def public_dir() -> Iterator[Path]:
+    """A directory every user may enter (pytest's own temporary directories are 0700)."""
+    path = Path(tempfile.mkdtemp(prefix="sitecache-nginx-"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def site(tmp_path: Path, public_dir: Path) -> Iterator[tuple[Deployment, int]]:
+    """sitecache serve (static_root in ``public_dir``) and nginx as www-data in front."""
     port = free_port()  # nginx's; the site's URL names it (a real site: 80 or 443)
-    server = LiveServer(
-        data_dir=tmp_path / "var",
-        config_lines=[f'site_url = "http://example.org:{port}"', "proxy_count = 1"],
+    deployment = Deployment(
+        tmp_path / "site",
+        [
+            f'site_url = "http://example.org:{port}"',
+            "proxy_count = 1",
+            f'static_root = "{public_dir / "static"}"',
+        ],
     )
-    server.start()
+    deployment.init()
+    deployment.serve("serve")
     try:
-        yield from _with_nginx(server, tmp_path, port)
+        block = deployment.cli(
+            "nginx-config", "--upstream", f"127.0.0.1:{deployment.port}",
+            "--listen", f"127.0.0.1:{port}", "--user", WEB_USER,
+        ).stdout  # fmt: skip
+        conf = tmp_path / "nginx.conf"
+        temporary = public_dir / "nginx"  # the workers (www-data) write here
+        conf.write_text(
+            f"user {WEB_USER};\npid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/nginx-error.log;\n"
+            "daemon on;\nevents {}\n"
+            f"http {{\n access_log off;\n client_body_temp_path {temporary}-body;\n"
+            f" proxy_temp_path {temporary}-proxy;\n fastcgi_temp_path {temporary}-fastcgi;\n"
+            f" uwsgi_temp_path {temporary}-uwsgi;\n scgi_temp_path {temporary}-scgi;\n"
+            f"{block}\n}}\n",
+            encoding="utf-8",
+        )
+        assert NGINX is not None
+        subprocess.run([NGINX, "-c", str(conf), "-p", str(tmp_path)], check=True, timeout=30)
+        try:
+            yield deployment, port
+        finally:
+            subprocess.run([NGINX, "-c", str(conf), "-p", str(tmp_path), "-s", "stop"],
+                           check=False, timeout=30)  # fmt: skip
+            error_log = tmp_path / "nginx-error.log"
+            if error_log.exists():
+                print(f"\n----- nginx error log -----\n{error_log.read_text(errors='replace')}")
     finally:
-        server.stop()
-
-
-def _with_nginx(server: LiveServer, tmp_path: Path, port: int) -> Iterator[tuple[LiveServer, int]]:
-    block = subprocess.run(
-        [sys.executable, "-m", "sitecache.cli", "--data-dir", str(server.data_dir), "--config",
-         str(server.data_dir.parent / "sitecache.toml"), "nginx-config",
-         "--upstream", f"127.0.0.1:{server.port}", "--listen", f"127.0.0.1:{port}"],
-        capture_output=True, text=True, check=True, timeout=60, cwd=REPOSITORY,
-        env={k: v for k, v in os.environ.items() if not k.startswith("SITECACHE_")},
-    ).stdout  # fmt: skip
-    conf = tmp_path / "nginx.conf"
-    conf.write_text(
-        f"user root;\npid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/nginx-error.log;\n"
-        "daemon on;\nevents {}\n"
-        f"http {{\n access_log off;\n client_body_temp_path {tmp_path};\n"
-        f" proxy_temp_path {tmp_path};\n{block}\n}}\n",
-        encoding="utf-8",
-    )
-    assert NGINX is not None
-    subprocess.run([NGINX, "-c", str(conf), "-p", str(tmp_path)], check=True, timeout=30)
-    try:
-        yield server, port
-    finally:
-        subprocess.run([NGINX, "-c", str(conf), "-p", str(tmp_path), "-s", "stop"],
-                       check=False, timeout=30)  # fmt: skip
+        deployment.stop()
 
 
 def get(
     port: int, path: str, headers: dict[str, str] | None = None
 ) -> tuple[int, dict[str, str], bytes]:
+    """GET through nginx as a visitor of example.org (every value of a repeated header)."""
     deadline = time.monotonic() + 10
     while True:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
@@ -74,45 +117,80 @@ def get(
                 "GET", path, headers={"Host": f"example.org:{port}", **(headers or {})}
             )
             response = connection.getresponse()
-            return (
-                response.status,
-                {k.lower(): v for k, v in response.getheaders()},
-                response.read(),
-            )
+            found: dict[str, str] = {}
+            for name, value in response.getheaders():
+                key = name.lower()
+                found[key] = f"{found[key]}, {value}" if key in found else value
+            status = response.status
+            body = response.read()
+            if status != 502 or time.monotonic() > deadline:  # 502: workers still starting
+                return status, found, body
         except OSError:
             if time.monotonic() > deadline:
                 raise
-            time.sleep(0.1)
         finally:
             connection.close()
-
-
-def test_nginx_serves_the_stored_page_and_sends_the_rest_to_gunicorn(
-    site: tuple[LiveServer, int],
-) -> None:
-    server, port = site
-    # Turn static-file mode on through the storage the server uses.
-    from sitecache.cache.storage import DiskStorage
-
-    DiskStorage(server.data_dir / "cache").set_value(
-        "settings", json.dumps({"static_files": True}).encode()
-    )
-    time.sleep(1.1)
-    deadline = time.monotonic() + 10
-    status, headers, first = get(port, "/")
-    while status == 502 and time.monotonic() < deadline:  # nginx's workers still starting
         time.sleep(0.2)
-        status, headers, first = get(port, "/")
+
+
+def test_a_stock_nginx_serves_stored_pages_with_sitecaches_headers(
+    site: tuple[Deployment, int], public_dir: Path
+) -> None:
+    deployment, port = site
+    deployment.api("POST", "/settings", {"static_files": True})
+    time.sleep(1.1)  # every worker reads the settings within a second
+    status, own, first = get(port, "/")
     assert status == 200
-    assert "sitecache; fwd=uri-miss; stored" in headers["cache-status"]
-    assert (server.data_dir / "static" / "example.org" / "index.html").exists()
-    status, headers, second = get(port, "/")
-    assert (status, headers["cache-status"]) == (200, "nginx; hit")
+    assert "sitecache; fwd=uri-miss; stored" in own["cache-status"]
+    copy = public_dir / "static" / "example.org" / "index.html"
+    assert copy.exists()
+    assert stat.S_IMODE(copy.stat().st_mode) == 0o644
+    # Secrets stay private: the data directory is still 0700.
+    assert stat.S_IMODE(deployment.data_dir.stat().st_mode) == 0o700
+
+    status, served, second = get(port, "/")
+    assert (status, served["cache-status"]) == (200, "nginx; hit")
     assert second == first
-    status, headers, compressed = get(port, "/", {"Accept-Encoding": "gzip"})
-    assert headers.get("content-encoding") == "gzip"
+    assert served["content-type"] == "text/html; charset=utf-8"
+    for name in SECURITY_HEADERS:
+        assert served[name] == own[name], name
+    api_root = f'<http://example.org:{port}/site-json/>; rel="https://api.w.org/"'
+    assert api_root in own["link"]
+    assert served["link"] == api_root
+
+    status, zipped, compressed = get(port, "/", {"Accept-Encoding": "gzip"})
+    assert (status, zipped["cache-status"]) == (200, "nginx; hit")
+    assert zipped.get("content-encoding") == "gzip"
+    assert "Accept-Encoding" in zipped["vary"]
     assert gzip.decompress(compressed) == first
-    status, headers, _ = get(port, "/", {"Cookie": "sitecache_session=abc"})
-    assert "nginx" not in headers["cache-status"]
-    status, headers, _ = get(port, "/?s=x")
-    assert "nginx" not in headers["cache-status"]
+    for name in SECURITY_HEADERS:
+        assert zipped[name] == own[name], name
+
+    for headers, path in (({"Cookie": "sitecache_session=abc"}, "/"), ({}, "/?s=x")):
+        _, answered, _ = get(port, path, headers)
+        assert "nginx" not in answered["cache-status"], (path, headers)
+
+
+def test_the_cache_test_leaves_no_file_behind(
+    site: tuple[Deployment, int], public_dir: Path
+) -> None:
+    deployment, port = site
+    deployment.api("POST", "/settings", {"static_files": True})
+    created = deployment.request(
+        "POST",
+        "/site-json/site/v2/posts",
+        {"title": "Tested page", "content": "Words.", "status": "publish"},
+        admin=True,
+    )
+    assert created.status == 201, created.body[:300]
+    link = str(created.json()["link"])  # type: ignore[index]
+    assert link.startswith(f"http://example.org:{port}/")
+    time.sleep(1.1)
+    answer = deployment.api("POST", "/cache/test", {"url": link})
+    assert answer["status"] is True, answer
+    slug = link.rstrip("/").rsplit("/", 1)[-1]
+    assert not (public_dir / "static" / "example.org" / slug).joinpath("index.html").exists()
+    assert not list((public_dir / "static").rglob("index.html*"))
+    # nginx has nothing to serve: the page comes from sitecache.
+    _, served, _ = get(port, f"/{slug}/")
+    assert served["cache-status"].startswith("sitecache")

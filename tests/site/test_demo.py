@@ -15,6 +15,7 @@ from sitecache.hooks import Hooks
 from sitecache.site import CommentQuery, ContentService, PostQuery
 from sitecache.site.demo import fill_demo
 from tests.conftest import AppFactory
+from tests.e2e.server import free_port
 
 
 def snapshot(app: App) -> list[tuple[object, ...]]:
@@ -100,13 +101,16 @@ def test_init_demo_fills_the_new_site(data_dir: Path, capsys: pytest.CaptureFixt
     assert content.query_posts(PostQuery(per_page=1))[1] >= 200
 
 
+@pytest.mark.usefixtures("port_8000_taken")
 def test_serve_demo_fills_only_a_first_start(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # #16: without --bind this probed :8000 and failed whenever `make run` was running.
     launched: list[list[str]] = []
     monkeypatch.setattr(cli.os, "execve", lambda path, argv, env: launched.append(argv))
-    cli.main(["--data-dir", str(data_dir), "serve", "--demo"])
+    bind = f"127.0.0.1:{free_port()}"
+    cli.main(["--data-dir", str(data_dir), "serve", "--demo", "--bind", bind])
     assert "Demo content" in capsys.readouterr().out
-    cli.main(["--data-dir", str(data_dir), "serve", "--demo"])
+    cli.main(["--data-dir", str(data_dir), "serve", "--demo", "--bind", bind])
     assert "Demo content" not in capsys.readouterr().out
     assert len(launched) == 2

@@ -33,6 +33,7 @@ def make_app(tmp_path: Path) -> App:
             "data_dir": str(tmp_path / "var"),
             "site_url": "http://example.org",
             "password_hash_cost": 1024,
+            "cache_timers": False,
         }
     )
 

@@ -51,6 +51,7 @@ def rest_site(tmp_path_factory: pytest.TempPathFactory) -> RestSite:
             "data_dir": str(tmp_path_factory.mktemp("rest") / "var"),
             "site_url": "http://example.org",
             "password_hash_cost": 1024,
+            "cache_timers": False,
             "application_passwords": "on",
         }
     )

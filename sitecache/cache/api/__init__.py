@@ -10,6 +10,9 @@ the content site fills through filters on the application's hooks:
   ``preload_taxonomies``). Default: the home page.
 - ``cache_post_tags`` (``tags, post_id -> tags``): the purge tags of a post and its related
   pages (``POST /cache {"post_id": N}``). Default: ``post-<id>``.
+- ``cache_post_exists`` (``None, post_id -> bool | None``): whether the site has that post;
+  ``False`` makes ``POST /cache {"post_id": N}`` a 404 ``rest_post_invalid_id``. Default
+  ``None``: unknown, the tags are purged.
 """
 
 from __future__ import annotations
@@ -105,7 +108,7 @@ class CacheApi:
             cache.stored_listeners.append(self.static.on_stored)
             self.engine.purge_listeners.append(self.static.on_purge)
             self.timers.gc_hooks.append(self.static.sweep)
-        #: start the timers on the first request a real server (gunicorn) hands over
+        #: start this process's timers on the first request it serves (under any server)
         self.autostart_timers = True
         self.routes = CacheRoutes(self)
         self._next_tick = float("-inf")
@@ -134,23 +137,25 @@ class CacheApi:
         tags = self.hooks.apply_filters("cache_post_tags", [f"post-{post_id}"], post_id)
         return [str(tag) for tag in tags or []]
 
+    def post_exists(self, post_id: int) -> bool | None:
+        """Whether the site has the post (filter ``cache_post_exists``; ``None``: unknown)."""
+        exists = self.hooks.apply_filters("cache_post_exists", None, post_id)
+        return None if exists is None else bool(exists)
+
     def _preload_interval(self) -> int:
         return int(self.engine.settings().values.get("preload_interval", 0))
 
     # ------------------------------------------------------------------ per request
     def tick(self, now: float, environ: Mapping[str, Any]) -> None:
-        """`PageCache.tick`: at most once a second, apply plugin switches; start the timers
-        on the first request served by gunicorn."""
+        """`PageCache.tick`: at most once a second, apply plugin switches and make sure this
+        process's timers run (started by its first request, whatever the WSGI server: the
+        application never guesses its server from ``SERVER_SOFTWARE``)."""
         if now < self._next_tick:
             return
         self._next_tick = now + 1.0
         self.plugins.sync()
-        if (
-            self.autostart_timers
-            and not self.timers.running
-            and str(environ.get("SERVER_SOFTWARE", "")).startswith("gunicorn")
-        ):
-            self.timers.start()
+        if self.autostart_timers:
+            self.timers.ensure_running()
 
     # ------------------------------------------------------------------ status
     def status(self) -> dict[str, Any]:
@@ -186,6 +191,7 @@ class CacheApi:
                     "uncached until they are.",
                 }
             )
+        warnings.extend(self.timers.warnings())
         available = zlib_available()
         if settings.compression and not available:
             warnings.append(
@@ -205,12 +211,20 @@ class CacheApi:
         }
 
     # ------------------------------------------------------------------ the cache test
-    def test_page(self, path: str, base: str) -> dict[str, Any] | RestError:
-        """``POST /cache/test``: prime, first, second; explain a failure; leave nothing."""
+    def test_page(self, url: str, base: str) -> dict[str, Any] | RestError:
+        """``POST /cache/test``: prime, first, second; explain a failure; leave nothing.
+
+        ``url`` is a /path on ``base`` or an absolute URL of a host the site serves (as
+        ``POST /cache`` accepts). What the test stored is removed through the engine's one
+        purge path, so its purge listeners (static-file copies, webhooks) see it go.
+        """
         engine = self.engine
-        resolved = engine.resolve_url(base + path)
+        parts = urlsplit(url)
+        absolute = bool(parts.scheme or parts.netloc)
+        resolved = engine.resolve_url(url if absolute else base + url)
         if isinstance(resolved, RestError):
             return resolved
+        path = url
         canonical = resolved[0]
         urls = {canonical} if canonical else set()
         try:
@@ -226,7 +240,8 @@ class CacheApi:
         now = engine.clock()
         reason = explain(answers, enabled)
         try:
-            # Leave nothing behind: what the test stored goes (what was there before stays).
+            # Leave nothing behind: what the test stored goes (what was there before stays),
+            # through the one purge path, so static copies and other listeners follow.
             created = engine.storage.keys_for_urls(urls) - before
             if created:
                 engine.purge_keys(created, scope="test")

@@ -13,16 +13,18 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Column
 
 from sitecache.cache.api import CacheApi
 from sitecache.cache.api.routes import parse_list_query
-from sitecache.cache.api.static import nginx_config
+from sitecache.cache.api.static import DEFAULT_WEB_USER, nginx_config, unreadable_reason
 from sitecache.cache.api.timers import PRELOAD_REQUEST_NAME
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.middleware import PageCache
@@ -118,6 +120,7 @@ def run_cache_command(
     if name == "stats":
         stats = engine.stats()
         requests = stats["requests"]
+        preload = stats["preload"]
         _print(
             stats,
             as_json,
@@ -128,6 +131,9 @@ def run_cache_command(
                 f"requests: {requests['hit']} hit, {requests['stale']} stale, "
                 f"{requests['miss']} miss, {requests['bypass']} bypass "
                 f"(hit ratio {requests['hit_ratio']:.1%})",
+                f"preload:  {preload['hit']} hit, {preload['stale']} stale, "
+                f"{preload['miss']} miss, {preload['bypass']} bypass "
+                "(preload's own visits, not in the requests above)",
                 *(f"bypass:   {k} {v}" for k, v in stats["bypass_reasons"].items()),
                 *(f"purges:   {k} {v}" for k, v in stats["purges"].items()),
             ],
@@ -141,7 +147,7 @@ def run_cache_command(
             query["status"] = args.status
         parsed = parse_list_query(query)
         if isinstance(parsed, RestError):
-            raise parsed
+            raise _option_error(parsed)
         page, per_page, search, status_filter = parsed
         rows, total = engine.list_entries(page, per_page, search=search, status=status_filter)
         _print(
@@ -182,12 +188,48 @@ def _flush(args: argparse.Namespace, engine: CacheEngine, as_json: bool) -> int:
         raise result
     body = result.as_json()
     verb = "marked stale" if soft else "deleted"
-    _print(
-        body,
-        as_json,
-        [f"{body['deleted']} entries {verb} ({body['bytes']} bytes), scope {body['scope']}"],
-    )
+    count = body["deleted"]
+    noun = "entry" if count == 1 else "entries"
+    _print(body, as_json, [f"{count} {noun} {verb} ({body['bytes']} bytes), scope {body['scope']}"])
     return 0
+
+
+#: ``cache list`` options by the REST parameter they fill
+_LIST_OPTIONS = {"page": "--page", "per_page": "--per-page", "search": "--search"}
+
+
+def _option_error(error: RestError) -> RestError:
+    """A ``GET /cache`` query error in the command line's words: every bad option with its
+    allowed values (``--per-page must be between 1 and 100``)."""
+    details = error.data.get("details", {}) if isinstance(error.data, dict) else {}
+    lines = []
+    for name, detail in details.items():
+        option = _LIST_OPTIONS.get(name, name)
+        message = str(detail.get("message", "")).removeprefix(f"{name} ").rstrip(".")
+        if name == "per_page" and "between" not in message:
+            message += " (1 to 100)"
+        elif name == "page" and "at least" not in message:
+            message += " (1 or more)"
+        lines.append(f"{option} {message}")
+    return RestError(error.code, "; ".join(lines) or error.message, error.data)
+
+
+def progress_bar(console: Console | None = None, *, disable: bool = False) -> Progress:
+    """The preload progress bar: the count and the bar keep their room at 80 columns; the URL
+    being visited takes what is left, shortened with an ellipsis."""
+    return Progress(
+        TextColumn("preload"),
+        MofNCompleteColumn(table_column=Column(no_wrap=True)),
+        BarColumn(bar_width=20),
+        TimeElapsedColumn(),
+        TextColumn(
+            "{task.fields[current]}",
+            table_column=Column(ratio=1, no_wrap=True, overflow="ellipsis", min_width=8),
+        ),
+        console=console,
+        disable=disable,
+        expand=True,
+    )
 
 
 def _preload(
@@ -215,15 +257,7 @@ def _preload(
         progress = preloader.progress()
         _print(progress, as_json, [f"preload started: {progress['total']} pages"])
         return 0
-    with Progress(
-        TextColumn("preload"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[current]}"),
-        disable=as_json or not sys.stderr.isatty(),
-        console=None,
-    ) as bar:
+    with progress_bar(disable=as_json or not sys.stderr.isatty()) as bar:
         state = preloader.state()
         task = bar.add_task("preload", total=state["total"] or None, current="")
         while state["running"]:
@@ -248,16 +282,41 @@ def add_nginx_command(commands: Any) -> argparse.ArgumentParser:
         "--upstream", default="127.0.0.1:8000", help="where gunicorn listens (127.0.0.1:8000)"
     )
     parser.add_argument("--listen", default="80", help="nginx's listen directive value (80)")
+    parser.add_argument(
+        "--user",
+        default=DEFAULT_WEB_USER,
+        help=f"the user nginx's workers run as, who must read static_root ({DEFAULT_WEB_USER})",
+    )
+    parser.add_argument(
+        "--no-check",
+        action="store_true",
+        help="do not check that --user can read static_root (nginx runs on another machine)",
+    )
     return parser
 
 
-def print_nginx_config(args: argparse.Namespace, site_url: str | None, static_root: Path) -> int:
-    """Print the server block for ``site_url``; the exit status."""
+def print_nginx_config(
+    args: argparse.Namespace,
+    site_url: str | None,
+    static_root: Path,
+    headers: Mapping[str, str] | None = None,
+) -> int:
+    """Print the server block for ``site_url``; the exit status.
+
+    Fails (one line) without ``site_url``, and when ``--user`` could not read ``static_root``
+    (unless ``--no-check``): nginx would otherwise silently proxy every request.
+    """
     if not site_url:
         raise RestError(
-            "site_cache_no_site_url", "set site_url first: nginx needs the site's host name"
+            "site_cache_no_site_url",
+            "set site_url first (site_url in the configuration file, or SITECACHE_SITE_URL): "
+            "nginx's server_name is the site's host name",
         )
+    if not args.no_check:
+        reason = unreadable_reason(static_root, args.user)
+        if reason is not None:
+            raise RestError("site_cache_static_root_unreadable", f"static-file mode: {reason}")
     host = urlsplit(site_url).hostname or ""
-    print(nginx_config(server_name=host, static_root=static_root,
-                       upstream=args.upstream, listen=args.listen), end="")  # fmt: skip
+    print(nginx_config(server_name=host, static_root=static_root, upstream=args.upstream,
+                       listen=args.listen, headers=headers, user=args.user), end="")  # fmt: skip
     return 0

@@ -277,8 +277,11 @@ class Preloader:
             self.engine.release(LOCK_NAME, owner)
 
     def visit(self, url: str, base: str) -> bool:
-        """Fetch ``url`` through the cache as an anonymous visitor; whether it is now cached."""
-        answer = anonymous_get(self.cache, url, base, USER_AGENT)
+        """Fetch ``url`` through the cache as an anonymous visitor; whether it is now cached.
+
+        Counted apart (``preload`` in the stats), not as the visitors' hits and misses."""
+        with self.engine.counting_as("preload"):
+            answer = anonymous_get(self.cache, url, base, USER_AGENT)
         return answer.status == 200 and (
             "; hit" in answer.cache_status or "stored" in answer.cache_status
         )

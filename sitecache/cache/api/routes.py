@@ -30,6 +30,7 @@ from sitecache.cache.api.schemas import (
 from sitecache.cache.storage import StorageError
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
+from sitecache.rest.pagination import pagination_link_header
 
 if TYPE_CHECKING:
     from sitecache.cache.api import CacheApi
@@ -79,10 +80,12 @@ class CacheRoutes:
     def __init__(self, api: CacheApi) -> None:
         self.api = api
         self.engine = api.cache.engine
+        self.server: RestServer | None = None
 
     # ------------------------------------------------------------------ registration
     def register(self, server: RestServer) -> None:
         """The ``rest_api_init`` callback: register the ten routes."""
+        self.server = server
 
         def route(
             path: str, schema: Mapping[str, Any], *handlers: tuple[str, Callable[..., Any]]
@@ -152,7 +155,8 @@ class CacheRoutes:
 
     # ------------------------------------------------------------------ the cache
     def list_cache(self, request: RestRequest) -> Any:
-        """GET /cache: a page of entries with ``X-Site-Total`` and ``X-Site-TotalPages``."""
+        """GET /cache: a page of entries with ``X-Site-Total``, ``X-Site-TotalPages`` and
+        ``Link`` prev/next (the query kept), as the other collections."""
         query = parse_list_query(request.get_query_params())
         if isinstance(query, RestError):
             return query
@@ -171,6 +175,10 @@ class CacheRoutes:
         response = RestResponse(rows)
         response.header("X-Site-Total", str(total))
         response.header("X-Site-TotalPages", str(pages))
+        if self.server is not None:
+            links = pagination_link_header(self.server, request, page, pages)
+            if links:
+                response.header("Link", links)
         return response
 
     def purge(self, request: RestRequest) -> Any:
@@ -213,9 +221,18 @@ class CacheRoutes:
             urls = [clean["url"]] if scope == "url" else list(clean["urls"])
             if not urls:
                 return _one_error("urls", "urls must name at least one URL.")
+            for index, url in enumerate(urls):
+                # Errors are reported under the field that was sent (url, or urls[i]).
+                resolved = engine.resolve_url(url)
+                if isinstance(resolved, RestError):
+                    name = "url" if scope == "url" else f"urls[{index}]"
+                    return url_error(resolved, scope, name)
             return engine.purge_urls(urls, soft=soft, scope=scope)
         if scope == "post_id":
-            tags = self.api.post_tags(int(clean["post_id"]))
+            post_id = int(clean["post_id"])
+            if self.api.post_exists(post_id) is False:
+                return RestError("rest_post_invalid_id", "Invalid post ID.", {"status": 404})
+            tags = self.api.post_tags(post_id)
             return engine.purge_tags(tags, soft=soft, scope="post_id")
         tags = [clean["tag"]] if scope == "tag" else list(clean["tags"])
         if not tags:
@@ -247,7 +264,10 @@ class CacheRoutes:
         clean = validate_body(body, TEST_SCHEMA)
         if isinstance(clean, RestError):
             return clean
-        return self.api.test_page(str(clean.get("url", "/")), self.api.base_url(request.environ))
+        result = self.api.test_page(str(clean.get("url", "/")), self.api.base_url(request.environ))
+        if isinstance(result, RestError):
+            return url_error(result, "url", "url")
+        return result
 
     # ------------------------------------------------------------------ plugins
     def get_plugins(self, request: RestRequest) -> Any:
@@ -299,6 +319,13 @@ def _answers_storage_errors(callback: Callable[[RestRequest], Any]) -> Callable[
 
     guarded.__doc__ = callback.__doc__
     return guarded
+
+
+def url_error(error: RestError, field: str, name: str) -> RestError:
+    """The engine's error about one URL as the 400 of CACHE_API.md, under ``field`` (the body
+    key sent: ``url`` or ``urls``), its message naming ``name`` (``url``, ``urls[2]``)."""
+    reason = error.message.removeprefix("url ")
+    return invalid_params({field: {"code": error.code, "message": f"{name} {reason}"}})
 
 
 def _storage_error(exc: StorageError) -> RestError:

@@ -134,6 +134,12 @@ STATS_SCHEMA: Final[dict[str, Any]] = {
                     "hit_ratio": {"type": "number", "minimum": 0, "maximum": 1},
                 },
             },
+            "preload": {
+                "type": "object",
+                "additionalProperties": False,
+                "description": "Preload's own visits (not counted in requests).",
+                "properties": {"hit": _COUNT, "stale": _COUNT, "miss": _COUNT, "bypass": _COUNT},
+            },
             "bypass_reasons": {**_COUNTS, "description": "Bypasses by reason."},
             "purges": {**_COUNTS, "description": "Purges by scope."},
         }
@@ -247,9 +253,10 @@ TEST_SCHEMA: Final[dict[str, Any]] = {
     "properties": {
         "url": {
             "type": "string",
-            "pattern": "^/",
+            "minLength": 1,
             "maxLength": 2000,
-            "description": "The path to test (default the home page).",
+            "description": "The /path, or an absolute URL of the site, to test (default the "
+            "home page).",
         },
         **_readonly(
             {
@@ -342,6 +349,9 @@ def validate_body(
             message = f"{key} is not a valid property of Object."
         elif field.get("readonly"):
             message = f"{key} is read-only."
+        elif field.get("enum") == [True] and value is not True:
+            # A switch that exists only as true ({"all": true}): say so, not "is not 1".
+            message = f'{key} can only be true: send {{"{key}": true}}, or leave {key} out.'
         else:
             checked = validate_value_from_schema(value, _strip(field), key)
             if not isinstance(checked, RestError):

@@ -9,16 +9,24 @@ variant, varying on nothing but ``Accept-Encoding``) is also written as
 Purges remove the files of the purged URLs (soft purges too, so the web server falls through to
 Python, which serves the stale page while one request regenerates it). Expiry is enforced by
 `StaticFiles.sweep`, which the GC timer runs: files older than ``max_age`` go.
+
+The web server reads the copies as its own user (Debian's nginx workers run as ``www-data``):
+directories are made 0755 and files 0644 whatever the umask, and `unreadable_reason` says when
+a directory on the way to the static root (the 0700 data directory, say) keeps that user out.
+The static root (``static_root``) therefore belongs outside the private data directory.
 """
 
 from __future__ import annotations
 
+import grp
 import gzip
 import logging
 import os
+import pwd
+import stat
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Final
 from urllib.parse import unquote, urlsplit
@@ -27,12 +35,16 @@ from sitecache.cache.engine import CacheEngine, PurgeResult
 from sitecache.cache.entry import CacheEntry
 from sitecache.cache.policy import AUTH_COOKIE_PREFIXES
 
-__all__ = ["StaticFiles", "nginx_config"]
+__all__ = ["DEFAULT_WEB_USER", "StaticFiles", "nginx_config", "unreadable_reason"]
 
 logger = logging.getLogger("sitecache.cache.static")
 
 INDEX: Final = "index.html"
 GZIP_INDEX: Final = "index.html.gz"
+#: the user Debian's (and Ubuntu's) nginx workers run as
+DEFAULT_WEB_USER: Final = "www-data"
+DIRECTORY_MODE: Final = 0o755
+FILE_MODE: Final = 0o644
 
 
 class StaticFiles:
@@ -98,11 +110,28 @@ class StaticFiles:
             return
         gzip_body = entry.gzip_body or gzip.compress(entry.body, compresslevel=6, mtime=0)
         try:
-            directory.mkdir(parents=True, exist_ok=True, mode=0o755)
+            self._make_directories(directory)
             _write_atomic(directory / INDEX, entry.body)
             _write_atomic(directory / GZIP_INDEX, gzip_body)
         except OSError as exc:
             self.engine.storage_warning("static copy of %s not written: %s", entry.url, exc)
+
+    def _make_directories(self, directory: Path) -> None:
+        """Create ``directory`` and the missing ones above it (up to the static root's
+        parent), each 0755 whatever the umask, so the web server's user can enter them."""
+        missing: list[Path] = []
+        current = directory
+        while not current.is_dir():
+            missing.append(current)
+            if current == current.parent:
+                break
+            current = current.parent
+        for path in reversed(missing):
+            try:
+                path.mkdir(mode=DIRECTORY_MODE)
+            except FileExistsError:
+                continue  # another thread or process made it
+            os.chmod(path, DIRECTORY_MODE)
 
     # ------------------------------------------------------------------ removing
     def remove(self, urls: Iterable[str]) -> int:
@@ -162,11 +191,56 @@ def _write_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(handle, "wb") as file:
             file.write(data)
-        os.chmod(temporary, 0o644)
+        os.chmod(temporary, FILE_MODE)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def unreadable_reason(root: Path, user: str) -> str | None:
+    """Why ``user`` could not read files under ``root``, or ``None`` when it can.
+
+    Every existing directory from ``/`` down to ``root`` must let the user in (search
+    permission for its owner, one of its groups, or others); ``root`` itself, when it exists,
+    must also be listable. A ``root`` that does not exist yet is created 0755 by sitecache.
+    """
+    try:
+        account = pwd.getpwnam(user)
+    except KeyError:
+        return (
+            f"there is no user {user!r} on this machine: pass --user with the user nginx's "
+            "workers run as"
+        )
+    groups = {account.pw_gid} | {g.gr_gid for g in grp.getgrall() if user in g.gr_mem}
+    if account.pw_uid == 0:
+        return None
+    path = Path(root).resolve()
+    for directory in [*reversed(path.parents), path]:
+        try:
+            info = directory.stat()
+        except FileNotFoundError:
+            return None  # sitecache creates the rest 0755
+        except OSError as exc:
+            return f"{directory} cannot be checked: {exc.strerror}"
+        needed = (stat.S_IXUSR, stat.S_IXGRP, stat.S_IXOTH)
+        if directory == path:
+            needed = (stat.S_IXUSR | stat.S_IRUSR, stat.S_IXGRP | stat.S_IRGRP,
+                      stat.S_IXOTH | stat.S_IROTH)  # fmt: skip
+        if info.st_uid == account.pw_uid:
+            mask = needed[0]
+        elif info.st_gid in groups:
+            mask = needed[1]
+        else:
+            mask = needed[2]
+        if info.st_mode & mask != mask:
+            return (
+                f"{user} cannot enter {directory} (mode {stat.S_IMODE(info.st_mode):04o}, owner "
+                f"uid {info.st_uid}): put static_root outside private directories such as the "
+                "data directory (for example /var/cache/sitecache/static), or let that user "
+                "search every directory on the way"
+            )
+    return None
 
 
 def nginx_config(
@@ -176,19 +250,30 @@ def nginx_config(
     upstream: str = "127.0.0.1:8000",
     listen: str = "80",
     cookie_prefixes: Iterable[str] = AUTH_COOKIE_PREFIXES,
+    headers: Mapping[str, str] | None = None,
+    user: str = DEFAULT_WEB_USER,
 ) -> str:
     """An nginx ``server`` block for static-file mode.
 
     Anonymous ``GET``/``HEAD`` requests without a query string, credentials or a logged-in,
     comment-author or post-password cookie get the static copy when one exists
-    (``gzip_static on`` sends ``index.html.gz`` to clients that accept gzip); everything else
-    is proxied to gunicorn (run sitecache with ``proxy_count = 1``).
+    (``gzip_static on`` sends ``index.html.gz`` to clients that accept gzip, with
+    ``Vary: Accept-Encoding``); everything else is proxied to sitecache (run it with
+    ``proxy_count = 1``). ``headers`` are sent with every copy, as sitecache sends them with
+    its own pages (security headers, the API ``Link``); ``user`` is the user nginx's workers
+    run as, who must be able to read the static root.
     """
     cookies = "|".join(sorted({_nginx_regex(prefix) for prefix in cookie_prefixes}))
     root = str(Path(static_root).resolve())
+    added = "".join(
+        f"        add_header {name} {_nginx_string(value)} always;\n"
+        for name, value in (headers or {}).items()
+    )
     return f"""\
 # sitecache static-file mode (static_files = true): nginx answers cached pages from
 # {root}; everything else goes to sitecache. Set proxy_count = 1 in sitecache.
+# nginx's workers (user {user}) must be able to read {root} and enter every directory
+# above it: keep it outside sitecache's private data directory (static_root).
 upstream sitecache {{
     server {upstream};
 }}
@@ -198,6 +283,7 @@ server {{
     server_name {server_name};
     root {root};
     gzip_static on;
+    gzip_vary on;
     charset utf-8;
 
     set $sitecache_static $uri;
@@ -208,7 +294,8 @@ server {{
 
     location / {{
         default_type text/html;
-        add_header Cache-Status "nginx; hit" always;
+        # The headers sitecache sends with its own pages (a copy must not lose them).
+{added}        add_header Cache-Status "nginx; hit" always;
         try_files /$host$sitecache_static/index.html @sitecache;
     }}
 
@@ -223,6 +310,18 @@ server {{
     }}
 }}
 """
+
+
+def _nginx_string(value: str) -> str:
+    """``value`` as one double-quoted nginx string.
+
+    Raises:
+        ValueError: ``value`` holds a ``$`` (nginx would read a variable) or a line break.
+    """
+    if "$" in value or "\n" in value or "\r" in value:
+        raise ValueError(f"header value {value!r} cannot be written in an nginx configuration")
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
 
 
 def _nginx_regex(prefix: str) -> str:

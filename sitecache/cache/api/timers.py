@@ -5,6 +5,16 @@ lock ``timers``, and only the holder does the work, so GC and scheduled preloads
 one process across all workers and nodes sharing the storage. When the holder dies, its lock
 expires after a few ticks and another process takes over.
 
+The thread is started lazily (`CacheTimers.ensure_running`, called on the requests a process
+serves), never at import or application creation: a pre-forking server (gunicorn with
+``--preload``) forks workers from a process that must hold no thread, and a thread does not
+survive a fork anyway. A process that finds itself forked starts its own thread. Whatever the
+WSGI server, the first request each process serves starts its timers.
+
+The holder writes a heartbeat (named value ``timers``) at most every `HEARTBEAT_INTERVAL`
+seconds; `CacheTimers.warnings` turns a missing heartbeat or an overdue GC or scheduled preload
+into ``/status`` warnings, so scheduled work that silently stopped is visible.
+
 GC is incremental and bounded in time: one run deletes expired entries for at most
 `GC_BUDGET` seconds; when more remain, the next run is due a second later instead of after
 ``gc_interval``. ``last_run``/``next_run`` live in the storage (named value ``gc``).
@@ -14,6 +24,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import socket
 import threading
 from collections.abc import Callable
 from typing import Any, Final
@@ -22,7 +34,7 @@ from sitecache.cache.api.preload import Preloader, iso_time
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.storage import StorageError
 
-__all__ = ["GC_NAME", "PRELOAD_REQUEST_NAME", "CacheTimers"]
+__all__ = ["GC_NAME", "HEARTBEAT_NAME", "PRELOAD_REQUEST_NAME", "CacheTimers"]
 
 logger = logging.getLogger("sitecache.cache.timers")
 
@@ -31,6 +43,14 @@ GC_NAME: Final = "gc"
 PRELOAD_REQUEST_NAME: Final = "preload_request"
 LOCK_NAME: Final = "timers"
 GC_BUDGET: Final = 0.25
+#: the named value the lock holder's heartbeat is written to
+HEARTBEAT_NAME: Final = "timers"
+#: seconds between two heartbeats of the holder
+HEARTBEAT_INTERVAL: Final = 5.0
+#: seconds without a heartbeat after which nobody is considered to run the timers
+HEARTBEAT_STALE: Final = 30.0
+#: seconds past its due time after which a GC run or a scheduled preload is overdue (at least)
+OVERDUE_GRACE: Final = 60.0
 
 
 class CacheTimers:
@@ -50,6 +70,9 @@ class CacheTimers:
         self._start_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._owner: str | None = None
+        self._pid = os.getpid()
+        self._started_at: float | None = None
+        self._beaten = float("-inf")
         #: more bounded work each GC run does (static-file expiry)
         self.gc_hooks: list[Callable[[], object]] = []
         #: work every process does on each tick, lock or not (owed purges)
@@ -86,12 +109,33 @@ class CacheTimers:
         """Whether this process's timer thread runs."""
         return self._thread is not None and self._thread.is_alive()
 
+    def ensure_running(self) -> None:
+        """Start this process's timer thread unless it runs (cheap when it does).
+
+        Fork-safe: in a forked child (a pre-forking server's worker) the parent's thread, its
+        start lock and its lock ownership do not exist; they are reset before starting.
+        """
+        if os.getpid() != self._pid:
+            self._forked()
+        if not self.running:
+            self.start()
+
+    def _forked(self) -> None:
+        self._pid = os.getpid()
+        self._stop = threading.Event()
+        self._start_lock = threading.Lock()
+        self._thread = None
+        self._owner = None
+        self._started_at = None
+        self._beaten = float("-inf")
+
     def start(self) -> None:
         """Start the timer thread of this process (idempotent, safe from any thread)."""
         with self._start_lock:
             if self.running:
                 return
             self._stop.clear()
+            self._started_at = self.engine.clock()
             self._thread = threading.Thread(target=self._loop, name="sitecache-timers", daemon=True)
             self._thread.start()
 
@@ -107,6 +151,9 @@ class CacheTimers:
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
             try:
+                # Every process flushes its own counters, so an idle worker's hits reach the
+                # stats too (the request path flushes only when requests come).
+                self.engine.maybe_flush(self.engine.clock())
                 self.tick()
             except StorageError as exc:
                 self.engine.storage_warning("cache timers: storage unavailable: %s", exc)
@@ -127,9 +174,81 @@ class CacheTimers:
         self._owner = owner
         now = self.engine.clock() if now is None else now
         self.engine.enforce_limits(budget=GC_BUDGET)
+        self._heartbeat(now)
         self.run_gc_if_due(now)
         self.run_preload_if_due(now)
         return True
+
+    # ------------------------------------------------------------------ health
+    def _heartbeat(self, now: float) -> None:
+        if now - self._beaten < HEARTBEAT_INTERVAL:
+            return
+        self._beaten = now
+        beat = {"time": now, "pid": os.getpid(), "host": socket.gethostname()}
+        self.engine.storage.set_value(HEARTBEAT_NAME, json.dumps(beat).encode("utf-8"))
+
+    def last_heartbeat(self) -> float | None:
+        """When the timers' holder last said it works (Unix time), if ever."""
+        try:
+            raw = self.engine.storage.get_value(HEARTBEAT_NAME)
+        except StorageError:
+            return None
+        try:
+            beat = json.loads(raw) if raw else None
+        except ValueError:
+            return None
+        value = beat.get("time") if isinstance(beat, dict) else None
+        return float(value) if isinstance(value, int | float) else None
+
+    def warnings(self, now: float | None = None) -> list[dict[str, str]]:
+        """``/status`` warnings when scheduled work is not running or is overdue:
+        ``timers_not_running``, ``gc_overdue``, ``preload_overdue``."""
+        now = self.engine.clock() if now is None else now
+        found: list[dict[str, str]] = []
+        beat = self.last_heartbeat()
+        starting = (
+            self.running
+            and self._started_at is not None
+            and now - self._started_at < HEARTBEAT_STALE
+        )
+        if (beat is None or now - beat > HEARTBEAT_STALE) and not starting:
+            since = "has never run" if beat is None else f"last ran {int(now - beat)} s ago"
+            found.append(
+                {
+                    "code": "timers_not_running",
+                    "message": "No process runs the cache's scheduled work (GC, scheduled "
+                    f"preloads, preloads asked for by the command line): it {since}. Each "
+                    "server process starts it with the first request it serves, unless "
+                    "cache_timers is false.",
+                }
+            )
+        settings = self.engine.settings(now)
+        interval = int(settings.values.get("gc_interval", 600))
+        due = self.gc_state()["next_run"]
+        if isinstance(due, int | float) and now > due + max(OVERDUE_GRACE, interval):
+            found.append(
+                {
+                    "code": "gc_overdue",
+                    "message": f"Garbage collection is {int(now - due)} s overdue "
+                    f"(gc_interval is {interval} s): expired pages are not being removed.",
+                }
+            )
+        if self.preloader.interval() > 0:
+            state = self.preloader.state()
+            scheduled = state["next_run"]
+            if (
+                not state["running"]
+                and isinstance(scheduled, int | float)
+                and now > scheduled + OVERDUE_GRACE
+            ):
+                found.append(
+                    {
+                        "code": "preload_overdue",
+                        "message": f"The scheduled preload is {int(now - scheduled)} s "
+                        "overdue (preload_interval).",
+                    }
+                )
+        return found
 
     def run_gc_if_due(self, now: float) -> bool:
         """Run one bounded GC pass if it is due; whether one ran."""

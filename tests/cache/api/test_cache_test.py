@@ -74,8 +74,44 @@ def test_a_storage_error_is_named_as_the_cause(api: Api, monkeypatch: pytest.Mon
     assert "storage failed" in answer["reason"]
 
 
-def test_the_url_must_be_a_path(api: Api) -> None:
-    for body in ({"url": "http://example.org/"}, {"url": 5}, {"status": True}):
+def test_the_url_is_a_path_or_an_absolute_url_of_the_site(api: Api) -> None:
+    # As POST /cache accepts it (#16): an absolute URL on the site's host is tested there.
+    add_page(api.site, "/absolute/")
+    answer = api.json("POST", "/cache/test", {"url": "http://example.org/absolute/"})
+    assert answer["status"] is True, answer
+    assert api.json("GET", "/cache") == []
+    for body in (
+        {"url": "http://evil.example/"},
+        {"url": "ftp://example.org/"},
+        {"url": "no-slash"},
+        {"url": "/a/../b"},
+        {"url": 5},
+        {"status": True},
+    ):
         response = api.call("POST", "/cache/test", body)
         assert response.status_code == 400, body
-        assert response.get_json()["code"] == "rest_invalid_param"
+        error = response.get_json()
+        assert error["code"] == "rest_invalid_param"
+        field = next(iter(body))
+        assert set(error["data"]["details"]) == {field}, error
+
+
+def test_the_test_leaves_no_static_copy_behind(api: Api) -> None:
+    # #16: the test's entries went through the storage directly, so static-file mode's
+    # purge listener never removed the copy the test had written.
+    api.json("POST", "/settings", {"static_files": True})
+    add_page(api.site, "/tested/")
+    static = api.site.app.cache_api.static
+    assert static is not None
+    copy = static.root / "example.org" / "tested"
+    answer = api.json("POST", "/cache/test", {"url": "/tested/"})
+    assert answer["status"] is True, answer
+    assert api.json("GET", "/cache") == []
+    assert not (copy / "index.html").exists()
+    assert not (copy / "index.html.gz").exists()
+    # A page that was stored before the test keeps its entry and its copy.
+    api.page("/tested/")
+    assert (copy / "index.html").exists()
+    assert api.json("POST", "/cache/test", {"url": "/tested/"})["status"] is True
+    assert (copy / "index.html").exists()
+    assert [row["url"] for row in api.json("GET", "/cache")] == ["http://example.org/tested/"]

@@ -75,7 +75,30 @@ def test_a_bad_list_option_exits_non_zero_with_one_line(
     assert run(options, "list", "--per-page", "500") == 1
     error = capsys.readouterr().err
     assert error.count("\n") == 1
-    assert "per_page" in error
+    assert "--per-page must be between 1 and 100" in error
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (("--per-page", "0"), "--per-page must be between 1 and 100"),
+        (("--per-page", "ten"), "--per-page is not of type integer (1 to 100)"),
+        (("--page", "0"), "--page must be at least 1"),
+        (("--page", "x", "--per-page", "0"), "--page is not of type integer (1 or more)"),
+    ],
+)
+def test_a_bad_list_option_states_the_allowed_values(
+    setup: tuple[Api, list[str]],
+    capsys: pytest.CaptureFixture[str],
+    arguments: tuple[str, ...],
+    message: str,
+) -> None:
+    # #16: the command line said only "Invalid parameter(s): per_page".
+    _, options = setup
+    assert run(options, "list", *arguments) == 1
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert message in error
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,8 @@ import threading
 import time
 from typing import Any
 
+import pytest
+
 from sitecache.cache.api.preload import LOCK_NAME, PROGRESS_NAME, URLS_NAME
 from sitecache.cache.api.timers import PRELOAD_REQUEST_NAME
 from tests.auth.conftest import FakeClock, build_site
@@ -212,13 +214,20 @@ def test_gc_removes_expired_entries_within_its_time_budget(api: Api) -> None:
     assert gc["next_run"] == now + 601 + 600
 
 
-def test_requests_on_many_threads_start_one_timer_thread(api: Api) -> None:
+@pytest.mark.parametrize(
+    "environ",
+    [{"SERVER_SOFTWARE": "gunicorn/23"}, {"SERVER_SOFTWARE": "waitress"}, {}],
+    ids=["gunicorn", "waitress", "no-server-software"],
+)
+def test_requests_on_many_threads_start_one_timer_thread(api: Api, environ: dict[str, str]) -> None:
+    # #16: under any PEP 3333 server, not only when SERVER_SOFTWARE says gunicorn.
     cache_api = api.site.app.cache_api
+    cache_api.autostart_timers = True  # as create_app() sets it (cache_timers = true)
     barrier = threading.Barrier(8)
 
     def request() -> None:
         barrier.wait()
-        cache_api.tick(time.time() + 10, {"SERVER_SOFTWARE": "gunicorn/23"})
+        cache_api.tick(time.time() + 10, environ)
 
     threads = [threading.Thread(target=request) for _ in range(8)]
     for thread in threads:

@@ -235,6 +235,7 @@ def test_a_settings_change_reaches_the_page_cache(api: Api) -> None:
 
 # ---------------------------------------------------------------------- status and stats
 def test_status_reports_storage_compression_preload_gc_and_no_warning(api: Api) -> None:
+    api.site.app.cache_api.timers.tick()  # the timers run (a server starts them)
     status = api.json("GET", "/status")
     assert status["enabled"] is True
     assert status["storage"]["backend"] == "disk"
@@ -249,11 +250,13 @@ def test_status_warns_when_caching_is_limited_to_loopback_hosts(app_factory: Any
     from tests.auth.conftest import FakeClock, build_site
 
     api = Api(build_site(app_factory(site_url=None), FakeClock()))
+    api.site.app.cache_api.timers.tick()
     codes = [warning["code"] for warning in api.json("GET", "/status")["warnings"]]
     assert codes == ["loopback_only"]
 
 
 def test_status_warns_when_caching_is_off(api: Api) -> None:
+    api.site.app.cache_api.timers.tick()
     api.json("POST", "/settings", {"enabled": False})
     status = api.json("GET", "/status")
     assert status["enabled"] is False
@@ -410,17 +413,45 @@ def test_tag_and_tags_purge_by_tag(api: Api) -> None:
     assert (answer["scope"], answer["deleted"]) == ("tags", 2)
 
 
+def a_post(api: Api) -> int:
+    """The id of a draft post of the site (nothing lists it)."""
+    author = api.site.users["administrator"].id
+    return api.site.app.content.create_post(title="Draft", status="draft", author=author).id
+
+
 def test_post_id_purges_the_post_tag_by_default(api: Api) -> None:
-    add_page(api.site, "/post", headers={"Cache-Tag": "post-7"})
+    post_id = a_post(api)
+    add_page(api.site, "/post", headers={"Cache-Tag": f"post-{post_id}"})
     fill(api, "/post", "/other")
-    answer = api.json("POST", "/cache", {"post_id": 7})
-    assert (answer["scope"], answer["urls"]) == ("post_id", ["http://example.org/post"])
+    answer = api.json("POST", "/cache", {"post_id": post_id})
+    assert answer["scope"] == "post_id"
+    assert "http://example.org/post" in answer["urls"]
+    assert "http://example.org/other" not in answer["urls"]
+
+
+def test_post_id_of_a_post_the_site_does_not_have_is_404_and_purges_nothing(api: Api) -> None:
+    # #16: it answered 200 and purged the feed, the home page and the archives.
+    add_page(api.site, "/feed-like", headers={"Cache-Tag": "feed"})
+    fill(api, "/feed-like")
+    response = api.call("POST", "/cache", {"post_id": 999999})
+    assert response.status_code == 404
+    assert response.get_json()["code"] == "rest_post_invalid_id"
+    assert len(api.json("GET", "/cache")) == 1
+
+
+def test_post_id_is_purged_when_the_site_cannot_say_whether_it_exists(api: Api) -> None:
+    # A site embedding the cache API without the cache_post_exists seam: the tags are purged.
+    add_page(api.site, "/post", headers={"Cache-Tag": "post-7"})
+    fill(api, "/post")
+    api.site.app.hooks.add_filter("cache_post_exists", lambda exists, post_id: None, 20)
+    assert api.json("POST", "/cache", {"post_id": 7})["urls"] == ["http://example.org/post"]
 
 
 def test_post_id_purges_the_related_pages_the_site_names(api: Api) -> None:
     add_page(api.site, "/post", headers={"Cache-Tag": "post-7"})
     add_page(api.site, "/archive", headers={"Cache-Tag": "term-3"})
     fill(api, "/post", "/archive", "/other")
+    api.site.app.hooks.add_filter("cache_post_exists", lambda exists, post_id: True, 20)
     api.site.app.hooks.add_filter("cache_post_tags", lambda tags, post_id: [*tags, "term-3"])
     answer = api.json("POST", "/cache", {"post_id": 7})
     assert sorted(answer["urls"]) == ["http://example.org/archive", "http://example.org/post"]
@@ -431,7 +462,7 @@ def test_post_id_purges_the_related_pages_the_site_names(api: Api) -> None:
     [
         ({"url": "http://evil.example/a"}, "url"),
         ({"url": "/a/../../etc"}, "url"),
-        ({"urls": ["/a", "ftp://example.org/a"]}, "url"),
+        ({"urls": ["/a", "ftp://example.org/a"]}, "urls"),
         ({"url": "/a", "tag": "x"}, "url"),
         ({"all": True, "expired": True}, "all"),
         ({"all": False}, "all"),
@@ -486,6 +517,7 @@ def test_post_id_uses_the_content_sites_related_tags_when_it_has_them(
     add_page(api.site, "/archive", headers={"Cache-Tag": "term-7"})
     add_page(api.site, "/other", headers={"Cache-Tag": "term-8"})
     fill(api, "/archive", "/other")
+    api.site.app.hooks.add_filter("cache_post_exists", lambda exists, post_id: True, 20)
     assert api.json("POST", "/cache", {"post_id": 7})["urls"] == ["http://example.org/archive"]
 
 

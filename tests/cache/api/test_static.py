@@ -5,7 +5,9 @@ from __future__ import annotations
 import gzip
 import os
 import shutil
+import stat
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -14,6 +16,7 @@ import pytest
 from sitecache.cache.api.static import nginx_config
 from sitecache.cli import main
 from tests.cache.api.conftest import Api, add_page
+from tests.conftest import AppFactory
 
 
 def root(api: Api) -> Path:
@@ -102,7 +105,7 @@ def test_the_command_prints_the_server_block_for_the_configured_site(
     config.write_text('site_url = "https://example.org"\n', encoding="utf-8")
     code = main(
         ["--config", str(config), "--data-dir", str(tmp_path / "var"), "nginx-config",
-         "--upstream", "127.0.0.1:9000"]
+         "--upstream", "127.0.0.1:9000", "--no-check"]
     )  # fmt: skip
     assert code == 0
     text = capsys.readouterr().out
@@ -115,8 +118,14 @@ def test_the_command_prints_the_server_block_for_the_configured_site(
 def test_nginx_accepts_the_config(tmp_path: Path) -> None:
     nginx = shutil.which("nginx")
     assert nginx is not None
+    from sitecache.config import load_config
+    from sitecache.page_headers import page_headers
+
     server = nginx_config(
-        server_name="example.org", static_root=tmp_path / "static", listen="127.0.0.1:18080"
+        server_name="example.org",
+        static_root=tmp_path / "static",
+        listen="127.0.0.1:18080",
+        headers=page_headers(load_config({"site_url": "https://example.org"})),
     )
     conf = tmp_path / "nginx.conf"
     conf.write_text(
@@ -134,3 +143,119 @@ def test_nginx_accepts_the_config(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "syntax is ok" in result.stderr
+
+
+# ---------------------------------------------------------------------- a stock nginx (#16)
+def web_user_or_skip() -> str:
+    import pwd
+
+    try:
+        pwd.getpwnam("www-data")
+    except KeyError:
+        pytest.skip("needs the www-data user (Debian's nginx workers)")
+    return "www-data"
+
+
+def test_copies_are_readable_by_the_web_server_whatever_the_umask(api: Api) -> None:
+    # #16: under a umask of 077 the directories were 0700 and nginx's workers got 403s.
+    api.json("POST", "/settings", {"static_files": True})
+    add_page(api.site, "/deep/page/")
+    previous = os.umask(0o077)
+    try:
+        api.page("/deep/page/")
+    finally:
+        os.umask(previous)
+    static = root(api)
+    for directory in (static, static / "example.org", static / "example.org" / "deep",
+                      static / "example.org" / "deep" / "page"):  # fmt: skip
+        assert stat.S_IMODE(directory.stat().st_mode) == 0o755, directory
+    for name in ("index.html", "index.html.gz"):
+        page = static / "example.org" / "deep" / "page" / name
+        assert stat.S_IMODE(page.stat().st_mode) == 0o644, page
+
+
+def test_static_root_is_configurable_outside_the_private_data_directory(
+    app_factory: AppFactory, tmp_path: Path
+) -> None:
+    from tests.auth.conftest import FakeClock, build_site
+
+    public = tmp_path / "public" / "static"
+    api = Api(build_site(app_factory(static_root=str(public)), FakeClock()))
+    api.json("POST", "/settings", {"static_files": True})
+    add_page(api.site, "/post/")
+    body = api.page("/post/").get_data()
+    assert (public / "example.org" / "post" / "index.html").read_bytes() == body
+    assert not (api.site.app.data_dir / "static").exists()
+    assert stat.S_IMODE(api.site.app.data_dir.stat().st_mode) == 0o700
+
+
+def nginx_config_command(tmp_path: Path, *lines: str, arguments: tuple[str, ...] = ()) -> int:
+    config = tmp_path / "sitecache.toml"
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return main(["--config", str(config), "--data-dir", str(tmp_path / "var"), "nginx-config",
+                 *arguments])  # fmt: skip
+
+
+def test_nginx_config_refuses_a_static_root_the_web_server_cannot_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # #16: the default static root sits in the 0700 data directory: www-data cannot enter it,
+    # and nginx silently proxied every request.
+    user = web_user_or_skip()
+    monkeypatch.delenv("SITECACHE_CONFIG", raising=False)
+    (tmp_path / "var").mkdir(mode=0o700)
+    assert nginx_config_command(tmp_path, 'site_url = "https://example.org"') == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"{user} cannot enter" in captured.err
+    assert "static_root" in captured.err
+    assert captured.err.count("\n") == 1
+
+
+def test_nginx_config_says_which_user_must_read_the_static_root(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = web_user_or_skip()
+    monkeypatch.delenv("SITECACHE_CONFIG", raising=False)
+    public = Path(tempfile.mkdtemp(prefix="sitecache-static-"))
+    try:
+        public.chmod(0o755)
+        code = nginx_config_command(
+            tmp_path, 'site_url = "https://example.org"', f'static_root = "{public / "static"}"'
+        )
+        assert code == 0, capsys.readouterr().err
+    finally:
+        shutil.rmtree(public)
+    text = capsys.readouterr().out
+    assert f"nginx's workers (user {user}) must be able to read {public / 'static'}" in text
+    assert f"root {public / 'static'};" in text
+
+
+def test_nginx_config_names_an_unknown_user_and_a_missing_site_url(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SITECACHE_CONFIG", raising=False)
+    assert nginx_config_command(tmp_path, 'site_url = "https://example.org"',
+                                arguments=("--user", "no-such-user-here")) == 1  # fmt: skip
+    assert "there is no user 'no-such-user-here'" in capsys.readouterr().err
+    monkeypatch.delenv("SITECACHE_SITE_URL", raising=False)
+    assert nginx_config_command(tmp_path, "debug = false") == 1
+    error = capsys.readouterr().err
+    assert "set site_url first" in error
+    assert error.count("\n") == 1
+
+
+def test_copies_carry_the_headers_sitecache_sends_with_its_pages(api: Api, tmp_path: Path) -> None:
+    from sitecache.page_headers import page_headers
+
+    page = api.page("/")
+    expected = page_headers(api.site.app.config)
+    for name in ("X-Content-Type-Options", "Content-Security-Policy", "X-Frame-Options",
+                 "Referrer-Policy"):  # fmt: skip
+        assert page.headers[name] == expected[name]
+    assert expected["Link"] in page.headers["Link"]
+    text = nginx_config(server_name="example.org", static_root=tmp_path, headers=expected)
+    for name, value in expected.items():
+        quoted = value.replace('"', '\\"')
+        assert f'add_header {name} "{quoted}" always;' in text
+    assert "gzip_vary on;" in text

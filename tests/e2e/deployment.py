@@ -1,0 +1,242 @@
+"""A site deployed the way its users deploy it, for end-to-end tests: ``sitecache init`` on a
+data directory, a real server process (``sitecache serve``, gunicorn or waitress) on a free
+loopback port, and ``sitecache`` commands run beside it, all from one Python environment (this
+one, or a virtual environment with an installed wheel).
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from tests.e2e.server import REPOSITORY, Response, free_port
+
+T = TypeVar("T")
+
+#: the ``site-cache/v1`` routes
+CACHE_API = "/site-json/site-cache/v1"
+
+
+@dataclass
+class Deployment:
+    """One site: its configuration file, data directory, server process and credentials.
+
+    Args:
+        root: a private directory for everything (the data directory is ``root/var``).
+        config_lines: the TOML configuration (``password_hash_cost`` is added).
+        bin_dir: where ``sitecache`` and ``waitress-serve`` are installed; ``None`` runs them
+            from this interpreter (``python -m``).
+        cwd: the directory commands run in (never the checkout for an installed wheel).
+    """
+
+    root: Path
+    config_lines: list[str] = field(default_factory=list)
+    bin_dir: Path | None = None
+    cwd: Path | None = None
+    port: int = 0
+    process: subprocess.Popen[bytes] | None = None
+    credentials: str = ""
+
+    def __post_init__(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.config_file.write_text(
+            "\n".join(["password_hash_cost = 1024", *self.config_lines]) + "\n", encoding="utf-8"
+        )
+
+    @property
+    def config_file(self) -> Path:
+        return self.root / "sitecache.toml"
+
+    @property
+    def data_dir(self) -> Path:
+        return self.root / "var"
+
+    @property
+    def log_path(self) -> Path:
+        return self.root / "server.log"
+
+    def environment(self) -> dict[str, str]:
+        """The process environment: none of the caller's SITECACHE_* variables, this site's
+        configuration file and data directory."""
+        environment = {k: v for k, v in os.environ.items() if not k.startswith("SITECACHE_")}
+        if self.bin_dir is not None:
+            environment.pop("PYTHONPATH", None)  # the installed package, not the checkout
+        else:
+            environment["PYTHONPATH"] = str(REPOSITORY)  # the checkout these tests belong to
+        environment["SITECACHE_CONFIG"] = str(self.config_file)
+        environment["SITECACHE_DATA_DIR"] = str(self.data_dir)
+        return environment
+
+    def _program(self, name: str, module: str) -> list[str]:
+        if self.bin_dir is not None:
+            return [str(self.bin_dir / name)]
+        return [sys.executable, "-m", module]
+
+    # ------------------------------------------------------------------ the command line
+    def cli(
+        self, *arguments: str, check: bool = True, timeout: float = 120
+    ) -> subprocess.CompletedProcess[str]:
+        """Run ``sitecache --config … --data-dir … ARGUMENTS``."""
+        command = [
+            *self._program("sitecache", "sitecache.cli"),
+            "--config", str(self.config_file),
+            "--data-dir", str(self.data_dir),
+            *arguments,
+        ]  # fmt: skip
+        completed = subprocess.run(
+            command,
+            env=self.environment(),
+            cwd=self.cwd or self.root,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        if check and completed.returncode != 0:
+            raise AssertionError(
+                f"{' '.join(arguments)} exited {completed.returncode}:\n"
+                f"{completed.stdout}\n{completed.stderr}"
+            )
+        return completed
+
+    def cli_json(self, *arguments: str) -> Any:
+        """The JSON a ``--json`` command printed."""
+        return json.loads(self.cli(*arguments, "--json").stdout)
+
+    def init(self, *, demo: bool = False) -> str:
+        """``sitecache init`` (with ``--demo``), then an application password for the
+        administrator; the administrator's ``login:password``."""
+        self.cli("init", *(["--demo"] if demo else []), timeout=300)
+        created = self.cli("app-password", "create", "admin", "--name", "e2e").stdout
+        found = re.search(r"password: (.+?)  \(shown only once\)", created)
+        assert found is not None, created
+        self.credentials = f"admin:{found.group(1)}"
+        return self.credentials
+
+    # ------------------------------------------------------------------ the server
+    def serve(self, kind: str, *, workers: int = 2, timeout: float = 60) -> None:
+        """Start the server (``serve``: ``sitecache serve``, gunicorn with its settings;
+        ``waitress``: ``waitress-serve --call``) and wait until it answers."""
+        self.port = free_port()
+        bind = f"127.0.0.1:{self.port}"
+        if kind == "serve":
+            command = [
+                *self._program("sitecache", "sitecache.cli"),
+                "--config", str(self.config_file), "--data-dir", str(self.data_dir),
+                "serve", "--bind", bind, "--workers", str(workers),
+            ]  # fmt: skip
+        elif kind == "waitress":
+            command = [
+                *self._program("waitress-serve", "waitress"),
+                f"--listen={bind}",
+                "--call",
+                "sitecache.app:create_app",
+            ]
+        else:
+            raise ValueError(kind)
+        with self.log_path.open("ab") as log:  # the child keeps its own copy of the handle
+            self.process = subprocess.Popen(
+                command,
+                env=self.environment(),
+                cwd=self.cwd or self.root,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{kind} exited early:\n{self.log()}")
+            try:
+                self.request("GET", "/site-json/")
+                return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"{kind} did not answer within {timeout} s:\n{self.log()}")
+
+    def stop(self) -> None:
+        """SIGTERM the server, then wait (SIGKILL if it does not stop)."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def log(self) -> str:
+        """What the server wrote so far."""
+        if not self.log_path.exists():
+            return ""
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    # ------------------------------------------------------------------ HTTP
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        headers: Mapping[str, str] | None = None,
+        *,
+        admin: bool = False,
+    ) -> Response:
+        """One request over a fresh connection (``admin``: with the application password;
+        a ``body`` that is not bytes or text is sent as JSON)."""
+        sent = dict(headers or {})
+        if admin:
+            token = base64.b64encode(self.credentials.encode()).decode()
+            sent["Authorization"] = f"Basic {token}"
+        payload: bytes | None = None
+        if isinstance(body, bytes | str):
+            payload = body.encode() if isinstance(body, str) else body
+        elif body is not None:
+            payload = json.dumps(body).encode()
+            sent["Content-Type"] = "application/json"
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            connection.request(method, path, body=payload, headers=sent)
+            raw = connection.getresponse()
+            data = raw.read()
+            return Response(raw.status, {k.lower(): v for k, v in raw.getheaders()}, data,
+                            raw.getheaders())  # fmt: skip
+        finally:
+            connection.close()
+
+    def api(self, method: str, route: str, body: Any = None) -> Any:
+        """The JSON of a 200 answer of a ``site-cache/v1`` route, as the administrator."""
+        response = self.request(method, CACHE_API + route, body, admin=True)
+        assert response.status == 200, (route, response.status, response.body[:500])
+        return response.json()
+
+
+def wait_for(probe: Callable[[], T | None], timeout: float, what: str) -> T:
+    """Poll ``probe`` until it returns something other than ``None`` or ``False``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = probe()
+        if found is not None and found is not False:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.2)
+
+
+def warning_codes(status: Mapping[str, Any]) -> Sequence[str]:
+    """The codes of ``/status``'s warnings."""
+    return [warning["code"] for warning in status["warnings"]]
