@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sitecache.errors import RestError
-from sitecache.schema import sanitize_value_from_schema, validate_value_from_schema
+from sitecache.domain_errors import InvalidValueError
+from sitecache.rest.refusals import check_value
+from sitecache.schema import sanitize_value_from_schema
 
 __all__ = ["CONFIG_SCHEMA", "Config", "ConfigError", "load_config"]
 
@@ -150,9 +151,10 @@ def load_config(
     if isinstance(values.get("plugins"), tuple):
         values["plugins"] = list(values["plugins"])
 
-    error = validate_value_from_schema(values, CONFIG_SCHEMA, "config")
-    if isinstance(error, RestError):
-        raise ConfigError(f"invalid configuration: {error.message}")
+    try:
+        check_value(values, CONFIG_SCHEMA, "config")
+    except InvalidValueError as refused:
+        raise ConfigError(f"invalid configuration: {refused.message}") from refused
     clean = sanitize_value_from_schema(values, CONFIG_SCHEMA, "config")
     zone = clean.get("timezone_string")
     if zone:

@@ -14,10 +14,16 @@ The defaults suit a site exposed directly to the internet (and work as well behi
 - `EscapingAccessLog`: every client-controlled field of an access-log line (the Basic-auth user
   name, the request line, the referrer, the user agent, headers) is escaped, so a client cannot
   forge log lines or send terminal escapes.
+
+Before gunicorn starts, `check_bind` and `check_plugin` report the expected failures (an address
+that cannot be listened on, a plugin that cannot be loaded) on one line, and `site_url_for`
+gives the site URL a bind on one host implies.
 """
 
 from __future__ import annotations
 
+import errno
+import importlib
 import re
 import socket
 import time
@@ -27,6 +33,8 @@ from gunicorn.glogging import Logger
 from gunicorn.http.errors import NoMoreData
 from gunicorn.workers.gthread import ThreadWorker
 
+from sitecache.config import ConfigError
+
 __all__ = [
     "DEFAULT_GRACEFUL_TIMEOUT",
     "DEFAULT_KEEPALIVE",
@@ -34,8 +42,11 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "BoundedThreadWorker",
     "EscapingAccessLog",
+    "check_bind",
+    "check_plugin",
     "escape_log_value",
     "gunicorn_argv",
+    "site_url_for",
 ]
 
 DEFAULT_THREADS: Final = 8
@@ -176,3 +187,49 @@ def gunicorn_argv(
         "--access-logfile", "-",
         app,
     ]  # fmt: skip
+
+
+# ---------------------------------------------------------------------- before gunicorn starts
+def site_url_for(bind: str) -> str | None:
+    """``http://host:port`` of a bind address naming one host (not 0.0.0.0, ::, a socket)."""
+    host, _, port = bind.rpartition(":")
+    # Not a bind on every interface: those are compared with, not bound to.
+    wildcard = ("0.0.0.0", "[::]", "::")  # noqa: S104
+    if not host or not port.isdigit() or host in wildcard or "/" in host:
+        return None
+    return f"http://{host}:{port}"
+
+
+def check_bind(bind: str) -> None:
+    """Raise `ConfigError` when ``host:port`` cannot be listened on (in use, not ours, bad)."""
+    if bind.startswith(("unix:", "fd://")):
+        return
+    host, _, port = bind.rpartition(":")
+    host = host.strip("[]") or "0.0.0.0"  # noqa: S104 - gunicorn's own default for ":port"
+    if not port.isdigit():
+        raise ConfigError(f"--bind {bind!r} is not host:port")
+    try:
+        infos = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as exc:
+        reason = "the port is already in use" if exc.errno == errno.EADDRINUSE else exc.strerror
+        raise ConfigError(
+            f"cannot listen on {bind}: {reason or exc}; choose another address with --bind "
+            "(make run: PORT=8001 make run)"
+        ) from exc
+
+
+def check_plugin(spec: str) -> None:
+    """Raise `ConfigError` when the plugin ``module:function`` cannot be imported and called."""
+    module_name, _, attribute = spec.partition(":")
+    try:
+        target: object = importlib.import_module(module_name)
+        for part in attribute.split("."):
+            target = getattr(target, part)
+    except Exception as exc:  # an import error, or anything the module raised while importing
+        raise ConfigError(f"plugin {spec!r} cannot be loaded: {exc}") from exc
+    if not callable(target):
+        raise ConfigError(f"plugin {spec!r} is not callable")

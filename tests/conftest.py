@@ -10,6 +10,9 @@ import pytest
 from werkzeug.test import Client
 
 from sitecache.app import App, create_app
+from sitecache.domain_errors import DomainError
+from sitecache.errors import RestError
+from sitecache.rest.error_handlers import ErrorHandlers
 
 AppFactory = Callable[..., App]
 
@@ -41,3 +44,8 @@ def app(app_factory: AppFactory) -> App:
 def client(app: App) -> Client:
     """A werkzeug test client for ``app``."""
     return Client(app)
+
+
+def rest_error_of(error: DomainError) -> RestError:
+    """The REST error a domain exception answers with (the default error handlers' table)."""
+    return ErrorHandlers().to_rest_error(error)

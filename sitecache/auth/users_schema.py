@@ -14,6 +14,7 @@ from typing import Any, Final
 from sitecache.auth.users import LOGIN_PATTERN, MIN_PASSWORD_LENGTH, slugify
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest
+from sitecache.rest.refusals import raise_refusal
 from sitecache.schema import get_endpoint_args_for_schema, sanitize_text_field
 
 __all__ = [
@@ -231,18 +232,20 @@ USER_SCHEMA: Final = user_schema()
 """The schema with the default avatar sizes (what the command line validates with)."""
 
 
-def check_user_input(method: str, values: Mapping[str, Any]) -> dict[str, Any] | RestError:
+def check_user_input(method: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """Validate and sanitize ``values`` exactly as the REST route for ``method`` would.
 
     ``method`` is ``"POST"`` (create: ``username``, ``email`` and ``password`` required) or
-    ``"PUT"`` (update). Returns the sanitized values, or the route's 400 error.
+    ``"PUT"`` (update). Returns the sanitized values.
+
+    Raises:
+        InvalidValueError: the route's error (``rest_invalid_param``,
+            ``rest_missing_callback_param``...), its ``params`` and ``details`` as details.
     """
     args = get_endpoint_args_for_schema(USER_SCHEMA, "POST" if method == "POST" else "PUT")
     request = RestRequest(method, "/site/v2/users")
     request.set_attributes({"args": args})
     request.set_body_params({key: value for key, value in values.items() if value is not None})
     for check in (request.has_valid_params, request.sanitize_params):
-        result = check()
-        if isinstance(result, RestError):
-            return result
+        raise_refusal(check())
     return {key: request.get_param(key) for key in values if request.has_param(key)}

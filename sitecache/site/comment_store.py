@@ -7,12 +7,12 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any, Final
 
+from sitecache.domain_errors import ForbiddenError, GoneError, InvalidValueError, NotFoundError
 from sitecache.site.content_base import ContentBase
 from sitecache.site.models import COMMENT_STATUSES, Comment
 from sitecache.site.queries import (
     COMMENT_ORDER,
     CommentQuery,
-    content_error,
     like_pattern,
     placeholders,
 )
@@ -100,8 +100,9 @@ class CommentStore(ContentBase):
         ``status`` defaults to `moderation_status`. The post must exist.
 
         Raises:
-            RestError: ``rest_comment_invalid_post_id`` (403), ``rest_comment_content_invalid``,
-                ``rest_comment_invalid_status``, ``rest_comment_invalid_parent`` (400).
+            ForbiddenError: ``rest_comment_invalid_post_id`` (no such post).
+            InvalidValueError: ``rest_comment_content_invalid``, ``rest_comment_invalid_status``,
+                ``rest_comment_invalid_parent``.
         """
         unknown = set(fields) - set(_COMMENT_FIELDS)
         if unknown:
@@ -119,21 +120,20 @@ class CommentStore(ContentBase):
         }
         values.update(fields)
         if not str(values.get("content") or "").strip():
-            raise content_error("rest_comment_content_invalid", "Invalid comment content.", 400)
+            raise InvalidValueError("rest_comment_content_invalid", "Invalid comment content.")
         if "status" not in values:
             values["status"] = self.moderation_status(
                 str(values["author_email"]), int(values["user_id"])
             )
         if values["status"] not in COMMENT_STATUSES:
-            raise content_error("rest_comment_invalid_status", "Invalid comment status.", 400)
+            raise InvalidValueError("rest_comment_invalid_status", "Invalid comment status.")
         with self._write() as db:
             if not db.execute(
                 "SELECT 1 FROM posts WHERE id = ?", (values.get("post_id"),)
             ).fetchone():
-                raise content_error(
+                raise ForbiddenError(
                     "rest_comment_invalid_post_id",
                     "Sorry, you are not allowed to create this comment without a post.",
-                    403,
                 )
             if (
                 values["parent"]
@@ -142,7 +142,7 @@ class CommentStore(ContentBase):
                     (values["parent"], values["post_id"]),
                 ).fetchone()
             ):
-                raise content_error("rest_comment_invalid_parent", "Invalid comment parent.", 400)
+                raise InvalidValueError("rest_comment_invalid_parent", "Invalid comment parent.")
             columns = list(values)
             cursor = db.execute(
                 f"INSERT INTO comments ({', '.join(columns)}) VALUES ({placeholders(columns)})",
@@ -163,18 +163,19 @@ class CommentStore(ContentBase):
         ``transition_comment_status(new, old, comment)``.
 
         Raises:
-            RestError: ``rest_comment_invalid_id`` (404), invalid status or content (400).
+            NotFoundError: ``rest_comment_invalid_id``.
+            InvalidValueError: an invalid status, content or post.
         """
         unknown = set(fields) - set(_COMMENT_FIELDS) - {"post_id"}
         if unknown:
             raise TypeError(f"unknown comment fields: {', '.join(sorted(unknown))}")
         old = self.get_comment(comment_id)
         if old is None:
-            raise content_error("rest_comment_invalid_id", "Invalid comment ID.", 404)
+            raise NotFoundError("rest_comment_invalid_id", "Invalid comment ID.")
         if "status" in fields and fields["status"] not in COMMENT_STATUSES:
-            raise content_error("rest_comment_invalid_status", "Invalid comment status.", 400)
+            raise InvalidValueError("rest_comment_invalid_status", "Invalid comment status.")
         if "content" in fields and not str(fields["content"]).strip():
-            raise content_error("rest_comment_content_invalid", "Invalid comment content.", 400)
+            raise InvalidValueError("rest_comment_content_invalid", "Invalid comment content.")
         if fields:
             with self._write() as db:
                 if (
@@ -183,7 +184,7 @@ class CommentStore(ContentBase):
                         "SELECT 1 FROM posts WHERE id = ?", (fields["post_id"],)
                     ).fetchone()
                 ):
-                    raise content_error("rest_comment_invalid_post_id", "Invalid post ID.", 400)
+                    raise InvalidValueError("rest_comment_invalid_post_id", "Invalid post ID.")
                 assignments = ", ".join(f"{column} = ?" for column in fields)
                 db.execute(
                     f"UPDATE comments SET {assignments} WHERE id = ?",
@@ -202,16 +203,15 @@ class CommentStore(ContentBase):
         (``deleted_comment``; replies move up to its parent). Returns it as it was.
 
         Raises:
-            RestError: ``rest_comment_invalid_id`` (404), ``rest_already_trashed`` (410).
+            NotFoundError: ``rest_comment_invalid_id``.
+            GoneError: ``rest_already_trashed``.
         """
         comment = self.get_comment(comment_id)
         if comment is None:
-            raise content_error("rest_comment_invalid_id", "Invalid comment ID.", 404)
+            raise NotFoundError("rest_comment_invalid_id", "Invalid comment ID.")
         if not force:
             if comment.status == "trash":
-                raise content_error(
-                    "rest_already_trashed", "The comment has already been trashed.", 410
-                )
+                raise GoneError("rest_already_trashed", "The comment has already been trashed.")
             self.update_comment(comment_id, status="trash")
             return comment
         with self._write() as db:

@@ -32,6 +32,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from sitecache.domain_errors import GoneError, InvalidValueError, NotFoundError
 from sitecache.site.comment_store import CommentStore
 from sitecache.site.models import POST_STATUSES, POST_TYPES, Post, sanitize_title
 from sitecache.site.queries import (
@@ -39,7 +40,6 @@ from sitecache.site.queries import (
     CommentQuery,
     PostQuery,
     TermQuery,
-    content_error,
     like_pattern,
     placeholders,
 )
@@ -268,10 +268,10 @@ class ContentService(TermStore, CommentStore):
         if unknown:
             raise TypeError(f"unknown post fields: {', '.join(sorted(unknown))}")
         if fields.get("type", "post") not in POST_TYPES:
-            raise content_error("rest_invalid_post_type", "Invalid post type.", 400)
+            raise InvalidValueError("rest_invalid_post_type", "Invalid post type.")
         status = fields.get("status", "draft")
         if status not in POST_STATUSES and status != "inherit":
-            raise content_error("rest_invalid_status", "Invalid post status.", 400)
+            raise InvalidValueError("rest_invalid_status", "Invalid post status.")
 
     def _check_term_ids(self, db: sqlite3.Connection, term_ids: Sequence[int]) -> None:
         if not term_ids:
@@ -281,7 +281,7 @@ class ContentService(TermStore, CommentStore):
             tuple(term_ids),
         ).fetchone()[0]
         if int(found) != len(set(term_ids)):
-            raise content_error("rest_invalid_term_id", "Invalid term ID.", 400)
+            raise InvalidValueError("rest_invalid_term_id", "Invalid term ID.")
 
     def _scheduled_status(self, status: str, date_gmt: int) -> str:
         """``publish`` with a date in the future becomes ``future``, and back."""
@@ -300,7 +300,7 @@ class ContentService(TermStore, CommentStore):
         ``default_category`` when it exists.
 
         Raises:
-            RestError: an invalid type, status or term (400).
+            InvalidValueError: an invalid type, status or term.
         """
         self._check_post_fields(fields)
         now = self.now()
@@ -378,12 +378,13 @@ class ContentService(TermStore, CommentStore):
         the post's terms (`set_post_terms` replaces one taxonomy's).
 
         Raises:
-            RestError: ``rest_post_invalid_id`` (404), invalid status or term (400).
+            NotFoundError: ``rest_post_invalid_id``.
+            InvalidValueError: an invalid status or term.
         """
         self._check_post_fields(fields)
         old = self.get_post(post_id)
         if old is None:
-            raise content_error("rest_post_invalid_id", "Invalid post ID.", 404)
+            raise NotFoundError("rest_post_invalid_id", "Invalid post ID.")
         values = {key: value for key, value in fields.items() if key != "term_ids"}
         values.setdefault("modified_gmt", self.now())
         if "slug" in values or "title" in values:
@@ -430,7 +431,7 @@ class ContentService(TermStore, CommentStore):
         """Replace a post's terms of one taxonomy (``save_post`` fires)."""
         post = self.get_post(post_id)
         if post is None:
-            raise content_error("rest_post_invalid_id", "Invalid post ID.", 404)
+            raise NotFoundError("rest_post_invalid_id", "Invalid post ID.")
         keep = [
             term.id for term in self.get_terms(post.term_ids).values() if term.taxonomy != taxonomy
         ]
@@ -470,16 +471,15 @@ class ContentService(TermStore, CommentStore):
         ``deleted_post`` after). Returns the post as it was before.
 
         Raises:
-            RestError: ``rest_post_invalid_id`` (404); ``rest_already_trashed`` (410).
+            NotFoundError: ``rest_post_invalid_id``.
+            GoneError: ``rest_already_trashed``.
         """
         post = self.get_post(post_id)
         if post is None:
-            raise content_error("rest_post_invalid_id", "Invalid post ID.", 404)
+            raise NotFoundError("rest_post_invalid_id", "Invalid post ID.")
         if not force:
             if post.status == "trash":
-                raise content_error(
-                    "rest_already_trashed", "The post has already been deleted.", 410
-                )
+                raise GoneError("rest_already_trashed", "The post has already been deleted.")
             self.update_post(post_id, status="trash")
             return post
         self._fire("delete_post", post.id, post)

@@ -27,7 +27,7 @@ from werkzeug.wrappers import Request, Response
 
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.users import UserRepository
-from sitecache.errors import RestError
+from sitecache.domain_errors import DomainError, ForbiddenError, NotFoundError
 from sitecache.rest.discovery import discovery_link_header, discovery_link_tags
 from sitecache.rest.server import RestServer
 from sitecache.site.commenting import (
@@ -724,11 +724,9 @@ class FrontSite:
             submission = parse_submission(request.form.to_dict(flat=True))
             post = self.content.get_post(submission.post_id)
             if post is None or not post.is_public or post.type not in _REST_BASES:
-                raise RestError("comment_id_not_found", "The post does not exist.", {"status": 404})
+                raise NotFoundError("comment_id_not_found", "The post does not exist.")
             if post.comment_status != "open":
-                raise RestError(
-                    "comment_closed", "Sorry, comments are closed for this item.", {"status": 403}
-                )
+                raise ForbiddenError("comment_closed", "Sorry, comments are closed for this item.")
             comment = self.content.add_comment(
                 post_id=post.id,
                 parent=submission.parent,
@@ -739,9 +737,10 @@ class FrontSite:
                 author_agent=(request.user_agent.string or "")[:254],
                 content=submission.content,
             )
-        except RestError as error:
-            status = error.data.get("status", 400) if isinstance(error.data, dict) else 400
-            return self._comment_error(error.message, int(status))
+        except DomainError as error:
+            # The status the REST API would answer this refusal with.
+            status = self.server.error_handlers.to_rest_error(error).status
+            return self._comment_error(error.message, status)
         location = self.post_url(post)
         if comment.status == "hold":
             query = urlencode(

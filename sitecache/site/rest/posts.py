@@ -436,8 +436,6 @@ class PostsController(RoutedController):
             fields["date_gmt"] = stamp
         if self.post_type == "post":
             term_ids = self._term_ids(request, post)
-            if isinstance(term_ids, RestError):
-                return term_ids
             if term_ids is not None:
                 fields["term_ids"] = term_ids
         if self.post_type == "page" and fields.get("parent"):
@@ -450,10 +448,13 @@ class PostsController(RoutedController):
                 return RestError("rest_post_invalid_id", "Invalid post parent ID.", {"status": 400})
         return fields
 
-    def _term_ids(self, request: RestRequest, post: Post | None) -> list[int] | RestError | None:
+    def _term_ids(self, request: RestRequest, post: Post | None) -> list[int] | None:
         """The post's terms after ``categories`` / ``tags`` (a taxonomy not given keeps the
-        post's current terms); ``None`` when neither is given; 400 for a term of the wrong
-        taxonomy."""
+        post's current terms); ``None`` when neither is given.
+
+        Raises:
+            RestError: 400 ``rest_invalid_term_id`` for a term of the wrong taxonomy.
+        """
         given = {name: request.get_param(name) for name in ("categories", "tags")}
         if all(value is None for value in given.values()):
             return None
@@ -471,7 +472,7 @@ class PostsController(RoutedController):
             if term.taxonomy != taxonomy
         ]
         if wrong:
-            return RestError("rest_invalid_term_id", "Invalid term ID.", {"status": 400})
+            raise RestError("rest_invalid_term_id", "Invalid term ID.", {"status": 400})
         return term_ids
 
     def create_item(self, request: RestRequest) -> RestResponse | RestError:
