@@ -9,6 +9,7 @@ their own passwords and administrators anyone's (403 otherwise); the routes answ
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from sitecache.auth.app_passwords import (
@@ -175,6 +176,11 @@ class ApplicationPasswordRoutes:
         def schema() -> dict[str, Any]:
             return APPLICATION_PASSWORD_SCHEMA
 
+        self._register_collection(server, schema)
+        self._register_items(server, schema)
+
+    def _register_collection(self, server: RestServer, schema: Callable[[], Any]) -> None:
+        """``…/application-passwords``: list, create, delete all."""
         server.register_rest_route(
             NAMESPACE,
             BASE,
@@ -200,6 +206,9 @@ class ApplicationPasswordRoutes:
             ],
             schema=schema,
         )
+
+    def _register_items(self, server: RestServer, schema: Callable[[], Any]) -> None:
+        """``…/introspect`` and ``…/<uuid>``: one password."""
         server.register_rest_route(
             NAMESPACE,
             f"{BASE}/introspect",

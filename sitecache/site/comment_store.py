@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Final
 
@@ -128,21 +128,7 @@ class CommentStore(ContentBase):
         if values["status"] not in COMMENT_STATUSES:
             raise InvalidValueError("rest_comment_invalid_status", "Invalid comment status.")
         with self._write() as db:
-            if not db.execute(
-                "SELECT 1 FROM posts WHERE id = ?", (values.get("post_id"),)
-            ).fetchone():
-                raise ForbiddenError(
-                    "rest_comment_invalid_post_id",
-                    "Sorry, you are not allowed to create this comment without a post.",
-                )
-            if (
-                values["parent"]
-                and not db.execute(
-                    "SELECT 1 FROM comments WHERE id = ? AND post_id = ?",
-                    (values["parent"], values["post_id"]),
-                ).fetchone()
-            ):
-                raise InvalidValueError("rest_comment_invalid_parent", "Invalid comment parent.")
+            _check_post_and_parent(db, values)
             columns = list(values)
             cursor = db.execute(
                 f"INSERT INTO comments ({', '.join(columns)}) VALUES ({placeholders(columns)})",
@@ -221,3 +207,25 @@ class CommentStore(ContentBase):
             db.execute("DELETE FROM comments WHERE id = ?", (comment_id,))
         self._fire("deleted_comment", comment.id, comment)
         return replace(comment)
+
+
+def _check_post_and_parent(db: sqlite3.Connection, values: Mapping[str, Any]) -> None:
+    """Refuse a new comment on no post, or replying to a comment not on its post.
+
+    Raises:
+        ForbiddenError: ``rest_comment_invalid_post_id``.
+        InvalidValueError: ``rest_comment_invalid_parent``.
+    """
+    if not db.execute("SELECT 1 FROM posts WHERE id = ?", (values.get("post_id"),)).fetchone():
+        raise ForbiddenError(
+            "rest_comment_invalid_post_id",
+            "Sorry, you are not allowed to create this comment without a post.",
+        )
+    if (
+        values["parent"]
+        and not db.execute(
+            "SELECT 1 FROM comments WHERE id = ? AND post_id = ?",
+            (values["parent"], values["post_id"]),
+        ).fetchone()
+    ):
+        raise InvalidValueError("rest_comment_invalid_parent", "Invalid comment parent.")

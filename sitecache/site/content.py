@@ -134,6 +134,26 @@ class ContentService(TermStore, CommentStore):
 
     def query_posts(self, query: PostQuery) -> tuple[list[Post], int]:
         """The posts matching ``query`` (one page of them) and how many match in all."""
+        where, args = self._post_filters(query)
+        clause = " AND ".join(where)
+        connection = self.store.connection()
+        total = int(
+            connection.execute(
+                f"SELECT COUNT(*) FROM posts p WHERE {clause}",
+                args,
+            ).fetchone()[0]
+        )
+        offset = query.offset if query.offset is not None else (query.page - 1) * query.per_page
+        rows = connection.execute(
+            f"SELECT p.* FROM posts p WHERE {clause} ORDER BY {_post_order(query)}"
+            " LIMIT ? OFFSET ?",
+            [*args, query.per_page, max(offset, 0)],
+        )
+        return self._posts_from_rows(rows), total
+
+    def _post_filters(self, query: PostQuery) -> tuple[list[str], list[Any]]:
+        """The SQL conditions of ``query`` (fixed fragments, ``?`` placeholders) and their
+        arguments, in order."""
         where = [
             f"p.type IN ({placeholders(query.types)})",
             f"p.status IN ({placeholders(query.statuses)})",
@@ -151,24 +171,7 @@ class ContentService(TermStore, CommentStore):
         among("p.id", query.exclude, negate=True)
         among("p.slug", query.slugs)
         among("p.parent", query.parents)
-        for group in query.term_groups:
-            where.append(
-                "p.id IN (SELECT post_id FROM term_relationships"
-                f" WHERE term_id IN ({placeholders(group)}))"
-            )
-            args.extend(group)
-        if query.term_ids:
-            where.append(
-                "p.id IN (SELECT post_id FROM term_relationships"
-                f" WHERE term_id IN ({placeholders(query.term_ids)}))"
-            )
-            args.extend(query.term_ids)
-        if query.terms_exclude:
-            where.append(
-                "p.id NOT IN (SELECT post_id FROM term_relationships"
-                f" WHERE term_id IN ({placeholders(query.terms_exclude)}))"
-            )
-            args.extend(query.terms_exclude)
+        _add_term_filters(query, where, args)
         if query.search:
             for word in query.search.split()[:10]:
                 where.append(
@@ -176,42 +179,15 @@ class ContentService(TermStore, CommentStore):
                     " OR p.excerpt LIKE ? ESCAPE '\\')"
                 )
                 args.extend([like_pattern(word)] * 3)
-        if query.after is not None:
-            where.append("p.date_gmt > ?")
-            args.append(query.after)
-        if query.before is not None:
-            where.append("p.date_gmt < ?")
-            args.append(query.before)
+        for condition, value in (("p.date_gmt > ?", query.after), ("p.date_gmt < ?", query.before)):
+            if value is not None:
+                where.append(condition)
+                args.append(value)
         if query.year is not None:
             start, end = self._date_range(query.year, query.month, query.day)
             where.append("p.date_gmt >= ? AND p.date_gmt < ?")
             args.extend([start, end])
-        clause = " AND ".join(where)
-        connection = self.store.connection()
-        total = int(
-            connection.execute(
-                f"SELECT COUNT(*) FROM posts p WHERE {clause}",
-                args,
-            ).fetchone()[0]
-        )
-        order = POST_ORDER.get(query.orderby, POST_ORDER["date"]).format(
-            "ASC" if query.order.lower() == "asc" else "DESC"
-        )
-        if query.orderby == "include" and query.include:
-            order = (
-                "CASE p.id "
-                + " ".join(
-                    f"WHEN {int(post_id)} THEN {position}"
-                    for position, post_id in enumerate(query.include)
-                )
-                + " END"
-            )
-        offset = query.offset if query.offset is not None else (query.page - 1) * query.per_page
-        rows = connection.execute(
-            f"SELECT p.* FROM posts p WHERE {clause} ORDER BY {order} LIMIT ? OFFSET ?",
-            [*args, query.per_page, max(offset, 0)],
-        )
-        return self._posts_from_rows(rows), total
+        return where, args
 
     def _date_range(self, year: int, month: int | None, day: int | None) -> tuple[int, int]:
         """UTC seconds bounding a local year, month or day of the site's timezone."""
@@ -303,8 +279,39 @@ class ContentService(TermStore, CommentStore):
             InvalidValueError: an invalid type, status or term.
         """
         self._check_post_fields(fields)
+        values = self._new_post_defaults()
+        values.update({key: value for key, value in fields.items() if key != "term_ids"})
+        values["status"] = self._scheduled_status(values["status"], int(values["date_gmt"]))
+        term_ids = list(fields.get("term_ids") or [])
+        with self._write() as db:
+            values["slug"] = self._unique_slug(
+                db,
+                values["type"],
+                sanitize_title(str(values.get("slug") or values["title"]), "untitled"),
+            )
+            self._check_term_ids(db, term_ids)
+            if values["type"] == "post" and not self._has_category(db, term_ids):
+                term_ids += self._default_category(db)
+            columns = list(values)
+            cursor = db.execute(
+                f"INSERT INTO posts ({', '.join(columns)}) VALUES ({placeholders(columns)})",
+                [int(v) if isinstance(v, bool) else v for v in values.values()],
+            )
+            post_id = int(cursor.lastrowid or 0)
+            db.executemany(
+                "INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)",
+                [(post_id, term_id) for term_id in term_ids],
+            )
+        post = self._must_get(post_id)
+        if post.type != "revision":
+            self._fire("transition_post_status", post.status, "new", post)
+            self._fire("save_post", post.id, post, False)
+        return post
+
+    def _new_post_defaults(self) -> dict[str, Any]:
+        """The columns of a new post before its fields are applied (dates now)."""
         now = self.now()
-        values: dict[str, Any] = {
+        return {
             "type": "post",
             "status": "draft",
             "author": 0,
@@ -321,37 +328,14 @@ class ContentService(TermStore, CommentStore):
             "sticky": False,
             "mime_type": "",
         }
-        values.update({key: value for key, value in fields.items() if key != "term_ids"})
-        values["status"] = self._scheduled_status(values["status"], int(values["date_gmt"]))
-        term_ids = list(fields.get("term_ids") or [])
-        with self._write() as db:
-            values["slug"] = self._unique_slug(
-                db,
-                values["type"],
-                sanitize_title(str(values.get("slug") or values["title"]), "untitled"),
-            )
-            self._check_term_ids(db, term_ids)
-            if values["type"] == "post" and not self._has_category(db, term_ids):
-                default = int(self.get_option("default_category"))
-                if db.execute(
-                    "SELECT 1 FROM terms WHERE id = ? AND taxonomy = 'category'", (default,)
-                ).fetchone():
-                    term_ids.append(default)
-            columns = list(values)
-            cursor = db.execute(
-                f"INSERT INTO posts ({', '.join(columns)}) VALUES ({placeholders(columns)})",
-                [int(v) if isinstance(v, bool) else v for v in values.values()],
-            )
-            post_id = int(cursor.lastrowid or 0)
-            db.executemany(
-                "INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)",
-                [(post_id, term_id) for term_id in term_ids],
-            )
-        post = self._must_get(post_id)
-        if post.type != "revision":
-            self._fire("transition_post_status", post.status, "new", post)
-            self._fire("save_post", post.id, post, False)
-        return post
+
+    def _default_category(self, db: sqlite3.Connection) -> list[int]:
+        """``[default_category]`` when that category exists, else ``[]``."""
+        default = int(self.get_option("default_category"))
+        found = db.execute(
+            "SELECT 1 FROM terms WHERE id = ? AND taxonomy = 'category'", (default,)
+        ).fetchone()
+        return [default] if found else []
 
     def _has_category(self, db: sqlite3.Connection, term_ids: Sequence[int]) -> bool:
         if not term_ids:
@@ -524,3 +508,34 @@ class ContentService(TermStore, CommentStore):
             "SELECT id FROM posts WHERE status = 'future' AND date_gmt <= ?", (self.now(),)
         )
         return [self.update_post(int(row[0]), status="publish") for row in rows.fetchall()]
+
+
+def _add_term_filters(query: PostQuery, where: list[str], args: list[Any]) -> None:
+    """The term conditions of ``query``: each of ``term_groups`` (any of its terms), then
+    ``term_ids`` (any of them), then ``terms_exclude`` (none of them)."""
+    subquery = "p.id {}IN (SELECT post_id FROM term_relationships WHERE term_id IN ({}))"
+    for group in query.term_groups:
+        where.append(subquery.format("", placeholders(group)))
+        args.extend(group)
+    if query.term_ids:
+        where.append(subquery.format("", placeholders(query.term_ids)))
+        args.extend(query.term_ids)
+    if query.terms_exclude:
+        where.append(subquery.format("NOT ", placeholders(query.terms_exclude)))
+        args.extend(query.terms_exclude)
+
+
+def _post_order(query: PostQuery) -> str:
+    """The ORDER BY of ``query`` (fixed fragments; ``include`` order lists integer ids)."""
+    if query.orderby == "include" and query.include:
+        return (
+            "CASE p.id "
+            + " ".join(
+                f"WHEN {int(post_id)} THEN {position}"
+                for position, post_id in enumerate(query.include)
+            )
+            + " END"
+        )
+    return POST_ORDER.get(query.orderby, POST_ORDER["date"]).format(
+        "ASC" if query.order.lower() == "asc" else "DESC"
+    )
