@@ -188,7 +188,7 @@ def test_serve_on_every_interface_warns_that_site_url_is_unset(
 ) -> None:
     environments: list[dict[str, str]] = []
     monkeypatch.setattr(cli.os, "execve", lambda path, argv, env: environments.append(env))
-    run(data_dir, "serve", "--bind", "0.0.0.0:8000")
+    run(data_dir, "serve", "--bind", "0.0.0.0:0")  # port 0: hermetic
     assert "site_url is not set" in capsys.readouterr().err
     assert "SITECACHE_SITE_URL" not in environments[0]
 

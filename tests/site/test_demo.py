@@ -97,8 +97,10 @@ def test_serve_demo_fills_only_a_first_start(
 ) -> None:
     launched: list[list[str]] = []
     monkeypatch.setattr(cli.os, "execve", lambda path, argv, env: launched.append(argv))
-    cli.main(["--data-dir", str(data_dir), "serve", "--demo"])
+    # Port 0: hermetic, whoever listens on the default port (serve checks it can bind).
+    serve = ["--data-dir", str(data_dir), "serve", "--demo", "--bind", "127.0.0.1:0"]
+    cli.main(serve)
     assert "Demo content" in capsys.readouterr().out
-    cli.main(["--data-dir", str(data_dir), "serve", "--demo"])
+    cli.main(serve)
     assert "Demo content" not in capsys.readouterr().out
     assert len(launched) == 2
