@@ -21,6 +21,7 @@ from werkzeug.wrappers import Request
 
 from sitecache.app import create_app
 from sitecache.site.demo import fill_demo
+from sitecache.site.targets import Listing
 
 PAGES = ("/", "/page/7/", "/category/performance/", "/search/gzip/", "/feed/", "/sitemap.xml")
 
@@ -57,9 +58,11 @@ def main() -> int:
 
         urls = list(app.site.preload_urls(1, False))
         single_path = urls[1].removeprefix("http://bench.local")
-        home = app.site.resolve(Request(EnvironBuilder(path="/").get_environ()), "/")
+        target = app.site.resolve("/", {})
+        assert isinstance(target, Listing), target
+        home = app.site.page(target, {})
         template = app.templates.get_template("list.html")
-        context = dict(getattr(home, "context", {}))
+        context = dict(home.context)
 
         def baseline() -> object:
             return template.render(site_name="x", home_url="", api_root="", discovery_tags="",

@@ -137,6 +137,9 @@ class App:
         # Every process retries owed purges on each timer tick (a crash or an outage may
         # have left some behind).
         self.cache_api.timers.every_tick.append(self.invalidation.drain)
+        # Scheduled posts are published by the timers' holder (about a second late at most),
+        # never on a page read.
+        self.cache_api.timers.holder_jobs.append(self.content.publish_due_posts)
         # GC and scheduled preloads start with the first request this process serves.
         self.cache_api.autostart_timers = config.cache_timers
         # The content site fills the cache API's seams: what a post purges, whether it exists,

@@ -14,12 +14,10 @@ Secrets are printed once, to standard output, and never logged.
 from __future__ import annotations
 
 import argparse
-import errno
 import importlib
 import importlib.metadata
 import json
 import os
-import socket
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
@@ -41,16 +39,19 @@ from sitecache.cache.api.commands import (
 from sitecache.cache.deployment import engine_for, site_identity
 from sitecache.cache.storage import StorageError
 from sitecache.config import Config, ConfigError, load_config
+from sitecache.domain_errors import DomainError, InvalidValueError, NotFoundError
 from sitecache.errors import RestError
 from sitecache.hooks import Hooks
 from sitecache.page_headers import page_headers
-from sitecache.plugin_loading import load_plugin_target
 from sitecache.schema.dates import format_timestamp
 from sitecache.serving import (
     DEFAULT_HEADER_TIMEOUT,
     DEFAULT_THREADS,
     DEFAULT_TIMEOUT,
+    check_bind,
+    check_plugin,
     gunicorn_argv,
+    site_url_for,
 )
 from sitecache.site import ContentService
 from sitecache.site.demo import fill_demo
@@ -165,18 +166,18 @@ def _checked_user_input(values: dict[str, object]) -> dict[str, object]:
     """``values`` validated and sanitized by the REST route's own arguments (the user schema).
 
     Raises:
-        RestError: the first invalid value, with the route's message.
+        InvalidValueError: the first invalid value, with the route's message (one line naming
+            each bad value, in the words the REST route uses).
     """
-    result = check_user_input("PUT", values)
-    if isinstance(result, RestError):
-        params = result.data.get("params") if isinstance(result.data, dict) else None
-        if isinstance(params, dict) and params:
-            # One line naming each bad value, in the words the REST route uses.
-            names = {"username": "login", "name": "display name"}
-            detail = "; ".join(f"{names.get(k, k)}: {v}" for k, v in params.items())
-            raise RestError(result.code, detail, result.data)
-        raise result
-    return result
+    try:
+        return check_user_input("PUT", values)
+    except InvalidValueError as refused:
+        params = refused.details.get("params")
+        if not isinstance(params, dict) or not params:
+            raise
+        names = {"username": "login", "name": "display name"}
+        detail = "; ".join(f"{names.get(k, k)}: {v}" for k, v in params.items())
+        raise InvalidValueError(refused.code, detail, refused.details) from refused
 
 
 def command_user_create(args: argparse.Namespace) -> int:
@@ -216,9 +217,7 @@ def command_user_create(args: argparse.Namespace) -> int:
 def _find_user(auth: AuthService, login: str) -> SiteUser:
     user = auth.users.find(login)
     if user is None:
-        raise RestError(
-            "rest_user_invalid_login", f"no user with login or email {login!r}", {"status": 404}
-        )
+        raise NotFoundError("rest_user_invalid_login", f"no user with login or email {login!r}")
     return user
 
 
@@ -325,53 +324,16 @@ def command_app_password_create(args: argparse.Namespace) -> int:
         print(f"sitecache: no user with login or email {args.login!r}", file=sys.stderr)
         return 1
     # The same checks (one schema) as site/v2/users/<id>/application-passwords.
-    checked = check_application_password_fields(args.name, args.app_id or "")
-    if isinstance(checked, RestError):
-        problems = checked.data.get("params", {}) if isinstance(checked.data, dict) else {}
-        print(f"sitecache: {'; '.join(problems.values()) or checked.message}", file=sys.stderr)
+    try:
+        name, app_id = check_application_password_fields(args.name, args.app_id or "")
+    except InvalidValueError as refused:
+        problems = refused.details.get("params") or {}
+        print(f"sitecache: {'; '.join(problems.values()) or refused.message}", file=sys.stderr)
         return 2
-    name, app_id = checked
     password, record = auth.app_passwords.create(user, name, app_id)
     print(f"Application password {record.name!r} ({record.uuid}) created for {user.login}.")
     print(f"  password: {password}  (shown only once)")
     return 0
-
-
-def _site_url_for(bind: str) -> str | None:
-    """``http://host:port`` of a bind address naming one host (not 0.0.0.0, ::, a socket)."""
-    host, _, port = bind.rpartition(":")
-    # Not a bind on every interface: those are compared with, not bound to.
-    wildcard = ("0.0.0.0", "[::]", "::")  # noqa: S104
-    if not host or not port.isdigit() or host in wildcard or "/" in host:
-        return None
-    return f"http://{host}:{port}"
-
-
-def _check_bind(bind: str) -> None:
-    """Raise `ConfigError` when ``host:port`` cannot be listened on (in use, not ours, bad)."""
-    if bind.startswith(("unix:", "fd://")):
-        return
-    host, _, port = bind.rpartition(":")
-    host = host.strip("[]") or "0.0.0.0"  # noqa: S104 - gunicorn's own default for ":port"
-    if not port.isdigit():
-        raise ConfigError(f"--bind {bind!r} is not host:port")
-    try:
-        infos = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
-        family, kind, proto, _, address = infos[0]
-        with socket.socket(family, kind, proto) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            probe.bind(address)
-    except OSError as exc:
-        reason = "the port is already in use" if exc.errno == errno.EADDRINUSE else exc.strerror
-        raise ConfigError(
-            f"cannot listen on {bind}: {reason or exc}; choose another address with --bind "
-            "(make run: PORT=8001 make run)"
-        ) from exc
-
-
-def _check_plugin(spec: str) -> None:
-    """Raise `ConfigError` when the plugin cannot be loaded (the application's own loader)."""
-    load_plugin_target(spec)
 
 
 def _version() -> str:
@@ -390,7 +352,7 @@ def command_serve(args: argparse.Namespace) -> int:
     # the command line (which knows no bind address) must find the same cache.
     _persist_identity(config)
     if config.site_url is None:
-        site_url = _site_url_for(args.bind)
+        site_url = site_url_for(args.bind)
         if site_url is None:
             print(
                 "sitecache: site_url is not set; links will follow each request's Host header. "
@@ -413,8 +375,8 @@ def command_serve(args: argparse.Namespace) -> int:
     # Expected failures are reported here, on one line, before gunicorn starts: a plugin that
     # cannot be loaded and an address that cannot be listened on.
     for spec in config.plugins:
-        _check_plugin(spec)
-    _check_bind(args.bind)
+        check_plugin(spec)
+    check_bind(args.bind)
     argv = [sys.executable, "-m", "gunicorn"]
     if args.reload:
         argv.append("--reload")
@@ -490,6 +452,29 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--data-dir", help="the data directory (else $SITECACHE_DATA_DIR or ./var)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    _add_serve_command(commands)
+    _add_init_command(commands)
+    user = commands.add_parser("user", help="manage users", description="Manage users.")
+    user_commands = user.add_subparsers(dest="user_command", required=True, metavar="COMMAND")
+    add_user_commands(user_commands)
+
+    app_password = commands.add_parser(
+        "app-password",
+        help="manage application passwords",
+        description="Manage application passwords (HTTP Basic credentials for the REST API).",
+    )
+    app_password_commands = app_password.add_subparsers(
+        dest="app_password_command", required=True, metavar="COMMAND"
+    )
+    add_app_password_commands(app_password_commands)
+
+    add_cache_commands(commands).set_defaults(handler=command_cache)
+    add_nginx_command(commands).set_defaults(handler=command_nginx_config)
+    return parser
+
+
+def _add_serve_command(commands: Any) -> None:
+    """``serve``."""
     serve = commands.add_parser(
         "serve",
         help="run the site under gunicorn",
@@ -519,6 +504,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(handler=command_serve)
 
+
+def _add_init_command(commands: Any) -> None:
+    """``init``."""
     init = commands.add_parser(
         "init",
         help="create the data directory and an administrator",
@@ -532,8 +520,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     init.set_defaults(handler=command_init)
 
-    user = commands.add_parser("user", help="manage users", description="Manage users.")
-    user_commands = user.add_subparsers(dest="user_command", required=True, metavar="COMMAND")
+
+def add_user_commands(user_commands: Any) -> None:
+    """``user create``, ``user list``, ``user delete`` and ``user passwd``."""
     create_user = user_commands.add_parser("create", help="add a user", description="Add a user.")
     create_user.add_argument("login", help="the new user's login")
     create_user.add_argument(
@@ -545,34 +534,7 @@ def build_parser() -> argparse.ArgumentParser:
     create_user.add_argument("--email", help="the user's e-mail address")
     create_user.add_argument("--display-name", help="the name shown for the user")
     create_user.set_defaults(handler=command_user_create)
-    add_user_commands(user_commands)
 
-    app_password = commands.add_parser(
-        "app-password",
-        help="manage application passwords",
-        description="Manage application passwords (HTTP Basic credentials for the REST API).",
-    )
-    app_password_commands = app_password.add_subparsers(
-        dest="app_password_command", required=True, metavar="COMMAND"
-    )
-    create_app_password = app_password_commands.add_parser(
-        "create",
-        help="create an application password (printed once)",
-        description="Create an application password for a user; it is printed once.",
-    )
-    create_app_password.add_argument("login", help="the user's login or e-mail address")
-    create_app_password.add_argument("--name", required=True, help="the application's name")
-    create_app_password.add_argument("--app-id", help="the application's UUID")
-    create_app_password.set_defaults(handler=command_app_password_create)
-    add_app_password_commands(app_password_commands)
-
-    add_cache_commands(commands).set_defaults(handler=command_cache)
-    add_nginx_command(commands).set_defaults(handler=command_nginx_config)
-    return parser
-
-
-def add_user_commands(user_commands: Any) -> None:
-    """``user list``, ``user delete`` and ``user passwd``."""
     listing = user_commands.add_parser("list", help="list the users")
     listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
     listing.set_defaults(handler=command_user_list)
@@ -592,7 +554,17 @@ def add_user_commands(user_commands: Any) -> None:
 
 
 def add_app_password_commands(app_password_commands: Any) -> None:
-    """``app-password list`` and ``app-password revoke``."""
+    """``app-password create``, ``app-password list`` and ``app-password revoke``."""
+    create_app_password = app_password_commands.add_parser(
+        "create",
+        help="create an application password (printed once)",
+        description="Create an application password for a user; it is printed once.",
+    )
+    create_app_password.add_argument("login", help="the user's login or e-mail address")
+    create_app_password.add_argument("--name", required=True, help="the application's name")
+    create_app_password.add_argument("--app-id", help="the application's UUID")
+    create_app_password.set_defaults(handler=command_app_password_create)
+
     listing = app_password_commands.add_parser("list", help="list a user's application passwords")
     listing.add_argument("login", help="the user's login or e-mail address")
     listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -616,7 +588,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"sitecache: {exc}", file=sys.stderr)
         return 2
-    except RestError as exc:
+    except (DomainError, RestError) as exc:
+        # A refusal of the domain (users, passwords) or of a cache command, in its words.
         print(f"sitecache: {exc.message}", file=sys.stderr)
         return 1
     except UnicodeError:

@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sitecache.errors import RestError
-from sitecache.schema import sanitize_value_from_schema, validate_value_from_schema
+from sitecache.domain_errors import InvalidValueError
+from sitecache.rest.refusals import check_value
+from sitecache.schema import sanitize_value_from_schema
 
 __all__ = ["CONFIG_SCHEMA", "Config", "ConfigError", "is_plugin_file", "load_config"]
 
@@ -170,6 +171,27 @@ def load_config(
 
     ``environ`` replaces ``os.environ`` as the environment read when ``config`` is ``None``.
     """
+    values = _raw_values(config, environ)
+    values.update(overrides)
+    for key in ("data_dir", "static_root"):
+        if isinstance(values.get(key), Path):
+            values[key] = str(values[key])
+    if isinstance(values.get("plugins"), tuple):
+        values["plugins"] = list(values["plugins"])
+    try:
+        check_value(values, CONFIG_SCHEMA, "config")
+    except InvalidValueError as refused:
+        raise ConfigError(f"invalid configuration: {refused.message}") from refused
+    clean = sanitize_value_from_schema(values, CONFIG_SCHEMA, "config")
+    _check_timezone(clean.get("timezone_string"))
+    return Config(**_arguments(clean))
+
+
+def _raw_values(
+    config: Mapping[str, Any] | str | Path | Config | None, environ: Mapping[str, str] | None
+) -> dict[str, Any]:
+    """The values ``config`` names, before checks: the environment (and its TOML file) when
+    ``None``, a TOML file, a `Config` or a mapping."""
     values: dict[str, Any] = {}
     if config is None:
         environment = os.environ if environ is None else environ
@@ -185,18 +207,10 @@ def load_config(
         values.update(config.as_dict())
     else:
         values.update(config)
-    values.update(overrides)
-    for key in ("data_dir", "static_root"):
-        if isinstance(values.get(key), Path):
-            values[key] = str(values[key])
-    if isinstance(values.get("plugins"), tuple):
-        values["plugins"] = list(values["plugins"])
+    return values
 
-    error = validate_value_from_schema(values, CONFIG_SCHEMA, "config")
-    if isinstance(error, RestError):
-        raise ConfigError(f"invalid configuration: {error.message}")
-    clean = sanitize_value_from_schema(values, CONFIG_SCHEMA, "config")
-    zone = clean.get("timezone_string")
+
+def _check_timezone(zone: Any) -> None:
     if zone:
         try:
             ZoneInfo(zone)
@@ -204,14 +218,17 @@ def load_config(
             raise ConfigError(
                 f"invalid configuration: timezone_string {zone!r} is not a known timezone"
             ) from exc
+
+
+def _arguments(clean: Mapping[str, Any]) -> dict[str, Any]:
+    """`Config`'s keyword arguments from the checked values (paths as `Path`, ...)."""
     known = {item.name for item in fields(Config)}
     arguments = {key: value for key, value in clean.items() if key in known}
-    if "data_dir" in arguments:
-        arguments["data_dir"] = Path(arguments["data_dir"])
+    for key in ("data_dir", "static_root"):
+        if key in arguments:
+            arguments[key] = Path(arguments[key])
     if "plugins" in arguments:
         arguments["plugins"] = tuple(arguments["plugins"])
-    if "static_root" in arguments:
-        arguments["static_root"] = Path(arguments["static_root"])
     if arguments.get("site_url"):
         arguments["site_url"] = str(arguments["site_url"]).rstrip("/")
-    return Config(**arguments)
+    return arguments

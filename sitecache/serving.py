@@ -16,10 +16,15 @@ belongs in front of a public site: see the README), and work as well behind a pr
 - `EscapingAccessLog`: every client-controlled field of an access-log line (the Basic-auth user
   name, the request line, the referrer, the user agent, headers) is escaped, so a client cannot
   forge log lines or send terminal escapes.
+
+Before gunicorn starts, `check_bind` and `check_plugin` report the expected failures (an address
+that cannot be listened on, a plugin that cannot be loaded) on one line, and `site_url_for`
+gives the site URL a bind on one host implies.
 """
 
 from __future__ import annotations
 
+import errno
 import re
 import selectors
 import socket
@@ -34,6 +39,8 @@ from gunicorn.http.errors import NoMoreData
 from gunicorn.http2 import negotiation
 from gunicorn.workers.gthread import ThreadWorker
 
+from sitecache.config import ConfigError
+from sitecache.plugin_loading import load_plugin_target
 from sitecache.request_arrival import (
     DEFAULT_BODY_LIMIT,
     DEFAULT_HEAD_LIMIT,
@@ -49,8 +56,11 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "BoundedThreadWorker",
     "EscapingAccessLog",
+    "check_bind",
+    "check_plugin",
     "escape_log_value",
     "gunicorn_argv",
+    "site_url_for",
 ]
 
 DEFAULT_THREADS: Final = 8
@@ -394,3 +404,42 @@ def gunicorn_argv(
         "--access-logfile", "-",
         app,
     ]  # fmt: skip
+
+
+# ---------------------------------------------------------------------- before gunicorn starts
+def site_url_for(bind: str) -> str | None:
+    """``http://host:port`` of a bind address naming one host (not 0.0.0.0, ::, a socket)."""
+    host, _, port = bind.rpartition(":")
+    # Not a bind on every interface: those are compared with, not bound to.
+    wildcard = ("0.0.0.0", "[::]", "::")  # noqa: S104
+    if not host or not port.isdigit() or host in wildcard or "/" in host:
+        return None
+    return f"http://{host}:{port}"
+
+
+def check_bind(bind: str) -> None:
+    """Raise `ConfigError` when ``host:port`` cannot be listened on (in use, not ours, bad)."""
+    if bind.startswith(("unix:", "fd://")):
+        return
+    host, _, port = bind.rpartition(":")
+    host = host.strip("[]") or "0.0.0.0"  # noqa: S104 - gunicorn's own default for ":port"
+    if not port.isdigit():
+        raise ConfigError(f"--bind {bind!r} is not host:port")
+    try:
+        infos = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as exc:
+        reason = "the port is already in use" if exc.errno == errno.EADDRINUSE else exc.strerror
+        raise ConfigError(
+            f"cannot listen on {bind}: {reason or exc}; choose another address with --bind "
+            "(make run: PORT=8001 make run)"
+        ) from exc
+
+
+def check_plugin(spec: str) -> None:
+    """Raise `ConfigError` when the plugin cannot be loaded (the application's own loader:
+    ``module:function`` or ``path/to/file.py:function``)."""
+    load_plugin_target(spec)

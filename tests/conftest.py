@@ -12,6 +12,9 @@ import pytest
 from werkzeug.test import Client
 
 from sitecache.app import App, create_app
+from sitecache.domain_errors import DomainError
+from sitecache.errors import RestError
+from sitecache.rest.error_handlers import ErrorHandlers
 
 AppFactory = Callable[..., App]
 
@@ -68,3 +71,8 @@ def port_8000_taken() -> Iterator[None]:
         yield
     finally:
         holder.close()
+
+
+def rest_error_of(error: DomainError) -> RestError:
+    """The REST error a domain exception answers with (the default error handlers' table)."""
+    return ErrorHandlers().to_rest_error(error)

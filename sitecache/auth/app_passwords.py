@@ -29,7 +29,7 @@ from sitecache.auth.passwords import generate_password, keyed_hash, keyed_hash_m
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import SiteStore
 from sitecache.auth.users import UserRepository
-from sitecache.errors import RestError
+from sitecache.domain_errors import ConflictError, InvalidValueError, UnauthorizedError
 from sitecache.schema import is_email
 
 __all__ = [
@@ -79,12 +79,14 @@ def chunk_password(password: str) -> str:
     return " ".join(password[index : index + 4] for index in range(0, len(password), 4))
 
 
-def parse_basic_authorization(header: str | None) -> BasicCredentials | RestError | None:
+def parse_basic_authorization(header: str | None) -> BasicCredentials | None:
     """The credentials of an ``Authorization: Basic`` header; ``None`` when there are none.
 
-    A Basic header that does not hold ``login:password`` in base64 of UTF-8 (no colon, bad
-    base64, not UTF-8, nothing after ``Basic``) is a 401 ``invalid_authorization_header``:
-    a client that meant to authenticate is told so, never served as anonymous.
+    Raises:
+        UnauthorizedError: ``invalid_authorization_header``: a Basic header that does not hold
+            ``login:password`` in base64 of UTF-8 (no colon, bad base64, not UTF-8, nothing
+            after ``Basic``); a client that meant to authenticate is told so, never served as
+            anonymous.
     """
     if not header:
         return None
@@ -93,19 +95,18 @@ def parse_basic_authorization(header: str | None) -> BasicCredentials | RestErro
         return None
     try:
         decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
-    except (binascii.Error, ValueError):
-        return _malformed_authorization()
+    except (binascii.Error, ValueError) as exc:
+        raise _malformed_authorization() from exc
     login, colon, password = decoded.partition(":")
     if not colon or not encoded.strip():
-        return _malformed_authorization()
+        raise _malformed_authorization()
     return BasicCredentials(login, password)
 
 
-def _malformed_authorization() -> RestError:
-    return RestError(
+def _malformed_authorization() -> UnauthorizedError:
+    return UnauthorizedError(
         "invalid_authorization_header",
         "The Authorization header is malformed: Basic credentials are base64 of login:password.",
-        {"status": 401},
     )
 
 
@@ -153,40 +154,39 @@ class ApplicationPasswordPolicy:
 def _ensure_unique_name(
     db: sqlite3.Connection, user: SiteUser, name: str, except_uuid: str = ""
 ) -> None:
-    """Raise 409 ``application_password_duplicate_name`` if the user already has ``name``."""
+    """Raise `ConflictError` ``application_password_duplicate_name`` if the user already has
+    ``name``."""
     duplicate = db.execute(
         "SELECT 1 FROM app_passwords WHERE user_id = ? AND name = ? AND uuid != ?",
         (user.id, name, except_uuid),
     ).fetchone()
     if duplicate is not None:
-        raise RestError(
-            "application_password_duplicate_name",
-            "Each application name should be unique.",
-            {"status": 409},
+        raise ConflictError(
+            "application_password_duplicate_name", "Each application name should be unique."
         )
 
 
 def _check_name(name: str) -> None:
-    """Raise 400 ``application_password_name_too_long`` beyond `MAX_NAME_LENGTH` characters."""
+    """Raise `InvalidValueError` ``application_password_name_too_long`` beyond
+    `MAX_NAME_LENGTH` characters."""
     if len(name) > MAX_NAME_LENGTH:
-        raise RestError(
+        raise InvalidValueError(
             "application_password_name_too_long",
             f"The application name must be at most {MAX_NAME_LENGTH} characters long.",
-            {"status": 400},
         )
 
 
 def _ensure_room(db: sqlite3.Connection, user: SiteUser) -> None:
-    """Raise 400 ``application_password_limit_reached`` when the user has the most allowed."""
+    """Raise `InvalidValueError` ``application_password_limit_reached`` when the user has the
+    most allowed."""
     (count,) = db.execute(
         "SELECT COUNT(*) FROM app_passwords WHERE user_id = ?", (user.id,)
     ).fetchone()
     if int(count) >= MAX_PASSWORDS_PER_USER:
-        raise RestError(
+        raise InvalidValueError(
             "application_password_limit_reached",
             f"A user can have at most {MAX_PASSWORDS_PER_USER} application passwords; "
             "revoke one first.",
-            {"status": 400},
         )
 
 
@@ -230,10 +230,11 @@ class ApplicationPasswords:
         """Create a password; returns ``(the password, shown once, chunked; the record)``.
 
         Raises:
-            RestError: 409 ``application_password_duplicate_name`` when the user already has an
-                application of that name; 400 ``application_password_name_too_long`` beyond
-                `MAX_NAME_LENGTH` characters; 400 ``application_password_limit_reached`` when
-                the user already has `MAX_PASSWORDS_PER_USER` passwords.
+            ConflictError: ``application_password_duplicate_name`` when the user already has an
+                application of that name.
+            InvalidValueError: ``application_password_name_too_long`` beyond `MAX_NAME_LENGTH`
+                characters; ``application_password_limit_reached`` when the user already has
+                `MAX_PASSWORDS_PER_USER` passwords.
         """
         _check_name(name)
         password = generate_password(PASSWORD_LENGTH)
@@ -284,7 +285,11 @@ class ApplicationPasswords:
         return None if row is None else _password(row)
 
     def rename(self, user: SiteUser, uuid: str, name: str) -> ApplicationPassword | None:
-        """Change a password's name; ``None`` when it does not exist."""
+        """Change a password's name; ``None`` when it does not exist.
+
+        Raises:
+            ConflictError, InvalidValueError: as `create` for the name.
+        """
         _check_name(name)
         with self.store.transaction() as db:
             _ensure_unique_name(db, user, name, except_uuid=uuid)
@@ -310,27 +315,26 @@ class ApplicationPasswords:
 
     def authenticate(
         self, credentials: BasicCredentials, ip: str
-    ) -> tuple[SiteUser, ApplicationPassword] | RestError:
-        """The user and password matching Basic credentials, or a 401 error.
+    ) -> tuple[SiteUser, ApplicationPassword]:
+        """The user and password matching Basic credentials.
 
-        ``invalid_email`` when the login is an e-mail address no user has, ``invalid_username``
-        when no user has that login,
-        ``incorrect_password`` when none of the user's application passwords matches.
+        Raises:
+            UnauthorizedError: ``invalid_email`` when the login is an e-mail address no user
+                has, ``invalid_username`` when no user has that login, ``incorrect_password``
+                when none of the user's application passwords matches.
         """
         user = self.users.find(credentials.login)
         if user is None:
             # wp_authenticate_application_password's words, "<strong>Error:</strong>" included.
             if is_email(credentials.login):
-                return RestError(
+                raise UnauthorizedError(
                     "invalid_email",
                     "<strong>Error:</strong> Unknown email address. Check again or try your "
                     "username.",
-                    {"status": 401},
                 )
-            return RestError(
+            raise UnauthorizedError(
                 "invalid_username",
                 "<strong>Error:</strong> Unknown username. Check again or try your email address.",
-                {"status": 401},
             )
         presented = _NOT_ALPHANUMERIC.sub("", credentials.password)
         rows = (
@@ -344,10 +348,8 @@ class ApplicationPasswords:
             if keyed_hash_matches(self.key, presented, _PURPOSE, str(row["password_hash"])):
                 matched = _password(row)
         if matched is None:
-            return RestError(
-                "incorrect_password",
-                "The provided password is an invalid application password.",
-                {"status": 401},
+            raise UnauthorizedError(
+                "incorrect_password", "The provided password is an invalid application password."
             )
         self._record_use(matched, ip)
         return user, matched

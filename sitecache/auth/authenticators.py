@@ -24,6 +24,7 @@ from sitecache.auth.app_passwords import (
 )
 from sitecache.auth.nonces import NonceService
 from sitecache.auth.sessions import SessionManager, session_token
+from sitecache.domain_errors import UnauthorizedError
 from sitecache.errors import RestError
 from sitecache.rest import ANONYMOUS, Authentication, RestRequest
 
@@ -50,21 +51,21 @@ class ApplicationPasswordAuthenticator:
         self.passwords = passwords
         self.policy = policy
 
-    def authenticate(self, request: RestRequest) -> Authentication | RestError | None:
-        """The user of valid Basic credentials, a 401 error for bad ones, ``None`` for none."""
+    def authenticate(self, request: RestRequest) -> Authentication | None:
+        """The user of valid Basic credentials; ``None`` when there are none.
+
+        Raises:
+            UnauthorizedError: malformed or wrong credentials, or application passwords not
+                available to this request (the server answers 401).
+        """
         credentials = parse_basic_authorization(request.get_header("authorization"))
-        if credentials is None or isinstance(credentials, RestError):
-            return credentials
+        if credentials is None:
+            return None
         if not self.policy.available(request.environ):
-            return RestError(
-                "application_passwords_disabled",
-                "Application passwords are not available.",
-                {"status": 401},
+            raise UnauthorizedError(
+                "application_passwords_disabled", "Application passwords are not available."
             )
-        result = self.passwords.authenticate(credentials, client_ip(request))
-        if isinstance(result, RestError):
-            return result
-        user, password = result
+        user, password = self.passwords.authenticate(credentials, client_ip(request))
         return Authentication(user, "application_password", app_password=password.uuid)
 
 

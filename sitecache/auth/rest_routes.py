@@ -9,6 +9,7 @@ their own passwords and administrators anyone's (403 otherwise); the routes answ
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from sitecache.auth.app_passwords import (
@@ -19,6 +20,7 @@ from sitecache.auth.app_passwords import (
 )
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.users import UserRepository
+from sitecache.domain_errors import InvalidValueError
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer, authorization_required_status
 from sitecache.rest.server import shared_memo
@@ -109,10 +111,14 @@ _CONTEXT_ARG: Final = {
 }
 
 
-def check_application_password_fields(name: str, app_id: str) -> tuple[str, str] | RestError:
+def check_application_password_fields(name: str, app_id: str) -> tuple[str, str]:
     """``(name, app_id)`` checked against `APPLICATION_PASSWORD_SCHEMA` as the REST route checks
     them (the command line uses this, so both accept the same values); the name is stripped.
-    A problem is the ``rest_invalid_param`` error REST would answer."""
+
+    Raises:
+        InvalidValueError: ``rest_invalid_param`` as REST would answer it, with the message of
+            each invalid field in the ``params`` detail.
+    """
     properties = APPLICATION_PASSWORD_SCHEMA["properties"]
     clean: dict[str, str] = {}
     invalid: dict[str, str] = {}
@@ -123,10 +129,10 @@ def check_application_password_fields(name: str, app_id: str) -> tuple[str, str]
         else:
             clean[key] = str(sanitize_value_from_schema(value, properties[key], key))
     if invalid:
-        return RestError(
+        raise InvalidValueError(
             "rest_invalid_param",
             f"Invalid parameter(s): {', '.join(invalid)}",
-            {"status": 400, "params": invalid},
+            {"params": invalid},
         )
     return clean["name"].strip(), clean["app_id"]
 
@@ -170,6 +176,11 @@ class ApplicationPasswordRoutes:
         def schema() -> dict[str, Any]:
             return APPLICATION_PASSWORD_SCHEMA
 
+        self._register_collection(server, schema)
+        self._register_items(server, schema)
+
+    def _register_collection(self, server: RestServer, schema: Callable[[], Any]) -> None:
+        """``…/application-passwords``: list, create, delete all."""
         server.register_rest_route(
             NAMESPACE,
             BASE,
@@ -195,6 +206,9 @@ class ApplicationPasswordRoutes:
             ],
             schema=schema,
         )
+
+    def _register_items(self, server: RestServer, schema: Callable[[], Any]) -> None:
+        """``…/introspect`` and ``…/<uuid>``: one password."""
         server.register_rest_route(
             NAMESPACE,
             f"{BASE}/introspect",

@@ -17,7 +17,7 @@ from typing import Any, Final
 from sitecache.auth.passwords import PasswordHasher
 from sitecache.auth.roles import ROLES, SiteUser
 from sitecache.auth.store import SiteStore
-from sitecache.errors import RestError
+from sitecache.domain_errors import ConflictError, InvalidValueError, NotFoundError
 from sitecache.schema import is_email
 
 __all__ = [
@@ -78,11 +78,9 @@ class UserQuery:
     offset: int = 0
 
 
-def _already_used(field: str) -> RestError:
+def _already_used(field: str) -> ConflictError:
     noun = "email address" if field == "email" else "username"
-    return RestError(
-        f"existing_user_{field}", f"Sorry, that {noun} is already used.", {"status": 409}
-    )
+    return ConflictError(f"existing_user_{field}", f"Sorry, that {noun} is already used.")
 
 
 def _user(row: sqlite3.Row) -> SiteUser:
@@ -128,9 +126,9 @@ class UserRepository:
         """Register a user.
 
         Raises:
-            RestError: ``existing_user_login``, ``existing_user_email``, ``invalid_username``,
-                ``invalid_email``, ``invalid_role``, ``weak_password`` or
-                ``rest_user_invalid_slug`` (status 400/409).
+            ConflictError: ``existing_user_login``, ``existing_user_email``.
+            InvalidValueError: ``invalid_username``, ``invalid_email``, ``invalid_role``,
+                ``weak_password`` or ``rest_user_invalid_slug``.
             ValueError: ``profile`` names a field that is not in `PROFILE_FIELDS`.
         """
         fields = {name: str(value) for name, value in (profile or {}).items()}
@@ -138,25 +136,7 @@ class UserRepository:
         if unknown:
             raise ValueError(f"unknown profile fields: {', '.join(sorted(unknown))}")
         login = login.strip()
-        if not LOGIN_PATTERN.match(login):
-            raise RestError(
-                "invalid_username",
-                "A login is 1 to 60 letters, digits, spaces and the characters _ . @ -.",
-                {"status": 400},
-            )
-        if role not in ROLES:
-            raise RestError(
-                "invalid_role", f"The role must be one of: {', '.join(ROLES)}.", {"status": 400}
-            )
-        if len(password) < MIN_PASSWORD_LENGTH:
-            raise RestError(
-                "weak_password",
-                f"A password has at least {MIN_PASSWORD_LENGTH} characters.",
-                {"status": 400},
-            )
-        address = email if email is not None else f"{login.replace(' ', '.')}@example.invalid"
-        if not is_email(address):
-            raise RestError("invalid_email", "The email address is not valid.", {"status": 400})
+        address = _check_new_user(login, password, role, email)
         try:
             with self.store.transaction() as db:
                 for field, value in (("login", login), ("email", address)):
@@ -166,13 +146,7 @@ class UserRepository:
                     ).fetchone()
                     if taken is not None:
                         raise _already_used(field)
-                if fields.get("slug"):
-                    fields["slug"] = slugify(fields["slug"])
-                    if not fields["slug"]:
-                        raise _invalid_slug()
-                    self._check_slug_free(db, fields["slug"], None)
-                else:
-                    fields["slug"] = self._unique_slug(db, slugify(login) or "user", None)
+                fields["slug"] = self._new_slug(db, fields.get("slug", ""), login)
                 fields.setdefault("nickname", login)
                 columns = ", ".join(fields)
                 cursor = db.execute(
@@ -249,13 +223,13 @@ class UserRepository:
         return self.hasher.verify(password, str(row["password_hash"]))
 
     def set_password(self, user: SiteUser, password: str) -> None:
-        """Replace a user's password (and end every session of theirs)."""
+        """Replace a user's password (and end every session of theirs).
+
+        Raises:
+            InvalidValueError: ``weak_password``.
+        """
         if len(password) < MIN_PASSWORD_LENGTH:
-            raise RestError(
-                "weak_password",
-                f"A password has at least {MIN_PASSWORD_LENGTH} characters.",
-                {"status": 400},
-            )
+            raise _weak_password()
         with self.store.transaction() as db:
             db.execute(
                 "UPDATE users SET password_hash = ? WHERE id = ?",
@@ -342,10 +316,10 @@ class UserRepository:
         """Change a user's e-mail, display name, role or profile; returns the user as stored.
 
         Raises:
-            RestError: ``existing_user_email`` (409), ``invalid_email``, ``invalid_role``,
-                ``rest_user_invalid_slug`` (400); ``rest_user_invalid_id`` (404) when the user
-                is gone; ``rest_user_last_administrator`` (409) when the change would leave the
-                site without an administrator.
+            ConflictError: ``existing_user_email``; ``rest_user_last_administrator`` when the
+                change would leave the site without an administrator.
+            InvalidValueError: ``invalid_email``, ``invalid_role``, ``rest_user_invalid_slug``.
+            NotFoundError: ``rest_user_invalid_id`` when the user is gone.
             ValueError: a field that cannot be changed (the login, the id).
         """
         unknown = set(changes) - _UPDATABLE
@@ -353,11 +327,9 @@ class UserRepository:
             raise ValueError(f"cannot update: {', '.join(sorted(unknown))}")
         fields = {name: str(value) for name, value in changes.items()}
         if "role" in fields and fields["role"] not in ROLES:
-            raise RestError(
-                "invalid_role", f"The role must be one of: {', '.join(ROLES)}.", {"status": 400}
-            )
+            raise _invalid_role()
         if "email" in fields and not is_email(fields["email"]):
-            raise RestError("invalid_email", "The email address is not valid.", {"status": 400})
+            raise _invalid_email()
         if not fields:
             return self._reload(user.id)
         try:
@@ -391,7 +363,7 @@ class UserRepository:
         """Delete a user with their sessions and application passwords; ``False`` if gone.
 
         Raises:
-            RestError: ``rest_user_last_administrator`` (409): the site keeps an administrator.
+            ConflictError: ``rest_user_last_administrator``: the site keeps an administrator.
         """
         with self.store.transaction() as db:
             _keep_an_administrator(db, user.id, "be deleted")
@@ -404,6 +376,16 @@ class UserRepository:
         if found is None:
             raise _no_such_user()
         return found
+
+    def _new_slug(self, db: sqlite3.Connection, given: str, login: str) -> str:
+        """A new user's slug: the one given, if free; else one made unique from the login."""
+        if not given:
+            return self._unique_slug(db, slugify(login) or "user", None)
+        slug = slugify(given)
+        if not slug:
+            raise _invalid_slug()
+        self._check_slug_free(db, slug, None)
+        return slug
 
     @staticmethod
     def _check_slug_free(db: sqlite3.Connection, slug: str, user_id: int | None) -> None:
@@ -429,6 +411,24 @@ class UserRepository:
 _SEARCHED: Final = ("login", "email", "display_name", "slug", "url")
 
 
+def _check_new_user(login: str, password: str, role: str, email: str | None) -> str:
+    """Refuse a new user's login, role, password or e-mail address (checked in this order);
+    returns the address (a placeholder under ``example.invalid`` when none is given)."""
+    if not LOGIN_PATTERN.match(login):
+        raise InvalidValueError(
+            "invalid_username",
+            "A login is 1 to 60 letters, digits, spaces and the characters _ . @ -.",
+        )
+    if role not in ROLES:
+        raise _invalid_role()
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise _weak_password()
+    address = email if email is not None else f"{login.replace(' ', '.')}@example.invalid"
+    if not is_email(address):
+        raise _invalid_email()
+    return address
+
+
 def _keep_an_administrator(db: sqlite3.Connection, user_id: int, what: str) -> None:
     """Refuse (inside the write transaction, so two requests cannot race past it) a change
     that would leave the site without an administrator."""
@@ -440,16 +440,28 @@ def _keep_an_administrator(db: sqlite3.Connection, user_id: int, what: str) -> N
         "SELECT COUNT(*) FROM users WHERE role = 'administrator' AND id != ?", (user_id,)
     ).fetchone()[0]
     if not others:
-        raise RestError(
-            "rest_user_last_administrator",
-            f"The site's last administrator cannot {what}.",
-            {"status": 409},
+        raise ConflictError(
+            "rest_user_last_administrator", f"The site's last administrator cannot {what}."
         )
 
 
-def _invalid_slug() -> RestError:
-    return RestError("rest_user_invalid_slug", "Invalid slug.", {"status": 400})
+def _invalid_slug() -> InvalidValueError:
+    return InvalidValueError("rest_user_invalid_slug", "Invalid slug.")
 
 
-def _no_such_user() -> RestError:
-    return RestError("rest_user_invalid_id", "Invalid user ID.", {"status": 404})
+def _invalid_role() -> InvalidValueError:
+    return InvalidValueError("invalid_role", f"The role must be one of: {', '.join(ROLES)}.")
+
+
+def _invalid_email() -> InvalidValueError:
+    return InvalidValueError("invalid_email", "The email address is not valid.")
+
+
+def _weak_password() -> InvalidValueError:
+    return InvalidValueError(
+        "weak_password", f"A password has at least {MIN_PASSWORD_LENGTH} characters."
+    )
+
+
+def _no_such_user() -> NotFoundError:
+    return NotFoundError("rest_user_invalid_id", "Invalid user ID.")

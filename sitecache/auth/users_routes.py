@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 
 from sitecache.auth.roles import ROLE_CAPABILITIES, ROLES, SiteUser
 from sitecache.auth.users import UserQuery, UserRepository
+from sitecache.auth.users_args import ID_ARG, collection_args, delete_args
 from sitecache.auth.users_schema import DEFAULT_AVATAR_SIZES, public_schema, user_schema
 from sitecache.errors import RestError
 from sitecache.rest import (
@@ -28,7 +29,7 @@ from sitecache.rest import (
     authorization_required_status,
     return_true,
 )
-from sitecache.rest.collection_args import collection_params, context_param, id_list_param
+from sitecache.rest.collection_args import context_param
 from sitecache.schema import filter_response_by_context, get_endpoint_args_for_schema
 from sitecache.schema.dates import format_timestamp
 
@@ -36,91 +37,6 @@ __all__ = ["UserRoutes", "avatar_url", "collection_args"]
 
 NAMESPACE: Final = "site/v2"
 REST_BASE: Final = "users"
-
-_ID_ARG: Final = {"description": "Unique identifier for the user.", "type": "integer"}
-
-
-def collection_args() -> dict[str, Any]:
-    """The arguments of ``GET /users`` (a subset of WordPress's; see the README)."""
-    common = collection_params()
-    offset = common.pop("offset")
-    return {
-        **common,
-        "exclude": id_list_param("Ensure result set excludes specific IDs."),
-        "include": id_list_param("Limit result set to specific IDs."),
-        "offset": offset,
-        "order": {
-            "description": "Order sort attribute ascending or descending.",
-            "type": "string",
-            "enum": ["asc", "desc"],
-            "default": "asc",
-        },
-        "orderby": {
-            "description": "Sort collection by user attribute.",
-            "type": "string",
-            "enum": [
-                "id",
-                "include",
-                "name",
-                "registered_date",
-                "slug",
-                "include_slugs",
-                "email",
-                "url",
-            ],
-            "default": "name",
-        },
-        "slug": {
-            "description": "Limit result set to users with one or more specific slugs.",
-            "type": "array",
-            "items": {"type": "string"},
-        },
-        "roles": {
-            "description": "Limit result set to users matching at least one specific role "
-            "provided. Accepts csv list or single role.",
-            "type": "array",
-            "items": {"type": "string"},
-        },
-        "who": {
-            "description": "Limit result set to users who are considered authors.",
-            "type": "string",
-            "enum": ["authors"],
-        },
-    }
-
-
-def _delete_args(with_id: bool) -> dict[str, Any]:
-    args: dict[str, Any] = {"id": dict(_ID_ARG)} if with_id else {}
-    args["force"] = {
-        "type": "boolean",
-        "default": False,
-        "description": "Required to be true, as users do not support trashing.",
-    }
-    args["reassign"] = {
-        "type": "integer",
-        "description": "Reassign the deleted user's posts and links to this user ID.",
-        "required": True,
-        "sanitize_callback": _check_reassign,
-    }
-    return args
-
-
-def _check_reassign(value: Any, request: Any, param: str) -> Any:
-    """``check_reassign``: a user id, or ``false``, ``0`` or empty for "reassign nothing"
-    (``None``)."""
-    if isinstance(value, bool):
-        return None if value is False else _invalid_reassign()
-    text = str(value).strip()
-    if text in ("", "false"):
-        return None
-    if text.isascii() and text.isdigit() and len(text) <= 19:
-        return int(text) or None
-    return _invalid_reassign()
-
-
-def _invalid_reassign() -> RestError:
-    return RestError("rest_invalid_param", "Invalid user parameter(s).", {"status": 400})
-
 
 _AUTHOR_ROLES: Final = tuple(role for role in ROLES if "edit_posts" in ROLE_CAPABILITIES[role])
 """``who=authors``: the roles that can write posts (WordPress's user level above 0)."""
@@ -177,9 +93,14 @@ class UserRoutes:
         return public_schema(user_schema(self.avatar_sizes()))
 
     def register(self, server: RestServer) -> None:
-        """The ``rest_api_init`` callback."""
+        """The ``rest_api_init`` callback: ``/users``, ``/users/<id>`` and ``/users/me``."""
         self._server = server
         schema = user_schema(DEFAULT_AVATAR_SIZES)
+        self._register_collection(server, schema)
+        self._register_item(server, schema)
+        self._register_me(server, schema)
+
+    def _register_collection(self, server: RestServer, schema: dict[str, Any]) -> None:
         server.register_rest_route(
             NAMESPACE,
             f"/{REST_BASE}",
@@ -200,6 +121,8 @@ class UserRoutes:
             schema=self.schema,
             allow_batch={"v1": True},
         )
+
+    def _register_item(self, server: RestServer, schema: dict[str, Any]) -> None:
         server.register_rest_route(
             NAMESPACE,
             f"/{REST_BASE}/(?P<id>[\\d]+)",
@@ -208,14 +131,14 @@ class UserRoutes:
                     "methods": "GET",
                     "callback": self.get_item,
                     "permission_callback": self.get_item_permissions_check,
-                    "args": {"id": dict(_ID_ARG), "context": context_param()},
+                    "args": {"id": dict(ID_ARG), "context": context_param()},
                 },
                 {
                     "methods": "POST, PUT, PATCH",
                     "callback": self.update_item,
                     "permission_callback": self.update_item_permissions_check,
                     "args": {
-                        "id": dict(_ID_ARG),
+                        "id": dict(ID_ARG),
                         **get_endpoint_args_for_schema(schema, "POST, PUT, PATCH"),
                     },
                 },
@@ -223,12 +146,14 @@ class UserRoutes:
                     "methods": "DELETE",
                     "callback": self.delete_item,
                     "permission_callback": self.delete_item_permissions_check,
-                    "args": _delete_args(True),
+                    "args": delete_args(True),
                 },
             ],
             schema=self.schema,
             allow_batch={"v1": True},
         )
+
+    def _register_me(self, server: RestServer, schema: dict[str, Any]) -> None:
         server.register_rest_route(
             NAMESPACE,
             f"/{REST_BASE}/me",
@@ -249,7 +174,7 @@ class UserRoutes:
                     "methods": "DELETE",
                     "callback": self.delete_current_item,
                     "permission_callback": self.delete_current_item_permissions_check,
-                    "args": _delete_args(False),
+                    "args": delete_args(False),
                 },
             ],
             schema=self.schema,

@@ -14,6 +14,7 @@ from typing import Any, Final
 from sitecache.auth.users import LOGIN_PATTERN, MIN_PASSWORD_LENGTH, slugify
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest
+from sitecache.rest.refusals import raise_refusal
 from sitecache.schema import get_endpoint_args_for_schema, sanitize_text_field
 
 __all__ = [
@@ -80,7 +81,142 @@ def _slug(value: Any, request: Any, param: str) -> Any:
 
 
 def user_schema(avatar_sizes: Sequence[int] = DEFAULT_AVATAR_SIZES) -> dict[str, Any]:
-    """The ``user`` schema, with one ``avatar_urls`` property per size."""
+    """The ``user`` schema, with one ``avatar_urls`` property per size (fresh on each call)."""
+    return {
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "title": "user",
+        "type": "object",
+        "properties": {**_identity_properties(), **_account_properties(avatar_sizes)},
+    }
+
+
+def _identity_properties() -> dict[str, Any]:
+    """The schema's properties from ``id`` to ``link``: who the user is."""
+    return {
+        "id": {
+            "description": "Unique identifier for the user.",
+            "type": "integer",
+            "context": list(_EVERY),
+            "readonly": True,
+        },
+        "username": {
+            "description": "Login name for the user.",
+            "type": "string",
+            "context": ["edit"],
+            "required": True,
+            "arg_options": {"sanitize_callback": _username},
+        },
+        "name": {
+            "description": "Display name for the user.",
+            "type": "string",
+            "context": list(_EVERY),
+            "arg_options": {"sanitize_callback": _text},
+        },
+        "first_name": {
+            "description": "First name for the user.",
+            "type": "string",
+            "context": ["edit"],
+            "arg_options": {"sanitize_callback": _text},
+        },
+        "last_name": {
+            "description": "Last name for the user.",
+            "type": "string",
+            "context": ["edit"],
+            "arg_options": {"sanitize_callback": _text},
+        },
+        "email": {
+            "description": "The email address for the user.",
+            "type": "string",
+            "format": "email",
+            "context": ["edit"],
+            "required": True,
+        },
+        "url": {
+            "description": "URL of the user.",
+            "type": "string",
+            "format": "uri",
+            "context": list(_EVERY),
+        },
+        "description": {
+            "description": "Description of the user.",
+            "type": "string",
+            "context": list(_EVERY),
+        },
+        "link": {
+            "description": "Author URL of the user.",
+            "type": "string",
+            "format": "uri",
+            "context": list(_EVERY),
+            "readonly": True,
+        },
+    }
+
+
+def _account_properties(avatar_sizes: Sequence[int]) -> dict[str, Any]:
+    """The schema's properties from ``locale`` to ``meta``: the account and its avatars."""
+    return {
+        "locale": {
+            "description": "Locale for the user.",
+            "type": "string",
+            "enum": ["", "en_US"],
+            "context": ["edit"],
+        },
+        "nickname": {
+            "description": "The nickname for the user.",
+            "type": "string",
+            "context": ["edit"],
+            "arg_options": {"sanitize_callback": _text},
+        },
+        "slug": {
+            "description": "An alphanumeric identifier for the user.",
+            "type": "string",
+            "context": list(_EVERY),
+            "arg_options": {"sanitize_callback": _slug},
+        },
+        "registered_date": {
+            "description": "Registration date for the user.",
+            "type": "string",
+            "format": "date-time",
+            "context": ["edit"],
+            "readonly": True,
+        },
+        "roles": {
+            "description": "Roles assigned to the user.",
+            "type": "array",
+            "items": {"type": "string"},
+            "context": ["edit"],
+        },
+        "password": {
+            "description": "Password for the user (never included).",
+            "type": "string",
+            "context": [],
+            "required": True,
+            "arg_options": {"sanitize_callback": _password},
+        },
+        "capabilities": {
+            "description": "All capabilities assigned to the user.",
+            "type": "object",
+            "context": ["edit"],
+            "readonly": True,
+        },
+        "extra_capabilities": {
+            "description": "Any extra capabilities assigned to the user.",
+            "type": "object",
+            "context": ["edit"],
+            "readonly": True,
+        },
+        "avatar_urls": _avatar_urls(avatar_sizes),
+        "meta": {
+            "description": "Meta fields.",
+            "type": "object",
+            "context": ["view", "edit"],
+            "properties": {},
+        },
+    }
+
+
+def _avatar_urls(avatar_sizes: Sequence[int]) -> dict[str, Any]:
+    """The ``avatar_urls`` property: one URL property per size."""
     avatar_properties = {
         str(size): {
             "description": f"Avatar URL with image size of {size} pixels.",
@@ -91,130 +227,11 @@ def user_schema(avatar_sizes: Sequence[int] = DEFAULT_AVATAR_SIZES) -> dict[str,
         for size in avatar_sizes
     }
     return {
-        "$schema": "http://json-schema.org/draft-04/schema#",
-        "title": "user",
+        "description": "Avatar URLs for the user.",
         "type": "object",
-        "properties": {
-            "id": {
-                "description": "Unique identifier for the user.",
-                "type": "integer",
-                "context": list(_EVERY),
-                "readonly": True,
-            },
-            "username": {
-                "description": "Login name for the user.",
-                "type": "string",
-                "context": ["edit"],
-                "required": True,
-                "arg_options": {"sanitize_callback": _username},
-            },
-            "name": {
-                "description": "Display name for the user.",
-                "type": "string",
-                "context": list(_EVERY),
-                "arg_options": {"sanitize_callback": _text},
-            },
-            "first_name": {
-                "description": "First name for the user.",
-                "type": "string",
-                "context": ["edit"],
-                "arg_options": {"sanitize_callback": _text},
-            },
-            "last_name": {
-                "description": "Last name for the user.",
-                "type": "string",
-                "context": ["edit"],
-                "arg_options": {"sanitize_callback": _text},
-            },
-            "email": {
-                "description": "The email address for the user.",
-                "type": "string",
-                "format": "email",
-                "context": ["edit"],
-                "required": True,
-            },
-            "url": {
-                "description": "URL of the user.",
-                "type": "string",
-                "format": "uri",
-                "context": list(_EVERY),
-            },
-            "description": {
-                "description": "Description of the user.",
-                "type": "string",
-                "context": list(_EVERY),
-            },
-            "link": {
-                "description": "Author URL of the user.",
-                "type": "string",
-                "format": "uri",
-                "context": list(_EVERY),
-                "readonly": True,
-            },
-            "locale": {
-                "description": "Locale for the user.",
-                "type": "string",
-                "enum": ["", "en_US"],
-                "context": ["edit"],
-            },
-            "nickname": {
-                "description": "The nickname for the user.",
-                "type": "string",
-                "context": ["edit"],
-                "arg_options": {"sanitize_callback": _text},
-            },
-            "slug": {
-                "description": "An alphanumeric identifier for the user.",
-                "type": "string",
-                "context": list(_EVERY),
-                "arg_options": {"sanitize_callback": _slug},
-            },
-            "registered_date": {
-                "description": "Registration date for the user.",
-                "type": "string",
-                "format": "date-time",
-                "context": ["edit"],
-                "readonly": True,
-            },
-            "roles": {
-                "description": "Roles assigned to the user.",
-                "type": "array",
-                "items": {"type": "string"},
-                "context": ["edit"],
-            },
-            "password": {
-                "description": "Password for the user (never included).",
-                "type": "string",
-                "context": [],
-                "required": True,
-                "arg_options": {"sanitize_callback": _password},
-            },
-            "capabilities": {
-                "description": "All capabilities assigned to the user.",
-                "type": "object",
-                "context": ["edit"],
-                "readonly": True,
-            },
-            "extra_capabilities": {
-                "description": "Any extra capabilities assigned to the user.",
-                "type": "object",
-                "context": ["edit"],
-                "readonly": True,
-            },
-            "avatar_urls": {
-                "description": "Avatar URLs for the user.",
-                "type": "object",
-                "context": list(_PUBLIC),
-                "readonly": True,
-                "properties": avatar_properties,
-            },
-            "meta": {
-                "description": "Meta fields.",
-                "type": "object",
-                "context": ["view", "edit"],
-                "properties": {},
-            },
-        },
+        "context": list(_PUBLIC),
+        "readonly": True,
+        "properties": avatar_properties,
     }
 
 
@@ -231,18 +248,20 @@ USER_SCHEMA: Final = user_schema()
 """The schema with the default avatar sizes (what the command line validates with)."""
 
 
-def check_user_input(method: str, values: Mapping[str, Any]) -> dict[str, Any] | RestError:
+def check_user_input(method: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """Validate and sanitize ``values`` exactly as the REST route for ``method`` would.
 
     ``method`` is ``"POST"`` (create: ``username``, ``email`` and ``password`` required) or
-    ``"PUT"`` (update). Returns the sanitized values, or the route's 400 error.
+    ``"PUT"`` (update). Returns the sanitized values.
+
+    Raises:
+        InvalidValueError: the route's error (``rest_invalid_param``,
+            ``rest_missing_callback_param``...), its ``params`` and ``details`` as details.
     """
     args = get_endpoint_args_for_schema(USER_SCHEMA, "POST" if method == "POST" else "PUT")
     request = RestRequest(method, "/site/v2/users")
     request.set_attributes({"args": args})
     request.set_body_params({key: value for key, value in values.items() if value is not None})
     for check in (request.has_valid_params, request.sanitize_params):
-        result = check()
-        if isinstance(result, RestError):
-            return result
+        raise_refusal(check())
     return {key: request.get_param(key) for key in values if request.has_param(key)}

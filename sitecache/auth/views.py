@@ -24,7 +24,7 @@ from sitecache.auth.roles import SiteUser
 from sitecache.auth.service import AUTHORIZE_PATH, AuthService
 from sitecache.auth.sessions import COOKIE_NAME, Session
 from sitecache.auth.throttle import describe_wait
-from sitecache.errors import RestError
+from sitecache.domain_errors import DomainError
 from sitecache.rest import RestServer
 from sitecache.schema import is_uuid
 from sitecache.schema.dates import format_timestamp
@@ -419,7 +419,7 @@ class AuthViews:
             )
         try:
             password, _ = self.auth.app_passwords.create(user, name, params["app_id"])
-        except RestError as error:
+        except DomainError as error:
             return self.render(
                 "message.html", status=409, title="Cannot authorize application",
                 problems=[error.message],

@@ -3,9 +3,10 @@
 The server runs an ordered list of `Authenticator` objects once per request, before dispatch.
 Each one looks for its own kind of credentials and answers with an `Authentication` (the caller
 is known: stop here), a `RestError` (the credentials are wrong: answer with it) or ``None``
-(no credentials of this kind: ask the next one). When every authenticator passes, the caller is
-`ANONYMOUS`. Concrete authenticators (cookie sessions with nonces, application passwords) live in
-`sitecache.auth`; this module only fixes the contract.
+(no credentials of this kind: ask the next one); it may also raise a domain exception
+(`sitecache.domain_errors`), which the server answers through its error handlers. When every
+authenticator passes, the caller is `ANONYMOUS`. Concrete authenticators (cookie sessions with
+nonces, application passwords) live in `sitecache.auth`; this module only fixes the contract.
 """
 
 from __future__ import annotations
@@ -91,7 +92,11 @@ class Authenticator(Protocol):
     """One way of recognising the caller of a REST request."""
 
     def authenticate(self, request: RestRequest) -> Authentication | RestError | None:
-        """The caller, an error for bad credentials, or ``None`` when none of this kind."""
+        """The caller, an error for bad credentials, or ``None`` when none of this kind.
+
+        Raises:
+            DomainError: bad credentials, as an alternative to returning a `RestError`.
+        """
         ...
 
 

@@ -115,32 +115,15 @@ def serve_batch_request(server: RestServer, batch: RestRequest) -> RestResponse:
     ]
     matches: list[tuple[Route, Handler] | RestError] = []
     validation: list[RestError | None] = []
-    has_error = False
     for request in requests:
         if isinstance(request, RestError):
-            has_error = True
-            validation.append(request)
             matches.append(request)
-            continue
-        match = server.match_request_to_handler(request)
-        matches.append(match)
-        error: RestError | None = match if isinstance(match, RestError) else None
-        if error is None and isinstance(match, tuple) and not _allows_batch(*match):
-            error = RestError(
-                "rest_batch_not_allowed",
-                "The requested route does not support batch requests.",
-                {"status": 400},
-            )
-        if error is None:
-            valid = request.has_valid_params()
-            error = valid if isinstance(valid, RestError) else None
-        if error is None:
-            sanitized = request.sanitize_params()
-            error = sanitized if isinstance(sanitized, RestError) else None
-        if error is not None:
-            has_error = True
-        validation.append(error)
-
+            validation.append(request)
+        else:
+            match, error = _validate(server, request)
+            matches.append(match)
+            validation.append(error)
+    has_error = any(error is not None for error in validation)
     if has_error and batch.get_param("validation") == "require-all-validate":
         return RestResponse(
             {
@@ -152,41 +135,66 @@ def serve_batch_request(server: RestServer, batch: RestRequest) -> RestResponse:
             },
             207,
         )
-
     responses: list[Any] = []
-    for position, request in enumerate(requests):
+    for request, match, error in zip(requests, matches, validation, strict=True):
         if isinstance(request, RestError):
             responses.append(_envelope(server, error_to_response(request)))
-            continue
-        clean = request.copy()
-        clean.set_url_params({})
-        clean.set_attributes({})
-        clean.set_default_params({})
-        early = server.hooks.apply_filters("rest_pre_dispatch", None, server, clean)
-        if early:
-            result = (
-                early
-                if isinstance(early, RestResponse)
-                else (
-                    error_to_response(early)
-                    if isinstance(early, RestError)
-                    else RestResponse(early)
-                )
-            )
         else:
-            match = matches[position]
-            if isinstance(match, RestError):
-                result = error_to_response(match)
-            else:
-                route, handler = match
-                error = validation[position]
-                if error is None and not callable(handler.get("callback")):
-                    error = RestError(
-                        "rest_invalid_handler",
-                        "The handler for the route is invalid",
-                        {"status": 500},
-                    )
-                result = server.respond_to_request(request, route, handler, error)
-        result = server.post_dispatch(result, request)
-        responses.append(_envelope(server, result))
+            responses.append(_envelope(server, _run(server, request, match, error)))
     return RestResponse({"responses": responses}, 207)
+
+
+def _validate(
+    server: RestServer, request: RestRequest
+) -> tuple[tuple[Route, Handler] | RestError, RestError | None]:
+    """The request's route and handler (or the error matching it), and its first problem:
+    no match, a route that does not allow batching, invalid or unsanitizable parameters."""
+    match = server.match_request_to_handler(request)
+    error: RestError | None = match if isinstance(match, RestError) else None
+    if error is None and isinstance(match, tuple) and not _allows_batch(*match):
+        error = RestError(
+            "rest_batch_not_allowed",
+            "The requested route does not support batch requests.",
+            {"status": 400},
+        )
+    if error is None:
+        valid = request.has_valid_params()
+        error = valid if isinstance(valid, RestError) else None
+    if error is None:
+        sanitized = request.sanitize_params()
+        error = sanitized if isinstance(sanitized, RestError) else None
+    return match, error
+
+
+def _run(
+    server: RestServer,
+    request: RestRequest,
+    match: tuple[Route, Handler] | RestError,
+    error: RestError | None,
+) -> RestResponse:
+    """One request of the batch: ``rest_pre_dispatch`` (on a clean copy), else its handler
+    (or its validation error), then ``rest_post_dispatch``."""
+    clean = request.copy()
+    clean.set_url_params({})
+    clean.set_attributes({})
+    clean.set_default_params({})
+    early = server.hooks.apply_filters("rest_pre_dispatch", None, server, clean)
+    if early:
+        if isinstance(early, RestResponse):
+            result = early
+        elif isinstance(early, RestError):
+            result = error_to_response(early)
+        else:
+            result = RestResponse(early)
+    elif isinstance(match, RestError):
+        result = error_to_response(match)
+    else:
+        route, handler = match
+        if error is None and not callable(handler.get("callback")):
+            error = RestError(
+                "rest_invalid_handler",
+                "The handler for the route is invalid",
+                {"status": 500},
+            )
+        result = server.respond_to_request(request, route, handler, error)
+    return server.post_dispatch(result, request)

@@ -1,32 +1,37 @@
 """Serving one HTTP request through the REST server (``WP_REST_Server::serve_request``).
 
-The order of work: fixed headers (Content-Type, X-Robots-Tag, the API-root Link,
-X-Content-Type-Options), JSONP validation, the request object (query, form body, headers, raw
-body, method override), CORS header lists, authentication, dispatch, ``rest_post_dispatch``
-(Allow, ``_fields``), the envelope, the response's own headers (replacing defaults), no-cache
-headers for logged-in users, CORS origin headers, then the body: data with ``_links`` and
-``_embedded``, JSON (pretty with ``_pretty``), JSONP. HEAD gets every header and no body.
+`_serve` runs the stages in order, each a function of its own: fixed headers (Content-Type,
+X-Robots-Tag, the API-root Link, X-Content-Type-Options) and JSONP validation; the request object
+(query, form body, headers, raw body; `sitecache.rest.http_request`); method override; CORS header
+lists; authentication; dispatch and ``rest_post_dispatch`` (Allow, ``_fields``); the envelope; the
+response's own headers (replacing defaults) and no-cache headers for logged-in users; CORS origin
+headers (``rest_pre_serve_request``); then the body: data with ``_links`` and ``_embedded``, JSON
+(pretty with ``_pretty``; `sitecache.rest.json_encoding`), JSONP. HEAD gets every header and no
+body. `sitecache.rest.http_response` turns the answer into a werkzeug response.
 """
 
 from __future__ import annotations
 
-import contextlib
 import html
-import json
 import logging
-import math
 import re
 from collections.abc import Mapping
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from werkzeug.datastructures import Headers
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from werkzeug.wrappers import Request, Response
 
 from sitecache.errors import RestError
 from sitecache.rest.authentication import Authentication, is_logged_in
-from sitecache.rest.params import is_json_media_type, parse_pairs, parse_query_string
+from sitecache.rest.http_request import (
+    MAX_BODY_BYTES,
+    build_request,
+    query_params,
+    read_bounded_body,
+)
+from sitecache.rest.http_response import RestHttpResponse, merge_headers, to_http
+from sitecache.rest.json_encoding import encode_json
+from sitecache.rest.params import is_json_media_type
 from sitecache.rest.request import RestRequest
 from sitecache.rest.response import RestResponse, error_to_response
 from sitecache.rest.server import internal_error
@@ -62,174 +67,10 @@ ALLOWED_HEADERS: Final = [
     "Content-MD5",
     "Content-Type",
 ]
-MAX_BODY_BYTES: Final = 16 * 1024 * 1024
-"""The largest request body accepted (413 beyond)."""
 _JSONP_CALLBACK = re.compile(r"[^A-Za-z0-9_.]")
-_WHITESPACE = re.compile(r"\s+")
-
-
-# ---------------------------------------------------------------------- JSON
-_MAX_DEPTH: Final = 512
-"""PHP's ``json_encode`` depth limit: deeper data is refused as it is there."""
-
-
-class _EncodeError(Exception):
-    pass
-
-
-def _reject(value: Any) -> Any:
-    raise _EncodeError("Type is not supported")
-
-
-def _check_floats(value: Any, depth: int = 0) -> None:
-    if depth > _MAX_DEPTH:
-        raise _EncodeError("Maximum stack depth exceeded")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise _EncodeError("Inf and NaN cannot be JSON encoded")
-    if isinstance(value, dict):
-        for item in value.values():
-            _check_floats(item, depth + 1)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _check_floats(item, depth + 1)
-
-
-def encode_json(data: Any, pretty: bool = False) -> str:
-    """``data`` as JSON (UTF-8 text, ``{}`` for empty objects); raises ``ValueError`` with a
-    PHP-style message when it cannot be encoded (NaN, infinity, unsupported types, nesting
-    deeper than 512).
-
-    The C encoder does the work and rejects what it must (``allow_nan=False``, ``default``);
-    only when it fails is the data walked in Python, to give the same message as before; and
-    when the output has more than 512 brackets (so the data might nest too deep), its
-    containers are.
-    """
-    try:
-        if pretty:
-            text = json.dumps(data, indent=4, ensure_ascii=False, allow_nan=False, default=_reject)
-        else:
-            text = json.dumps(
-                data, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_reject
-            )
-    except (_EncodeError, TypeError, ValueError, RecursionError) as exc:
-        raise ValueError(_encode_error_message(data, exc)) from exc
-    # A value nested d deep sits inside d brackets, so few brackets prove a shallow value.
-    # (The encoder succeeded, so there is no NaN or infinity: only the depth is left.)
-    if text.count("[") + text.count("{") > _MAX_DEPTH and _too_deep(data):
-        raise ValueError("Maximum stack depth exceeded")
-    return text
-
-
-def _too_deep(data: Any) -> bool:
-    """Whether a value of ``data`` sits more than 512 containers deep (PHP refuses those);
-    only containers are visited, without recursion."""
-    stack: list[tuple[Any, int]] = [(data, 0)]
-    while stack:
-        value, depth = stack.pop()
-        children = value.values() if isinstance(value, dict) else value
-        if depth >= _MAX_DEPTH:
-            if children:
-                return True
-            continue
-        for child in children:
-            if isinstance(child, dict | list | tuple):
-                stack.append((child, depth + 1))
-    return False
-
-
-def _encode_error_message(data: Any, exc: BaseException) -> str:
-    """The message for data the encoder refused: a depth or NaN problem found by walking the
-    data first (in the order the walk meets them), else what the encoder's error means."""
-    try:
-        _check_floats(data)
-    except _EncodeError as found:
-        return str(found)
-    except RecursionError:
-        return "Maximum stack depth exceeded"
-    if isinstance(exc, _EncodeError):
-        return str(exc)
-    if isinstance(exc, RecursionError):
-        return "Maximum stack depth exceeded"
-    return "Type is not supported"
-
-
-# ---------------------------------------------------------------------- the request
-def _request_headers(environ: Mapping[str, Any]) -> dict[str, str]:
-    headers: dict[str, str] = {}
-    for key, value in environ.items():
-        if key.startswith("HTTP_"):
-            headers[key[5:]] = str(value)
-        elif key in ("CONTENT_TYPE", "CONTENT_LENGTH", "CONTENT_MD5") and value:
-            headers[key] = str(value)
-    if not headers.get("AUTHORIZATION") and environ.get("REDIRECT_HTTP_AUTHORIZATION"):
-        headers["AUTHORIZATION"] = str(environ["REDIRECT_HTTP_AUTHORIZATION"])
-    return headers
-
-
-def query_params(environ: Mapping[str, Any]) -> dict[str, Any]:
-    """The PHP-style query parameters of a WSGI request (``QUERY_STRING`` read as UTF-8)."""
-    raw = str(environ.get("QUERY_STRING") or "")
-    with contextlib.suppress(UnicodeEncodeError):  # already text beyond latin-1: use as is
-        raw = raw.encode("latin-1").decode("utf-8", "replace")
-    return parse_query_string(raw)
-
-
-def read_bounded_body(http: Request) -> None:
-    """Read a body of unknown length (``Transfer-Encoding: chunked``) now, and raise
-    ``RequestEntityTooLarge`` when it is longer than `MAX_BODY_BYTES`.
-
-    werkzeug stops reading such a stream at the limit and returns what it read, which would
-    silently truncate the body; reading one byte more tells a body at the limit from a longer
-    one. Bodies with a ``Content-Length`` are checked by werkzeug against the header.
-    """
-    if http.content_length is not None:
-        return
-    if "chunked" not in str(http.environ.get("HTTP_TRANSFER_ENCODING", "")).lower():
-        return
-    http.max_content_length = MAX_BODY_BYTES + 1
-    try:
-        data = http.get_data(cache=True)
-    finally:
-        http.max_content_length = MAX_BODY_BYTES
-    if len(data) > MAX_BODY_BYTES:
-        raise RequestEntityTooLarge()
-
-
-def build_request(
-    http: Request, route: str, query: dict[str, Any], plain_permalinks: bool = False
-) -> RestRequest:
-    """The `RestRequest` of an HTTP request (form bodies of POST parsed, PHP-style)."""
-    request = RestRequest(http.method, route)
-    request.environ = http.environ
-    request.plain_permalinks = plain_permalinks
-    request.set_query_params(query)
-    request.set_headers(_request_headers(http.environ))
-    read_bounded_body(http)
-    body = http.get_data(cache=True)
-    request.set_body(body)
-    if http.method == "POST":
-        form = http.form
-        if form:
-            request.set_body_params(parse_pairs(form.items(multi=True)))
-        if http.files:
-            request.set_file_params(dict(http.files.items()))
-    return request
 
 
 # ---------------------------------------------------------------------- headers
-def _header_value(value: object) -> str:
-    """One-line, latin-1-safe header text (newlines can never split a header)."""
-    return _clean_header_text(value if isinstance(value, str) else str(value))
-
-
-@lru_cache(maxsize=1024)
-def _clean_header_text(text: str) -> str:
-    """`_header_value` of a string; header values repeat from request to request, so the
-    cleaned form is kept (a pure function of its argument, bounded)."""
-    text = _WHITESPACE.sub(" ", text).strip()
-    return text.encode("latin-1", "replace").decode("latin-1")
-
-
 def _base_headers(server: RestServer, jsonp: bool) -> dict[str, str]:
     headers = {
         "Content-Type": (
@@ -244,81 +85,15 @@ def _base_headers(server: RestServer, jsonp: bool) -> dict[str, str]:
     return headers
 
 
-_REWRITTEN_HEADERS: Final = frozenset({"location", "content-location"})
-
-
-class RestHttpResponse(Response):
-    """The werkzeug response of a REST request: its headers are final when it is built.
-
-    werkzeug copies a response's headers when it sends them, to make ``Location`` absolute, to
-    drop ``Content-Length`` for bodiless statuses and to compute a missing one. A REST response
-    has its ``Content-Length`` from its body and needs none of that, so it is sent as it is;
-    any other case (a ``Location`` header added later, a status without a body) goes through
-    werkzeug's own rules.
-    """
-
-    def get_wsgi_headers(self, environ: Any) -> Headers:
-        """The headers to send (see `werkzeug.wrappers.Response.get_wsgi_headers`)."""
-        status = self.status_code
-        if 100 <= status < 200 or status in (204, 304):
-            return super().get_wsgi_headers(environ)
-        has_length = False
-        for name, _ in self.headers:
-            lowered = name.lower()
-            if lowered in _REWRITTEN_HEADERS:
-                return super().get_wsgi_headers(environ)
-            has_length = has_length or lowered == "content-length"
-        return self.headers if has_length else super().get_wsgi_headers(environ)
-
-
-def _to_http(
-    status: int,
-    headers: Mapping[str, str],
-    body: str | None,
-    debug_headers: Mapping[str, str],
-    head: bool = False,
-) -> Response:
-    # The last value given for a name (case-insensitively) wins, at the name's first position.
-    final: dict[str, tuple[str, str]] = {}
-    for source in (headers, debug_headers):
-        for name, value in source.items():
-            final[name.lower()] = (name, _header_value(value))
-    # A lone surrogate cannot be UTF-8: as a last resort it is written as its JSON escape
-    # (request bodies holding one are refused, but a handler may still produce one).
-    payload = b"" if body is None else body.encode("utf-8", "backslashreplace")
-    response = RestHttpResponse(payload, status=status, headers=Headers(list(final.values())))
-    if head:
-        # A HEAD answer has no body; its length would be that of the GET, which we did not build.
-        response.headers.pop("Content-Length", None)
-    return response
-
-
-def _merge_headers(base: Mapping[str, str], own: Mapping[str, str]) -> dict[str, str]:
-    """``base`` then ``own``, as `RestResponse.header` would set them one by one: a name given
-    again (in any case) replaces the earlier one and moves to the end."""
-    merged = dict(base)
-    names = {name.lower(): name for name in merged}
-    for name, value in own.items():
-        lowered = name.lower()
-        existing = names.get(lowered)
-        if existing is not None:
-            del merged[existing]
-        merged[name] = value
-        names[lowered] = name
-    return merged
-
-
-def _jsonp_error(
-    code: str, message: str, base: Mapping[str, str]
-) -> tuple[int, dict[str, str], str]:
-    return 400, dict(base), encode_json({"code": code, "message": message})
+def _jsonp_error(code: str, message: str, base: Mapping[str, str]) -> Answer:
+    return Answer(400, dict(base), encode_json({"code": code, "message": message}))
 
 
 # ---------------------------------------------------------------------- serving
 def error_response(server: RestServer, error: RestError) -> Response:
     """A REST error answered before any request object exists (a body too large, say)."""
     headers = {**_base_headers(server, False), **NOCACHE_HEADERS}
-    return _to_http(error.status, headers, encode_json(error.to_dict()), {})
+    return to_http(error.status, headers, encode_json(error.to_dict()), {})
 
 
 def payload_too_large() -> RestError:
@@ -384,7 +159,7 @@ def serve_request(
                 error = internal_error()
                 headers = {**_base_headers(server, False), **NOCACHE_HEADERS}
                 status, body = error.status, encode_json(error.to_dict())
-            return _to_http(
+            return to_http(
                 status,
                 headers,
                 body,
@@ -395,50 +170,112 @@ def serve_request(
         server.reset_context(token)
 
 
+class Answer(NamedTuple):
+    """What serving a REST request produces: status, headers and body (``None``: no body)."""
+
+    status: int
+    headers: dict[str, str]
+    body: str | None
+
+
+def _error_answer(error: RestError, headers: Mapping[str, str]) -> Answer:
+    return Answer(error.status, dict(headers), encode_json(error.to_dict()))
+
+
 def _serve(
     server: RestServer, http: Request, route: str | RestError, query: dict[str, Any]
-) -> tuple[int, dict[str, str], str | None]:
+) -> Answer:
+    """``serve_request``'s work, stage by stage: JSONP, the request object, method override,
+    CORS header lists, authentication, dispatch, the envelope, headers, then the body."""
     if isinstance(route, RestError):
-        headers = {**_base_headers(server, False), **NOCACHE_HEADERS}
-        return route.status, headers, encode_json(route.to_dict())
+        return _error_answer(route, {**_base_headers(server, False), **NOCACHE_HEADERS})
     server.ensure_initialized()
+    jsonp = _check_jsonp(server, query)
+    if isinstance(jsonp, Answer):
+        return jsonp
+    callback, base = jsonp
+    request = _read_request(server, http, route, query, base)
+    if isinstance(request, Answer):
+        return request
+    override_from_header = _override_method(request, query)
+    _add_cors_header_lists(server, request, base)
+    auth_error, auth_headers = _authenticate(server, request)
+    with server.acting_for(request):
+        result = _dispatch(server, request, auth_error, auth_headers)
+        embed: bool | list[str] = parse_embed_param(query["_embed"]) if "_embed" in query else False
+        if "_envelope" in query:
+            result = server.envelope_response(result, embed)
+        merged = _final_headers(
+            server,
+            request,
+            result,
+            base,
+            nocache=auth_error is not None,
+            override_from_header=override_from_header,
+        )
+        status = merged.get_status()
+        server.hooks.apply_filters("rest_pre_serve_request", False, merged, request, server)
+        return _encode(server, request, merged, status, embed, callback)
 
-    jsonp_value = query.get("_jsonp")
-    jsonp = jsonp_value if isinstance(jsonp_value, str) and jsonp_value else None
-    jsonp_enabled = bool(
-        server.hooks.apply_filters("rest_jsonp_enabled", server.settings.jsonp_enabled)
-    )
-    base = _base_headers(server, jsonp is not None and jsonp_enabled)
-    if jsonp is not None:
-        if not jsonp_enabled:
-            return _jsonp_error(
-                "rest_callback_disabled", "JSONP support is disabled on this site.", base
-            )
-        if _JSONP_CALLBACK.search(jsonp):
-            return _jsonp_error("rest_callback_invalid", "Invalid JSONP callback function.", base)
 
+def _check_jsonp(
+    server: RestServer, query: Mapping[str, Any]
+) -> tuple[str | None, dict[str, str]] | Answer:
+    """Stage 1, JSONP: the ``_jsonp`` callback (``None`` when not asked for) and the default
+    headers it implies; a 400 answer when JSONP is disabled or the callback name is invalid."""
+    value = query.get("_jsonp")
+    callback = value if isinstance(value, str) and value else None
+    enabled = bool(server.hooks.apply_filters("rest_jsonp_enabled", server.settings.jsonp_enabled))
+    base = _base_headers(server, callback is not None and enabled)
+    if callback is not None and not enabled:
+        return _jsonp_error(
+            "rest_callback_disabled", "JSONP support is disabled on this site.", base
+        )
+    if callback is not None and _JSONP_CALLBACK.search(callback):
+        return _jsonp_error("rest_callback_invalid", "Invalid JSONP callback function.", base)
+    return callback, base
+
+
+def _read_request(
+    server: RestServer, http: Request, route: str, query: dict[str, Any], base: Mapping[str, str]
+) -> RestRequest | Answer:
+    """Stage 2, the request object (query, headers, body); a 413 answer for a body too large,
+    a 400 one for a body cut short."""
     http.max_content_length = MAX_BODY_BYTES
     try:
-        request = build_request(
+        return build_request(
             http, route, query, plain_permalinks=not server.settings.permalink_structure
         )
     except RequestEntityTooLarge:
-        error = payload_too_large()
-        return error.status, base, encode_json(error.to_dict())
+        return _error_answer(payload_too_large(), base)
     except ClientDisconnected:
-        error = RestError(
-            "rest_incomplete_body", "The request body was not received in full.", {"status": 400}
+        return _error_answer(
+            RestError(
+                "rest_incomplete_body",
+                "The request body was not received in full.",
+                {"status": 400},
+            ),
+            base,
         )
-        return error.status, base, encode_json(error.to_dict())
 
-    override_from_header = False
+
+def _override_method(request: RestRequest, query: Mapping[str, Any]) -> bool:
+    """Stage 3, method override: ``_method``, else ``X-HTTP-Method-Override``; whether the
+    header did it (its 4xx answers then carry the no-cache headers)."""
     method_param = query.get("_method")
     if isinstance(method_param, str) and method_param:
         request.set_method(method_param)
-    elif request.get_header("x_http_method_override"):
-        request.set_method(request.get_header("x_http_method_override") or "")
-        override_from_header = True
+        return False
+    header = request.get_header("x_http_method_override")
+    if header:
+        request.set_method(header)
+        return True
+    return False
 
+
+def _add_cors_header_lists(server: RestServer, request: RestRequest, base: dict[str, str]) -> None:
+    """Stage 4, CORS: the exposed and allowed header lists (filters
+    ``rest_exposed_cors_headers`` and ``rest_allowed_cors_headers``)."""
     exposed = server.hooks.apply_filters(
         "rest_exposed_cors_headers", list(EXPOSED_HEADERS), request
     )
@@ -448,69 +285,102 @@ def _serve(
     base["Access-Control-Expose-Headers"] = ", ".join(exposed)
     base["Access-Control-Allow-Headers"] = ", ".join(allowed)
 
+
+def _authenticate(
+    server: RestServer, request: RestRequest
+) -> tuple[RestError | None, Mapping[str, str]]:
+    """Stage 5, authentication: the caller is set on ``request``; returns the error that
+    ``rest_authentication_errors`` settles on (``None``: go on) and the authenticator's
+    response headers."""
     outcome = server.authenticate(request)
-    auth_headers: Mapping[str, str] = {}
+    headers: Mapping[str, str] = {}
     if isinstance(outcome, Authentication):
         request.user = outcome.user
         request.app_password = outcome.app_password
         request.authentication_method = outcome.method
-        auth_headers = outcome.headers
-    auth_error = server.hooks.apply_filters(
+        headers = outcome.headers
+    error = server.hooks.apply_filters(
         "rest_authentication_errors", outcome if isinstance(outcome, RestError) else None, request
     )
-    with server.acting_for(request):
-        force_nocache = False
-        if isinstance(auth_error, RestError):
-            result = error_to_response(auth_error)
-            force_nocache = True
-            if is_logged_in(request.refused_user):
-                request.user = request.refused_user  # refused: only the headers see this user
-        else:
-            result = server.dispatch(request)
-            matched = server.registry.routes.get(result.get_matched_route() or "")
-            for notice in matched.notices if matched is not None else ():
-                server.notices.repeat_registration_notice(*notice)
-        for name, value in auth_headers.items():
-            result.header(name, value)
-        result = server.post_dispatch(result, request)
+    return (error if isinstance(error, RestError) else None), headers
 
-        embed: bool | list[str] = parse_embed_param(query["_embed"]) if "_embed" in query else False
-        if "_envelope" in query:
-            result = server.envelope_response(result, embed)
 
-        # The response's own headers replace the defaults of the same name.
-        merged = RestResponse(result.get_data(), result.get_status())
-        merged.links = result.links
-        merged.set_matched_route(result.get_matched_route())
-        merged.set_matched_handler(result.get_matched_handler())
-        merged.headers = _merge_headers(base, result.get_headers())
-        status = merged.get_status()
+def _dispatch(
+    server: RestServer,
+    request: RestRequest,
+    auth_error: RestError | None,
+    auth_headers: Mapping[str, str],
+) -> RestResponse:
+    """Stage 6, dispatch: the handler's response (or the authentication error's), with the
+    authenticator's headers, through ``rest_post_dispatch``."""
+    if auth_error is not None:
+        result = error_to_response(auth_error)
+        if is_logged_in(request.refused_user):
+            request.user = request.refused_user  # refused: only the headers see this user
+    else:
+        result = server.dispatch(request)
+        matched = server.registry.routes.get(result.get_matched_route() or "")
+        for notice in matched.notices if matched is not None else ():
+            server.notices.repeat_registration_notice(*notice)
+    for name, value in auth_headers.items():
+        result.header(name, value)
+    return server.post_dispatch(result, request)
 
-        nocache = bool(
-            server.hooks.apply_filters("rest_send_nocache_headers", is_logged_in(request.user))
+
+def _final_headers(
+    server: RestServer,
+    request: RestRequest,
+    result: RestResponse,
+    base: Mapping[str, str],
+    *,
+    nocache: bool,
+    override_from_header: bool,
+) -> RestResponse:
+    """Stage 7, headers: the response's own headers replace the defaults of the same name;
+    the no-cache headers go to logged-in callers (``rest_send_nocache_headers``), refused
+    authentications and 4xx answers to a header method override."""
+    merged = RestResponse(result.get_data(), result.get_status())
+    merged.links = result.links
+    merged.set_matched_route(result.get_matched_route())
+    merged.set_matched_handler(result.get_matched_handler())
+    merged.headers = merge_headers(base, result.get_headers())
+    status = merged.get_status()
+    logged_in = bool(
+        server.hooks.apply_filters("rest_send_nocache_headers", is_logged_in(request.user))
+    )
+    if nocache or logged_in or (override_from_header and 400 <= status < 500):
+        for name, value in NOCACHE_HEADERS.items():
+            merged.header(name, value)
+        merged.remove_header("Last-Modified")
+    return merged
+
+
+def _encode(
+    server: RestServer,
+    request: RestRequest,
+    merged: RestResponse,
+    status: int,
+    embed: bool | list[str],
+    callback: str | None,
+) -> Answer:
+    """Stage 8, encoding: no body for HEAD, 204 or no data; else the data with ``_links`` and
+    ``_embedded`` as JSON (pretty with ``_pretty``; a 500 when it cannot be encoded), wrapped
+    for a JSONP ``callback``."""
+    headers = dict(merged.get_headers())
+    if request.get_method() == "HEAD":
+        return Answer(status, headers, None)
+    data = server.response_to_data(merged, embed)
+    data = server.hooks.apply_filters("rest_pre_echo_response", data, server, request)
+    if status == 204 or data is None:
+        return Answer(status, headers, None)
+    pretty = request.get_param("_pretty") is not None
+    try:
+        body = encode_json(data, pretty)
+    except ValueError as exc:
+        status = 500
+        body = encode_json(
+            RestError("rest_encode_error", str(exc), {"status": 500}).to_dict(), pretty
         )
-        if force_nocache or nocache or (override_from_header and 400 <= status < 500):
-            for name, value in NOCACHE_HEADERS.items():
-                merged.header(name, value)
-            merged.remove_header("Last-Modified")
-
-        server.hooks.apply_filters("rest_pre_serve_request", False, merged, request, server)
-        headers = dict(merged.get_headers())
-        if request.get_method() == "HEAD":
-            return status, headers, None
-
-        data = server.response_to_data(merged, embed)
-        data = server.hooks.apply_filters("rest_pre_echo_response", data, server, request)
-        if status == 204 or data is None:
-            return status, headers, None
-        pretty = request.get_param("_pretty") is not None
-        try:
-            body = encode_json(data, pretty)
-        except ValueError as exc:
-            status = 500
-            body = encode_json(
-                RestError("rest_encode_error", str(exc), {"status": 500}).to_dict(), pretty
-            )
-        if jsonp is not None:
-            body = f"/**/{jsonp}({body})"
-        return status, headers, body
+    if callback is not None:
+        body = f"/**/{callback}({body})"
+    return Answer(status, headers, body)

@@ -115,33 +115,9 @@ class RouteRegistry:
         (``initialized`` false) and a handler without ``permission_callback`` are reported as
         misuse but registered.
         """
-        if not namespace:
-            self._notify(
-                "register_rest_route",
-                "Routes must be namespaced with plugin or theme name and version. Instead there "
-                f"seems to be an empty namespace '{namespace}' for route '{route}'.",
-            )
+        clean_namespace = self._checked_namespace(namespace, route, initialized)
+        if clean_namespace is None:
             return False
-        if not route:
-            self._notify(
-                "register_rest_route",
-                f"Route must be specified. Instead within the namespace '{namespace}', there "
-                f"seems to be an empty route '{route}'.",
-            )
-            return False
-        clean_namespace = namespace.strip("/")
-        if clean_namespace != namespace:
-            self._notify(
-                "register_rest_route",
-                f"Namespace must not start or end with a slash. Instead namespace '{namespace}' "
-                f"for route '{route}' seems to contain a slash.",
-            )
-        if not initialized:
-            self._notify(
-                "register_rest_route",
-                "REST API routes must be registered on the rest_api_init action. Instead route "
-                f"'{route}' with namespace '{namespace}' was not registered on this action.",
-            )
         display = f"{clean_namespace}/{route.strip('/')}"
         common_args = self._arg_map(route_args, display)
         groups: list[Mapping[str, Any]]
@@ -155,30 +131,8 @@ class RouteRegistry:
                 groups = [args]
         else:
             groups = list(args)
-        handlers: list[Handler] = []
         notices: list[tuple[str, str]] = []
-        for group in groups:
-            handler: Handler = {**_HANDLER_DEFAULTS, **dict(group)}
-            handler["args"] = {**common_args, **self._arg_map(handler.get("args"), display)}
-            if "permission_callback" not in group:
-                notice = (
-                    "register_rest_route",
-                    f"The REST API route definition for {display} is missing the required "
-                    "permission_callback argument. For REST API routes that are intended to be "
-                    "public, use sitecache.rest.return_true as the permission callback.",
-                )
-                self._notify(*notice)
-                notices.append(notice)
-            for definition in handler["args"].values():
-                if not isinstance(definition, Mapping):
-                    self._notify(
-                        "register_rest_route",
-                        "REST API $args should be an array of arrays. Non-array value detected "
-                        f"for {display}.",
-                    )
-                    break
-            handler["methods"] = normalize_methods(handler["methods"])
-            handlers.append(handler)
+        handlers = [self._handler(group, common_args, display, notices) for group in groups]
         options: dict[str, Any] = {}
         if schema is not None:
             options["schema"] = schema
@@ -190,6 +144,70 @@ class RouteRegistry:
         registered = self.add_route(clean_namespace, full_route, handlers, options, override)
         registered.notices.extend(notices)
         return True
+
+    def _checked_namespace(self, namespace: str, route: str, initialized: bool) -> str | None:
+        """The namespace without its slashes, or ``None`` for an empty namespace or route
+        (refused); slashes and a registration outside ``rest_api_init`` are misuse notices."""
+        if not namespace:
+            self._notify(
+                "register_rest_route",
+                "Routes must be namespaced with plugin or theme name and version. Instead there "
+                f"seems to be an empty namespace '{namespace}' for route '{route}'.",
+            )
+            return None
+        if not route:
+            self._notify(
+                "register_rest_route",
+                f"Route must be specified. Instead within the namespace '{namespace}', there "
+                f"seems to be an empty route '{route}'.",
+            )
+            return None
+        clean_namespace = namespace.strip("/")
+        if clean_namespace != namespace:
+            self._notify(
+                "register_rest_route",
+                f"Namespace must not start or end with a slash. Instead namespace '{namespace}' "
+                f"for route '{route}' seems to contain a slash.",
+            )
+        if not initialized:
+            self._notify(
+                "register_rest_route",
+                "REST API routes must be registered on the rest_api_init action. Instead route "
+                f"'{route}' with namespace '{namespace}' was not registered on this action.",
+            )
+        return clean_namespace
+
+    def _handler(
+        self,
+        group: Mapping[str, Any],
+        common_args: Mapping[str, Any],
+        display: str,
+        notices: list[tuple[str, str]],
+    ) -> Handler:
+        """One handler with its defaults and merged arguments; a missing permission callback
+        is a notice (also kept in ``notices``, repeated per response), as is an argument
+        definition that is not a mapping."""
+        handler: Handler = {**_HANDLER_DEFAULTS, **dict(group)}
+        handler["args"] = {**common_args, **self._arg_map(handler.get("args"), display)}
+        if "permission_callback" not in group:
+            notice = (
+                "register_rest_route",
+                f"The REST API route definition for {display} is missing the required "
+                "permission_callback argument. For REST API routes that are intended to be "
+                "public, use sitecache.rest.return_true as the permission callback.",
+            )
+            self._notify(*notice)
+            notices.append(notice)
+        for definition in handler["args"].values():
+            if not isinstance(definition, Mapping):
+                self._notify(
+                    "register_rest_route",
+                    "REST API $args should be an array of arrays. Non-array value detected "
+                    f"for {display}.",
+                )
+                break
+        handler["methods"] = normalize_methods(handler["methods"])
+        return handler
 
     def _arg_map(self, args: Any, display: str) -> dict[str, Any]:
         """Argument definitions keyed by name; a list is read by index, as PHP merges it."""

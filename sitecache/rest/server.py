@@ -18,6 +18,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from sitecache.domain_errors import DomainError
 from sitecache.errors import RestError
 from sitecache.hooks import Hooks
 from sitecache.rest import index
@@ -28,7 +29,9 @@ from sitecache.rest.authentication import (
 )
 from sitecache.rest.cors import send_cors_headers
 from sitecache.rest.debug import DebugNotices
-from sitecache.rest.links import compact_links, default_curies
+from sitecache.rest.embedding import response_to_data
+from sitecache.rest.error_handlers import DomainErrorHandler, ErrorHandlers
+from sitecache.rest.links import default_curies
 from sitecache.rest.params import parse_query_string
 from sitecache.rest.request import RestRequest
 from sitecache.rest.response import RestResponse, ensure_response, error_to_response
@@ -39,7 +42,6 @@ from sitecache.schema import (
     filter_response_fields,
     get_date_with_gmt,
 )
-from sitecache.schema.php import is_numeric_array
 
 __all__ = [
     "RestServer",
@@ -98,6 +100,8 @@ class RestServer:
         self.notices = notices
         self.registry = RouteRegistry(notices.doing_it_wrong, self._namespace_index)
         self._authenticators: list[tuple[int, int, Authenticator]] = []
+        self.error_handlers = ErrorHandlers()
+        """The REST error each domain exception answers with (`add_error_handler`)."""
         self.index_cache: dict[tuple[Any, ...], dict[str, Any]] = {}
         """Route descriptions of the API and namespace indexes (`index.cached_data_for_routes`)."""
         self._initialized = threading.Event()
@@ -196,12 +200,22 @@ class RestServer:
         self._authenticators.sort(key=lambda entry: (entry[0], entry[1]))
 
     def authenticate(self, request: RestRequest) -> Authentication | RestError | None:
-        """Ask each authenticator in turn; the first answer other than ``None`` wins."""
+        """Ask each authenticator in turn; the first answer other than ``None`` wins (a domain
+        exception an authenticator raises answers as `error_handlers` says)."""
         for _, _, authenticator in self._authenticators:
-            outcome = authenticator.authenticate(request)
+            try:
+                outcome = authenticator.authenticate(request)
+            except DomainError as refused:
+                return self.error_handlers.to_rest_error(refused)
             if outcome is not None:
                 return outcome
         return None
+
+    # ------------------------------------------------------------------ domain exceptions
+    def add_error_handler(self, kind: type[DomainError], handler: DomainErrorHandler) -> None:
+        """Answer the domain exception ``kind`` (and its subclasses without a handler of their
+        own) with the `RestError` ``handler`` returns (falcon's ``add_error_handler``)."""
+        self.error_handlers.add(kind, handler)
 
     # ------------------------------------------------------------------ URLs
     @property
@@ -362,6 +376,8 @@ class RestServer:
             )
         except RestError as raised:
             result = raised
+        except DomainError as refused:
+            result = self.error_handlers.to_rest_error(refused)
         except Exception:
             logger.exception(
                 "Unhandled exception in the REST handler for %s %s",
@@ -481,64 +497,7 @@ class RestServer:
 
     def response_to_data(self, response: RestResponse, embed: bool | list[str]) -> Any:
         """The response data with ``_links`` and, when asked, ``_embedded``."""
-        data = response.get_data()
-        links = compact_links(response, self.curies(), self.target_hints)
-        if links:
-            if data is None:
-                data = {}
-            elif isinstance(data, list):
-                data = {str(position): item for position, item in enumerate(data)}
-            if isinstance(data, dict):
-                data = {**data, "_links": links}
-        if embed:
-            cache: dict[str, Any] = {}
-            if is_numeric_array(data) and isinstance(data, list):
-                data = [self._embed_links(item, embed, cache) for item in data]
-            else:
-                data = self._embed_links(data, embed, cache)
-        return data
-
-    def _embed_links(self, data: Any, embed: bool | list[str], cache: dict[str, Any]) -> Any:
-        if not isinstance(data, dict) or not isinstance(data.get("_links"), dict):
-            return data
-        embedded: dict[str, list[Any]] = {}
-        for rel, links in data["_links"].items():
-            if isinstance(embed, list) and rel not in embed:
-                continue
-            if not isinstance(links, list):
-                continue
-            entries: list[Any] = []
-            for link in links:
-                if not isinstance(link, Mapping) or not link.get("embeddable"):
-                    entries.append({})
-                    continue
-                href = link.get("href")
-                if not isinstance(href, str):
-                    entries.append({})
-                    continue
-                if href not in cache:
-                    cache[href] = self._embedded_response(href)
-                entries.append(cache[href])
-            if any(entry for entry in entries):
-                embedded[rel] = entries
-        if embedded:
-            data = {**data, "_embedded": embedded}
-        return data
-
-    def _embedded_response(self, href: str) -> Any:
-        request = self.request_from_url(href)
-        if request is None:
-            return {}
-        if not request.get_param("context"):
-            request.set_param("context", "embed")
-        if not request.get_param("per_page"):
-            matched = self.registry.match(request.get_method(), request.get_route())
-            if not isinstance(matched, RestError):
-                per_page = (matched[1].get("args") or {}).get("per_page")
-                if isinstance(per_page, Mapping) and per_page.get("maximum") is not None:
-                    request.set_param("per_page", int(per_page["maximum"]))
-        response = self.post_dispatch(self.dispatch(request), request)
-        return self.response_to_data(response, False)
+        return response_to_data(self, response, embed)
 
     def envelope_response(self, response: RestResponse, embed: bool | list[str]) -> RestResponse:
         """A 200 response whose data is ``{body, status, headers}`` of ``response``."""

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Final
 
+from sitecache.domain_errors import ForbiddenError, GoneError, InvalidValueError, NotFoundError
 from sitecache.site.content_base import ContentBase, transactional
 from sitecache.site.models import COMMENT_STATUSES, Comment
 from sitecache.site.queries import (
     COMMENT_ORDER,
     CommentQuery,
-    content_error,
     like_pattern,
     placeholders,
 )
@@ -101,8 +101,9 @@ class CommentStore(ContentBase):
         ``status`` defaults to `moderation_status`. The post must exist.
 
         Raises:
-            RestError: ``rest_comment_invalid_post_id`` (403), ``rest_comment_content_invalid``,
-                ``rest_comment_invalid_status``, ``rest_comment_invalid_parent`` (400).
+            ForbiddenError: ``rest_comment_invalid_post_id`` (no such post).
+            InvalidValueError: ``rest_comment_content_invalid``, ``rest_comment_invalid_status``,
+                ``rest_comment_invalid_parent``.
         """
         unknown = set(fields) - set(_COMMENT_FIELDS)
         if unknown:
@@ -120,30 +121,15 @@ class CommentStore(ContentBase):
         }
         values.update(fields)
         if not str(values.get("content") or "").strip():
-            raise content_error("rest_comment_content_invalid", "Invalid comment content.", 400)
+            raise InvalidValueError("rest_comment_content_invalid", "Invalid comment content.")
         if "status" not in values:
             values["status"] = self.moderation_status(
                 str(values["author_email"]), int(values["user_id"])
             )
         if values["status"] not in COMMENT_STATUSES:
-            raise content_error("rest_comment_invalid_status", "Invalid comment status.", 400)
+            raise InvalidValueError("rest_comment_invalid_status", "Invalid comment status.")
         with self._write() as db:
-            if not db.execute(
-                "SELECT 1 FROM posts WHERE id = ?", (values.get("post_id"),)
-            ).fetchone():
-                raise content_error(
-                    "rest_comment_invalid_post_id",
-                    "Sorry, you are not allowed to create this comment without a post.",
-                    403,
-                )
-            if (
-                values["parent"]
-                and not db.execute(
-                    "SELECT 1 FROM comments WHERE id = ? AND post_id = ?",
-                    (values["parent"], values["post_id"]),
-                ).fetchone()
-            ):
-                raise content_error("rest_comment_invalid_parent", "Invalid comment parent.", 400)
+            _check_post_and_parent(db, values)
             columns = list(values)
             cursor = db.execute(
                 f"INSERT INTO comments ({', '.join(columns)}) VALUES ({placeholders(columns)})",
@@ -165,18 +151,19 @@ class CommentStore(ContentBase):
         ``transition_comment_status(new, old, comment)``.
 
         Raises:
-            RestError: ``rest_comment_invalid_id`` (404), invalid status or content (400).
+            NotFoundError: ``rest_comment_invalid_id``.
+            InvalidValueError: an invalid status, content or post.
         """
         unknown = set(fields) - set(_COMMENT_FIELDS) - {"post_id"}
         if unknown:
             raise TypeError(f"unknown comment fields: {', '.join(sorted(unknown))}")
         old = self.get_comment(comment_id)
         if old is None:
-            raise content_error("rest_comment_invalid_id", "Invalid comment ID.", 404)
+            raise NotFoundError("rest_comment_invalid_id", "Invalid comment ID.")
         if "status" in fields and fields["status"] not in COMMENT_STATUSES:
-            raise content_error("rest_comment_invalid_status", "Invalid comment status.", 400)
+            raise InvalidValueError("rest_comment_invalid_status", "Invalid comment status.")
         if "content" in fields and not str(fields["content"]).strip():
-            raise content_error("rest_comment_content_invalid", "Invalid comment content.", 400)
+            raise InvalidValueError("rest_comment_content_invalid", "Invalid comment content.")
         if fields:
             with self._write() as db:
                 if (
@@ -185,7 +172,7 @@ class CommentStore(ContentBase):
                         "SELECT 1 FROM posts WHERE id = ?", (fields["post_id"],)
                     ).fetchone()
                 ):
-                    raise content_error("rest_comment_invalid_post_id", "Invalid post ID.", 400)
+                    raise InvalidValueError("rest_comment_invalid_post_id", "Invalid post ID.")
                 assignments = ", ".join(f"{column} = ?" for column in fields)
                 db.execute(
                     f"UPDATE comments SET {assignments} WHERE id = ?",
@@ -205,16 +192,15 @@ class CommentStore(ContentBase):
         (``deleted_comment``; replies move up to its parent). Returns it as it was.
 
         Raises:
-            RestError: ``rest_comment_invalid_id`` (404), ``rest_already_trashed`` (410).
+            NotFoundError: ``rest_comment_invalid_id``.
+            GoneError: ``rest_already_trashed``.
         """
         comment = self.get_comment(comment_id)
         if comment is None:
-            raise content_error("rest_comment_invalid_id", "Invalid comment ID.", 404)
+            raise NotFoundError("rest_comment_invalid_id", "Invalid comment ID.")
         if not force:
             if comment.status == "trash":
-                raise content_error(
-                    "rest_already_trashed", "The comment has already been trashed.", 410
-                )
+                raise GoneError("rest_already_trashed", "The comment has already been trashed.")
             self.update_comment(comment_id, status="trash")
             return comment
         with self._write() as db:
@@ -224,3 +210,25 @@ class CommentStore(ContentBase):
             db.execute("DELETE FROM comments WHERE id = ?", (comment_id,))
         self._fire("deleted_comment", comment.id, comment)
         return replace(comment)
+
+
+def _check_post_and_parent(db: sqlite3.Connection, values: Mapping[str, Any]) -> None:
+    """Refuse a new comment on no post, or replying to a comment not on its post.
+
+    Raises:
+        ForbiddenError: ``rest_comment_invalid_post_id``.
+        InvalidValueError: ``rest_comment_invalid_parent``.
+    """
+    if not db.execute("SELECT 1 FROM posts WHERE id = ?", (values.get("post_id"),)).fetchone():
+        raise ForbiddenError(
+            "rest_comment_invalid_post_id",
+            "Sorry, you are not allowed to create this comment without a post.",
+        )
+    if (
+        values["parent"]
+        and not db.execute(
+            "SELECT 1 FROM comments WHERE id = ? AND post_id = ?",
+            (values["parent"], values["post_id"]),
+        ).fetchone()
+    ):
+        raise InvalidValueError("rest_comment_invalid_parent", "Invalid comment parent.")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import quote, urlsplit
 
-from sitecache.errors import RestError
+from sitecache.domain_errors import InvalidValueError, NotFoundError
 from sitecache.schema import is_email, sanitize_text_field, sanitize_url
 from sitecache.site.models import Comment
 
@@ -84,32 +84,29 @@ def parse_submission(form: Mapping[str, str]) -> CommentSubmission:
     """The comment form's fields, checked (``wp_handle_comment_submission``'s rules).
 
     Raises:
-        RestError: a missing name, e-mail or comment, an invalid e-mail, a field too long
-            (status 400) or a missing post (404).
+        InvalidValueError: a missing name, e-mail or comment, an invalid e-mail, a field too
+            long.
+        NotFoundError: ``comment_id_not_found``: no post named.
     """
     post_id = _integer(_field(form, "comment_post_ID").strip())
     if not post_id:
-        raise RestError("comment_id_not_found", "The post does not exist.", {"status": 404})
+        raise NotFoundError("comment_id_not_found", "The post does not exist.")
     name = sanitize_text_field(_field(form, "author"))
     email = sanitize_text_field(_field(form, "email"))
     url = _field(form, "url").strip()
     content = _field(form, "comment").replace("\r\n", "\n").strip()
     if not name or not email:
-        raise RestError(
-            "require_name_email", "Please fill the required fields (name, email).", {"status": 400}
+        raise InvalidValueError(
+            "require_name_email", "Please fill the required fields (name, email)."
         )
     if len(name) > MAX_NAME or len(email) > MAX_EMAIL or len(url) > MAX_URL:
-        raise RestError("comment_field_too_long", "A field is too long.", {"status": 400})
+        raise InvalidValueError("comment_field_too_long", "A field is too long.")
     if not is_email(email):
-        raise RestError(
-            "require_valid_email", "Please enter a valid email address.", {"status": 400}
-        )
+        raise InvalidValueError("require_valid_email", "Please enter a valid email address.")
     if not content:
-        raise RestError("require_valid_comment", "Please type your comment text.", {"status": 400})
+        raise InvalidValueError("require_valid_comment", "Please type your comment text.")
     if len(content) > MAX_CONTENT:
-        raise RestError(
-            "comment_content_column_length", "Your comment is too long.", {"status": 400}
-        )
+        raise InvalidValueError("comment_content_column_length", "Your comment is too long.")
     # SECURITY: only http(s) links are kept for the author's website.
     clean_url = sanitize_url(url) if url else ""
     if clean_url and urlsplit(clean_url).scheme not in ("http", "https"):

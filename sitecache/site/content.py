@@ -32,6 +32,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from sitecache.domain_errors import GoneError, InvalidValueError, NotFoundError
 from sitecache.site.comment_store import CommentStore
 from sitecache.site.content_base import transactional
 from sitecache.site.models import POST_STATUSES, POST_TYPES, Post, sanitize_title
@@ -40,7 +41,6 @@ from sitecache.site.queries import (
     CommentQuery,
     PostQuery,
     TermQuery,
-    content_error,
     like_pattern,
     placeholders,
 )
@@ -135,6 +135,26 @@ class ContentService(TermStore, CommentStore):
 
     def query_posts(self, query: PostQuery) -> tuple[list[Post], int]:
         """The posts matching ``query`` (one page of them) and how many match in all."""
+        where, args = self._post_filters(query)
+        clause = " AND ".join(where)
+        connection = self.store.connection()
+        total = int(
+            connection.execute(
+                f"SELECT COUNT(*) FROM posts p WHERE {clause}",
+                args,
+            ).fetchone()[0]
+        )
+        offset = query.offset if query.offset is not None else (query.page - 1) * query.per_page
+        rows = connection.execute(
+            f"SELECT p.* FROM posts p WHERE {clause} ORDER BY {_post_order(query)}"
+            " LIMIT ? OFFSET ?",
+            [*args, query.per_page, max(offset, 0)],
+        )
+        return self._posts_from_rows(rows), total
+
+    def _post_filters(self, query: PostQuery) -> tuple[list[str], list[Any]]:
+        """The SQL conditions of ``query`` (fixed fragments, ``?`` placeholders) and their
+        arguments, in order."""
         where = [
             f"p.type IN ({placeholders(query.types)})",
             f"p.status IN ({placeholders(query.statuses)})",
@@ -152,24 +172,7 @@ class ContentService(TermStore, CommentStore):
         among("p.id", query.exclude, negate=True)
         among("p.slug", query.slugs)
         among("p.parent", query.parents)
-        for group in query.term_groups:
-            where.append(
-                "p.id IN (SELECT post_id FROM term_relationships"
-                f" WHERE term_id IN ({placeholders(group)}))"
-            )
-            args.extend(group)
-        if query.term_ids:
-            where.append(
-                "p.id IN (SELECT post_id FROM term_relationships"
-                f" WHERE term_id IN ({placeholders(query.term_ids)}))"
-            )
-            args.extend(query.term_ids)
-        if query.terms_exclude:
-            where.append(
-                "p.id NOT IN (SELECT post_id FROM term_relationships"
-                f" WHERE term_id IN ({placeholders(query.terms_exclude)}))"
-            )
-            args.extend(query.terms_exclude)
+        _add_term_filters(query, where, args)
         if query.search:
             for word in query.search.split()[:10]:
                 where.append(
@@ -177,42 +180,15 @@ class ContentService(TermStore, CommentStore):
                     " OR p.excerpt LIKE ? ESCAPE '\\')"
                 )
                 args.extend([like_pattern(word)] * 3)
-        if query.after is not None:
-            where.append("p.date_gmt > ?")
-            args.append(query.after)
-        if query.before is not None:
-            where.append("p.date_gmt < ?")
-            args.append(query.before)
+        for condition, value in (("p.date_gmt > ?", query.after), ("p.date_gmt < ?", query.before)):
+            if value is not None:
+                where.append(condition)
+                args.append(value)
         if query.year is not None:
             start, end = self._date_range(query.year, query.month, query.day)
             where.append("p.date_gmt >= ? AND p.date_gmt < ?")
             args.extend([start, end])
-        clause = " AND ".join(where)
-        connection = self.store.connection()
-        total = int(
-            connection.execute(
-                f"SELECT COUNT(*) FROM posts p WHERE {clause}",
-                args,
-            ).fetchone()[0]
-        )
-        order = POST_ORDER.get(query.orderby, POST_ORDER["date"]).format(
-            "ASC" if query.order.lower() == "asc" else "DESC"
-        )
-        if query.orderby == "include" and query.include:
-            order = (
-                "CASE p.id "
-                + " ".join(
-                    f"WHEN {int(post_id)} THEN {position}"
-                    for position, post_id in enumerate(query.include)
-                )
-                + " END"
-            )
-        offset = query.offset if query.offset is not None else (query.page - 1) * query.per_page
-        rows = connection.execute(
-            f"SELECT p.* FROM posts p WHERE {clause} ORDER BY {order} LIMIT ? OFFSET ?",
-            [*args, query.per_page, max(offset, 0)],
-        )
-        return self._posts_from_rows(rows), total
+        return where, args
 
     def _date_range(self, year: int, month: int | None, day: int | None) -> tuple[int, int]:
         """UTC seconds bounding a local year, month or day of the site's timezone."""
@@ -269,10 +245,10 @@ class ContentService(TermStore, CommentStore):
         if unknown:
             raise TypeError(f"unknown post fields: {', '.join(sorted(unknown))}")
         if fields.get("type", "post") not in POST_TYPES:
-            raise content_error("rest_invalid_post_type", "Invalid post type.", 400)
+            raise InvalidValueError("rest_invalid_post_type", "Invalid post type.")
         status = fields.get("status", "draft")
         if status not in POST_STATUSES and status != "inherit":
-            raise content_error("rest_invalid_status", "Invalid post status.", 400)
+            raise InvalidValueError("rest_invalid_status", "Invalid post status.")
 
     def _check_term_ids(self, db: sqlite3.Connection, term_ids: Sequence[int]) -> None:
         if not term_ids:
@@ -282,7 +258,7 @@ class ContentService(TermStore, CommentStore):
             tuple(term_ids),
         ).fetchone()[0]
         if int(found) != len(set(term_ids)):
-            raise content_error("rest_invalid_term_id", "Invalid term ID.", 400)
+            raise InvalidValueError("rest_invalid_term_id", "Invalid term ID.")
 
     def _scheduled_status(self, status: str, date_gmt: int) -> str:
         """``publish`` with a date in the future becomes ``future``, and back."""
@@ -302,11 +278,42 @@ class ContentService(TermStore, CommentStore):
         ``default_category`` when it exists.
 
         Raises:
-            RestError: an invalid type, status or term (400).
+            InvalidValueError: an invalid type, status or term.
         """
         self._check_post_fields(fields)
+        values = self._new_post_defaults()
+        values.update({key: value for key, value in fields.items() if key != "term_ids"})
+        values["status"] = self._scheduled_status(values["status"], int(values["date_gmt"]))
+        term_ids = list(fields.get("term_ids") or [])
+        with self._write() as db:
+            values["slug"] = self._unique_slug(
+                db,
+                values["type"],
+                sanitize_title(str(values.get("slug") or values["title"]), "untitled"),
+            )
+            self._check_term_ids(db, term_ids)
+            if values["type"] == "post" and not self._has_category(db, term_ids):
+                term_ids += self._default_category(db)
+            columns = list(values)
+            cursor = db.execute(
+                f"INSERT INTO posts ({', '.join(columns)}) VALUES ({placeholders(columns)})",
+                [int(v) if isinstance(v, bool) else v for v in values.values()],
+            )
+            post_id = int(cursor.lastrowid or 0)
+            db.executemany(
+                "INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)",
+                [(post_id, term_id) for term_id in term_ids],
+            )
+        post = self._must_get(post_id)
+        if post.type != "revision":
+            self._fire("transition_post_status", post.status, "new", post)
+            self._fire("save_post", post.id, post, False)
+        return post
+
+    def _new_post_defaults(self) -> dict[str, Any]:
+        """The columns of a new post before its fields are applied (dates now)."""
         now = self.now()
-        values: dict[str, Any] = {
+        return {
             "type": "post",
             "status": "draft",
             "author": 0,
@@ -323,37 +330,14 @@ class ContentService(TermStore, CommentStore):
             "sticky": False,
             "mime_type": "",
         }
-        values.update({key: value for key, value in fields.items() if key != "term_ids"})
-        values["status"] = self._scheduled_status(values["status"], int(values["date_gmt"]))
-        term_ids = list(fields.get("term_ids") or [])
-        with self._write() as db:
-            values["slug"] = self._unique_slug(
-                db,
-                values["type"],
-                sanitize_title(str(values.get("slug") or values["title"]), "untitled"),
-            )
-            self._check_term_ids(db, term_ids)
-            if values["type"] == "post" and not self._has_category(db, term_ids):
-                default = int(self.get_option("default_category"))
-                if db.execute(
-                    "SELECT 1 FROM terms WHERE id = ? AND taxonomy = 'category'", (default,)
-                ).fetchone():
-                    term_ids.append(default)
-            columns = list(values)
-            cursor = db.execute(
-                f"INSERT INTO posts ({', '.join(columns)}) VALUES ({placeholders(columns)})",
-                [int(v) if isinstance(v, bool) else v for v in values.values()],
-            )
-            post_id = int(cursor.lastrowid or 0)
-            db.executemany(
-                "INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)",
-                [(post_id, term_id) for term_id in term_ids],
-            )
-        post = self._must_get(post_id)
-        if post.type != "revision":
-            self._fire("transition_post_status", post.status, "new", post)
-            self._fire("save_post", post.id, post, False)
-        return post
+
+    def _default_category(self, db: sqlite3.Connection) -> list[int]:
+        """``[default_category]`` when that category exists, else ``[]``."""
+        default = int(self.get_option("default_category"))
+        found = db.execute(
+            "SELECT 1 FROM terms WHERE id = ? AND taxonomy = 'category'", (default,)
+        ).fetchone()
+        return [default] if found else []
 
     def _has_category(self, db: sqlite3.Connection, term_ids: Sequence[int]) -> bool:
         if not term_ids:
@@ -381,12 +365,13 @@ class ContentService(TermStore, CommentStore):
         the post's terms (`set_post_terms` replaces one taxonomy's).
 
         Raises:
-            RestError: ``rest_post_invalid_id`` (404), invalid status or term (400).
+            NotFoundError: ``rest_post_invalid_id``.
+            InvalidValueError: an invalid status or term.
         """
         self._check_post_fields(fields)
         old = self.get_post(post_id)
         if old is None:
-            raise content_error("rest_post_invalid_id", "Invalid post ID.", 404)
+            raise NotFoundError("rest_post_invalid_id", "Invalid post ID.")
         values = {key: value for key, value in fields.items() if key != "term_ids"}
         values.setdefault("modified_gmt", self.now())
         if "slug" in values or "title" in values:
@@ -434,7 +419,7 @@ class ContentService(TermStore, CommentStore):
         """Replace a post's terms of one taxonomy (``save_post`` fires)."""
         post = self.get_post(post_id)
         if post is None:
-            raise content_error("rest_post_invalid_id", "Invalid post ID.", 404)
+            raise NotFoundError("rest_post_invalid_id", "Invalid post ID.")
         keep = [
             term.id for term in self.get_terms(post.term_ids).values() if term.taxonomy != taxonomy
         ]
@@ -475,16 +460,15 @@ class ContentService(TermStore, CommentStore):
         ``deleted_post`` after). Returns the post as it was before.
 
         Raises:
-            RestError: ``rest_post_invalid_id`` (404); ``rest_already_trashed`` (410).
+            NotFoundError: ``rest_post_invalid_id``.
+            GoneError: ``rest_already_trashed``.
         """
         post = self.get_post(post_id)
         if post is None:
-            raise content_error("rest_post_invalid_id", "Invalid post ID.", 404)
+            raise NotFoundError("rest_post_invalid_id", "Invalid post ID.")
         if not force:
             if post.status == "trash":
-                raise content_error(
-                    "rest_already_trashed", "The post has already been deleted.", 410
-                )
+                raise GoneError("rest_already_trashed", "The post has already been deleted.")
             self.update_post(post_id, status="trash")
             return post
         # Before the post goes (WordPress's order), whatever the surrounding transaction.
@@ -530,3 +514,34 @@ class ContentService(TermStore, CommentStore):
             "SELECT id FROM posts WHERE status = 'future' AND date_gmt <= ?", (self.now(),)
         )
         return [self.update_post(int(row[0]), status="publish") for row in rows.fetchall()]
+
+
+def _add_term_filters(query: PostQuery, where: list[str], args: list[Any]) -> None:
+    """The term conditions of ``query``: each of ``term_groups`` (any of its terms), then
+    ``term_ids`` (any of them), then ``terms_exclude`` (none of them)."""
+    subquery = "p.id {}IN (SELECT post_id FROM term_relationships WHERE term_id IN ({}))"
+    for group in query.term_groups:
+        where.append(subquery.format("", placeholders(group)))
+        args.extend(group)
+    if query.term_ids:
+        where.append(subquery.format("", placeholders(query.term_ids)))
+        args.extend(query.term_ids)
+    if query.terms_exclude:
+        where.append(subquery.format("NOT ", placeholders(query.terms_exclude)))
+        args.extend(query.terms_exclude)
+
+
+def _post_order(query: PostQuery) -> str:
+    """The ORDER BY of ``query`` (fixed fragments; ``include`` order lists integer ids)."""
+    if query.orderby == "include" and query.include:
+        return (
+            "CASE p.id "
+            + " ".join(
+                f"WHEN {int(post_id)} THEN {position}"
+                for position, post_id in enumerate(query.include)
+            )
+            + " END"
+        )
+    return POST_ORDER.get(query.orderby, POST_ORDER["date"]).format(
+        "ASC" if query.order.lower() == "asc" else "DESC"
+    )

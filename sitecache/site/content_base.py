@@ -20,10 +20,10 @@ from typing import Any, Protocol, TypeVar, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sitecache.auth.store import SiteStore
+from sitecache.domain_errors import InvalidValueError
 from sitecache.hooks import Hooks
 from sitecache.site.migrations import migrate_content
 from sitecache.site.options import OptionStore
-from sitecache.site.queries import content_error
 
 __all__ = ["ContentBase", "HookCall", "TransactionListener", "transactional"]
 
@@ -136,15 +136,15 @@ class ContentBase:
         Fires ``updated_option(name, old, new)`` when it changed.
 
         Raises:
-            RestError: unknown option or a value its schema refuses (400).
+            InvalidValueError: an unknown option or a value its schema refuses.
         """
         self.options.validate(name, value)
         if name == "timezone" and value:
             try:
                 ZoneInfo(value)
             except (ZoneInfoNotFoundError, ValueError) as exc:
-                raise content_error(
-                    "invalid_option", "timezone is not a known timezone.", 400
+                raise InvalidValueError(
+                    "invalid_option", "timezone is not a known timezone."
                 ) from exc
         old = self.options.get(name)
         if old == value:

@@ -9,7 +9,7 @@ the same site, byte for byte, whatever the clock says (dates count back from a f
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
@@ -138,78 +138,14 @@ def fill_demo(
     """
     rng = random.Random(seed)  # noqa: S311 - demo text, not a secret
     author_ids = _demo_authors(users, rng)
-    held = comments = 0
     with content.batch():
-        categories: dict[str, int] = {}
-        for name, parent in _CATEGORIES:
-            existing = content.get_term_by_slug("category", name.lower())
-            term = existing or content.create_term(
-                "category", name, parent=categories.get(parent, 0)
-            )
-            categories[name] = term.id
-        content.update_option("default_category", categories["Uncategorized"])
-        tag_ids = [
-            (content.get_term_by_slug("post_tag", tag) or content.create_term("post_tag", tag)).id
-            for tag in _TAGS
-        ]
-        topical = [term_id for name, term_id in categories.items() if name != "Uncategorized"]
+        categories, tag_ids = _demo_terms(content)
         statuses = ["publish"] * posts + [
             status for status, count in _OTHER_STATUSES for _ in range(count)
         ]
-        post_ids: list[tuple[int, int]] = []
-        for number, status in enumerate(statuses):
-            subject = rng.choice(_SUBJECTS)
-            title = f"{rng.choice(_OPENINGS)} {subject}"
-            date = DEMO_EPOCH - number * 86400 * 3 // 2 - rng.randint(0, 3600 * 8)
-            if status == "future":
-                date = DEMO_EPOCH + 86400 * 365 * 5 + number
-            terms = [rng.choice(topical), *rng.sample(tag_ids, rng.randint(1, 4))]
-            post = content.create_post(
-                title=title,
-                content=_paragraphs(rng, rng.randint(2, 5)),
-                excerpt="",
-                status=status,
-                author=rng.choice(author_ids),
-                date_gmt=date,
-                modified_gmt=date + rng.randint(0, 86400),
-                term_ids=terms,
-                comment_status="closed" if number % 17 == 16 else "open",
-            )
-            if status == "publish":
-                post_ids.append((post.id, date))
-        page_ids: dict[str, int] = {}
-        for title, parent, text in _PAGES:
-            page = content.create_post(
-                type="page",
-                title=title,
-                content=text,
-                status="publish",
-                author=author_ids[0],
-                parent=page_ids.get(parent, 0),
-                date_gmt=DEMO_EPOCH - 86400 * 400,
-                modified_gmt=DEMO_EPOCH - 86400 * 400,
-            )
-            page_ids[title] = page.id
-        for post_id, posted in post_ids:
-            thread: list[int] = []
-            for _ in range(rng.choice((0, 0, 1, 2, 3, 4, 6))):
-                name, email = rng.choice(_COMMENTERS)
-                roll = rng.random()
-                status = "hold" if roll < 0.1 else "spam" if roll < 0.13 else "approve"
-                comment = content.add_comment(
-                    post_id=post_id,
-                    parent=rng.choice(thread) if thread and rng.random() < 0.3 else 0,
-                    author_name=name,
-                    author_email=email,
-                    author_ip="192.0.2." + str(rng.randint(1, 254)),
-                    content=rng.choice(_COMMENTS),
-                    date_gmt=posted + rng.randint(600, 86400 * 10),
-                    status=status,
-                )
-                comments += 1
-                held += status == "hold"
-                if status == "approve":
-                    thread.append(comment.id)
+        published = _demo_posts(content, rng, statuses, author_ids, categories, tag_ids)
+        _demo_pages(content, author_ids[0])
+        comments, held = _demo_comments(content, rng, published)
     return DemoSummary(
         authors=len(author_ids),
         categories=len(categories),
@@ -219,6 +155,101 @@ def fill_demo(
         comments=comments,
         held_comments=held,
     )
+
+
+def _demo_terms(content: ContentService) -> tuple[dict[str, int], list[int]]:
+    """The demo categories (by name; ``Uncategorized`` is the default) and tags."""
+    categories: dict[str, int] = {}
+    for name, parent in _CATEGORIES:
+        existing = content.get_term_by_slug("category", name.lower())
+        term = existing or content.create_term("category", name, parent=categories.get(parent, 0))
+        categories[name] = term.id
+    content.update_option("default_category", categories["Uncategorized"])
+    tag_ids = [
+        (content.get_term_by_slug("post_tag", tag) or content.create_term("post_tag", tag)).id
+        for tag in _TAGS
+    ]
+    return categories, tag_ids
+
+
+def _demo_posts(
+    content: ContentService,
+    rng: random.Random,
+    statuses: Sequence[str],
+    author_ids: Sequence[int],
+    categories: Mapping[str, int],
+    tag_ids: Sequence[int],
+) -> list[tuple[int, int]]:
+    """One post per status, newest first; the ``(id, date)`` of the published ones."""
+    topical = [term_id for name, term_id in categories.items() if name != "Uncategorized"]
+    published: list[tuple[int, int]] = []
+    for number, status in enumerate(statuses):
+        subject = rng.choice(_SUBJECTS)
+        title = f"{rng.choice(_OPENINGS)} {subject}"
+        date = DEMO_EPOCH - number * 86400 * 3 // 2 - rng.randint(0, 3600 * 8)
+        if status == "future":
+            date = DEMO_EPOCH + 86400 * 365 * 5 + number
+        terms = [rng.choice(topical), *rng.sample(tag_ids, rng.randint(1, 4))]
+        post = content.create_post(
+            title=title,
+            content=_paragraphs(rng, rng.randint(2, 5)),
+            excerpt="",
+            status=status,
+            author=rng.choice(author_ids),
+            date_gmt=date,
+            modified_gmt=date + rng.randint(0, 86400),
+            term_ids=terms,
+            comment_status="closed" if number % 17 == 16 else "open",
+        )
+        if status == "publish":
+            published.append((post.id, date))
+    return published
+
+
+def _demo_pages(content: ContentService, author: int) -> None:
+    """The demo pages (a child page under its parent)."""
+    page_ids: dict[str, int] = {}
+    for title, parent, text in _PAGES:
+        page = content.create_post(
+            type="page",
+            title=title,
+            content=text,
+            status="publish",
+            author=author,
+            parent=page_ids.get(parent, 0),
+            date_gmt=DEMO_EPOCH - 86400 * 400,
+            modified_gmt=DEMO_EPOCH - 86400 * 400,
+        )
+        page_ids[title] = page.id
+
+
+def _demo_comments(
+    content: ContentService, rng: random.Random, published: Sequence[tuple[int, int]]
+) -> tuple[int, int]:
+    """Comments on the published posts (some replies, held and spam); how many, and how many
+    are held."""
+    comments = held = 0
+    for post_id, posted in published:
+        thread: list[int] = []
+        for _ in range(rng.choice((0, 0, 1, 2, 3, 4, 6))):
+            name, email = rng.choice(_COMMENTERS)
+            roll = rng.random()
+            status = "hold" if roll < 0.1 else "spam" if roll < 0.13 else "approve"
+            comment = content.add_comment(
+                post_id=post_id,
+                parent=rng.choice(thread) if thread and rng.random() < 0.3 else 0,
+                author_name=name,
+                author_email=email,
+                author_ip="192.0.2." + str(rng.randint(1, 254)),
+                content=rng.choice(_COMMENTS),
+                date_gmt=posted + rng.randint(600, 86400 * 10),
+                status=status,
+            )
+            comments += 1
+            held += status == "hold"
+            if status == "approve":
+                thread.append(comment.id)
+    return comments, held
 
 
 def demo_logins() -> Sequence[str]:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from sitecache.auth.store import SiteStore
-from sitecache.errors import RestError
-from sitecache.schema import validate_value_from_schema
+from sitecache.domain_errors import InvalidValueError
+from sitecache.rest.refusals import check_value
 
 __all__ = ["OPTION_SCHEMAS", "OptionStore"]
 
@@ -137,13 +137,16 @@ class OptionStore:
         return {name: stored.get(name, self.default(name)) for name in OPTION_SCHEMAS}
 
     def validate(self, name: str, value: Any) -> None:
-        """Raise `RestError` (400) unless ``value`` suits option ``name``."""
+        """Refuse a value that does not suit option ``name``.
+
+        Raises:
+            InvalidValueError: ``invalid_option`` for an unknown name; the schema engine's error
+                (code and message only) for a value its schema refuses.
+        """
         schema = OPTION_SCHEMAS.get(name)
         if schema is None:
-            raise RestError("invalid_option", f"{name} is not a site option.", {"status": 400})
-        error = validate_value_from_schema(value, schema, name)
-        if isinstance(error, RestError):
-            raise RestError(error.code, error.message, {"status": 400})
+            raise InvalidValueError("invalid_option", f"{name} is not a site option.")
+        check_value(value, schema, name, with_details=False)
 
     def write(self, name: str, value: Any) -> None:
         """Store ``value`` (already validated) inside the caller's transaction."""

@@ -9,8 +9,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sitecache.errors import RestError
-
 __all__ = [
     "COMMENT_ORDER",
     "POST_ORDER",
@@ -19,7 +17,6 @@ __all__ = [
     "CommentQuery",
     "PostQuery",
     "TermQuery",
-    "content_error",
     "like_pattern",
     "placeholders",
 ]
@@ -52,10 +49,6 @@ TERM_COUNT: Final = (
     "(SELECT COUNT(*) FROM term_relationships r JOIN posts cp ON cp.id = r.post_id"
     " WHERE r.term_id = t.id AND cp.status = 'publish') AS count"
 )
-
-
-def content_error(code: str, message: str, status: int) -> RestError:
-    return RestError(code, message, {"status": status})
 
 
 def like_pattern(text: str) -> str:

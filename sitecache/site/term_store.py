@@ -6,13 +6,13 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from sitecache.domain_errors import ForbiddenError, InvalidValueError, NotFoundError
 from sitecache.site.content_base import ContentBase, transactional
 from sitecache.site.models import TAXONOMIES, Term, sanitize_title
 from sitecache.site.queries import (
     TERM_COUNT,
     TERM_ORDER,
     TermQuery,
-    content_error,
     like_pattern,
     placeholders,
 )
@@ -116,21 +116,22 @@ class TermStore(ContentBase):
         """Add a term; fires ``created_term(term_id, taxonomy)``.
 
         Raises:
-            RestError: ``invalid_taxonomy``, ``term_exists`` (400), ``rest_term_invalid`` parent.
+            InvalidValueError: ``invalid_taxonomy``, ``empty_term_name``, ``term_exists``,
+                ``rest_term_invalid`` (no such parent).
         """
         if taxonomy not in TAXONOMIES:
-            raise content_error("invalid_taxonomy", "Invalid taxonomy.", 400)
+            raise InvalidValueError("invalid_taxonomy", "Invalid taxonomy.")
         name = name.strip()
         if not name:
-            raise content_error("empty_term_name", "A name is required for this term.", 400)
+            raise InvalidValueError("empty_term_name", "A name is required for this term.")
         slug = sanitize_title(slug or name, "term")
         with self._write() as db:
             self._check_parent(db, taxonomy, parent)
             if db.execute(
                 "SELECT 1 FROM terms WHERE taxonomy = ? AND slug = ?", (taxonomy, slug)
             ).fetchone():
-                raise content_error(
-                    "term_exists", "A term with the name provided already exists.", 400
+                raise InvalidValueError(
+                    "term_exists", "A term with the name provided already exists."
                 )
             cursor = db.execute(
                 "INSERT INTO terms (taxonomy, name, slug, description, parent)"
@@ -151,24 +152,25 @@ class TermStore(ContentBase):
                 "SELECT 1 FROM terms WHERE id = ? AND taxonomy = ?", (parent, taxonomy)
             ).fetchone()
         ):
-            raise content_error("rest_term_invalid", "Parent term does not exist.", 400)
+            raise InvalidValueError("rest_term_invalid", "Parent term does not exist.")
 
     @transactional
     def update_term(self, term_id: int, **fields: Any) -> Term:
         """Change a term's name, slug, description or parent; fires ``edited_term``.
 
         Raises:
-            RestError: ``rest_term_invalid`` (404), ``duplicate_term_slug`` (400).
+            NotFoundError: ``rest_term_invalid``.
+            InvalidValueError: ``duplicate_term_slug``, a bad name or parent.
         """
         unknown = set(fields) - {"name", "slug", "description", "parent"}
         if unknown:
             raise TypeError(f"unknown term fields: {', '.join(sorted(unknown))}")
         term = self.get_term(term_id)
         if term is None:
-            raise content_error("rest_term_invalid", "Term does not exist.", 404)
+            raise NotFoundError("rest_term_invalid", "Term does not exist.")
         values = dict(fields)
         if "name" in values and not str(values["name"]).strip():
-            raise content_error("empty_term_name", "A name is required for this term.", 400)
+            raise InvalidValueError("empty_term_name", "A name is required for this term.")
         if "slug" in values:
             values["slug"] = sanitize_title(str(values["slug"]), term.slug)
         with self._write() as db:
@@ -176,9 +178,7 @@ class TermStore(ContentBase):
                 if term.taxonomy != "category":
                     values["parent"] = 0
                 elif values["parent"] == term_id:
-                    raise content_error(
-                        "rest_term_invalid", "A term cannot be its own parent.", 400
-                    )
+                    raise InvalidValueError("rest_term_invalid", "A term cannot be its own parent.")
                 self._check_parent(db, term.taxonomy, int(values["parent"]))
             if (
                 "slug" in values
@@ -187,10 +187,9 @@ class TermStore(ContentBase):
                     (term.taxonomy, values["slug"], term_id),
                 ).fetchone()
             ):
-                raise content_error(
+                raise InvalidValueError(
                     "duplicate_term_slug",
                     f'The slug "{values["slug"]}" is already in use by another term.',
-                    400,
                 )
             if values:
                 assignments = ", ".join(f"{column} = ?" for column in values)
@@ -207,16 +206,14 @@ class TermStore(ContentBase):
         """Delete a term (its posts lose it); fires ``delete_term(term_id, taxonomy, term)``.
 
         Raises:
-            RestError: ``rest_term_invalid`` (404); ``rest_cannot_delete`` for the default
-                category (403).
+            NotFoundError: ``rest_term_invalid``.
+            ForbiddenError: ``rest_cannot_delete`` for the default category.
         """
         term = self.get_term(term_id)
         if term is None:
-            raise content_error("rest_term_invalid", "Term does not exist.", 404)
+            raise NotFoundError("rest_term_invalid", "Term does not exist.")
         if term.taxonomy == "category" and term.id == int(self.get_option("default_category")):
-            raise content_error(
-                "rest_cannot_delete", "The default category cannot be deleted.", 403
-            )
+            raise ForbiddenError("rest_cannot_delete", "The default category cannot be deleted.")
         with self._write() as db:
             db.execute("UPDATE terms SET parent = ? WHERE parent = ?", (term.parent, term_id))
             db.execute("DELETE FROM terms WHERE id = ?", (term_id,))

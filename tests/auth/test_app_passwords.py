@@ -24,8 +24,9 @@ from sitecache.auth.app_passwords import (
     parse_basic_authorization,
 )
 from sitecache.auth.roles import SiteUser
-from sitecache.errors import RestError
+from sitecache.domain_errors import DomainError, UnauthorizedError
 from tests.auth.conftest import FakeClock
+from tests.conftest import rest_error_of
 
 GROUPED = re.compile(r"[A-Za-z0-9]{4}( [A-Za-z0-9]{4}){5}")
 APP_ID = "6ba7b810-9dad-11d1-80b4-00c04fd430c8"
@@ -75,8 +76,9 @@ def test_basic_authorization_headers_are_parsed(
     ],
 )
 def test_a_malformed_basic_header_is_a_401_not_anonymous(header: str) -> None:
-    error = parse_basic_authorization(header)
-    assert isinstance(error, RestError)
+    with pytest.raises(UnauthorizedError) as caught:
+        parse_basic_authorization(header)
+    error = rest_error_of(caught.value)
     assert (error.code, error.status) == ("invalid_authorization_header", 401)
 
 
@@ -149,9 +151,9 @@ def test_a_password_matches_with_or_without_separators(
     auth: AuthService, eve: SiteUser, transform: Any
 ) -> None:
     password, record = auth.app_passwords.create(eve, "deploy")
-    result = auth.app_passwords.authenticate(BasicCredentials("eve", transform(password)), "::1")
-    assert not isinstance(result, RestError)
-    user, matched = result
+    user, matched = auth.app_passwords.authenticate(
+        BasicCredentials("eve", transform(password)), "::1"
+    )
     assert (user, matched.uuid) == (eve, record.uuid)
 
 
@@ -167,10 +169,11 @@ def test_failures_are_401_errors(
     auth: AuthService, eve: SiteUser, login: str, password: str, code: str
 ) -> None:
     real, _ = auth.app_passwords.create(eve, "deploy")
-    result = auth.app_passwords.authenticate(
-        BasicCredentials(login, password.format(password=real)), "::1"
-    )
-    assert isinstance(result, RestError)
+    with pytest.raises(UnauthorizedError) as caught:
+        auth.app_passwords.authenticate(
+            BasicCredentials(login, password.format(password=real)), "::1"
+        )
+    result = rest_error_of(caught.value)
     assert result.code == code
     assert result.data["status"] == 401
 
@@ -195,10 +198,10 @@ def test_names_are_unique_per_user(auth: AuthService, eve: SiteUser) -> None:
     other = auth.users.create("max", "correct horse battery", "author")
     auth.app_passwords.create(eve, "deploy")
     auth.app_passwords.create(other, "deploy")
-    with pytest.raises(RestError) as caught:
+    with pytest.raises(DomainError) as caught:
         auth.app_passwords.create(eve, "deploy")
     assert caught.value.code == "application_password_duplicate_name"
-    assert caught.value.data["status"] == 409
+    assert rest_error_of(caught.value).data["status"] == 409
 
 
 def test_a_users_passwords_are_listed_oldest_first_and_deleted(

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from werkzeug.test import Client
 
-from sitecache.errors import RestError
+from sitecache.domain_errors import DomainError
 from tests.auth.conftest import (
     ADMIN_ONLY,
     APP_PASSWORDS,
@@ -18,6 +18,7 @@ from tests.auth.conftest import (
     Site,
     log_in,
 )
+from tests.conftest import rest_error_of
 
 MAX_NAME_LENGTH = 200
 MAX_PASSWORDS_PER_USER = 100
@@ -96,9 +97,12 @@ def test_an_application_password_name_is_capped_over_rest(site: Site) -> None:
 
 
 def test_the_store_refuses_a_long_name_whoever_asks(site: Site) -> None:
-    with pytest.raises(RestError) as caught:
+    with pytest.raises(DomainError) as caught:
         site.app.auth.app_passwords.create(site.users["author"], "x" * (MAX_NAME_LENGTH + 1))
-    assert (caught.value.code, caught.value.status) == ("application_password_name_too_long", 400)
+    assert (caught.value.code, rest_error_of(caught.value).status) == (
+        "application_password_name_too_long",
+        400,
+    )
 
 
 def test_a_user_has_at_most_a_hundred_application_passwords(site: Site) -> None:

@@ -18,8 +18,9 @@ import pytest
 from sitecache.auth import AuthService, PasswordHasher
 from sitecache.auth import passwords as passwords_module
 from sitecache.auth.passwords import generate_password, keyed_hash, keyed_hash_matches
-from sitecache.errors import RestError
+from sitecache.domain_errors import DomainError
 from tests.auth.conftest import FakeClock
+from tests.conftest import rest_error_of
 
 PASSWORD = "correct horse battery"
 
@@ -206,10 +207,10 @@ def test_creating_an_invalid_user_is_refused(
     auth: AuthService, call: Callable[[Any], Any], code: str, status: int
 ) -> None:
     auth.users.create("ada", PASSWORD, "administrator", "ada@example.org")
-    with pytest.raises(RestError) as caught:
+    with pytest.raises(DomainError) as caught:
         call(auth.users)
     assert caught.value.code == code
-    assert caught.value.data["status"] == status
+    assert rest_error_of(caught.value).data["status"] == status
     assert auth.users.count() == 1
 
 
@@ -249,7 +250,7 @@ def test_changing_a_password_replaces_the_hash_and_ends_every_session(
 
 def test_a_weak_new_password_is_refused(auth: AuthService) -> None:
     ada = auth.users.create("ada", PASSWORD, "administrator")
-    with pytest.raises(RestError) as caught:
+    with pytest.raises(DomainError) as caught:
         auth.users.set_password(ada, "short")
     assert caught.value.code == "weak_password"
     assert auth.users.check_password(ada, PASSWORD)

@@ -17,7 +17,8 @@ import pytest
 from sitecache.auth import AuthService, PasswordHasher
 from sitecache.auth.store import MIGRATIONS, SiteStore
 from sitecache.auth.users import UserQuery, slugify
-from sitecache.errors import RestError
+from sitecache.domain_errors import DomainError
+from tests.conftest import rest_error_of
 
 PASSWORD = "correct horse battery"
 
@@ -75,7 +76,7 @@ def test_new_users_get_a_free_slug(auth: AuthService) -> None:
 
 def test_a_given_slug_must_be_free(auth: AuthService) -> None:
     auth.users.create("ann", PASSWORD)
-    with pytest.raises(RestError) as caught:
+    with pytest.raises(DomainError) as caught:
         auth.users.create("bob", PASSWORD, profile={"slug": "ANN"})
     assert caught.value.code == "rest_user_invalid_slug"
 
@@ -100,7 +101,7 @@ def test_update_refuses_a_taken_email_or_an_unknown_role(auth: AuthService) -> N
         ({"role": "overlord"}, "invalid_role"),
         ({"email": "nope"}, "invalid_email"),
     ):
-        with pytest.raises(RestError) as caught:
+        with pytest.raises(DomainError) as caught:
             auth.users.update(bob, change)
         assert caught.value.code == code
 
@@ -119,14 +120,14 @@ def test_the_last_administrator_can_be_neither_deleted_nor_demoted(auth: AuthSer
         lambda: auth.users.delete(root),
         lambda: auth.users.update(root, {"role": "editor"}),
     ):
-        with pytest.raises(RestError) as caught:
+        with pytest.raises(DomainError) as caught:
             attempt()
         assert caught.value.code == "rest_user_last_administrator"
-        assert caught.value.data == {"status": 409}
+        assert rest_error_of(caught.value).data == {"status": 409}
     assert auth.users.get(root.id) == root
     second = auth.users.create("second", PASSWORD, "administrator")
     assert auth.users.update(root, {"role": "editor"}).role == "editor"
-    with pytest.raises(RestError):
+    with pytest.raises(DomainError):
         auth.users.delete(second)
 
 
@@ -145,7 +146,7 @@ def test_two_administrators_deleting_each_other_at_once_leave_one(tmp_path: Path
         try:
             auth.users.delete(target)
             outcomes.append("deleted")
-        except RestError as error:
+        except DomainError as error:
             outcomes.append(error.code)
 
     threads = [threading.Thread(target=delete, args=(name,)) for name in ("first", "second")]

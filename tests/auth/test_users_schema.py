@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 
 from sitecache.auth.users_schema import USER_SCHEMA, check_user_input
+from sitecache.domain_errors import InvalidValueError
 from sitecache.errors import RestError
 from sitecache.schema import validate_value_from_schema
 from tests.auth.conftest import Site
+from tests.conftest import rest_error_of
 
 CONTEXTS = ("view", "embed", "edit")
 
@@ -126,8 +128,9 @@ def test_the_walk_would_catch_a_field_of_the_wrong_type(site: Site) -> None:
 def test_the_command_line_is_checked_by_the_same_arguments(
     values: dict[str, Any], param: str
 ) -> None:
-    result = check_user_input("PUT", values)
-    assert isinstance(result, RestError)
+    with pytest.raises(InvalidValueError) as caught:
+        check_user_input("PUT", values)
+    result = rest_error_of(caught.value)
     assert result.code == "rest_invalid_param"
     assert param in result.data["params"]
 
@@ -138,8 +141,9 @@ def test_checked_input_comes_back_sanitized() -> None:
 
 
 def test_creating_requires_what_the_post_route_requires() -> None:
-    result = check_user_input("POST", {"username": "jo"})
-    assert isinstance(result, RestError)
+    with pytest.raises(InvalidValueError) as caught:
+        check_user_input("POST", {"username": "jo"})
+    result = rest_error_of(caught.value)
     assert result.code == "rest_missing_callback_param"
     assert set(result.data["params"]) == {"email", "password"}
 

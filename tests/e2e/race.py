@@ -191,6 +191,119 @@ def _path(url: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
+class Race:
+    """The shared state of one run: the report, the edits that returned, the reads made."""
+
+    def __init__(self, nodes: Sequence[LiveServer], site: RaceSite, edit_pause: float) -> None:
+        self.nodes = nodes
+        self.site = site
+        self.edit_pause = edit_pause
+        self.report = RaceReport()
+        self.lock = threading.Lock()
+        self.edits: list[tuple[float, int]] = [(float("-inf"), 0)]
+        self.stop = threading.Event()
+        self.reads: list[Read] = []
+
+    def reader(self, number: int) -> None:
+        """Fetch the post's pages from every node in turn until stopped."""
+        site = self.site
+        clients = [Client(node.port, site.host) for node in self.nodes]
+        step = number
+        while not self.stop.is_set():
+            node = step % len(self.nodes)
+            path = site.pages[(step // len(self.nodes)) % len(site.pages)]
+            step += 1
+            started = time.monotonic()
+            try:
+                status, headers, body = clients[node].request("GET", path)
+            except (http.client.HTTPException, OSError) as exc:
+                with self.lock:
+                    self.report.dropped.append(f"{path}@node{node}: {exc!r}")
+                continue
+            match = VERSION.search(body)
+            version = int(match.group(1)) if match else None
+            read = Read(started, node, path, status, version, headers.get("cache-status", ""),
+                        time.monotonic() - started)  # fmt: skip
+            with self.lock:
+                self.reads.append(read)
+                if status >= 500:
+                    self.report.errors.append(f"{path}@node{node}: HTTP {status}")
+        for client in clients:
+            client.close()
+
+    def editor(self) -> None:
+        """Retitle the post over REST (nodes in turn) until stopped; note when each returned."""
+        site = self.site
+        clients = [Client(node.port, site.host) for node in self.nodes]
+        version = 0
+        while not self.stop.is_set():
+            version += 1
+            client = clients[version % len(self.nodes)]
+            body = json.dumps({"title": f"{TITLE} v{version}"}).encode()
+            try:
+                status, _, data = client.request(
+                    "POST", f"/site-json/site/v2/posts/{site.post_id}", body, site.auth
+                )
+            except (http.client.HTTPException, OSError) as exc:
+                self.report.edit_errors.append(repr(exc))
+                version -= 1
+                continue
+            returned = time.monotonic()
+            if status != 200:
+                self.report.edit_errors.append(f"HTTP {status}: {data[:200]!r}")
+                version -= 1
+                continue
+            with self.lock:
+                self.edits.append((returned, version))
+                self.report.edits += 1
+            if self.edit_pause:
+                time.sleep(self.edit_pause)
+        for client in clients:
+            client.close()
+
+    def judge(self) -> None:
+        """Count outcomes; a read is stale when it shows less than the last edit returned
+        before it started."""
+        report, edits = self.report, self.edits
+        returned_at = [at for at, _ in edits]
+        for read in self.reads:
+            key = read.cache_status.split(";")[1].strip() if ";" in read.cache_status else "?"
+            report.statuses[key] = report.statuses.get(key, 0) + 1
+            if read.status != 200:
+                continue
+            if read.version is None:
+                report.missing.append(read)
+                continue
+            latest = edits[bisect.bisect_right(returned_at, read.started) - 1][1]
+            if read.version < latest:
+                report.stale.append(read)
+        report.reads = len(self.reads)
+        report.reads_seen = self.reads
+
+    def check_settled(self) -> None:
+        """After `SETTLE` seconds every page of every node must show the last edit."""
+        final = self.edits[-1][1]
+        time.sleep(SETTLE)
+        for index, node in enumerate(self.nodes):
+            client = Client(node.port, self.site.host)
+            for path in self.site.pages:
+                stuck = self._stuck(client, path, final)
+                if stuck:
+                    self.report.stuck.append(f"{path}@node{index} {stuck}")
+            client.close()
+
+    @staticmethod
+    def _stuck(client: Client, path: str, final: int) -> str:
+        # Several reads, so that each worker process and thread of the node is asked.
+        for _ in range(8):
+            status, headers, body = client.request("GET", path)
+            match = VERSION.search(body)
+            if status != 200 or match is None or int(match.group(1)) != final:
+                shown = match.group(1).decode() if match else None
+                return f"HTTP {status} v{shown} (want v{final}, {headers.get('cache-status', '')})"
+        return ""
+
+
 def run_race(
     nodes: Sequence[LiveServer],
     site: RaceSite,
@@ -205,112 +318,17 @@ def run_race(
     ``during`` (optional) is called once from its own thread with the duration, to do something
     to the nodes while the race runs (stop Redis, kill workers, ...).
     """
-    report = RaceReport()
-    lock = threading.Lock()
-    edits: list[tuple[float, int]] = [(float("-inf"), 0)]
-    stop = threading.Event()
-    reads: list[Read] = []
-
-    def reader(number: int) -> None:
-        clients = [Client(node.port, site.host) for node in nodes]
-        step = number
-        while not stop.is_set():
-            node = step % len(nodes)
-            path = site.pages[(step // len(nodes)) % len(site.pages)]
-            step += 1
-            started = time.monotonic()
-            try:
-                status, headers, body = clients[node].request("GET", path)
-            except (http.client.HTTPException, OSError) as exc:
-                with lock:
-                    report.dropped.append(f"{path}@node{node}: {exc!r}")
-                continue
-            match = VERSION.search(body)
-            read = Read(
-                started,
-                node,
-                path,
-                status,
-                int(match.group(1)) if match else None,
-                headers.get("cache-status", ""),
-                time.monotonic() - started,
-            )
-            with lock:
-                reads.append(read)
-                if status >= 500:
-                    report.errors.append(f"{path}@node{node}: HTTP {status}")
-        for client in clients:
-            client.close()
-
-    def editor() -> None:
-        clients = [Client(node.port, site.host) for node in nodes]
-        version = 0
-        while not stop.is_set():
-            version += 1
-            client = clients[version % len(nodes)]
-            body = json.dumps({"title": f"{TITLE} v{version}"}).encode()
-            try:
-                status, _, data = client.request(
-                    "POST", f"/site-json/site/v2/posts/{site.post_id}", body, site.auth
-                )
-            except (http.client.HTTPException, OSError) as exc:
-                report.edit_errors.append(repr(exc))
-                version -= 1
-                continue
-            returned = time.monotonic()
-            if status != 200:
-                report.edit_errors.append(f"HTTP {status}: {data[:200]!r}")
-                version -= 1
-                continue
-            with lock:
-                edits.append((returned, version))
-                report.edits += 1
-            if edit_pause:
-                time.sleep(edit_pause)
-        for client in clients:
-            client.close()
-
-    threads = [threading.Thread(target=reader, args=(n,), daemon=True) for n in range(readers)]
-    threads.append(threading.Thread(target=editor, daemon=True))
+    race = Race(nodes, site, edit_pause)
+    threads = [threading.Thread(target=race.reader, args=(n,), daemon=True) for n in range(readers)]
+    threads.append(threading.Thread(target=race.editor, daemon=True))
     if during is not None:
         threads.append(threading.Thread(target=during, args=(duration,), daemon=True))
     for thread in threads:
         thread.start()
     time.sleep(duration)
-    stop.set()
+    race.stop.set()
     for thread in threads:
         thread.join(60)
-
-    returned_at = [at for at, _ in edits]
-    for read in reads:
-        key = read.cache_status.split(";")[1].strip() if ";" in read.cache_status else "?"
-        report.statuses[key] = report.statuses.get(key, 0) + 1
-        if read.status != 200:
-            continue
-        if read.version is None:
-            report.missing.append(read)
-            continue
-        latest = edits[bisect.bisect_right(returned_at, read.started) - 1][1]
-        if read.version < latest:
-            report.stale.append(read)
-    report.reads = len(reads)
-    report.reads_seen = reads
-
-    final = edits[-1][1]
-    time.sleep(SETTLE)
-    for index, node in enumerate(nodes):
-        client = Client(node.port, site.host)
-        for path in site.pages:
-            # Several reads, so that each worker process and thread of the node is asked.
-            for _ in range(8):
-                status, headers, body = client.request("GET", path)
-                match = VERSION.search(body)
-                if status != 200 or match is None or int(match.group(1)) != final:
-                    shown = match.group(1).decode() if match else None
-                    report.stuck.append(
-                        f"{path}@node{index} HTTP {status} v{shown} (want v{final}, "
-                        f"{headers.get('cache-status', '')})"
-                    )
-                    break
-        client.close()
-    return report
+    race.judge()
+    race.check_settled()
+    return race.report

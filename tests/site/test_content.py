@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from sitecache.app import App
-from sitecache.errors import RestError
+from sitecache.domain_errors import DomainError
 from sitecache.site import CommentQuery, ContentService, PostQuery
 from sitecache.site.migrations import CONTENT_MIGRATIONS, migrate_content
-from tests.conftest import AppFactory
+from tests.conftest import AppFactory, rest_error_of
 from tests.site.conftest import Recorder, SmallSite
 
 
@@ -62,7 +62,7 @@ def test_trash_is_a_status_change_and_force_delete_fires_deleted_post_with_its_t
     recorder.clear()
     content.delete_post(site.post.id)
     assert recorder.calls[1][1][:2] == ("trash", "publish")
-    with pytest.raises(RestError) as raised:
+    with pytest.raises(DomainError) as raised:
         content.delete_post(site.post.id)
     assert raised.value.code == "rest_already_trashed"
     recorder.clear()
@@ -102,10 +102,10 @@ def test_slugs_are_unique_per_type_and_an_edit_keeps_a_revision(content: Content
 
 
 def test_invalid_statuses_and_unknown_terms_are_refused(content: ContentService) -> None:
-    with pytest.raises(RestError) as raised:
+    with pytest.raises(DomainError) as raised:
         content.create_post(title="x", status="published")
     assert raised.value.code == "rest_invalid_status"
-    with pytest.raises(RestError) as raised:
+    with pytest.raises(DomainError) as raised:
         content.create_post(title="x", term_ids=[999])
     assert raised.value.code == "rest_invalid_term_id"
 
@@ -120,7 +120,7 @@ def test_term_writes_fire_created_edited_and_delete_term(
     assert recorder.calls[1] == ("edited_term", (term.id, "post_tag"))
     assert recorder.calls[2][0] == "delete_term"
     assert recorder.calls[2][1][:2] == (term.id, "post_tag")
-    with pytest.raises(RestError):
+    with pytest.raises(DomainError):
         content.create_term("genre", "x")
 
 
@@ -131,9 +131,9 @@ def test_the_default_category_cannot_be_deleted_and_new_posts_get_it(
     content.update_option("default_category", default.id)
     post = content.create_post(title="No category")
     assert post.term_ids == (default.id,)
-    with pytest.raises(RestError) as raised:
+    with pytest.raises(DomainError) as raised:
         content.delete_term(default.id)
-    assert raised.value.data["status"] == 403
+    assert rest_error_of(raised.value).data["status"] == 403
 
 
 def test_a_first_comment_is_held_and_a_known_author_is_approved(
@@ -169,7 +169,7 @@ def test_updated_option_fires_only_on_a_change_and_bad_values_are_refused(
     assert content.update_option("posts_per_page", 5) is False
     assert recorder.calls == [("updated_option", ("posts_per_page", 10, 5))]
     for name, value in (("posts_per_page", 0), ("timezone", "Mars/Base"), ("nope", 1)):
-        with pytest.raises(RestError):
+        with pytest.raises(DomainError):
             content.update_option(name, value)
 
 
@@ -209,7 +209,7 @@ def test_a_failed_batch_writes_nothing_and_fires_nothing(
             content.create_post(title="kept?", status="publish")
             content.create_post(title="bad", status="nope")
 
-    with pytest.raises(RestError):
+    with pytest.raises(DomainError):
         write_two()
     assert recorder.calls == []
     assert content.query_posts(PostQuery())[1] == 0
@@ -248,3 +248,26 @@ def test_deleting_a_user_gives_their_posts_away_or_deletes_them(
     app.hooks.do_action("delete_user", heir.id, None, None)
     assert content.get_post(site.post.id) is None
     assert "deleted_post" in recorder.names()
+
+
+def test_a_page_read_never_publishes_the_timers_holder_does(app: App) -> None:
+    """#17: no write on the read path; a scheduled post is published by the timers' holder
+    (each tick), its related pages purged like any other publish."""
+    from werkzeug.test import Client
+
+    now = int(app.content.now())
+    post = app.content.create_post(title="Scheduled", status="publish", date_gmt=now + 3600)
+    assert post.status == "future"
+    app.content.update_post(post.id, date_gmt=now - 5)  # the date has come (status stays)
+    forced = app.auth.store.connection()
+    forced.execute("UPDATE posts SET status = 'future' WHERE id = ?", (post.id,))
+    client = Client(app, use_cookies=False)
+    statements: list[str] = []
+    forced.set_trace_callback(statements.append)
+    home = client.get("/", base_url="http://example.org")
+    forced.set_trace_callback(None)
+    assert b"Scheduled" not in home.data
+    assert not any(s.startswith(("UPDATE", "INSERT", "DELETE")) for s in statements)
+    assert app.cache_api.timers.tick() is True
+    assert app.content.get_post(post.id).status == "publish"  # type: ignore[union-attr]
+    assert b"Scheduled" in client.get("/", base_url="http://example.org").data

@@ -77,6 +77,8 @@ class CacheTimers:
         self.gc_hooks: list[Callable[[], object]] = []
         #: work every process does on each tick, lock or not (owed purges)
         self.every_tick: list[Callable[[], object]] = []
+        #: work the lock holder does on each tick (one process across the storage's users)
+        self.holder_jobs: list[Callable[[], object]] = []
 
     # ------------------------------------------------------------------ state
     def gc_state(self) -> dict[str, Any]:
@@ -163,21 +165,27 @@ class CacheTimers:
     def tick(self, now: float | None = None) -> bool:
         """One round: this process's every-tick work, then take the lock and run what is due.
         Whether this process holds the lock."""
-        for job in self.every_tick:
-            try:
-                job()
-            except Exception:
-                logger.exception("cache timers: %r failed", job)
+        self._run(self.every_tick)
         owner = self.engine.acquire(LOCK_NAME, max(5.0, self.interval * 5))
         if owner is None:
             return False
         self._owner = owner
         now = self.engine.clock() if now is None else now
+        self._run(self.holder_jobs)
         self.engine.enforce_limits(budget=GC_BUDGET)
         self._heartbeat(now)
         self.run_gc_if_due(now)
         self.run_preload_if_due(now)
         return True
+
+    @staticmethod
+    def _run(jobs: list[Callable[[], object]]) -> None:
+        """Run each job; a failing one is logged and does not stop the others."""
+        for job in jobs:
+            try:
+                job()
+            except Exception:
+                logger.exception("cache timers: %r failed", job)
 
     # ------------------------------------------------------------------ health
     def _heartbeat(self, now: float) -> None:

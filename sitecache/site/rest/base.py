@@ -221,37 +221,47 @@ def register_crud_routes(
     server.register_rest_route(
         NAMESPACE,
         f"{route}/(?P<id>[\\d]+)",
-        [
-            {
-                "methods": "GET",
-                "callback": controller.get_item,
-                "permission_callback": permissions.read,
-                "args": {"context": CONTEXT_PARAM},
-                "allow_batch": {"v1": True},
-            },
-            {
-                "methods": "POST, PUT, PATCH",
-                "callback": controller.update_item,
-                "permission_callback": permissions.update,
-                "args": get_endpoint_args_for_schema(schema(), "POST, PUT, PATCH"),
-                "allow_batch": {"v1": True},
-            },
-            {
-                "methods": "DELETE",
-                "callback": controller.delete_item,
-                "permission_callback": permissions.delete,
-                "args": {
-                    "force": {
-                        "type": "boolean",
-                        "default": False,
-                        "description": force_description,
-                    }
-                },
-                "allow_batch": {"v1": True},
-            },
-        ],
+        _item_handlers(controller, permissions, schema, force_description),
         route_args={
             "id": {"description": f"Unique identifier for the {item_noun}.", "type": "integer"}
         },
         schema=schema,
     )
+
+
+def _item_handlers(
+    controller: CrudController,
+    permissions: CrudPermissions,
+    schema: Callable[[], dict[str, Any]],
+    force_description: str,
+) -> list[dict[str, Any]]:
+    """The GET, POST/PUT/PATCH and DELETE (``force``) handlers of one item, batchable."""
+    return [
+        {
+            "methods": "GET",
+            "callback": controller.get_item,
+            "permission_callback": permissions.read,
+            "args": {"context": CONTEXT_PARAM},
+            "allow_batch": {"v1": True},
+        },
+        {
+            "methods": "POST, PUT, PATCH",
+            "callback": controller.update_item,
+            "permission_callback": permissions.update,
+            "args": get_endpoint_args_for_schema(schema(), "POST, PUT, PATCH"),
+            "allow_batch": {"v1": True},
+        },
+        {
+            "methods": "DELETE",
+            "callback": controller.delete_item,
+            "permission_callback": permissions.delete,
+            "args": {
+                "force": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": force_description,
+                }
+            },
+            "allow_batch": {"v1": True},
+        },
+    ]

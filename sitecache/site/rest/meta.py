@@ -174,6 +174,22 @@ class MetaRoutes(RoutedController):
     def register(self, server: RestServer) -> None:
         """Register every route (``rest_api_init``)."""
         self._server = server
+        self._register_catalogues(server)
+        server.register_rest_route(
+            NAMESPACE,
+            "/search",
+            {
+                "methods": "GET",
+                "callback": self.search,
+                "permission_callback": lambda request: True,
+                "args": _search_args(),
+            },
+            schema=_schema_callback(SEARCH_SCHEMA),
+        )
+        self._register_settings(server)
+
+    def _register_catalogues(self, server: RestServer) -> None:
+        """``/types``, ``/statuses``, ``/taxonomies`` and one item of each."""
         context = {"context": context_param()}
         for base, key, schema, collection, item, check in (
             (
@@ -231,40 +247,9 @@ class MetaRoutes(RoutedController):
                 },
                 schema=schema_callback,
             )
-        search_args = collection_params(offset=False)
-        search_args["context"] = context_param(contexts=("view", "embed"))
-        search_args.update(
-            {
-                "type": {
-                    "default": "post",
-                    "description": "Limit results to items of an object type.",
-                    "type": "string",
-                    "enum": ["post", "term"],
-                },
-                "subtype": {
-                    "default": "any",
-                    "description": "Limit results to items of one or more object subtypes.",
-                    "type": "array",
-                    "items": {
-                        "enum": ["post", "page", "category", "post_tag", "any"],
-                        "type": "string",
-                    },
-                },
-                "exclude": id_list_param("Ensure result set excludes specific IDs."),
-                "include": id_list_param("Limit result set to specific IDs."),
-            }
-        )
-        server.register_rest_route(
-            NAMESPACE,
-            "/search",
-            {
-                "methods": "GET",
-                "callback": self.search,
-                "permission_callback": lambda request: True,
-                "args": search_args,
-            },
-            schema=_schema_callback(SEARCH_SCHEMA),
-        )
+
+    def _register_settings(self, server: RestServer) -> None:
+        """``/settings``: read and update the site's options."""
         server.register_rest_route(
             NAMESPACE,
             "/settings",
@@ -443,64 +428,75 @@ class MetaRoutes(RoutedController):
         per_page = int(request.get_param("per_page") or 10)
         subtypes = request.get_param("subtype")
         wanted = set(subtypes) if isinstance(subtypes, list) else {str(subtypes or "any")}
-        term = str(request.get_param("search") or "")
-        results: list[dict[str, Any]] = []
         if request.get_param("type") == "term":
-            taxonomies = [t for t in _TAXONOMIES if "any" in wanted or t in wanted]
-            found: list[Term] = []
-            for taxonomy in taxonomies:
-                found += self.content.query_terms(
-                    TermQuery(
-                        taxonomy=taxonomy,
-                        search=term,
-                        include=int_list(request.get_param("include")),
-                        exclude=int_list(request.get_param("exclude")),
-                        per_page=10_000,
-                    )
-                )[0]
-            total = len(found)
-            chosen = found[(page - 1) * per_page : page * per_page]
-            for item in chosen:
-                results.append(
-                    self._search_result(
-                        item.id,
-                        item.name,
-                        self.term_link(item),
-                        "term",
-                        item.taxonomy,
-                        f"/{_TAXONOMIES[item.taxonomy]['rest_base']}/{item.id}",
-                        f"/taxonomies/{item.taxonomy}",
-                    )
-                )
+            results, total = self._search_terms(request, wanted, page, per_page)
         else:
             types = tuple(t for t in ("post", "page") if "any" in wanted or t in wanted)
             if not types:
                 return paginated(self.server, request, [], 0, per_page, page)
-            posts, total = self.content.query_posts(
-                PostQuery(
-                    types=types,
-                    search=term,
-                    include=int_list(request.get_param("include")),
-                    exclude=int_list(request.get_param("exclude")),
-                    page=page,
-                    per_page=per_page,
-                )
-            )
-            for post in posts:
-                results.append(
-                    self._search_result(
-                        post.id,
-                        post.title,
-                        self.post_link(post),
-                        "post",
-                        post.type,
-                        f"/{_TYPES[post.type]['rest_base']}/{post.id}",
-                        f"/types/{post.type}",
-                    )
-                )
+            results, total = self._search_posts(request, types, page, per_page)
         return paginated(
             self.server, request, results, total, per_page, page, "rest_search_invalid_page_number"
         )
+
+    def _search_terms(
+        self, request: RestRequest, wanted: set[str], page: int, per_page: int
+    ) -> tuple[list[Any], int]:
+        """One page of the terms of the ``wanted`` taxonomies matching ``search``, and how
+        many match in all."""
+        found: list[Term] = []
+        for taxonomy in (t for t in _TAXONOMIES if "any" in wanted or t in wanted):
+            found += self.content.query_terms(
+                TermQuery(
+                    taxonomy=taxonomy,
+                    search=str(request.get_param("search") or ""),
+                    include=int_list(request.get_param("include")),
+                    exclude=int_list(request.get_param("exclude")),
+                    per_page=10_000,
+                )
+            )[0]
+        results = [
+            self._search_result(
+                item.id,
+                item.name,
+                self.term_link(item),
+                "term",
+                item.taxonomy,
+                f"/{_TAXONOMIES[item.taxonomy]['rest_base']}/{item.id}",
+                f"/taxonomies/{item.taxonomy}",
+            )
+            for item in found[(page - 1) * per_page : page * per_page]
+        ]
+        return results, len(found)
+
+    def _search_posts(
+        self, request: RestRequest, types: tuple[str, ...], page: int, per_page: int
+    ) -> tuple[list[Any], int]:
+        """One page of the published posts of ``types`` matching ``search``, and how many
+        match in all."""
+        posts, total = self.content.query_posts(
+            PostQuery(
+                types=types,
+                search=str(request.get_param("search") or ""),
+                include=int_list(request.get_param("include")),
+                exclude=int_list(request.get_param("exclude")),
+                page=page,
+                per_page=per_page,
+            )
+        )
+        results = [
+            self._search_result(
+                post.id,
+                post.title,
+                self.post_link(post),
+                "post",
+                post.type,
+                f"/{_TYPES[post.type]['rest_base']}/{post.id}",
+                f"/types/{post.type}",
+            )
+            for post in posts
+        ]
+        return results, total
 
     def _search_result(
         self,
@@ -534,6 +530,34 @@ class MetaRoutes(RoutedController):
             if value is not None:
                 self.content.update_option(name, value)
         return self.content.options.all()
+
+
+def _search_args() -> dict[str, Any]:
+    """The arguments of ``GET /search``."""
+    search_args = collection_params(offset=False)
+    search_args["context"] = context_param(contexts=("view", "embed"))
+    search_args.update(
+        {
+            "type": {
+                "default": "post",
+                "description": "Limit results to items of an object type.",
+                "type": "string",
+                "enum": ["post", "term"],
+            },
+            "subtype": {
+                "default": "any",
+                "description": "Limit results to items of one or more object subtypes.",
+                "type": "array",
+                "items": {
+                    "enum": ["post", "page", "category", "post_tag", "any"],
+                    "type": "string",
+                },
+            },
+            "exclude": id_list_param("Ensure result set excludes specific IDs."),
+            "include": id_list_param("Limit result set to specific IDs."),
+        }
+    )
+    return search_args
 
 
 def _schema_callback(schema: dict[str, Any]) -> Callable[[], dict[str, Any]]:

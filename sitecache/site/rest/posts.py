@@ -396,7 +396,11 @@ class PostsController(RoutedController):
         else:
             data["parent"] = post.parent
             data["menu_order"] = post.menu_order
-        response = RestResponse(data)
+        return self._add_links(RestResponse(data), post)
+
+    def _add_links(self, response: RestResponse, post: Post) -> RestResponse:
+        """``self``, ``collection``, ``about``, embeddable ``author``, ``replies``, ``up`` (a
+        child page) and the ``wp:term`` links (posts)."""
         rest = self.server.rest_url
         base = f"/{NAMESPACE}/{self.rest_base}"
         response.add_link("self", rest(f"{base}/{post.id}"))
@@ -423,46 +427,16 @@ class PostsController(RoutedController):
 
     # ------------------------------------------------------------------ writing
     def _fields(self, request: RestRequest, post: Post | None) -> dict[str, Any] | RestError:
-        fields: dict[str, Any] = {}
-        for name in ("title", "content", "excerpt"):
-            value = request.get_param(name)
-            if isinstance(value, dict):
-                value = value.get("raw")
-            if isinstance(value, str):
-                fields[name] = value
-        for name in ("slug", "status", "password", "comment_status", "ping_status"):
-            value = request.get_param(name)
-            if isinstance(value, str):
-                fields[name] = value
-        for name in ("author", "parent", "menu_order"):
-            value = request.get_param(name)
-            if isinstance(value, int) and not isinstance(value, bool):
-                fields[name] = value
-        if isinstance(request.get_param("sticky"), bool) and self.post_type == "post":
-            fields["sticky"] = request.get_param("sticky")
+        """The columns a create or update request sets (``post`` is the post updated)."""
+        fields = _scalar_fields(request, with_sticky=self.post_type == "post")
         stamp = timestamp_from_request(request, self.content)
         if isinstance(stamp, RestError):
             return stamp
         if stamp is not None:
             fields["date_gmt"] = stamp
         if self.post_type == "post":
-            given = {name: request.get_param(name) for name in ("categories", "tags")}
-            if any(value is not None for value in given.values()):
-                current = self.content.get_terms(post.term_ids) if post is not None else {}
-                term_ids: list[int] = []
-                for name, taxonomy in (("categories", "category"), ("tags", "post_tag")):
-                    if given[name] is not None:
-                        term_ids += list(int_list(given[name]))
-                    else:
-                        term_ids += [t.id for t in current.values() if t.taxonomy == taxonomy]
-                wrong = [
-                    term
-                    for name, taxonomy in (("categories", "category"), ("tags", "post_tag"))
-                    for term in self.content.get_terms(int_list(given[name])).values()
-                    if term.taxonomy != taxonomy
-                ]
-                if wrong:
-                    return RestError("rest_invalid_term_id", "Invalid term ID.", {"status": 400})
+            term_ids = self._term_ids(request, post)
+            if term_ids is not None:
                 fields["term_ids"] = term_ids
         if self.post_type == "page" and fields.get("parent"):
             parent = self.content.get_post(int(fields["parent"]))
@@ -473,6 +447,33 @@ class PostsController(RoutedController):
             ):
                 return RestError("rest_post_invalid_id", "Invalid post parent ID.", {"status": 400})
         return fields
+
+    def _term_ids(self, request: RestRequest, post: Post | None) -> list[int] | None:
+        """The post's terms after ``categories`` / ``tags`` (a taxonomy not given keeps the
+        post's current terms); ``None`` when neither is given.
+
+        Raises:
+            RestError: 400 ``rest_invalid_term_id`` for a term of the wrong taxonomy.
+        """
+        given = {name: request.get_param(name) for name in ("categories", "tags")}
+        if all(value is None for value in given.values()):
+            return None
+        current = self.content.get_terms(post.term_ids) if post is not None else {}
+        term_ids: list[int] = []
+        for name, taxonomy in _TERM_PARAMS:
+            if given[name] is not None:
+                term_ids += list(int_list(given[name]))
+            else:
+                term_ids += [t.id for t in current.values() if t.taxonomy == taxonomy]
+        wrong = [
+            term
+            for name, taxonomy in _TERM_PARAMS
+            for term in self.content.get_terms(int_list(given[name])).values()
+            if term.taxonomy != taxonomy
+        ]
+        if wrong:
+            raise RestError("rest_invalid_term_id", "Invalid term ID.", {"status": 400})
+        return term_ids
 
     def create_item(self, request: RestRequest) -> RestResponse | RestError:
         """Create a post (201, ``Location`` of the new post)."""
@@ -506,6 +507,33 @@ class PostsController(RoutedController):
         self.content.delete_post(post.id)
         trashed = self.content.get_post(post.id)
         return self.prepare(trashed if trashed is not None else post, request)
+
+
+_TERM_PARAMS: Final = (("categories", "category"), ("tags", "post_tag"))
+"""The term arguments of a post and the taxonomy of each."""
+
+
+def _scalar_fields(request: RestRequest, *, with_sticky: bool) -> dict[str, Any]:
+    """The text, number and flag columns given in ``request`` (rendered-or-raw text objects
+    give their ``raw``; values of the wrong type are left out)."""
+    fields: dict[str, Any] = {}
+    for name in ("title", "content", "excerpt"):
+        value = request.get_param(name)
+        if isinstance(value, dict):
+            value = value.get("raw")
+        if isinstance(value, str):
+            fields[name] = value
+    for name in ("slug", "status", "password", "comment_status", "ping_status"):
+        value = request.get_param(name)
+        if isinstance(value, str):
+            fields[name] = value
+    for name in ("author", "parent", "menu_order"):
+        value = request.get_param(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            fields[name] = value
+    if with_sticky and isinstance(request.get_param("sticky"), bool):
+        fields["sticky"] = request.get_param("sticky")
+    return fields
 
 
 def _stamp(value: Any) -> int | None:

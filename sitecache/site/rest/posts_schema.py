@@ -50,6 +50,22 @@ def _rendered(description: str, *, protected: bool = False, embed: bool = True) 
 def post_schema(post_type: str) -> dict[str, Any]:
     """The resource schema of a post type (``post`` or ``page``)."""
     properties: dict[str, Any] = {
+        **_identity_properties(),
+        **_state_properties(),
+        **_content_properties(),
+        **_type_properties(post_type),
+    }
+    return {
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "title": post_type,
+        "type": "object",
+        "properties": properties,
+    }
+
+
+def _identity_properties() -> dict[str, Any]:
+    """``date`` to ``link``: when it was published, its ids and where it lives."""
+    return {
         "date": {
             "description": "The date the post was published, in the site's timezone.",
             "type": ["string", "null"],
@@ -95,6 +111,12 @@ def post_schema(post_type: str) -> dict[str, Any]:
             "context": _ALL,
             "readonly": True,
         },
+    }
+
+
+def _state_properties() -> dict[str, Any]:
+    """``modified`` to ``type``: when it last changed, its slug, status and type."""
+    return {
         "modified": {
             "description": "The date the post was last modified, in the site's timezone.",
             "type": "string",
@@ -126,6 +148,12 @@ def post_schema(post_type: str) -> dict[str, Any]:
             "context": _ALL,
             "readonly": True,
         },
+    }
+
+
+def _content_properties() -> dict[str, Any]:
+    """``password`` to ``meta``: what the post says and who may comment."""
+    return {
         "password": {
             "description": "A password to protect access to the content and excerpt.",
             "type": "string",
@@ -170,6 +198,11 @@ def post_schema(post_type: str) -> dict[str, Any]:
             "properties": {},
         },
     }
+
+
+def _type_properties(post_type: str) -> dict[str, Any]:
+    """A post's format, stickiness and terms; a page's parent and menu order."""
+    properties: dict[str, Any] = {}
     if post_type == "post":
         properties["format"] = {
             "description": "The format for the post.",
@@ -200,9 +233,4 @@ def post_schema(post_type: str) -> dict[str, Any]:
             "type": "integer",
             "context": _VIEW_EDIT,
         }
-    return {
-        "$schema": "http://json-schema.org/draft-04/schema#",
-        "title": post_type,
-        "type": "object",
-        "properties": properties,
-    }
+    return properties

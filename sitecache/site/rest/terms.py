@@ -37,7 +37,24 @@ _VIEW_EDIT = ["view", "edit"]
 
 def term_schema(taxonomy: str) -> dict[str, Any]:
     """The resource schema of a taxonomy's terms."""
-    properties: dict[str, Any] = {
+    properties = _term_properties(taxonomy)
+    if taxonomy == "category":
+        properties["parent"] = {
+            "description": "The parent term ID.",
+            "type": "integer",
+            "context": _VIEW_EDIT,
+        }
+    return {
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "title": "category" if taxonomy == "category" else "tag",
+        "type": "object",
+        "properties": properties,
+    }
+
+
+def _term_properties(taxonomy: str) -> dict[str, Any]:
+    """The properties every term has (a category also has ``parent``)."""
+    return {
         "id": {
             "description": "Unique identifier for the term.",
             "type": "integer",
@@ -87,18 +104,6 @@ def term_schema(taxonomy: str) -> dict[str, Any]:
             "context": _VIEW_EDIT,
             "properties": {},
         },
-    }
-    if taxonomy == "category":
-        properties["parent"] = {
-            "description": "The parent term ID.",
-            "type": "integer",
-            "context": _VIEW_EDIT,
-        }
-    return {
-        "$schema": "http://json-schema.org/draft-04/schema#",
-        "title": "category" if taxonomy == "category" else "tag",
-        "type": "object",
-        "properties": properties,
     }
 
 

@@ -1,0 +1,84 @@
+"""The `RestRequest` of an HTTP request: PHP-style query and form values, headers, a bounded body.
+
+Bodies are bounded before anything reads them (`MAX_BODY_BYTES`, 413 beyond), including bodies of
+unknown length (``Transfer-Encoding: chunked``), which werkzeug would otherwise cut silently.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from typing import Any, Final
+
+from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.wrappers import Request
+
+from sitecache.rest.params import parse_pairs, parse_query_string
+from sitecache.rest.request import RestRequest
+
+__all__ = ["MAX_BODY_BYTES", "build_request", "query_params", "read_bounded_body"]
+
+MAX_BODY_BYTES: Final = 16 * 1024 * 1024
+"""The largest request body accepted (413 beyond)."""
+
+
+def _request_headers(environ: Mapping[str, Any]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for key, value in environ.items():
+        if key.startswith("HTTP_"):
+            headers[key[5:]] = str(value)
+        elif key in ("CONTENT_TYPE", "CONTENT_LENGTH", "CONTENT_MD5") and value:
+            headers[key] = str(value)
+    if not headers.get("AUTHORIZATION") and environ.get("REDIRECT_HTTP_AUTHORIZATION"):
+        headers["AUTHORIZATION"] = str(environ["REDIRECT_HTTP_AUTHORIZATION"])
+    return headers
+
+
+def query_params(environ: Mapping[str, Any]) -> dict[str, Any]:
+    """The PHP-style query parameters of a WSGI request (``QUERY_STRING`` read as UTF-8)."""
+    raw = str(environ.get("QUERY_STRING") or "")
+    with contextlib.suppress(UnicodeEncodeError):  # already text beyond latin-1: use as is
+        raw = raw.encode("latin-1").decode("utf-8", "replace")
+    return parse_query_string(raw)
+
+
+def read_bounded_body(http: Request) -> None:
+    """Read a body of unknown length (``Transfer-Encoding: chunked``) now, and raise
+    ``RequestEntityTooLarge`` when it is longer than `MAX_BODY_BYTES`.
+
+    werkzeug stops reading such a stream at the limit and returns what it read, which would
+    silently truncate the body; reading one byte more tells a body at the limit from a longer
+    one. Bodies with a ``Content-Length`` are checked by werkzeug against the header.
+    """
+    if http.content_length is not None:
+        return
+    if "chunked" not in str(http.environ.get("HTTP_TRANSFER_ENCODING", "")).lower():
+        return
+    http.max_content_length = MAX_BODY_BYTES + 1
+    try:
+        data = http.get_data(cache=True)
+    finally:
+        http.max_content_length = MAX_BODY_BYTES
+    if len(data) > MAX_BODY_BYTES:
+        raise RequestEntityTooLarge()
+
+
+def build_request(
+    http: Request, route: str, query: dict[str, Any], plain_permalinks: bool = False
+) -> RestRequest:
+    """The `RestRequest` of an HTTP request (form bodies of POST parsed, PHP-style)."""
+    request = RestRequest(http.method, route)
+    request.environ = http.environ
+    request.plain_permalinks = plain_permalinks
+    request.set_query_params(query)
+    request.set_headers(_request_headers(http.environ))
+    read_bounded_body(http)
+    body = http.get_data(cache=True)
+    request.set_body(body)
+    if http.method == "POST":
+        form = http.form
+        if form:
+            request.set_body_params(parse_pairs(form.items(multi=True)))
+        if http.files:
+            request.set_file_params(dict(http.files.items()))
+    return request

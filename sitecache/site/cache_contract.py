@@ -1,0 +1,87 @@
+"""What the site tells a page cache: the tags a post change purges, the URLs worth warming.
+
+`related_tags` names, in ``Cache-Tag`` words, the pages that list a post (the post, home and its
+pagination, the feed, the date archives, the sitemap, its terms' and its author's archives), not
+every page that merely names its terms or author; `preload_urls` yields home, the published
+posts and pages newest first, then the term archives with posts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sitecache.site.content import ContentService, PostQuery, TermQuery
+from sitecache.site.links import SiteLinks
+from sitecache.site.models import Post, Term
+from sitecache.site.targets import TERM_BASES
+
+__all__ = ["CacheContract"]
+
+PRELOAD_BATCH = 100
+"""Posts read per query while listing URLs to preload."""
+
+
+class CacheContract:
+    """The site's side of the page cache's seams.
+
+    Args:
+        content: the content service.
+        links: the site's URLs.
+    """
+
+    def __init__(self, content: ContentService, links: SiteLinks) -> None:
+        self.content = content
+        self.links = links
+
+    def related_tags(self, post_id: int | Post, *, comment: bool = False) -> list[str]:
+        """The ``Cache-Tag`` tags of the pages to purge when a post changes.
+
+        With ``comment`` (a comment on it changed) only the post's own page; otherwise the
+        post, the home page and its pagination, the feed, the date archives, the sitemap, each
+        of its terms' archives and its author's archive. ``post_id`` may be the `Post` itself
+        (for a post already deleted, as the ``deleted_post`` hook passes it).
+        """
+        post = post_id if isinstance(post_id, Post) else None
+        if post is None and isinstance(post_id, int):
+            post = self.content.get_post(post_id)
+        number = post_id.id if isinstance(post_id, Post) else int(post_id)
+        tags = [f"post-{number}"]
+        if comment:
+            return tags
+        tags += ["home", "feed", "archive", "sitemap"]
+        if post is not None:
+            # The archives that list the post, not every page that names its terms or author
+            # (a single post names them too: purging those would purge the author's every post).
+            tags += [f"term-archive-{term_id}" for term_id in post.term_ids]
+            tags.append(f"author-archive-{post.author}")
+        return tags
+
+    def preload_urls(
+        self, limit_posts: int | None = None, taxonomies: bool = True
+    ) -> Iterator[str]:
+        """Absolute URLs to warm a cache with: home, then published posts and pages newest
+        first (at most ``limit_posts``), then category and tag archives with posts."""
+        yield self.links.url("/")
+        terms: dict[int, Term] = {}
+        page_number, remaining = 1, limit_posts
+        while remaining is None or remaining > 0:
+            size = PRELOAD_BATCH if remaining is None else min(PRELOAD_BATCH, remaining)
+            posts, _ = self.content.query_posts(
+                PostQuery(types=("post", "page"), page=page_number, per_page=size)
+            )
+            if not posts:
+                break
+            needed = {i for post in posts for i in post.term_ids} - set(terms)
+            terms.update(self.content.get_terms(sorted(needed)))
+            for post in posts:
+                yield self.links.post_url(post, terms)
+            if remaining is not None:
+                remaining -= len(posts)
+            page_number += 1
+        if taxonomies:
+            for taxonomy in TERM_BASES:
+                found, _ = self.content.query_terms(
+                    TermQuery(taxonomy=taxonomy, hide_empty=True, per_page=10_000)
+                )
+                for term in found:
+                    yield self.links.term_url(term)
