@@ -328,7 +328,11 @@ def test_fifty_concurrent_requests_for_an_expired_key_regenerate_once(
         storage.clear_namespace()  # type: ignore[attr-defined]
     assert page_app.calls == 2  # the first store and exactly one regeneration
     assert statuses.count("sitecache; fwd=stale; stored") == 1
-    assert sum(status.endswith("detail=stale") for status in statuses) == 49
+    # The others were served the stale copy, or (one that reached the lock only after the
+    # regeneration stored) the regenerated page: never a second regeneration.
+    others = [s for s in statuses if s != "sitecache; fwd=stale; stored"]
+    assert all(s.endswith("detail=stale") or s.startswith("sitecache; hit; ttl=") for s in others)
+    assert sum(status.endswith("detail=stale") for status in statuses) >= 40
 
 
 def test_a_purge_in_one_worker_is_seen_by_another_on_its_next_request(
