@@ -99,6 +99,21 @@ class App:
         self.notices = DebugNotices(self.hooks, debug=config.debug)
         self.server = RestServer(self.hooks, rest_settings(config), self.notices)
         self.templates = make_template_environment()
+        self._build_site(config)
+        self._build_cache(config)
+        self._entry: Callable[..., Iterable[bytes]] = self.cache
+        # Behind trusted reverse proxies, take the client's address, scheme and host from their
+        # X-Forwarded-* headers (and from nobody else's).
+        if config.proxy_count:
+            count = config.proxy_count
+            self._entry = ProxyFix(
+                self.cache, x_for=count, x_proto=count, x_host=count, x_port=count
+            )
+        for spec in config.plugins:
+            self.load_plugin(spec)
+
+    def _build_site(self, config: Config) -> None:
+        """Authentication, its pages, the content service, the front site and its routes."""
         self.auth = AuthService(
             config.data_dir,
             hasher=PasswordHasher(n=config.password_hash_cost),
@@ -117,6 +132,9 @@ class App:
             self.content, self.site.post_url, self.site.term_url, self.site.user_profile
         )
         self.hooks.add_action("rest_api_init", self.site_routes.register)
+
+    def _build_cache(self, config: Config) -> None:
+        """The page cache in front of the site, its invalidation, its API and its timers."""
         # The page cache sits in front of everything (REST, login and admin paths bypass it);
         # behind trusted reverse proxies it sees the client's scheme and host as the app does.
         self.cache = PageCache(
@@ -134,12 +152,13 @@ class App:
         self.cache_api = CacheApi(
             self.cache, self.hooks, config.site_url, static_root=config.static_directory
         )
+        timers = self.cache_api.timers
         # Every process retries owed purges on each timer tick (a crash or an outage may
         # have left some behind).
-        self.cache_api.timers.every_tick.append(self.invalidation.drain)
+        timers.every_tick.append(self.invalidation.drain)
         # Scheduled posts are published by the timers' holder (about a second late at most),
         # never on a page read.
-        self.cache_api.timers.holder_jobs.append(self.content.publish_due_posts)
+        timers.holder_jobs.append(self.content.publish_due_posts)
         # GC and scheduled preloads start with the first request this process serves.
         self.cache_api.autostart_timers = config.cache_timers
         # The content site fills the cache API's seams: what a post purges, whether it exists,
@@ -147,16 +166,6 @@ class App:
         self.hooks.add_filter("cache_post_tags", self._cache_post_tags)
         self.hooks.add_filter("cache_post_exists", self._cache_post_exists)
         self.hooks.add_filter("cache_preload_urls", self._cache_preload_urls)
-        self._entry: Callable[..., Iterable[bytes]] = self.cache
-        # Behind trusted reverse proxies, take the client's address, scheme and host from their
-        # X-Forwarded-* headers (and from nobody else's).
-        if config.proxy_count:
-            count = config.proxy_count
-            self._entry = ProxyFix(
-                self.cache, x_for=count, x_proto=count, x_host=count, x_port=count
-            )
-        for spec in config.plugins:
-            self.load_plugin(spec)
 
     # ------------------------------------------------------------------ cache seams
     def _cache_post_tags(self, tags: list[str], post_id: int) -> list[str]:
@@ -169,11 +178,14 @@ class App:
 
     def _cache_preload_urls(self, urls: list[str], settings: Mapping[str, Any]) -> list[str]:
         """A preload's URLs: home, posts newest first up to ``preload_posts``, then term
-        archives when ``preload_taxonomies`` (the site's list replaces the default home)."""
-        posts = settings.get("preload_posts", "all")
-        limit = None if posts == "all" else int(posts)
-        taxonomies = bool(settings.get("preload_taxonomies", True))
-        return list(self.site.preload_urls(limit, taxonomies))
+        archives when ``preload_taxonomies`` (the site's list replaces the default home).
+
+        ``settings`` (the filter's argument, the settings object as ``GET /settings`` shows
+        it) is left to other filters: the engine's typed settings, read from the same store,
+        are used here.
+        """
+        current = self.cache.engine.settings()
+        return list(self.site.preload_urls(current.preload_posts, current.preload_taxonomies))
 
     # ------------------------------------------------------------------ plugins and notices
     def load_plugin(self, spec: str) -> None:

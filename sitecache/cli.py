@@ -8,57 +8,41 @@ administrator: ``init`` creates one when there is none, ``user create`` refuses 
 user of a site anything else, and ``user delete`` refuses to delete the last one.
 Configuration comes from the environment as for ``create_app()``
 (``SITECACHE_CONFIG``, ``SITECACHE_DATA_DIR``, ...), or from ``--config`` and ``--data-dir``.
-Secrets are printed once, to standard output, and never logged.
+Secrets are printed once, to standard output, and never logged. This module holds what each
+command does; the grammar (the argparse parser) is `sitecache.cli_parser`.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.metadata
 import json
 import os
 import sqlite3
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from sitecache.auth import ROLES, AuthService, PasswordHasher
+from sitecache import cli_parser
+from sitecache.auth import AuthService, PasswordHasher
 from sitecache.auth.passwords import generate_password
 from sitecache.auth.rest_routes import check_application_password_fields
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import make_private_directory
 from sitecache.auth.users_schema import check_user_input
-from sitecache.cache.api.commands import (
-    add_cache_commands,
-    add_nginx_command,
-    print_nginx_config,
-    run_cache_command,
-)
+from sitecache.cache.api.commands import print_nginx_config, run_cache_command
 from sitecache.cache.deployment import engine_for, site_identity
 from sitecache.cache.storage import StorageError
+from sitecache.cli_parser import Command
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.domain_errors import DomainError, InvalidValueError, NotFoundError
-from sitecache.errors import RestError
 from sitecache.hooks import Hooks
 from sitecache.page_headers import page_headers
 from sitecache.schema.dates import format_timestamp
-from sitecache.serving import (
-    DEFAULT_HEADER_TIMEOUT,
-    DEFAULT_THREADS,
-    DEFAULT_TIMEOUT,
-    check_bind,
-    check_plugin,
-    gunicorn_argv,
-    site_url_for,
-)
+from sitecache.serving import check_bind, check_plugin, gunicorn_argv, site_url_for
 from sitecache.site import ContentService
 from sitecache.site.demo import fill_demo
 
 __all__ = ["main"]
-
-Command = Callable[[argparse.Namespace], int]
 
 
 def _environment(args: argparse.Namespace) -> dict[str, str]:
@@ -336,13 +320,6 @@ def command_app_password_create(args: argparse.Namespace) -> int:
     return 0
 
 
-def _version() -> str:
-    try:
-        return importlib.metadata.version("sitecache")
-    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a checkout
-        return "unknown (not installed)"
-
-
 def command_serve(args: argparse.Namespace) -> int:
     """Run gunicorn serving ``sitecache.app:create_app()`` (replaces this process)."""
     environment = _environment(args)
@@ -406,31 +383,6 @@ def command_cache(args: argparse.Namespace) -> int:
         return 1
 
 
-def _positive(text: str) -> int:
-    """An argparse type: an integer of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
-_EPILOG = """\
-Configuration comes from $SITECACHE_CONFIG (a TOML file), $SITECACHE_DATA_DIR,
-$SITECACHE_SITE_URL and $SITECACHE_DEBUG, or from --config and --data-dir.
-
-Start here:
-  sitecache init                       create ./var and an administrator (password shown once)
-  sitecache serve                      serve on http://127.0.0.1:8000/ (initializes on first start)
-  sitecache user create bob --role editor --password -
-  sitecache app-password create bob --name "my script"
-
-`sitecache COMMAND --help` describes a command.
-"""
-
-
 def command_nginx_config(args: argparse.Namespace) -> int:
     """``sitecache nginx-config``: the server block of static-file mode for this site, sending
     with each copy the headers sitecache sends with its own pages."""
@@ -438,144 +390,25 @@ def command_nginx_config(args: argparse.Namespace) -> int:
     return print_nginx_config(args, config.site_url, config.static_directory, page_headers(config))
 
 
+#: what each command of `sitecache.cli_parser.COMMANDS` runs
+HANDLERS: dict[str, Command] = {
+    "serve": command_serve,
+    "init": command_init,
+    "user create": command_user_create,
+    "user list": command_user_list,
+    "user delete": command_user_delete,
+    "user passwd": command_user_passwd,
+    "app-password create": command_app_password_create,
+    "app-password list": command_app_password_list,
+    "app-password revoke": command_app_password_revoke,
+    "cache": command_cache,
+    "nginx-config": command_nginx_config,
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(
-        prog="sitecache",
-        description="sitecache: a page cache and WordPress-style REST management interface "
-        "for WSGI content sites.",
-        epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"sitecache {_version()}")
-    parser.add_argument("--config", help="a TOML configuration file (else $SITECACHE_CONFIG)")
-    parser.add_argument("--data-dir", help="the data directory (else $SITECACHE_DATA_DIR or ./var)")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    _add_serve_command(commands)
-    _add_init_command(commands)
-    user = commands.add_parser("user", help="manage users", description="Manage users.")
-    user_commands = user.add_subparsers(dest="user_command", required=True, metavar="COMMAND")
-    add_user_commands(user_commands)
-
-    app_password = commands.add_parser(
-        "app-password",
-        help="manage application passwords",
-        description="Manage application passwords (HTTP Basic credentials for the REST API).",
-    )
-    app_password_commands = app_password.add_subparsers(
-        dest="app_password_command", required=True, metavar="COMMAND"
-    )
-    add_app_password_commands(app_password_commands)
-
-    add_cache_commands(commands).set_defaults(handler=command_cache)
-    add_nginx_command(commands).set_defaults(handler=command_nginx_config)
-    return parser
-
-
-def _add_serve_command(commands: Any) -> None:
-    """``serve``."""
-    serve = commands.add_parser(
-        "serve",
-        help="run the site under gunicorn",
-        description="Serve the site with gunicorn (threaded workers; initializes the data "
-        "directory on first start).",
-    )
-    serve.add_argument(
-        "--bind", default="127.0.0.1:8000", help="host:port to listen on (default 127.0.0.1:8000)"
-    )
-    serve.add_argument("--workers", type=_positive, default=2, help="worker processes (default 2)")
-    serve.add_argument(
-        "--threads",
-        type=_positive,
-        default=DEFAULT_THREADS,
-        help=f"threads per worker (default {DEFAULT_THREADS})",
-    )
-    serve.add_argument(
-        "--timeout",
-        type=_positive,
-        default=DEFAULT_TIMEOUT,
-        help=f"seconds a request may take to arrive, its head at most {DEFAULT_HEADER_TIMEOUT} "
-        f"(default {DEFAULT_TIMEOUT})",
-    )
-    serve.add_argument("--reload", action="store_true", help="restart when the code changes")
-    serve.add_argument(
-        "--demo", action="store_true", help="on a first start, fill the site with demo content"
-    )
-    serve.set_defaults(handler=command_serve)
-
-
-def _add_init_command(commands: Any) -> None:
-    """``init``."""
-    init = commands.add_parser(
-        "init",
-        help="create the data directory and an administrator",
-        description="Create the data directory, the database, the secret key and an "
-        "administrator whose password is printed once.",
-    )
-    init.add_argument("--login", default="admin", help="the administrator's login (admin)")
-    init.add_argument("--email", help="the administrator's e-mail address")
-    init.add_argument(
-        "--demo", action="store_true", help="fill the site with demo posts, pages and comments"
-    )
-    init.set_defaults(handler=command_init)
-
-
-def add_user_commands(user_commands: Any) -> None:
-    """``user create``, ``user list``, ``user delete`` and ``user passwd``."""
-    create_user = user_commands.add_parser("create", help="add a user", description="Add a user.")
-    create_user.add_argument("login", help="the new user's login")
-    create_user.add_argument(
-        "--role", choices=ROLES, default="subscriber", help="the user's role (subscriber)"
-    )
-    create_user.add_argument(
-        "--password", help="the password; '-' reads it from standard input; omit to generate one"
-    )
-    create_user.add_argument("--email", help="the user's e-mail address")
-    create_user.add_argument("--display-name", help="the name shown for the user")
-    create_user.set_defaults(handler=command_user_create)
-
-    listing = user_commands.add_parser("list", help="list the users")
-    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    listing.set_defaults(handler=command_user_list)
-
-    delete = user_commands.add_parser("delete", help="delete a user (never the last administrator)")
-    delete.add_argument("login", help="the user's login or e-mail address")
-    delete.set_defaults(handler=command_user_delete)
-
-    passwd = user_commands.add_parser("passwd", help="set a user's password (ends their sessions)")
-    passwd.add_argument("login", help="the user's login or e-mail address")
-    passwd.add_argument(
-        "--password",
-        help="the new password; '-' reads it from standard input; omit to generate one "
-        "(printed once)",
-    )
-    passwd.set_defaults(handler=command_user_passwd)
-
-
-def add_app_password_commands(app_password_commands: Any) -> None:
-    """``app-password create``, ``app-password list`` and ``app-password revoke``."""
-    create_app_password = app_password_commands.add_parser(
-        "create",
-        help="create an application password (printed once)",
-        description="Create an application password for a user; it is printed once.",
-    )
-    create_app_password.add_argument("login", help="the user's login or e-mail address")
-    create_app_password.add_argument("--name", required=True, help="the application's name")
-    create_app_password.add_argument("--app-id", help="the application's UUID")
-    create_app_password.set_defaults(handler=command_app_password_create)
-
-    listing = app_password_commands.add_parser("list", help="list a user's application passwords")
-    listing.add_argument("login", help="the user's login or e-mail address")
-    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    listing.set_defaults(handler=command_app_password_list)
-
-    revoke = app_password_commands.add_parser(
-        "revoke", help="delete one application password of a user"
-    )
-    revoke.add_argument("login", help="the user's login or e-mail address")
-    revoke.add_argument("uuid", help="the password's UUID (see `app-password list`)")
-    revoke.set_defaults(handler=command_app_password_revoke)
+    """The argument parser of every subcommand (`sitecache.cli_parser`)."""
+    return cli_parser.build_parser(HANDLERS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -588,8 +421,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"sitecache: {exc}", file=sys.stderr)
         return 2
-    except (DomainError, RestError) as exc:
-        # A refusal of the domain (users, passwords) or of a cache command, in its words.
+    except DomainError as exc:
+        # A refusal of the domain (users, passwords, cache options and URLs), in its words.
         print(f"sitecache: {exc.message}", file=sys.stderr)
         return 1
     except UnicodeError:

@@ -11,13 +11,17 @@ falcon's ``add_error_handler``); the pages and the command line read ``message``
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
 __all__ = [
     "ConflictError",
     "DomainError",
     "ForbiddenError",
     "GoneError",
+    "InvalidFields",
+    "InvalidPluginSwitches",
+    "InvalidSettings",
+    "InvalidURL",
     "InvalidValueError",
     "NotFoundError",
     "UnauthorizedError",
@@ -68,3 +72,50 @@ class ConflictError(DomainError):
 
 class GoneError(DomainError):
     """The operation was already done: the post or comment is in the trash already."""
+
+
+# ---------------------------------------------------------------------- the page cache
+class InvalidFields(InvalidValueError):
+    """Named fields of a request or an update break rules (all or nothing: nothing changed).
+
+    Built with `from_fields`, the exception carries, as CACHE_API.md's one 400 does, ``params``
+    (field -> message) and ``details`` (field -> ``{code, message}``) in its details.
+    """
+
+    @classmethod
+    def from_fields(cls, fields: Mapping[str, Mapping[str, Any]]) -> Self:
+        """``rest_invalid_param`` naming every field of ``fields`` (field -> code, message)."""
+        names = ", ".join(sorted(fields))
+        return cls(
+            "rest_invalid_param",
+            f"Invalid parameter(s): {names}",
+            {
+                "params": {key: field["message"] for key, field in fields.items()},
+                "details": {key: dict(field) for key, field in fields.items()},
+            },
+        )
+
+
+class InvalidSettings(InvalidFields):
+    """A page-cache settings update breaks a rule of the settings schema (nothing changed)."""
+
+
+class InvalidPluginSwitches(InvalidFields):
+    """A page-cache plugin switch names no plugin or is not a boolean (nothing changed)."""
+
+
+class InvalidURL(InvalidValueError):
+    """A URL to purge or test is not one of the site's pages: not a URL, a host the site does
+    not serve, a path escaping the cache.
+
+    Args:
+        url: the value refused, as given.
+        reason: why, as the end of a sentence about it (``is not a valid URL``).
+    """
+
+    def __init__(self, url: object, reason: str) -> None:
+        super().__init__(
+            "rest_invalid_param", f"url {reason}.", {"params": {"url": f"{url!r} {reason}"}}
+        )
+        self.url = url
+        self.reason = reason

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
 from sitecache.cache import CacheEngine, StorageError
-from sitecache.errors import RestError
+from sitecache.domain_errors import InvalidURL
 from sitecache.site import ContentService, FrontSite
 from sitecache.site.content_base import HookCall
 from sitecache.site.models import Comment, Post
@@ -169,17 +169,17 @@ class ContentInvalidation:
         Raises:
             StorageError: the storage failed (the caller keeps the intents for a retry).
         """
-        values = self.engine.settings().values
-        if values.get("lock_down", False):
+        settings = self.engine.settings()
+        if settings.lock_down:
             return  # no automatic purges while locked down (manual ones still work)
         whole_site = False
         tags: set[str] = set()
         urls: set[str] = set()
         for intent in intents:
             kind = intent.get("kind")
-            if kind == "site" or (kind == "post" and values.get("clear_on_post_edit", False)):
+            if kind == "site" or (kind == "post" and settings.clear_on_post_edit):
                 whole_site = True
-            elif kind == "comment" and values.get("refresh_single_only_on_comments", False):
+            elif kind == "comment" and settings.refresh_single_only_on_comments:
                 # Only the post's own page: its tag would also reach every page that lists it.
                 urls.add(str(intent["url"]))
             else:
@@ -190,9 +190,10 @@ class ContentInvalidation:
         if tags:
             self.engine.purge_tags(sorted(tags))
         if urls:
-            result = self.engine.purge_urls(sorted(urls), scope="url")
-            if isinstance(result, RestError):  # a URL off the site's hosts: nothing cached
-                logger.warning("comment purge skipped: %s", result.message)
+            try:
+                self.engine.purge_urls(sorted(urls), scope="url")
+            except InvalidURL as refused:  # a URL off the site's hosts: nothing cached
+                logger.warning("comment purge skipped: %s", refused.message)
 
     def drain(self, *, wait: bool = False) -> bool:
         """Apply every owed purge, oldest first; whether none is left.

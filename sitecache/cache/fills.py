@@ -13,14 +13,14 @@ seconds as *pass*, so that concurrent requests for it render at once instead of 
 
 from __future__ import annotations
 
-import os
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
-from sitecache.cache.storage import Storage, StorageError
+from sitecache.cache.locks import LockService
+from sitecache.cache.storage import StorageError
+from sitecache.cache.storage_log import Warn
 
 __all__ = ["Fill", "FillCoordinator"]
 
@@ -53,14 +53,12 @@ class FillCoordinator:
     """Leads and waiters of the keys being filled (see the module docstring).
 
     Args:
-        storage: where the cross-process locks live.
-        owner: a prefix unique to this process (thread ids are appended).
+        locks: the cross-process locks (the engine's, in the storage).
         warn: reports storage failures (rate-limited by the caller).
     """
 
-    def __init__(self, storage: Storage, owner: str, warn: Callable[[str, object], None]) -> None:
-        self.storage = storage
-        self.owner = owner
+    def __init__(self, locks: LockService, warn: Warn) -> None:
+        self.locks = locks
         self.warn = warn
         self._lock = threading.Lock()
         self._inflight: dict[str, threading.Event] = {}
@@ -79,14 +77,12 @@ class FillCoordinator:
                 return Fill(name, lead=False, event=event)
             event = threading.Event()
             self._inflight[key] = event
-        # The pid too: forked workers share the prefix (and often thread idents).
-        owner = f"{self.owner}-{os.getpid()}-{threading.get_ident()}"
         try:
-            acquired = self.storage.acquire_lock(name, owner, LOCK_TTL)
+            owner = self.locks.acquire(name, LOCK_TTL)
         except StorageError as exc:
             self.warn("cache fill lock unavailable: %s", exc)
             return Fill(name, lead=True, event=event, registered=True)
-        if acquired:
+        if owner is not None:
             return Fill(name, lead=True, event=event, owner=owner, registered=True)
         return Fill(name, lead=False, event=event, remote=True, registered=True)
 
@@ -99,7 +95,7 @@ class FillCoordinator:
         pause = 0.002
         while time.monotonic() < deadline:
             try:
-                if self.storage.lock_owner(fill.name) is None:
+                if self.locks.lock_owner(fill.name) is None:
                     return
             except StorageError as exc:
                 self.warn("cache fill lock unreadable: %s", exc)
@@ -115,10 +111,7 @@ class FillCoordinator:
         """
         key = fill.name.removeprefix("fill:")
         if fill.owner is not None:
-            try:
-                self.storage.release_lock(fill.name, fill.owner)
-            except StorageError as exc:
-                self.warn("cache fill lock not released: %s", exc)
+            self.locks.release(fill.name, fill.owner)  # a failure is logged; the lock expires
             fill.owner = None
         with self._lock:
             if fill.lead and unstorable:

@@ -226,13 +226,7 @@ class PageCache:
         #: prepared entries of this process, stamped with the generation they were read under
         self.tier: MemoryTier[Prepared] = MemoryTier(engine.memory_tier_bytes)
         if settings:
-            try:
-                if engine.storage.get_value("settings") is None:
-                    result = engine.update_settings(dict(settings))
-                    if isinstance(result, RestError):
-                        raise ValueError(f"invalid cache settings: {result.message}")
-            except StorageError as exc:
-                engine.storage_warning("cache settings not written: %s", exc)
+            engine.seed_settings(settings)
         self._hosts: dict[tuple[str, str], str] = {}
         # Hook points for companion plugins (`sitecache.cache.api.plugins`). Empty by default:
         # the hot path then pays one attribute test each.

@@ -16,8 +16,9 @@ from typing import Any, Final
 import regex
 
 from sitecache.cache.rejected import MAX_TOTAL_LENGTH, RejectedUris, compile_rejected_uri
-from sitecache.errors import RestError
-from sitecache.schema import sanitize_value_from_schema, validate_value_from_schema
+from sitecache.domain_errors import InvalidSettings, InvalidValueError
+from sitecache.rest.refusals import check_value
+from sitecache.schema import sanitize_value_from_schema
 
 __all__ = [
     "DEFAULT_SETTINGS",
@@ -240,57 +241,36 @@ SETTINGS_SCHEMA: Final[dict[str, Any]] = {
 }
 
 
-def _extra_errors(values: Mapping[str, Any]) -> dict[str, RestError]:
-    """The rules a JSON schema cannot say: compiling regexes, the preload interval's gap."""
-    errors: dict[str, RestError] = {}
+def _extra_errors(values: Mapping[str, Any]) -> dict[str, str]:
+    """The rules a JSON schema cannot say (compiling regexes, the preload interval's gap):
+    field -> message."""
+    errors: dict[str, str] = {}
     uris = values.get("rejected_uris") or []
     if sum(len(pattern) for pattern in uris if isinstance(pattern, str)) > MAX_TOTAL_LENGTH:
-        errors["rejected_uris"] = RestError(
-            "rest_invalid_param",
-            f"rejected_uris may hold at most {MAX_TOTAL_LENGTH} characters in all.",
-            {"param": "rejected_uris"},
+        errors["rejected_uris"] = (
+            f"rejected_uris may hold at most {MAX_TOTAL_LENGTH} characters in all."
         )
     for index, pattern in enumerate([] if errors else uris):
         try:
             compile_rejected_uri(pattern)
         except (regex.error, ValueError, TypeError) as exc:
-            errors["rejected_uris"] = RestError(
-                "rest_invalid_param",
-                f"rejected_uris[{index}] is not a valid regular expression: {exc}.",
-                {"param": "rejected_uris"},
+            errors["rejected_uris"] = (
+                f"rejected_uris[{index}] is not a valid regular expression: {exc}."
             )
             break
     interval = values.get("preload_interval")
     if isinstance(interval, int) and 0 < interval < 10:
-        errors["preload_interval"] = RestError(
-            "rest_invalid_param",
-            "preload_interval must be 0 or at least 10.",
-            {"param": "preload_interval"},
-        )
+        errors["preload_interval"] = "preload_interval must be 0 or at least 10."
     posts = values.get("preload_posts")
     if posts is not None and not (
         posts == "all" or (type(posts) is int and 1 <= posts <= 10_000_000)
     ):
-        errors["preload_posts"] = RestError(
-            "rest_invalid_param",
-            'preload_posts must be "all" or an integer from 1 to 10000000.',
-            {"param": "preload_posts"},
-        )
+        errors["preload_posts"] = 'preload_posts must be "all" or an integer from 1 to 10000000.'
     return errors
 
 
-def validate_settings_update(update: Any) -> dict[str, Any] | RestError:
-    """The sanitized update, or one 400 error whose ``details`` name every bad field.
-
-    All-or-nothing (CACHE_API.md): unknown and read-only keys are errors too, and nothing is
-    returned for partial use when any field fails.
-    """
-    if not isinstance(update, dict):
-        return RestError(
-            "rest_invalid_param",
-            "The settings must be a JSON object.",
-            {"status": 400, "params": {"body": "not an object"}},
-        )
+def _unknown_fields(update: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The read-only and unknown keys of ``update``, as per-field details."""
     details: dict[str, dict[str, Any]] = {}
     properties = SETTINGS_SCHEMA["properties"]
     for key in update:
@@ -301,6 +281,27 @@ def validate_settings_update(update: Any) -> dict[str, Any] | RestError:
                 "code": "rest_invalid_param",
                 "message": f"{key} is not a valid property of Object.",
             }
+    return details
+
+
+def validate_settings_update(update: object) -> dict[str, Any]:
+    """The sanitized update.
+
+    All-or-nothing (CACHE_API.md): unknown and read-only keys are errors too, and nothing is
+    returned for partial use when any field fails.
+
+    Raises:
+        InvalidSettings: ``update`` is not an object, or fields break rules (one 400
+            ``rest_invalid_param`` whose ``details`` name every bad field).
+    """
+    if not isinstance(update, dict):
+        raise InvalidSettings(
+            "rest_invalid_param",
+            "The settings must be a JSON object.",
+            {"params": {"body": "not an object"}},
+        )
+    details = _unknown_fields(update)
+    properties = SETTINGS_SCHEMA["properties"]
     clean: dict[str, Any] = {}
     for key, value in update.items():
         if key in details:
@@ -314,26 +315,18 @@ def validate_settings_update(update: Any) -> dict[str, Any] | RestError:
                 "message": f"{key} is not of type array: send a JSON array of strings.",
             }
             continue
-        result = validate_value_from_schema(value, schema, key)
-        if isinstance(result, RestError):
-            details[key] = {"code": result.code, "message": result.message}
+        try:
+            check_value(value, schema, key, with_details=False)
+        except InvalidValueError as refused:
+            details[key] = {"code": refused.code, "message": refused.message}
             continue
         clean[key] = sanitize_value_from_schema(value, schema, key)
     if "pages" in clean and not isinstance(clean["pages"], dict):
         clean["pages"] = {}  # an empty list is an empty object, as WordPress reads it
-    for key, error in _extra_errors(clean).items():
-        details[key] = {"code": error.code, "message": error.message}
+    for key, message in _extra_errors(clean).items():
+        details[key] = {"code": "rest_invalid_param", "message": message}
     if details:
-        names = ", ".join(sorted(details))
-        return RestError(
-            "rest_invalid_param",
-            f"Invalid parameter(s): {names}",
-            {
-                "status": 400,
-                "params": {key: detail["message"] for key, detail in details.items()},
-                "details": details,
-            },
-        )
+        raise InvalidSettings.from_fields(details)
     return clean
 
 
@@ -345,12 +338,14 @@ def merge_settings(stored: Mapping[str, Any] | None) -> dict[str, Any]:
     for key, value in stored.items():
         if key not in DEFAULT_SETTINGS:
             continue
-        checked = validate_settings_update({key: value})
-        if isinstance(checked, dict):
-            if key == "pages":
-                values["pages"].update(checked["pages"])
-            else:
-                values[key] = checked[key]
+        try:
+            checked = validate_settings_update({key: value})
+        except InvalidSettings:
+            continue
+        if key == "pages":
+            values["pages"].update(checked["pages"])
+        else:
+            values[key] = checked[key]
     return values
 
 
@@ -362,7 +357,8 @@ def _ignored_matcher(names: list[str]) -> tuple[frozenset[str], tuple[str, ...]]
 
 @dataclass(frozen=True, slots=True)
 class CacheSettings:
-    """The settings as the middleware reads them, compiled once per change."""
+    """The settings as the cache reads them, compiled once per change: one typed field per
+    setting read anywhere (``values`` keeps the JSON object they came from)."""
 
     values: Mapping[str, Any]
     enabled: bool
@@ -384,6 +380,15 @@ class CacheSettings:
     debug: bool
     max_entries: int
     max_bytes: int
+    gc_interval: int
+    lock_down: bool
+    clear_on_post_edit: bool
+    refresh_single_only_on_comments: bool
+    preload_interval: int
+    #: how many posts a preload visits; ``None``: all of them
+    preload_posts: int | None
+    preload_taxonomies: bool
+    static_files: bool
 
     @classmethod
     def from_values(cls, stored: Mapping[str, Any] | None = None) -> CacheSettings:
@@ -412,6 +417,14 @@ class CacheSettings:
             debug=values["debug"],
             max_entries=values["max_entries"],
             max_bytes=values["max_size_mb"] * 1024 * 1024,
+            gc_interval=values["gc_interval"],
+            lock_down=values["lock_down"],
+            clear_on_post_edit=values["clear_on_post_edit"],
+            refresh_single_only_on_comments=values["refresh_single_only_on_comments"],
+            preload_interval=values["preload_interval"],
+            preload_posts=None if values["preload_posts"] == "all" else values["preload_posts"],
+            preload_taxonomies=values["preload_taxonomies"],
+            static_files=values["static_files"],
         )
 
     def is_ignored_param(self, name: str) -> bool:

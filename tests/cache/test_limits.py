@@ -14,6 +14,8 @@ from werkzeug.test import Client
 from sitecache.cache import CacheEngine, CacheRules, CacheSettings, MemoryStorage, PageCache
 from sitecache.cache.rejected import MAX_TOTAL_LENGTH, RejectedUris
 from sitecache.cache.settings import validate_settings_update
+from sitecache.domain_errors import InvalidSettings
+from sitecache.rest.error_handlers import ErrorHandlers
 from tests.cache.conftest import BACKENDS, FakeClock, PageApp, make_storage
 
 
@@ -87,9 +89,13 @@ def test_the_timer_holder_enforces_the_caps(page_app: PageApp, tmp_path: Path) -
 @pytest.mark.parametrize("body", [{"max_entries": -1}, {"max_size_mb": "big"},
                                   {"max_entries": 10**12}])  # fmt: skip
 def test_the_caps_are_validated(body: dict[str, Any]) -> None:
-    result = validate_settings_update(body)
-    assert not isinstance(result, dict)
-    assert set(result.data["details"]) == set(body)
+    with pytest.raises(InvalidSettings) as refused:
+        validate_settings_update(body)
+    assert set(refused.value.details["details"]) == set(body)
+    # The REST boundary answers it as the 400 rest_invalid_param it always was.
+    answer = ErrorHandlers().to_rest_error(refused.value)
+    assert (answer.code, answer.status) == ("rest_invalid_param", 400)
+    assert set(answer.data["details"]) == set(body)
 
 
 # ---------------------------------------------------------------------- hosts
@@ -168,9 +174,13 @@ def test_every_search_of_a_path_shares_one_budget_and_fails_closed(
 
 
 def test_the_patterns_combined_size_is_bounded() -> None:
-    result = validate_settings_update({"rejected_uris": ["x" * 400] * 30})
-    assert not isinstance(result, dict)
-    assert str(MAX_TOTAL_LENGTH) in result.data["details"]["rejected_uris"]["message"]
+    with pytest.raises(InvalidSettings) as refused:
+        validate_settings_update({"rejected_uris": ["x" * 400] * 30})
+    message = refused.value.details["details"]["rejected_uris"]["message"]
+    assert str(MAX_TOTAL_LENGTH) in message
+    answer = ErrorHandlers().to_rest_error(refused.value)
+    assert (answer.code, answer.status) == ("rest_invalid_param", 400)
+    assert answer.data["details"]["rejected_uris"]["message"] == message
     assert isinstance(validate_settings_update({"rejected_uris": ["x" * 400] * 20}), dict)
     settings = CacheSettings.from_values({"rejected_uris": [r"^/secret/"]})
     assert settings.rejected_uris.matches("/secret/a")

@@ -48,7 +48,6 @@ from sitecache.cache.api.static import StaticFiles
 from sitecache.cache.api.timers import CacheTimers
 from sitecache.cache.middleware import PageCache
 from sitecache.cache.storage import StorageError
-from sitecache.errors import RestError
 from sitecache.hooks import Hooks
 
 __all__ = [
@@ -66,8 +65,6 @@ __all__ = [
     "PurgeWebhook",
     "StaticFiles",
 ]
-
-STATUS_PROBE = "status_probe"
 
 
 class CacheApi:
@@ -114,10 +111,6 @@ class CacheApi:
         self._next_tick = float("-inf")
         hooks.add_action("rest_api_init", self.routes.register)
         cache.tick = self.tick
-        try:
-            self.plugins.sync()
-        except StorageError as exc:
-            self.engine.storage_warning("cache plugins not applied: %s", exc)
 
     # ------------------------------------------------------------------ seams
     def base_url(self, environ: Mapping[str, Any] | None = None) -> str:
@@ -143,17 +136,18 @@ class CacheApi:
         return None if exists is None else bool(exists)
 
     def _preload_interval(self) -> int:
-        return int(self.engine.settings().values.get("preload_interval", 0))
+        return self.engine.settings().preload_interval
 
     # ------------------------------------------------------------------ per request
     def tick(self, now: float, environ: Mapping[str, Any]) -> None:
-        """`PageCache.tick`: at most once a second, apply plugin switches and make sure this
-        process's timers run (started by its first request, whatever the WSGI server: the
-        application never guesses its server from ``SERVER_SOFTWARE``)."""
+        """`PageCache.tick`: run the engine's poll round when due (settings and plugin
+        switches changed elsewhere are applied then), and at most once a second make sure
+        this process's timers run (started by its first request, whatever the WSGI server:
+        the application never guesses its server from ``SERVER_SOFTWARE``)."""
+        self.engine.poll(now)
         if now < self._next_tick:
             return
         self._next_tick = now + 1.0
-        self.plugins.sync()
         if self.autostart_timers:
             self.timers.ensure_running()
 
@@ -161,12 +155,11 @@ class CacheApi:
     def status(self) -> dict[str, Any]:
         """``GET /status``."""
         engine = self.engine
-        storage = engine.storage
         warnings: list[dict[str, str]] = []
         settings = engine.settings()
         writable = True
         try:
-            storage.set_value(STATUS_PROBE, str(int(engine.clock())).encode("ascii"))
+            engine.probe_writable()
         except StorageError as exc:
             writable = False
             warnings.append(
@@ -200,8 +193,8 @@ class CacheApi:
         return {
             "enabled": settings.enabled,
             "storage": {
-                "backend": storage.backend,
-                "location": storage.location,
+                "backend": engine.backend,
+                "location": engine.location,
                 "writable": writable,
             },
             "compression": {"available": available},
@@ -211,24 +204,24 @@ class CacheApi:
         }
 
     # ------------------------------------------------------------------ the cache test
-    def test_page(self, url: str, base: str) -> dict[str, Any] | RestError:
+    def test_page(self, url: str, base: str) -> dict[str, Any]:
         """``POST /cache/test``: prime, first, second; explain a failure; leave nothing.
 
         ``url`` is a /path on ``base`` or an absolute URL of a host the site serves (as
         ``POST /cache`` accepts). What the test stored is removed through the engine's one
         purge path, so its purge listeners (static-file copies, webhooks) see it go.
+
+        Raises:
+            InvalidURL: ``url`` is not a page of the site.
         """
         engine = self.engine
         parts = urlsplit(url)
         absolute = bool(parts.scheme or parts.netloc)
-        resolved = engine.resolve_url(url if absolute else base + url)
-        if isinstance(resolved, RestError):
-            return resolved
+        canonical, _ = engine.resolve_url(url if absolute else base + url)
         path = url
-        canonical = resolved[0]
         urls = {canonical} if canonical else set()
         try:
-            before = engine.storage.keys_for_urls(urls)
+            before = engine.keys_for("url", urls)
         except StorageError as exc:
             before = set()
             engine.storage_warning("cache test: %s", exc)
@@ -242,9 +235,9 @@ class CacheApi:
         try:
             # Leave nothing behind: what the test stored goes (what was there before stays),
             # through the one purge path, so static copies and other listeners follow.
-            created = engine.storage.keys_for_urls(urls) - before
+            created = engine.keys_for("url", urls) - before
             if created:
-                engine.purge_keys(created, scope="test")
+                engine.remove(created, scope="test")
         except StorageError as exc:
             engine.storage_warning("cache test: entries not removed: %s", exc)
         return {

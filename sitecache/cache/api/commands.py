@@ -13,9 +13,10 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 from rich.console import Console
@@ -23,15 +24,22 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Column
 
 from sitecache.cache.api import CacheApi
+from sitecache.cache.api.preload import Preloader
 from sitecache.cache.api.routes import parse_list_query
 from sitecache.cache.api.static import DEFAULT_WEB_USER, nginx_config, unreadable_reason
 from sitecache.cache.api.timers import PRELOAD_REQUEST_NAME
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.middleware import PageCache
-from sitecache.errors import RestError
+from sitecache.domain_errors import DomainError, InvalidFields
 from sitecache.hooks import Hooks
 
-__all__ = ["add_cache_commands", "add_nginx_command", "print_nginx_config", "run_cache_command"]
+__all__ = [
+    "CommandError",
+    "add_cache_commands",
+    "add_nginx_command",
+    "print_nginx_config",
+    "run_cache_command",
+]
 
 #: seconds ``preload`` waits for a server to pick the request up
 PICKUP_TIMEOUT = 10.0
@@ -86,6 +94,11 @@ def _api(engine: CacheEngine, site_url: str | None, static_root: Path | None = N
     return CacheApi(cache, Hooks(), site_url, load_entry_points=False, static_root=static_root)
 
 
+class CommandError(DomainError):
+    """A cache command cannot do what was asked (no server picked a preload up, nginx-config
+    without a site_url); the command line prints the message."""
+
+
 def run_cache_command(
     args: argparse.Namespace,
     engine: CacheEngine,
@@ -96,82 +109,99 @@ def run_cache_command(
 
     Purges remove static-file copies under ``static_root`` as the server's do. (A purge webhook
     is configured in the site's code, so the command line does not call it.)
+
+    Raises:
+        DomainError: the command was refused (a bad option or URL, no server to preload).
+        StorageError: the storage failed.
     """
-    name = args.cache_command
-    as_json = bool(args.json)
-    if name == "status":
-        status = _api(engine, site_url).status()
-        progress = status["preload"]
-        _print(
-            status,
-            as_json,
-            [
-                f"enabled:     {status['enabled']}",
-                f"storage:     {status['storage']['backend']} at {status['storage']['location']}"
-                f" ({'writable' if status['storage']['writable'] else 'NOT writable'})",
-                f"preload:     {'running' if progress['running'] else 'idle'}, "
-                f"{progress['done']}/{progress['total']} done, {progress['failed']} failed",
-                f"gc:          last {status['gc']['last_run'] or 'never'}, "
-                f"next {status['gc']['next_run'] or 'not scheduled'}",
-                *(f"warning:     {w['code']}: {w['message']}" for w in status["warnings"]),
-            ],
-        )
-        return 0 if status["storage"]["writable"] else 1
-    if name == "stats":
-        stats = engine.stats()
-        requests = stats["requests"]
-        preload = stats["preload"]
-        _print(
-            stats,
-            as_json,
-            [
-                f"entries:  {stats['entries']['total']} ({stats['entries']['fresh']} fresh, "
-                f"{stats['entries']['expired']} expired)",
-                f"bytes:    {stats['bytes']['total']} (+{stats['bytes']['compressed']} gzip)",
-                f"requests: {requests['hit']} hit, {requests['stale']} stale, "
-                f"{requests['miss']} miss, {requests['bypass']} bypass "
-                f"(hit ratio {requests['hit_ratio']:.1%})",
-                f"preload:  {preload['hit']} hit, {preload['stale']} stale, "
-                f"{preload['miss']} miss, {preload['bypass']} bypass "
-                "(preload's own visits, not in the requests above)",
-                *(f"bypass:   {k} {v}" for k, v in stats["bypass_reasons"].items()),
-                *(f"purges:   {k} {v}" for k, v in stats["purges"].items()),
-            ],
-        )
-        return 0
-    if name == "list":
-        query: dict[str, Any] = {"page": args.page, "per_page": args.per_page}
-        if args.search:
-            query["search"] = args.search
-        if args.status:
-            query["status"] = args.status
-        parsed = parse_list_query(query)
-        if isinstance(parsed, RestError):
-            raise _option_error(parsed)
-        page, per_page, search, status_filter = parsed
-        rows, total = engine.list_entries(page, per_page, search=search, status=status_filter)
-        _print(
-            {"total": total, "entries": rows},
-            as_json,
-            [
-                *(
-                    f"{row['status']:8} {row['size']:>9} {row['created']}  {row['url']}"
-                    for row in rows
-                ),
-                f"{len(rows)} of {total} entries (page {page})",
-            ],
-        )
-        return 0
-    if name == "flush":
-        _api(engine, site_url, static_root)  # its purge listeners: static-file copies
-        return _flush(args, engine, as_json)
-    return _preload(args, engine, site_url, as_json)
+    command = _COMMANDS[args.cache_command]
+    return command(_Run(args, engine, site_url, static_root, bool(args.json)))
 
 
-def _flush(args: argparse.Namespace, engine: CacheEngine, as_json: bool) -> int:
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """One ``cache`` command's inputs."""
+
+    args: argparse.Namespace
+    engine: CacheEngine
+    site_url: str | None
+    static_root: Path | None
+    as_json: bool
+
+
+def _status(run: _Run) -> int:
+    status = _api(run.engine, run.site_url).status()
+    progress = status["preload"]
+    _print(
+        status,
+        run.as_json,
+        [
+            f"enabled:     {status['enabled']}",
+            f"storage:     {status['storage']['backend']} at {status['storage']['location']}"
+            f" ({'writable' if status['storage']['writable'] else 'NOT writable'})",
+            f"preload:     {'running' if progress['running'] else 'idle'}, "
+            f"{progress['done']}/{progress['total']} done, {progress['failed']} failed",
+            f"gc:          last {status['gc']['last_run'] or 'never'}, "
+            f"next {status['gc']['next_run'] or 'not scheduled'}",
+            *(f"warning:     {w['code']}: {w['message']}" for w in status["warnings"]),
+        ],
+    )
+    return 0 if status["storage"]["writable"] else 1
+
+
+def _stats(run: _Run) -> int:
+    stats = run.engine.stats()
+    requests = stats["requests"]
+    preload = stats["preload"]
+    _print(
+        stats,
+        run.as_json,
+        [
+            f"entries:  {stats['entries']['total']} ({stats['entries']['fresh']} fresh, "
+            f"{stats['entries']['expired']} expired)",
+            f"bytes:    {stats['bytes']['total']} (+{stats['bytes']['compressed']} gzip)",
+            f"requests: {requests['hit']} hit, {requests['stale']} stale, "
+            f"{requests['miss']} miss, {requests['bypass']} bypass "
+            f"(hit ratio {requests['hit_ratio']:.1%})",
+            f"preload:  {preload['hit']} hit, {preload['stale']} stale, "
+            f"{preload['miss']} miss, {preload['bypass']} bypass "
+            "(preload's own visits, not in the requests above)",
+            *(f"bypass:   {k} {v}" for k, v in stats["bypass_reasons"].items()),
+            *(f"purges:   {k} {v}" for k, v in stats["purges"].items()),
+        ],
+    )
+    return 0
+
+
+def _list(run: _Run) -> int:
+    args = run.args
+    query: dict[str, Any] = {"page": args.page, "per_page": args.per_page}
+    if args.search:
+        query["search"] = args.search
+    if args.status:
+        query["status"] = args.status
+    try:
+        page, per_page, search, status_filter = parse_list_query(query)
+    except InvalidFields as refused:
+        raise _option_error(refused) from None
+    rows, total = run.engine.list_entries(page, per_page, search=search, status=status_filter)
+    _print(
+        {"total": total, "entries": rows},
+        run.as_json,
+        [
+            *(f"{row['status']:8} {row['size']:>9} {row['created']}  {row['url']}" for row in rows),
+            f"{len(rows)} of {total} entries (page {page})",
+        ],
+    )
+    return 0
+
+
+def _flush(run: _Run) -> int:
+    args, engine = run.args, run.engine
+    _api(engine, run.site_url, run.static_root)  # its purge listeners: static-file copies
     soft = bool(args.soft)
     if args.all:
-        result: Any = engine.purge_all(soft=soft)
+        result = engine.purge_all(soft=soft)
     elif args.expired:
         result = engine.purge_expired()
     elif args.url:
@@ -184,13 +214,10 @@ def _flush(args: argparse.Namespace, engine: CacheEngine, as_json: bool) -> int:
         )
     else:
         result = engine.purge_site(soft=soft)
-    if isinstance(result, RestError):
-        raise result
-    body = result.as_json()
     verb = "marked stale" if soft else "deleted"
-    count = body["deleted"]
-    noun = "entry" if count == 1 else "entries"
-    _print(body, as_json, [f"{count} {noun} {verb} ({body['bytes']} bytes), scope {body['scope']}"])
+    noun = "entry" if result.deleted == 1 else "entries"
+    line = f"{result.deleted} {noun} {verb} ({result.bytes} bytes), scope {result.scope}"
+    _print(result.as_json(), run.as_json, [line])
     return 0
 
 
@@ -198,10 +225,10 @@ def _flush(args: argparse.Namespace, engine: CacheEngine, as_json: bool) -> int:
 _LIST_OPTIONS = {"page": "--page", "per_page": "--per-page", "search": "--search"}
 
 
-def _option_error(error: RestError) -> RestError:
-    """A ``GET /cache`` query error in the command line's words: every bad option with its
+def _option_error(error: InvalidFields) -> InvalidFields:
+    """A ``GET /cache`` query refusal in the command line's words: every bad option with its
     allowed values (``--per-page must be between 1 and 100``)."""
-    details = error.data.get("details", {}) if isinstance(error.data, dict) else {}
+    details = error.details.get("details", {})
     lines = []
     for name, detail in details.items():
         option = _LIST_OPTIONS.get(name, name)
@@ -211,7 +238,7 @@ def _option_error(error: RestError) -> RestError:
         elif name == "page" and "at least" not in message:
             message += " (1 or more)"
         lines.append(f"{option} {message}")
-    return RestError(error.code, "; ".join(lines) or error.message, error.data)
+    return InvalidFields(error.code, "; ".join(lines) or error.message, error.details)
 
 
 def progress_bar(console: Console | None = None, *, disable: bool = False) -> Progress:
@@ -232,32 +259,20 @@ def progress_bar(console: Console | None = None, *, disable: bool = False) -> Pr
     )
 
 
-def _preload(
-    args: argparse.Namespace, engine: CacheEngine, site_url: str | None, as_json: bool
-) -> int:
-    preloader = _api(engine, site_url).preloader
-    if args.cancel:
+def _preload(run: _Run) -> int:
+    preloader = _api(run.engine, run.site_url).preloader
+    if run.args.cancel:
         progress = preloader.cancel()
-        _print(progress, as_json, ["preload cancelled" if progress["done"] else "no preload ran"])
+        _print(
+            progress, run.as_json, ["preload cancelled" if progress["done"] else "no preload ran"]
+        )
         return 0
-    before = preloader.state()
-    if not before["running"]:
-        engine.storage.set_value(PRELOAD_REQUEST_NAME, b"1")
-        deadline = time.monotonic() + PICKUP_TIMEOUT
-        while preloader.state()["started"] == before["started"]:
-            if time.monotonic() > deadline:
-                engine.storage.set_value(PRELOAD_REQUEST_NAME, b"")
-                raise RestError(
-                    "site_cache_no_server",
-                    "no running server picked the preload up (start `sitecache serve` and "
-                    "visit the site once so its timers run)",
-                )
-            time.sleep(0.1)
-    if args.no_wait:
+    _ask_for_preload(run.engine, preloader)
+    if run.args.no_wait:
         progress = preloader.progress()
-        _print(progress, as_json, [f"preload started: {progress['total']} pages"])
+        _print(progress, run.as_json, [f"preload started: {progress['total']} pages"])
         return 0
-    with progress_bar(disable=as_json or not sys.stderr.isatty()) as bar:
+    with progress_bar(disable=run.as_json or not sys.stderr.isatty()) as bar:
         state = preloader.state()
         task = bar.add_task("preload", total=state["total"] or None, current="")
         while state["running"]:
@@ -269,8 +284,41 @@ def _preload(
     finished = progress["done"] == progress["total"]
     word = "finished" if finished else "stopped"
     summary = f"preload {word}: {progress['done']}/{progress['total']} pages"
-    _print(progress, as_json, [f"{summary}, {progress['failed']} failed"])
+    _print(progress, run.as_json, [f"{summary}, {progress['failed']} failed"])
     return 0 if finished and not progress["failed"] else 1
+
+
+def _ask_for_preload(engine: CacheEngine, preloader: Preloader) -> None:
+    """Ask the server's timer holder to start a preload (unless one runs) and wait until it
+    did.
+
+    Raises:
+        CommandError: no server picked the request up within `PICKUP_TIMEOUT` seconds.
+    """
+    before = preloader.state()
+    if before["running"]:
+        return
+    engine.write_value(PRELOAD_REQUEST_NAME, b"1")
+    deadline = time.monotonic() + PICKUP_TIMEOUT
+    while preloader.state()["started"] == before["started"]:
+        if time.monotonic() > deadline:
+            engine.write_value(PRELOAD_REQUEST_NAME, b"")
+            raise CommandError(
+                "site_cache_no_server",
+                "no running server picked the preload up (start `sitecache serve` and "
+                "visit the site once so its timers run)",
+            )
+        time.sleep(0.1)
+
+
+#: ``sitecache cache <name>`` -> what it runs
+_COMMANDS: Final[Mapping[str, Callable[[_Run], int]]] = {
+    "status": _status,
+    "stats": _stats,
+    "list": _list,
+    "flush": _flush,
+    "preload": _preload,
+}
 
 
 def add_nginx_command(commands: Any) -> argparse.ArgumentParser:
@@ -305,9 +353,12 @@ def print_nginx_config(
 
     Fails (one line) without ``site_url``, and when ``--user`` could not read ``static_root``
     (unless ``--no-check``): nginx would otherwise silently proxy every request.
+
+    Raises:
+        CommandError: no ``site_url``, or ``static_root`` unreadable by ``--user``.
     """
     if not site_url:
-        raise RestError(
+        raise CommandError(
             "site_cache_no_site_url",
             "set site_url first (site_url in the configuration file, or SITECACHE_SITE_URL): "
             "nginx's server_name is the site's host name",
@@ -315,7 +366,7 @@ def print_nginx_config(
     if not args.no_check:
         reason = unreadable_reason(static_root, args.user)
         if reason is not None:
-            raise RestError("site_cache_static_root_unreadable", f"static-file mode: {reason}")
+            raise CommandError("site_cache_static_root_unreadable", f"static-file mode: {reason}")
     host = urlsplit(site_url).hostname or ""
     print(nginx_config(server_name=host, static_root=static_root, upstream=args.upstream,
                        listen=args.listen, headers=headers, user=args.user), end="")  # fmt: skip

@@ -3,8 +3,8 @@
 A plugin has a ``key``, a ``title``, a ``description`` and ``enable(cache)`` / ``disable(cache)``
 methods that add and remove its hook (on `PageCache`: ``store_filters``, ``serve_filters``,
 ``set_host_aliases``; on the engine: ``purge_listeners``). Which plugins are on is data: the
-named value ``plugins`` in the cache's storage, shared by every process and node; each process
-applies a change within a second (`PluginManager.sync`).
+named value ``plugins`` in the cache's storage, shared by every process and node, which the
+engine watches: each process applies a change within a second.
 
 What a plugin needs beyond its switch (alias hosts, webhook URLs, fragment renderers) is set in
 Python by the site (an application plugin, see README), never over REST.
@@ -28,11 +28,12 @@ from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import entry_points
 from typing import Any, Final, Protocol
 
-from sitecache.cache.api.schemas import invalid_params
-from sitecache.cache.engine import PurgeResult
+from sitecache.cache.engine import CacheEngine
 from sitecache.cache.middleware import PageCache
+from sitecache.cache.named_values import decode_record
+from sitecache.cache.purging import PurgeResult
 from sitecache.cache.storage import StorageError
-from sitecache.errors import RestError
+from sitecache.domain_errors import InvalidPluginSwitches
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -150,22 +151,31 @@ class DynamicFragments:
         self.renderers: dict[str, Renderer] = {}
         self._secret: str | None = None
         self._pattern: re.Pattern[bytes] | None = None
-        self._storage: Any = None
+        self._engine: CacheEngine | None = None
 
     def bind(self, cache: PageCache) -> None:
-        """Use ``cache``'s storage for the shared secret."""
-        self._storage = cache.engine.storage
+        """Keep the shared secret in ``cache``'s storage (through its engine)."""
+        self._engine = cache.engine
 
     def secret(self) -> str:
-        """The placeholder secret (made once per storage, shared by every node)."""
+        """The placeholder secret (made once per storage, shared by every node).
+
+        Raises:
+            RuntimeError: the plugin is not bound to a cache yet.
+            StorageError: the storage failed.
+        """
         if self._secret is None:
-            if self._storage is None:
+            engine = self._engine
+            if engine is None:
                 raise RuntimeError("dynamic_fragments is not bound to a cache yet")
-            raw = self._storage.get_value(self.SECRET_NAME)
+            raw = engine.read_value(self.SECRET_NAME)
             if not raw:
-                self._storage.set_value(self.SECRET_NAME, secrets.token_hex(16).encode("ascii"))
-                raw = self._storage.get_value(self.SECRET_NAME)
-            self._secret = bytes(raw).decode("ascii")
+                engine.write_value(self.SECRET_NAME, secrets.token_hex(16).encode("ascii"))
+                raw = engine.read_value(self.SECRET_NAME)
+            if not raw:
+                # SECURITY: never an empty secret (any text could then forge a placeholder).
+                raise StorageError("the dynamic fragments secret was not kept")
+            self._secret = raw.decode("ascii")
             self._pattern = re.compile(
                 rb"<!--sitecache-fragment:"
                 + self._secret.encode("ascii")
@@ -346,16 +356,23 @@ def entry_point_plugins() -> list[CachePlugin]:
 
 
 class PluginManager:
-    """The plugins of one cache and their switches (see the module docstring)."""
+    """The plugins of one cache and their switches (see the module docstring).
+
+    The switches are a named value the engine watches: a change made by any process reaches
+    this one at the engine's next poll round (at most a second later), a change made here at
+    once.
+    """
 
     def __init__(self, cache: PageCache, plugins: Iterable[CachePlugin] | None = None) -> None:
         self.cache = cache
+        self.engine = cache.engine
         self.plugins: dict[str, CachePlugin] = {}
         for plugin in plugins if plugins is not None else builtin_plugins():
             self.add(plugin)
         self._active: set[str] = set()
-        self._raw: bytes | None = None
-        self._sync_lock = threading.Lock()
+        self._switch_lock = threading.Lock()
+        self.engine.watch(PLUGINS_NAME, self._apply, what="cache plugin switches")
+        self.sync()
 
     def add(self, plugin: CachePlugin) -> None:
         """Make ``plugin`` available (its switch starts off); the first of a key wins."""
@@ -372,46 +389,43 @@ class PluginManager:
         return self.plugins.get(key)
 
     def states(self) -> dict[str, bool]:
-        """Each plugin's switch as stored (off when never set)."""
-        stored: Any = {}
-        raw = self.cache.engine.storage.get_value(PLUGINS_NAME)
-        if raw:
-            try:
-                stored = json.loads(raw)
-            except ValueError:
-                stored = {}
-        if not isinstance(stored, dict):
-            stored = {}
-        return {key: stored.get(key) is True for key in self.plugins}
+        """Each plugin's switch as stored now (off when never set).
+
+        Raises:
+            StorageError: the storage failed.
+        """
+        return self._states(self.engine.read_record(PLUGINS_NAME))
+
+    def _states(self, stored: Mapping[str, Any] | None) -> dict[str, bool]:
+        found = stored or {}
+        return {key: found.get(key) is True for key in self.plugins}
 
     def sync(self) -> None:
-        """Apply the stored switches to this process (cheap when nothing changed)."""
-        with self._sync_lock:
-            self._sync()
+        """Apply the stored switches to this process now (a storage failure is logged: the
+        switches stay as they were)."""
+        self.engine.reload_value(PLUGINS_NAME)
 
-    def _sync(self) -> None:
-        try:
-            raw = self.cache.engine.storage.get_value(PLUGINS_NAME)
-        except StorageError as exc:
-            self.cache.engine.storage_warning("cache plugin switches unreadable: %s", exc)
-            return
-        if raw == self._raw:
-            return
-        self._raw = raw
-        for key, enabled in self.states().items():
-            plugin = self.plugins[key]
-            try:
-                if enabled and key not in self._active:
-                    plugin.enable(self.cache)
-                    self._active.add(key)
-                elif not enabled and key in self._active:
-                    plugin.disable(self.cache)
-                    self._active.discard(key)
-            except Exception:
-                logger.exception("cache plugin %r failed to switch", key)
+    def _apply(self, raw: bytes | None) -> None:
+        """The engine's news of the switches: enable and disable what changed."""
+        with self._switch_lock:
+            for key, enabled in self._states(decode_record(raw)).items():
+                plugin = self.plugins[key]
+                try:
+                    if enabled and key not in self._active:
+                        plugin.enable(self.cache)
+                        self._active.add(key)
+                    elif not enabled and key in self._active:
+                        plugin.disable(self.cache)
+                        self._active.discard(key)
+                except Exception:
+                    logger.exception("cache plugin %r failed to switch", key)
 
     def listing(self) -> list[dict[str, Any]]:
-        """``GET /plugins``: ``[{key, title, description, enabled}]``."""
+        """``GET /plugins``: ``[{key, title, description, enabled}]``.
+
+        Raises:
+            StorageError: the storage failed.
+        """
         states = self.states()
         return [
             {
@@ -423,10 +437,16 @@ class PluginManager:
             for key, plugin in self.plugins.items()
         ]
 
-    def update(self, body: Any) -> list[dict[str, Any]] | RestError:
-        """Apply ``{"<key>": bool}`` as a whole (nothing changes on any error); the listing."""
+    def update(self, body: object) -> list[dict[str, Any]]:
+        """Apply ``{"<key>": bool}`` as a whole (nothing changes on any error); the listing.
+
+        Raises:
+            InvalidPluginSwitches: not an object of plugin keys to booleans (every bad key
+                is named).
+            StorageError: the storage failed.
+        """
         if not isinstance(body, dict) or not body:
-            return invalid_params(
+            raise InvalidPluginSwitches.from_fields(
                 {
                     "body": {
                         "code": "rest_invalid_param",
@@ -444,11 +464,10 @@ class PluginManager:
                     "message": f"{key} is not of type boolean.",
                 }
         if details:
-            return invalid_params(details)
+            raise InvalidPluginSwitches.from_fields(details)
         states = self.states()
         states.update(body)
-        self.cache.engine.storage.set_value(
-            PLUGINS_NAME, json.dumps(states, sort_keys=True).encode("utf-8")
-        )
-        self.sync()
+        # Written through the engine: this process applies it at once, the others within
+        # a second.
+        self.engine.write_record(PLUGINS_NAME, states)
         return self.listing()

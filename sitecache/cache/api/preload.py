@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import atexit
 import io
-import json
 import logging
 import sys
 import threading
@@ -95,19 +94,14 @@ class Preloader:
         ``strict``: then the `StorageError` is raised)."""
         state = _idle()
         try:
-            raw = self.engine.storage.get_value(PROGRESS_NAME)
+            stored = self.engine.read_record(PROGRESS_NAME)
         except StorageError as exc:
             if strict:
                 raise
             self.engine.storage_warning("preload progress unreadable: %s", exc)
             return state
-        if raw:
-            try:
-                stored = json.loads(raw)
-            except ValueError:
-                stored = None
-            if isinstance(stored, dict):
-                state.update({key: stored[key] for key in state if key in stored})
+        if stored is not None:
+            state.update({key: stored[key] for key in state if key in stored})
         return state
 
     def progress(self) -> dict[str, Any]:
@@ -125,8 +119,12 @@ class Preloader:
         }
 
     def write_state(self, state: Mapping[str, Any]) -> None:
-        """Store the progress (internal fields included)."""
-        self.engine.storage.set_value(PROGRESS_NAME, json.dumps(dict(state)).encode("utf-8"))
+        """Store the progress (internal fields included).
+
+        Raises:
+            StorageError: the storage failed.
+        """
+        self.engine.write_record(PROGRESS_NAME, state)
 
     def _next_run(self, now: float) -> float | None:
         minutes = self.interval()
@@ -165,9 +163,7 @@ class Preloader:
                 "next_run": self._next_run(now),
                 "run_id": uuid.uuid4().hex,
             }
-            self.engine.storage.set_value(
-                URLS_NAME, json.dumps({"base": base, "urls": urls}).encode("utf-8")
-            )
+            self.engine.write_record(URLS_NAME, {"base": base, "urls": urls})
             self.write_state(state)
         except BaseException:
             self.engine.release(LOCK_NAME, owner)
@@ -200,7 +196,7 @@ class Preloader:
         state = self.state(strict=True)
         if state["running"]:
             now = self.engine.clock()
-            self.engine.storage.set_value(CANCEL_NAME, str(state["run_id"]).encode("utf-8"))
+            self.engine.write_value(CANCEL_NAME, str(state["run_id"]).encode("utf-8"))
             state.update(running=False, current=None, finished=now)
             self.write_state(state)
         return self.progress()
@@ -217,11 +213,10 @@ class Preloader:
             if owner is None:
                 return False
             try:
-                raw = self.engine.storage.get_value(URLS_NAME)
-                stored = json.loads(raw) if raw else {}
+                stored = self.engine.read_record(URLS_NAME) or {}
                 urls = [str(url) for url in stored.get("urls", [])]
                 base = str(stored.get("base") or self.base_url())
-            except (StorageError, ValueError, AttributeError):
+            except (StorageError, TypeError):
                 self.engine.release(LOCK_NAME, owner)
                 raise
             logger.info("resuming the preload at %d of %d", state["done"], len(urls))
@@ -236,11 +231,10 @@ class Preloader:
 
     # ------------------------------------------------------------------ the work
     def _cancelled(self, run_id: object) -> bool:
-        raw = self.engine.storage.get_value(CANCEL_NAME)
+        raw = self.engine.read_value(CANCEL_NAME)
         return raw is not None and raw.decode("utf-8", "replace") == str(run_id)
 
     def _run(self, owner: str, state: dict[str, Any], base: str, urls: list[str]) -> None:
-        storage = self.engine.storage
         lost = False
         try:
             reported = time.monotonic()
@@ -253,7 +247,7 @@ class Preloader:
                 state["current"] = url
                 if time.monotonic() - reported >= REPORT_INTERVAL:
                     reported = time.monotonic()
-                    if not storage.acquire_lock(LOCK_NAME, owner, LOCK_TTL):
+                    if not self.engine.renew(LOCK_NAME, owner, LOCK_TTL):
                         logger.warning("the preload lost its lock; another process resumes it")
                         lost = True
                         break

@@ -27,7 +27,9 @@ from sitecache.cache.api.schemas import (
     invalid_params,
     validate_body,
 )
-from sitecache.cache.storage import StorageError
+from sitecache.cache.purging import PurgeResult
+from sitecache.cache.storage import EntryStatus, StorageError
+from sitecache.domain_errors import InvalidFields, InvalidURL
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
 from sitecache.rest.pagination import pagination_link_header
@@ -148,23 +150,14 @@ class CacheRoutes:
 
     def get_stats(self, request: RestRequest) -> Any:
         """GET /stats."""
-        try:
-            return self.engine.stats()
-        except StorageError as exc:
-            return _storage_error(exc)
+        return self.engine.stats()
 
     # ------------------------------------------------------------------ the cache
     def list_cache(self, request: RestRequest) -> Any:
         """GET /cache: a page of entries with ``X-Site-Total``, ``X-Site-TotalPages`` and
         ``Link`` prev/next (the query kept), as the other collections."""
-        query = parse_list_query(request.get_query_params())
-        if isinstance(query, RestError):
-            return query
-        page, per_page, search, status = query
-        try:
-            rows, total = self.engine.list_entries(page, per_page, search=search, status=status)
-        except StorageError as exc:
-            return _storage_error(exc)
+        page, per_page, search, status = parse_list_query(request.get_query_params())
+        rows, total = self.engine.list_entries(page, per_page, search=search, status=status)
         pages = (total + per_page - 1) // per_page
         if page > 1 and total > 0 and page > pages:  # as WordPress: no entries is an empty list
             return RestError(
@@ -201,13 +194,10 @@ class CacheRoutes:
                     for key in scopes
                 }
             )
-        try:
-            result = self._purge(scopes[0] if scopes else "site", clean, soft)
-        except StorageError as exc:
-            return _storage_error(exc)
-        return result if isinstance(result, RestError) else result.as_json()
+        return self._purge(scopes[0] if scopes else "site", clean, soft).as_json()
 
-    def _purge(self, scope: str, clean: Mapping[str, Any], soft: bool) -> Any:
+    def _purge(self, scope: str, clean: Mapping[str, Any], soft: bool) -> PurgeResult:
+        """Purge ``scope`` (a refusal is raised as the `RestError` answered)."""
         engine = self.engine
         if scope == "site":
             return engine.purge_site(soft=soft)
@@ -215,29 +205,33 @@ class CacheRoutes:
             return engine.purge_all(soft=soft)
         if scope == "expired":
             if soft:
-                return _one_error("soft", "soft does not apply to expired entries.")
+                raise _one_error("soft", "soft does not apply to expired entries.")
             return engine.purge_expired()
         if scope in ("url", "urls"):
-            urls = [clean["url"]] if scope == "url" else list(clean["urls"])
-            if not urls:
-                return _one_error("urls", "urls must name at least one URL.")
-            for index, url in enumerate(urls):
-                # Errors are reported under the field that was sent (url, or urls[i]).
-                resolved = engine.resolve_url(url)
-                if isinstance(resolved, RestError):
-                    name = "url" if scope == "url" else f"urls[{index}]"
-                    return url_error(resolved, scope, name)
-            return engine.purge_urls(urls, soft=soft, scope=scope)
+            return self._purge_urls(scope, clean, soft)
         if scope == "post_id":
             post_id = int(clean["post_id"])
             if self.api.post_exists(post_id) is False:
-                return RestError("rest_post_invalid_id", "Invalid post ID.", {"status": 404})
+                raise RestError("rest_post_invalid_id", "Invalid post ID.", {"status": 404})
             tags = self.api.post_tags(post_id)
             return engine.purge_tags(tags, soft=soft, scope="post_id")
         tags = [clean["tag"]] if scope == "tag" else list(clean["tags"])
         if not tags:
-            return _one_error("tags", "tags must name at least one tag.")
+            raise _one_error("tags", "tags must name at least one tag.")
         return engine.purge_tags(tags, soft=soft, scope=scope)
+
+    def _purge_urls(self, scope: str, clean: Mapping[str, Any], soft: bool) -> PurgeResult:
+        urls = [clean["url"]] if scope == "url" else list(clean["urls"])
+        if not urls:
+            raise _one_error("urls", "urls must name at least one URL.")
+        for index, url in enumerate(urls):
+            # Errors are reported under the field that was sent (url, or urls[i]).
+            try:
+                self.engine.resolve_url(url)
+            except InvalidURL as refused:
+                name = "url" if scope == "url" else f"urls[{index}]"
+                raise url_error(refused, scope, name) from None
+        return self.engine.purge_urls(urls, soft=soft, scope=scope)
 
     # ------------------------------------------------------------------ preload and test
     def preload(self, request: RestRequest) -> Any:
@@ -249,12 +243,9 @@ class CacheRoutes:
         if isinstance(clean, RestError):
             return clean
         preloader = self.api.preloader
-        try:
-            if clean["enable"]:
-                return preloader.start(self.api.base_url(request.environ))
-            return preloader.cancel()
-        except StorageError as exc:
-            return _storage_error(exc)
+        if clean["enable"]:
+            return preloader.start(self.api.base_url(request.environ))
+        return preloader.cancel()
 
     def test_cache(self, request: RestRequest) -> Any:
         """POST /cache/test: prime, then two fetches that must hit the same stored entry."""
@@ -264,10 +255,12 @@ class CacheRoutes:
         clean = validate_body(body, TEST_SCHEMA)
         if isinstance(clean, RestError):
             return clean
-        result = self.api.test_page(str(clean.get("url", "/")), self.api.base_url(request.environ))
-        if isinstance(result, RestError):
-            return url_error(result, "url", "url")
-        return result
+        try:
+            return self.api.test_page(
+                str(clean.get("url", "/")), self.api.base_url(request.environ)
+            )
+        except InvalidURL as refused:
+            return url_error(refused, "url", "url")
 
     # ------------------------------------------------------------------ plugins
     def get_plugins(self, request: RestRequest) -> Any:
@@ -279,10 +272,7 @@ class CacheRoutes:
         body = _json_body(request)
         if isinstance(body, RestError):
             return body
-        try:
-            return self.api.plugins.update(body)
-        except StorageError as exc:
-            return _storage_error(exc)
+        return self.api.plugins.update(body)
 
 
 # ---------------------------------------------------------------------- helpers
@@ -321,11 +311,10 @@ def _answers_storage_errors(callback: Callable[[RestRequest], Any]) -> Callable[
     return guarded
 
 
-def url_error(error: RestError, field: str, name: str) -> RestError:
-    """The engine's error about one URL as the 400 of CACHE_API.md, under ``field`` (the body
+def url_error(error: InvalidURL, field: str, name: str) -> RestError:
+    """The engine's refusal of one URL as the 400 of CACHE_API.md, under ``field`` (the body
     key sent: ``url`` or ``urls``), its message naming ``name`` (``url``, ``urls[2]``)."""
-    reason = error.message.removeprefix("url ")
-    return invalid_params({field: {"code": error.code, "message": f"{name} {reason}"}})
+    return invalid_params({field: {"code": error.code, "message": f"{name} {error.reason}."}})
 
 
 def _storage_error(exc: StorageError) -> RestError:
@@ -334,11 +323,13 @@ def _storage_error(exc: StorageError) -> RestError:
     )
 
 
-def parse_list_query(
-    query: Mapping[str, Any],
-) -> tuple[int, int, str, Any] | RestError:
-    """``(page, per_page, search, status)`` of ``GET /cache``'s query, or one 400 naming
-    every bad parameter."""
+def parse_list_query(query: Mapping[str, Any]) -> tuple[int, int, str, EntryStatus | None]:
+    """``(page, per_page, search, status)`` of ``GET /cache``'s query (the command line's
+    ``cache list`` options too).
+
+    Raises:
+        InvalidFields: one 400 ``rest_invalid_param`` naming every bad parameter.
+    """
     details: dict[str, dict[str, Any]] = {}
 
     def integer(name: str, default: int, low: int, high: int | None) -> int:
@@ -374,7 +365,7 @@ def parse_list_query(
             "message": "status is not one of fresh, expired.",
         }
     if details:
-        return invalid_params(details)
+        raise InvalidFields.from_fields(details)
     return page, per_page, search.strip(), status
 
 

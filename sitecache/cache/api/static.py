@@ -31,9 +31,10 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import unquote, urlsplit
 
-from sitecache.cache.engine import CacheEngine, PurgeResult
+from sitecache.cache.engine import CacheEngine
 from sitecache.cache.entry import CacheEntry
 from sitecache.cache.policy import AUTH_COOKIE_PREFIXES
+from sitecache.cache.purging import PurgeResult
 
 __all__ = ["DEFAULT_WEB_USER", "StaticFiles", "nginx_config", "unreadable_reason"]
 
@@ -92,7 +93,7 @@ class StaticFiles:
     def eligible(self, entry: CacheEntry, vary: tuple[str, ...]) -> bool:
         """Whether a web server may hand ``entry`` to any anonymous visitor without Python."""
         settings = self.engine.settings()
-        if not settings.values.get("static_files") or settings.mobile:
+        if not settings.static_files or settings.mobile:
             return False
         if entry.status != 200 or entry.variant or vary or "?" in entry.url:
             return False
@@ -164,8 +165,9 @@ class StaticFiles:
         if not self.root.is_dir():
             return 0
         if max_age is None:
-            max_age = float(self.engine.settings().max_age)
-            if max_age <= 0 and self.engine.settings().values.get("static_files"):
+            settings = self.engine.settings()
+            max_age = float(settings.max_age)
+            if max_age <= 0 and settings.static_files:
                 return 0  # fresh until purged
         deadline = time.monotonic() + budget
         cutoff = time.time() - max_age
@@ -243,33 +245,8 @@ def unreadable_reason(root: Path, user: str) -> str | None:
     return None
 
 
-def nginx_config(
-    *,
-    server_name: str,
-    static_root: Path,
-    upstream: str = "127.0.0.1:8000",
-    listen: str = "80",
-    cookie_prefixes: Iterable[str] = AUTH_COOKIE_PREFIXES,
-    headers: Mapping[str, str] | None = None,
-    user: str = DEFAULT_WEB_USER,
-) -> str:
-    """An nginx ``server`` block for static-file mode.
-
-    Anonymous ``GET``/``HEAD`` requests without a query string, credentials or a logged-in,
-    comment-author or post-password cookie get the static copy when one exists
-    (``gzip_static on`` sends ``index.html.gz`` to clients that accept gzip, with
-    ``Vary: Accept-Encoding``); everything else is proxied to sitecache (run it with
-    ``proxy_count = 1``). ``headers`` are sent with every copy, as sitecache sends them with
-    its own pages (security headers, the API ``Link``); ``user`` is the user nginx's workers
-    run as, who must be able to read the static root.
-    """
-    cookies = "|".join(sorted({_nginx_regex(prefix) for prefix in cookie_prefixes}))
-    root = str(Path(static_root).resolve())
-    added = "".join(
-        f"        add_header {name} {_nginx_string(value)} always;\n"
-        for name, value in (headers or {}).items()
-    )
-    return f"""\
+#: The server block of static-file mode (`nginx_config` fills it in; ``{{``/``}}`` are braces).
+NGINX_TEMPLATE: Final = """\
 # sitecache static-file mode (static_files = true): nginx answers cached pages from
 # {root}; everything else goes to sitecache. Set proxy_count = 1 in sitecache.
 # nginx's workers (user {user}) must be able to read {root} and enter every directory
@@ -310,6 +287,38 @@ server {{
     }}
 }}
 """
+
+
+def nginx_config(
+    *,
+    server_name: str,
+    static_root: Path,
+    upstream: str = "127.0.0.1:8000",
+    listen: str = "80",
+    cookie_prefixes: Iterable[str] = AUTH_COOKIE_PREFIXES,
+    headers: Mapping[str, str] | None = None,
+    user: str = DEFAULT_WEB_USER,
+) -> str:
+    """An nginx ``server`` block for static-file mode.
+
+    Anonymous ``GET``/``HEAD`` requests without a query string, credentials or a logged-in,
+    comment-author or post-password cookie get the static copy when one exists
+    (``gzip_static on`` sends ``index.html.gz`` to clients that accept gzip, with
+    ``Vary: Accept-Encoding``); everything else is proxied to sitecache (run it with
+    ``proxy_count = 1``). ``headers`` are sent with every copy, as sitecache sends them with
+    its own pages (security headers, the API ``Link``); ``user`` is the user nginx's workers
+    run as, who must be able to read the static root.
+    """
+    cookies = "|".join(sorted({_nginx_regex(prefix) for prefix in cookie_prefixes}))
+    root = str(Path(static_root).resolve())
+    added = "".join(
+        f"        add_header {name} {_nginx_string(value)} always;\n"
+        for name, value in (headers or {}).items()
+    )
+    return NGINX_TEMPLATE.format(
+        root=root, user=user, upstream=upstream, listen=listen, server_name=server_name,
+        cookies=cookies, added=added,
+    )  # fmt: skip
 
 
 def _nginx_string(value: str) -> str:

@@ -22,7 +22,6 @@ GC is incremental and bounded in time: one run deletes expired entries for at mo
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import socket
@@ -85,16 +84,11 @@ class CacheTimers:
         """``{last_run, next_run}`` as Unix times (``None`` when unknown)."""
         state: dict[str, Any] = {"last_run": None, "next_run": None}
         try:
-            raw = self.engine.storage.get_value(GC_NAME)
+            stored = self.engine.read_record(GC_NAME)
         except StorageError:
             return state
-        if raw:
-            try:
-                stored = json.loads(raw)
-            except ValueError:
-                stored = {}
-            if isinstance(stored, dict):
-                state.update({key: stored.get(key) for key in state})
+        if stored is not None:
+            state.update({key: stored.get(key) for key in state})
         return state
 
     def gc_status(self) -> dict[str, str | None]:
@@ -103,7 +97,7 @@ class CacheTimers:
         return {"last_run": iso_time(state["last_run"]), "next_run": iso_time(state["next_run"])}
 
     def _write_gc(self, state: dict[str, Any]) -> None:
-        self.engine.storage.set_value(GC_NAME, json.dumps(state).encode("utf-8"))
+        self.engine.write_record(GC_NAME, state)
 
     # ------------------------------------------------------------------ running
     @property
@@ -193,19 +187,15 @@ class CacheTimers:
             return
         self._beaten = now
         beat = {"time": now, "pid": os.getpid(), "host": socket.gethostname()}
-        self.engine.storage.set_value(HEARTBEAT_NAME, json.dumps(beat).encode("utf-8"))
+        self.engine.write_record(HEARTBEAT_NAME, beat)
 
     def last_heartbeat(self) -> float | None:
         """When the timers' holder last said it works (Unix time), if ever."""
         try:
-            raw = self.engine.storage.get_value(HEARTBEAT_NAME)
+            beat = self.engine.read_record(HEARTBEAT_NAME)
         except StorageError:
             return None
-        try:
-            beat = json.loads(raw) if raw else None
-        except ValueError:
-            return None
-        value = beat.get("time") if isinstance(beat, dict) else None
+        value = beat.get("time") if beat is not None else None
         return float(value) if isinstance(value, int | float) else None
 
     def warnings(self, now: float | None = None) -> list[dict[str, str]]:
@@ -230,8 +220,7 @@ class CacheTimers:
                     "cache_timers is false.",
                 }
             )
-        settings = self.engine.settings(now)
-        interval = int(settings.values.get("gc_interval", 600))
+        interval = self.engine.settings(now).gc_interval
         due = self.gc_state()["next_run"]
         if isinstance(due, int | float) and now > due + max(OVERDUE_GRACE, interval):
             found.append(
@@ -261,7 +250,7 @@ class CacheTimers:
     def run_gc_if_due(self, now: float) -> bool:
         """Run one bounded GC pass if it is due; whether one ran."""
         settings = self.engine.settings(now)
-        interval = int(settings.values.get("gc_interval", 600))
+        interval = settings.gc_interval
         state = self.gc_state()
         if state["next_run"] is None:
             state["next_run"] = now + interval
@@ -270,14 +259,14 @@ class CacheTimers:
         if now < float(state["next_run"]):
             return False
         self.engine.purge_expired(budget=GC_BUDGET)
-        self.engine.storage.housekeeping(GC_BUDGET / 2)
+        self.engine.housekeeping(GC_BUDGET / 2)
         for hook in self.gc_hooks:
             try:
                 hook()
             except Exception:
                 logger.exception("cache GC hook %r failed", hook)
         before = now - settings.stale_while_revalidate
-        more = bool(self.engine.storage.expired_keys(before, 1))
+        more = self.engine.has_expired(before)
         state.update(last_run=now, next_run=now + (1 if more else interval))
         self._write_gc(state)
         return True
@@ -287,10 +276,10 @@ class CacheTimers:
         preloader = self.preloader
         if preloader.resume():
             return True
-        storage = self.engine.storage
-        request = storage.get_value(PRELOAD_REQUEST_NAME)
+        engine = self.engine
+        request = engine.read_value(PRELOAD_REQUEST_NAME)
         if request:
-            storage.set_value(PRELOAD_REQUEST_NAME, b"")
+            engine.write_value(PRELOAD_REQUEST_NAME, b"")
             preloader.start(wait=0)
             return True
         if preloader.interval() <= 0:

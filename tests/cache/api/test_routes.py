@@ -560,7 +560,7 @@ def test_every_route_answers_a_failing_storage_with_503_at_once(
     for name in ("get_value", "set_value", "acquire_lock", "counters", "summary", "add_counters",
                  "list_entries", "bump_generation", "keys_for_hosts", "generation"):  # fmt: skip
         monkeypatch.setattr(storage, name, broken)
-    api.site.app.cache.engine._settings_checked = float("-inf")
+    api.site.app.cache.engine.values.expire()  # the next request re-reads the settings
     response = api.call(method, route, body)
     if route == "/settings" and method == "GET":
         # The settings a process already holds are still shown (read-only answer).

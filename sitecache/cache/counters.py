@@ -1,0 +1,131 @@
+"""The request counters: aggregated in memory, written to the storage at most once a second.
+
+Every request counts (``hit``, ``miss``, ``bypass:<reason>``, ...). Counting is an addition in a
+dictionary of this process; a flush adds what was counted to the storage's shared counters in
+one step, at most once per interval. A flush the storage refuses keeps the counts for the next
+one, so a storage outage loses no count. The first flush of a store records when counting
+started (``stats_since``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+from typing import Final
+
+from sitecache.cache.named_values import NamedValues
+from sitecache.cache.storage import Storage, StorageError
+from sitecache.cache.storage_log import Warn
+
+__all__ = ["SINCE_NAME", "Counters"]
+
+#: The named value holding when the counters started (Unix time, decimal).
+SINCE_NAME: Final = "stats_since"
+
+
+class Counters:
+    """This process's counts and their flushes (see the module docstring).
+
+    Args:
+        storage: where the shared counters live.
+        values: the storage's named values (``stats_since``).
+        clock: Unix time.
+        interval: seconds between two flushes on the request path.
+        warn: reports storage failures (rate-limited by the caller).
+    """
+
+    def __init__(
+        self,
+        storage: Storage,
+        values: NamedValues,
+        *,
+        clock: Callable[[], float],
+        interval: float,
+        warn: Warn,
+    ) -> None:
+        self.storage = storage
+        self.values = values
+        self.clock = clock
+        self.interval = interval
+        self.warn = warn
+        #: when the last flush ran (read on every request: keep it a plain attribute)
+        self.flushed = clock()
+        self._counts: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._label = threading.local()
+        self._since_recorded = False
+
+    @contextlib.contextmanager
+    def counting_as(self, label: str) -> Iterator[None]:
+        """Count this thread's requests apart, as ``<label>:<name>`` (preload traffic is not
+        the visitors' hits and misses)."""
+        previous = getattr(self._label, "value", "")
+        self._label.value = label
+        try:
+            yield
+        finally:
+            self._label.value = previous
+
+    def count(self, name: str, amount: int = 1) -> None:
+        """Add ``amount`` to the counter ``name`` of this process."""
+        label = getattr(self._label, "value", "")
+        if label:
+            name = f"{label}:{name}"
+        with self._lock:  # gthread workers count from several threads
+            counts = self._counts
+            counts[name] = counts.get(name, 0) + amount
+
+    def pending(self) -> dict[str, int]:
+        """The counts not flushed yet (a copy)."""
+        with self._lock:
+            return dict(self._counts)
+
+    def maybe_flush(self, now: float) -> None:
+        """Flush if the interval has passed since the last flush."""
+        if now - self.flushed >= self.interval:
+            self.flush(now)
+
+    def flush(self, now: float | None = None) -> None:
+        """Add this process's counts to the shared counters now; on a storage failure they
+        are kept for the next flush (and the failure is logged)."""
+        self.flushed = self.clock() if now is None else now
+        with self._lock:
+            counts, self._counts = self._counts, {}
+        if not counts:
+            return
+        try:
+            if not self._since_recorded:
+                # When counting started, once per store (any process may be the first).
+                if self.values.read(SINCE_NAME) is None:
+                    self.values.write(SINCE_NAME, str(int(self.flushed)).encode())
+                self._since_recorded = True
+            self.storage.add_counters(counts)
+        except StorageError as exc:
+            self.warn("cache counters not written yet: %s", exc)
+            with self._lock:  # kept for the next flush
+                for name, value in counts.items():
+                    self._counts[name] = self._counts.get(name, 0) + value
+
+    def since(self) -> int | None:
+        """When the counters started (Unix time), if known.
+
+        Raises:
+            StorageError: the storage failed.
+        """
+        raw = self.values.read(SINCE_NAME)
+        try:
+            return int(raw) if raw else None
+        except ValueError:
+            return None
+
+    def reset(self) -> None:
+        """Forget every count, here and in the storage, and start again from now.
+
+        Raises:
+            StorageError: the storage failed.
+        """
+        with self._lock:
+            self._counts = {}
+        self.storage.reset_counters()
+        self.values.write(SINCE_NAME, str(int(self.clock())).encode())

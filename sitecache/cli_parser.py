@@ -1,0 +1,214 @@
+"""The grammar of the ``sitecache`` command line: its argparse parser, apart from what each
+command does (`sitecache.cli`).
+
+Each subcommand's parser sets ``handler`` to the function `sitecache.cli` gives for it under
+the names of `COMMANDS`, so the grammar and the commands are written once each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+from sitecache.auth import ROLES
+from sitecache.cache.api.commands import add_cache_commands, add_nginx_command
+from sitecache.serving import DEFAULT_HEADER_TIMEOUT, DEFAULT_THREADS, DEFAULT_TIMEOUT
+
+__all__ = ["COMMANDS", "Command", "build_parser"]
+
+Command = Callable[[argparse.Namespace], int]
+"""Runs one command; its exit status."""
+
+#: The name of every command a parser needs a handler for.
+COMMANDS: Final = (
+    "serve",
+    "init",
+    "user create",
+    "user list",
+    "user delete",
+    "user passwd",
+    "app-password create",
+    "app-password list",
+    "app-password revoke",
+    "cache",
+    "nginx-config",
+)
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("sitecache")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a checkout
+        return "unknown (not installed)"
+
+
+def _positive(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+_EPILOG = """\
+Configuration comes from $SITECACHE_CONFIG (a TOML file), $SITECACHE_DATA_DIR,
+$SITECACHE_SITE_URL and $SITECACHE_DEBUG, or from --config and --data-dir.
+
+Start here:
+  sitecache init                       create ./var and an administrator (password shown once)
+  sitecache serve                      serve on http://127.0.0.1:8000/ (initializes on first start)
+  sitecache user create bob --role editor --password -
+  sitecache app-password create bob --name "my script"
+
+`sitecache COMMAND --help` describes a command.
+"""
+
+
+def build_parser(handlers: Mapping[str, Command]) -> argparse.ArgumentParser:
+    """The argument parser of every subcommand; each sets ``handler`` to its entry of
+    ``handlers`` (`COMMANDS` names them).
+
+    Raises:
+        KeyError: ``handlers`` lacks a command.
+    """
+    parser = argparse.ArgumentParser(
+        prog="sitecache",
+        description="sitecache: a page cache and WordPress-style REST management interface "
+        "for WSGI content sites.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"sitecache {_version()}")
+    parser.add_argument("--config", help="a TOML configuration file (else $SITECACHE_CONFIG)")
+    parser.add_argument("--data-dir", help="the data directory (else $SITECACHE_DATA_DIR or ./var)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    _add_serve_command(commands, handlers)
+    _add_init_command(commands, handlers)
+    user = commands.add_parser("user", help="manage users", description="Manage users.")
+    user_commands = user.add_subparsers(dest="user_command", required=True, metavar="COMMAND")
+    add_user_commands(user_commands, handlers)
+
+    app_password = commands.add_parser(
+        "app-password",
+        help="manage application passwords",
+        description="Manage application passwords (HTTP Basic credentials for the REST API).",
+    )
+    app_password_commands = app_password.add_subparsers(
+        dest="app_password_command", required=True, metavar="COMMAND"
+    )
+    add_app_password_commands(app_password_commands, handlers)
+
+    add_cache_commands(commands).set_defaults(handler=handlers["cache"])
+    add_nginx_command(commands).set_defaults(handler=handlers["nginx-config"])
+    return parser
+
+
+def _add_serve_command(commands: Any, handlers: Mapping[str, Command]) -> None:
+    """``serve``."""
+    serve = commands.add_parser(
+        "serve",
+        help="run the site under gunicorn",
+        description="Serve the site with gunicorn (threaded workers; initializes the data "
+        "directory on first start).",
+    )
+    serve.add_argument(
+        "--bind", default="127.0.0.1:8000", help="host:port to listen on (default 127.0.0.1:8000)"
+    )
+    serve.add_argument("--workers", type=_positive, default=2, help="worker processes (default 2)")
+    serve.add_argument(
+        "--threads",
+        type=_positive,
+        default=DEFAULT_THREADS,
+        help=f"threads per worker (default {DEFAULT_THREADS})",
+    )
+    serve.add_argument(
+        "--timeout",
+        type=_positive,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds a request may take to arrive, its head at most {DEFAULT_HEADER_TIMEOUT} "
+        f"(default {DEFAULT_TIMEOUT})",
+    )
+    serve.add_argument("--reload", action="store_true", help="restart when the code changes")
+    serve.add_argument(
+        "--demo", action="store_true", help="on a first start, fill the site with demo content"
+    )
+    serve.set_defaults(handler=handlers["serve"])
+
+
+def _add_init_command(commands: Any, handlers: Mapping[str, Command]) -> None:
+    """``init``."""
+    init = commands.add_parser(
+        "init",
+        help="create the data directory and an administrator",
+        description="Create the data directory, the database, the secret key and an "
+        "administrator whose password is printed once.",
+    )
+    init.add_argument("--login", default="admin", help="the administrator's login (admin)")
+    init.add_argument("--email", help="the administrator's e-mail address")
+    init.add_argument(
+        "--demo", action="store_true", help="fill the site with demo posts, pages and comments"
+    )
+    init.set_defaults(handler=handlers["init"])
+
+
+def add_user_commands(user_commands: Any, handlers: Mapping[str, Command]) -> None:
+    """``user create``, ``user list``, ``user delete`` and ``user passwd``."""
+    create_user = user_commands.add_parser("create", help="add a user", description="Add a user.")
+    create_user.add_argument("login", help="the new user's login")
+    create_user.add_argument(
+        "--role", choices=ROLES, default="subscriber", help="the user's role (subscriber)"
+    )
+    create_user.add_argument(
+        "--password", help="the password; '-' reads it from standard input; omit to generate one"
+    )
+    create_user.add_argument("--email", help="the user's e-mail address")
+    create_user.add_argument("--display-name", help="the name shown for the user")
+    create_user.set_defaults(handler=handlers["user create"])
+
+    listing = user_commands.add_parser("list", help="list the users")
+    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    listing.set_defaults(handler=handlers["user list"])
+
+    delete = user_commands.add_parser("delete", help="delete a user (never the last administrator)")
+    delete.add_argument("login", help="the user's login or e-mail address")
+    delete.set_defaults(handler=handlers["user delete"])
+
+    passwd = user_commands.add_parser("passwd", help="set a user's password (ends their sessions)")
+    passwd.add_argument("login", help="the user's login or e-mail address")
+    passwd.add_argument(
+        "--password",
+        help="the new password; '-' reads it from standard input; omit to generate one "
+        "(printed once)",
+    )
+    passwd.set_defaults(handler=handlers["user passwd"])
+
+
+def add_app_password_commands(app_password_commands: Any, handlers: Mapping[str, Command]) -> None:
+    """``app-password create``, ``app-password list`` and ``app-password revoke``."""
+    create_app_password = app_password_commands.add_parser(
+        "create",
+        help="create an application password (printed once)",
+        description="Create an application password for a user; it is printed once.",
+    )
+    create_app_password.add_argument("login", help="the user's login or e-mail address")
+    create_app_password.add_argument("--name", required=True, help="the application's name")
+    create_app_password.add_argument("--app-id", help="the application's UUID")
+    create_app_password.set_defaults(handler=handlers["app-password create"])
+
+    listing = app_password_commands.add_parser("list", help="list a user's application passwords")
+    listing.add_argument("login", help="the user's login or e-mail address")
+    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    listing.set_defaults(handler=handlers["app-password list"])
+
+    revoke = app_password_commands.add_parser(
+        "revoke", help="delete one application password of a user"
+    )
+    revoke.add_argument("login", help="the user's login or e-mail address")
+    revoke.add_argument("uuid", help="the password's UUID (see `app-password list`)")
+    revoke.set_defaults(handler=handlers["app-password revoke"])
