@@ -549,6 +549,22 @@ class CacheEngine:
         self.flush_counters()
         self.storage.close()
 
+    def seed_settings(self, values: Mapping[str, Any]) -> None:
+        """Write ``values`` as the settings when the storage holds none yet (a deployment's
+        first settings; `PageCache` ``settings=``). A storage failure is logged, not raised:
+        the cache then runs on the settings it reads.
+
+        Raises:
+            ValueError: ``values`` are not valid cache settings.
+        """
+        try:
+            if self.storage.get_value(SETTINGS_NAME) is None:
+                result = self.update_settings(dict(values))
+                if isinstance(result, RestError):
+                    raise ValueError(f"invalid cache settings: {result.message}")
+        except StorageError as exc:
+            self.storage_warning("cache settings not written: %s", exc)
+
 
 def _bad_url(url: object, why: str) -> RestError:
     return RestError(

@@ -69,7 +69,7 @@ def test_the_memo_stays_bounded(page_app: PageApp, clock: FakeClock) -> None:
     cache = build(page_app, clock)
     for number in range(PLAIN_MEMO_SIZE + 50):
         get(cache, f"/p/{number}/")
-    assert 0 < len(cache._plain_memo[1]) <= PLAIN_MEMO_SIZE
+    assert 0 < cache._classifier.remembered <= PLAIN_MEMO_SIZE
     assert get(cache, "/p/3/").headers["Cache-Status"].startswith("sitecache; hit")
 
 
