@@ -175,7 +175,8 @@ def send_entry(
         ("Age", str(max(0, int(now - prepared.created)))),
         ("Cache-Status", outcome.header(int(expires - now) if expires else None)),
     ]
-    use_gzip = bool(prepared.gzip_body) and accepts_gzip(environ.get("HTTP_ACCEPT_ENCODING", ""))
+    accept_encoding = environ.get("HTTP_ACCEPT_ENCODING", "")
+    use_gzip = bool(prepared.gzip_body and accept_encoding) and accepts_gzip(accept_encoding)
     if serve_filters and is_html(prepared.identity_headers):
         body = _filtered(prepared.body, environ, serve_filters)
         if body is not prepared.body:
@@ -188,7 +189,9 @@ def send_entry(
                 prepared.status_line, [*headers, ("Content-Length", str(len(body))), *extra]
             )
             return [] if environ.get("REQUEST_METHOD") == "HEAD" else [body]
-    if use_304 and not_modified(environ, prepared, use_gzip):
+    # PERF: most requests are not conditional; they skip the call.
+    conditional = "HTTP_IF_NONE_MATCH" in environ or "HTTP_IF_MODIFIED_SINCE" in environ
+    if use_304 and conditional and not_modified(environ, prepared, use_gzip):
         etag = prepared.gzip_etag if use_gzip else prepared.etag
         headers = [
             (name, value)
