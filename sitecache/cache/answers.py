@@ -180,28 +180,11 @@ def send_entry(
     if serve_filters and is_html(prepared.identity_headers):
         body = _filtered(prepared.body, environ, serve_filters)
         if body is not prepared.body:
-            headers = [
-                (name, value)
-                for name, value in prepared.identity_headers
-                if name.lower() not in ("content-length", "etag", "last-modified")
-            ]
-            start_response(
-                prepared.status_line, [*headers, ("Content-Length", str(len(body))), *extra]
-            )
-            return [] if environ.get("REQUEST_METHOD") == "HEAD" else [body]
+            return _send_changed(environ, start_response, prepared, body, extra)
     # PERF: most requests are not conditional; they skip the call.
     conditional = "HTTP_IF_NONE_MATCH" in environ or "HTTP_IF_MODIFIED_SINCE" in environ
     if use_304 and conditional and not_modified(environ, prepared, use_gzip):
-        etag = prepared.gzip_etag if use_gzip else prepared.etag
-        headers = [
-            (name, value)
-            for name, value in prepared.identity_headers
-            if name.lower() in _NOT_MODIFIED_HEADERS
-        ]
-        if etag:
-            headers.append(("ETag", etag))
-        start_response("304 Not Modified", headers + extra)
-        return []
+        return _send_not_modified(start_response, prepared, use_gzip, extra)
     if use_gzip:
         start_response(prepared.status_line, prepared.gzip_headers + extra)
         body = prepared.gzip_body
@@ -234,6 +217,43 @@ def send_captured(
         headers.append(("Content-Length", str(len(body))))
     start_response(captured.status, headers)
     return [body]
+
+
+def _send_changed(
+    environ: Mapping[str, Any],
+    start_response: StartResponse,
+    prepared: Prepared,
+    body: bytes,
+    extra: list[tuple[str, str]],
+) -> Iterable[bytes]:
+    """Send the identity headers of ``prepared`` with ``body`` (a serve filter changed it):
+    no validators, since the body differs per request."""
+    headers = [
+        (name, value)
+        for name, value in prepared.identity_headers
+        if name.lower() not in ("content-length", "etag", "last-modified")
+    ]
+    start_response(prepared.status_line, [*headers, ("Content-Length", str(len(body))), *extra])
+    return [] if environ.get("REQUEST_METHOD") == "HEAD" else [body]
+
+
+def _send_not_modified(
+    start_response: StartResponse,
+    prepared: Prepared,
+    use_gzip: bool,
+    extra: list[tuple[str, str]],
+) -> Iterable[bytes]:
+    """Send 304 for the representation the client would get (its entity tag)."""
+    etag = prepared.gzip_etag if use_gzip else prepared.etag
+    headers = [
+        (name, value)
+        for name, value in prepared.identity_headers
+        if name.lower() in _NOT_MODIFIED_HEADERS
+    ]
+    if etag:
+        headers.append(("ETag", etag))
+    start_response("304 Not Modified", headers + extra)
+    return []
 
 
 def _filtered(

@@ -144,6 +144,7 @@ class PageCache:
 
     # ------------------------------------------------------------------ WSGI
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        """Answer one request (PEP 3333): a bypass, a hit, a stale copy, or a miss."""
         engine = self.engine
         now = engine.clock()
         if self.tick is not None:
