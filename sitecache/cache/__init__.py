@@ -8,6 +8,7 @@ command line call.
 from sitecache.cache.engine import CacheEngine, PurgeResult
 from sitecache.cache.entry import CacheEntry, EntryInfo
 from sitecache.cache.middleware import PageCache
+from sitecache.cache.outcome import Outcome
 from sitecache.cache.policy import CacheRules
 from sitecache.cache.settings import DEFAULT_SETTINGS, SETTINGS_SCHEMA, CacheSettings
 from sitecache.cache.storage import (
@@ -28,6 +29,7 @@ __all__ = [
     "DiskStorage",
     "EntryInfo",
     "MemoryStorage",
+    "Outcome",
     "PageCache",
     "PurgeResult",
     "Storage",

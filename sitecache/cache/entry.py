@@ -6,6 +6,9 @@ headers, tags, ...), the body and its gzip copy. No pickle anywhere: a stored en
 by anything that speaks JSON. An unknown version, a short read or a checksum mismatch decodes to
 ``None`` (a miss), never to a broken page (cachecontrol's rule).
 
+`CacheEntry.from_response` builds the entry of a response the guards let through: which headers
+are replayed (never `UNSTORED_HEADERS`), its tags, validators, and gzip copy (`COMPRESSIBLE`).
+
 The expiry time sits at a fixed offset (`EXPIRES_OFFSET`) so that a soft purge can rewrite it in
 place (Redis ``SETRANGE``) without touching the checksummed part. The two times are outside the
 checksum, so they are validated instead: finite, not negative, and the expiry (when set) not
@@ -14,16 +17,23 @@ before the creation by more than the soft purge allows. Anything else reads as a
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 import math
 import struct
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from email.utils import formatdate, parsedate_to_datetime
 from typing import Any, Final
 
 __all__ = [
+    "COMPRESSIBLE",
     "EXPIRES_OFFSET",
     "FORMAT_MAGIC",
+    "MIN_GZIP_SIZE",
+    "UNSTORED_HEADERS",
     "CacheEntry",
     "EntryInfo",
     "decode_entry",
@@ -35,6 +45,42 @@ FORMAT_MAGIC: Final = b"SCE1"
 _PREFIX: Final = struct.Struct(">4sddII")  # magic, created, expires, header length, crc32
 EXPIRES_OFFSET: Final = 12
 PREFIX_SIZE: Final = _PREFIX.size
+
+#: Response headers never stored: per-connection, per-response or per-visitor.
+UNSTORED_HEADERS: Final = frozenset(
+    {
+        "set-cookie",
+        "date",
+        "connection",
+        "keep-alive",
+        "transfer-encoding",
+        "content-length",
+        "age",
+        "cache-status",
+        "server",
+        "proxy-authenticate",
+        "proxy-connection",
+        "trailer",
+        "te",
+        "upgrade",
+        "www-authenticate",
+        "x-site-nonce",
+    }
+)
+
+#: Content types worth a gzip copy.
+COMPRESSIBLE: Final = (
+    "text/",
+    "application/json",
+    "application/xml",
+    "application/rss+xml",
+    "application/atom+xml",
+    "application/javascript",
+    "application/xhtml+xml",
+    "image/svg+xml",
+)
+#: The smallest body worth a gzip copy.
+MIN_GZIP_SIZE: Final = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +119,68 @@ class CacheEntry:
     vary: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
+    @classmethod
+    def from_response(
+        cls,
+        status: int,
+        headers: Iterable[tuple[str, str]],
+        body: bytes,
+        *,
+        url: str,
+        host: str,
+        path: str,
+        variant: str,
+        vary: Iterable[str],
+        now: float,
+        max_age: int,
+        compress: bool,
+    ) -> CacheEntry:
+        """The entry to store for a response the guards let through.
+
+        Args:
+            status: the response's status code.
+            headers: its headers; those in `UNSTORED_HEADERS` are dropped, ``Cache-Tag`` gives
+                the tags, a quoted ``ETag`` and a ``Last-Modified`` date are kept as validators.
+            body: the identity body (after the store filters).
+            url, host, path, variant: what the entry answers (see the attributes).
+            vary: the response's ``Vary`` names (lower case).
+            now: the time it is stored (``created``).
+            max_age: seconds it stays fresh (``0``: fresh until purged).
+            compress: make a gzip copy of a compressible body (`COMPRESSIBLE`, at least
+                `MIN_GZIP_SIZE` bytes).
+
+        The entry always has a strong ``etag`` (a hash of the body when the response gave
+        none) and a ``Last-Modified`` header; its ``Vary`` header names ``vary`` and
+        ``Accept-Encoding`` when there is a gzip copy.
+        """
+        kept, tags, content_type, etag, last_modified = _replayed_headers(headers, now)
+        gzip_body = b""
+        if compress and len(body) >= MIN_GZIP_SIZE and content_type.startswith(COMPRESSIBLE):
+            gzip_body = gzip.compress(body, compresslevel=6, mtime=0)
+        names = [name for name in vary if name != "accept-encoding"]
+        if gzip_body:
+            names.append("accept-encoding")
+        if names:
+            kept.append(("Vary", ", ".join(_title(name) for name in names)))
+        if not etag:
+            etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
+        return cls(
+            url=url,
+            host=host,
+            path=path,
+            variant=variant,
+            status=status,
+            headers=tuple(kept),
+            body=body,
+            gzip_body=gzip_body,
+            created=now,
+            expires=now + max_age if max_age else 0.0,
+            tags=tuple(dict.fromkeys(tags)),
+            etag=etag,
+            vary=(),
+            extra={"last_modified": last_modified},
+        )
+
     @property
     def is_pointer(self) -> bool:
         """Whether this record only names the ``Vary`` headers of the real entries."""
@@ -102,6 +210,46 @@ class CacheEntry:
     def with_expires(self, expires: float) -> CacheEntry:
         """The same entry with another expiry time (a soft purge)."""
         return replace(self, expires=expires)
+
+
+def _replayed_headers(
+    headers: Iterable[tuple[str, str]], now: float
+) -> tuple[list[tuple[str, str]], list[str], str, str, float]:
+    """``(headers replayed on a hit, Cache-Tag tags, content type, quoted ETag or "",
+    Last-Modified time)`` of a response stored at ``now`` (a ``Last-Modified`` header of
+    ``now`` is added when it has none; its ``Vary`` is written by the caller)."""
+    kept: list[tuple[str, str]] = []
+    tags: list[str] = []
+    content_type = ""
+    etag = ""
+    last_modified = now
+    for name, value in headers:
+        lower = name.lower()
+        if lower in UNSTORED_HEADERS or lower == "vary":
+            continue
+        if lower == "cache-tag":
+            tags.extend(item.strip() for item in value.split(",") if item.strip())
+        if lower == "content-type":
+            content_type = value.lower()
+        if lower == "etag":
+            if value.startswith('"') and value.endswith('"'):
+                etag = value
+            continue
+        if lower == "last-modified":
+            try:
+                last_modified = parsedate_to_datetime(value).timestamp()
+            except (TypeError, ValueError):
+                continue
+        kept.append((name, value))
+    if not any(name.lower() == "last-modified" for name, _ in kept):
+        kept.append(("Last-Modified", formatdate(now, usegmt=True)))
+    return kept, tags, content_type, etag, last_modified
+
+
+def _title(name: str) -> str:
+    """A lower-case header name in its usual spelling (``accept-language``:
+    ``Accept-Language``)."""
+    return "-".join(part.capitalize() for part in name.split("-"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,11 @@
 """What may be stored and served: the cacheability guards, pure functions of values.
 
-Two flat guard lists, in the style of Django's cache middleware, each row a reason code and a
-predicate, with one comment saying why. The first guard that fires decides, and its reason feeds
-the ``Cache-Status`` header, the stats and the cache test. Rows marked ``SECURITY:`` are the
-"never stored" rules of CACHE_API.md: they fail closed whatever the settings say.
+Two flat guard lists, in the style of Django's cache middleware: each row a `Guard` holding a
+reason code, a predicate and the sentence that explains the reason to an administrator, with one
+comment saying why. The first guard that fires decides, and its reason feeds the
+``Cache-Status`` header, the stats and the cache test (whose explanations are the rows' own, so
+they cannot drift). Rows marked ``SECURITY:`` are the "never stored" rules of CACHE_API.md: they
+fail closed whatever the settings say.
 
 Nothing here does I/O or imports werkzeug; the middleware turns the WSGI environ and the app's
 response into `RequestFacts` and `ResponseFacts`.
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Generic, TypeVar
 
 from sitecache.cache.settings import CacheSettings
 
@@ -24,6 +26,7 @@ __all__ = [
     "REQUEST_GUARDS",
     "RESPONSE_GUARDS",
     "CacheRules",
+    "Guard",
     "RequestFacts",
     "ResponseFacts",
     "request_bypass_reason",
@@ -133,8 +136,22 @@ class ResponseFacts:
     page_types: frozenset[str]
 
 
-RequestGuard = Callable[[RequestFacts, CacheSettings, CacheRules], bool]
-ResponseGuard = Callable[[ResponseFacts, CacheSettings, CacheRules], bool]
+FactsT = TypeVar("FactsT", RequestFacts, ResponseFacts)
+
+
+@dataclass(frozen=True, slots=True)
+class Guard(Generic[FactsT]):
+    """One row of a guard table.
+
+    Attributes:
+        reason: the code the ``Cache-Status`` ``detail``, the stats and the cache test name.
+        fires: whether the guard refuses these facts under these settings and rules.
+        explanation: one sentence telling an administrator what happened and what to change.
+    """
+
+    reason: str
+    fires: Callable[[FactsT, CacheSettings, CacheRules], bool]
+    explanation: str
 
 
 def _is_auth_cookie(name: str, rules: CacheRules) -> bool:
@@ -185,32 +202,72 @@ def _rejected_uri(facts: RequestFacts, settings: CacheSettings, rules: CacheRule
     return settings.rejected_uris.matches(facts.path)
 
 
-#: Request guards, first match wins. (reason, predicate)
-REQUEST_GUARDS: Final[tuple[tuple[str, RequestGuard], ...]] = (
+#: Request guards, first match wins.
+REQUEST_GUARDS: Final[tuple[Guard[RequestFacts], ...]] = (
     # Caching switched off in the settings.
-    ("disabled", lambda f, s, r: not s.enabled),
+    Guard(
+        "disabled",
+        lambda f, s, r: not s.enabled,
+        "Caching is off (the enabled setting is false).",
+    ),
     # Only GET and HEAD are looked up; HEAD is answered from the GET entry.
-    ("method", lambda f, s, r: f.method not in ("GET", "HEAD")),
+    Guard(
+        "method",
+        lambda f, s, r: f.method not in ("GET", "HEAD"),
+        "Only GET and HEAD requests are cached.",
+    ),
     # SECURITY: REST, login and admin paths are never cached (their answers are per user).
-    ("rest_or_admin", _rest_or_admin),
+    Guard("rest_or_admin", _rest_or_admin, "REST, login and admin paths are never cached."),
     # A GET with a body: the body is unkeyed input an app might read ("fat GET").
-    ("request_body", lambda f, s, r: f.has_body),
+    Guard(
+        "request_body",
+        lambda f, s, r: f.has_body,
+        "Requests with a body are never cached (the body is unkeyed input).",
+    ),
     # SECURITY: only hosts the site serves are keyed; anything else could poison a key.
-    ("foreign_host", lambda f, s, r: not r.serves_host(f.host, f.server_port)),
+    Guard(
+        "foreign_host",
+        lambda f, s, r: not r.serves_host(f.host, f.server_port),
+        "The request's host is not one this site serves (set site_url).",
+    ),
     # SECURITY: an X-Forwarded-Host that no trusted proxy applied is unkeyed input.
-    ("forwarded_host", lambda f, s, r: f.forwarded_host_mismatch),
+    Guard(
+        "forwarded_host",
+        lambda f, s, r: f.forwarded_host_mismatch,
+        "An X-Forwarded-Host header no trusted proxy applied made it bypass.",
+    ),
     # SECURITY: credentials mean a per-user answer, whatever the settings say.
-    ("authorization", lambda f, s, r: f.has_authorization),
+    Guard(
+        "authorization",
+        lambda f, s, r: f.has_authorization,
+        "Requests with credentials are never cached.",
+    ),
     # SECURITY: logged-in, comment-author and post-password cookies mean a per-user page.
-    ("logged_in_cookie", _logged_in),
+    Guard(
+        "logged_in_cookie",
+        _logged_in,
+        "Requests with a login, comment-author or post-password cookie bypass.",
+    ),
     # Cookies the administrator lists (or any cookie with known_users=bypass_any_cookie).
-    ("rejected_cookie", _rejected_cookie),
+    Guard(
+        "rejected_cookie",
+        _rejected_cookie,
+        "A cookie listed in rejected_cookies made the request bypass.",
+    ),
     # Paths the administrator lists.
-    ("rejected_uri", _rejected_uri),
+    Guard("rejected_uri", _rejected_uri, "The path matches rejected_uris."),
     # User agents the administrator lists.
-    ("rejected_user_agent", _rejected_user_agent),
+    Guard(
+        "rejected_user_agent",
+        _rejected_user_agent,
+        "The user agent matches rejected_user_agents.",
+    ),
     # A query string (beyond ignored tracking parameters) unless cache_query_strings.
-    ("query_string", _query_string),
+    Guard(
+        "query_string",
+        _query_string,
+        "URLs with a query string are not cached (cache_query_strings is off).",
+    ),
 )
 
 
@@ -218,9 +275,9 @@ def request_bypass_reason(
     facts: RequestFacts, settings: CacheSettings, rules: CacheRules
 ) -> str | None:
     """The reason this request must bypass the cache, or ``None`` when it may be looked up."""
-    for reason, guard in REQUEST_GUARDS:
-        if guard(facts, settings, rules):
-            return reason
+    for guard in REQUEST_GUARDS:
+        if guard.fires(facts, settings, rules):
+            return guard.reason
     return None
 
 
@@ -230,26 +287,58 @@ def _status(facts: ResponseFacts, settings: CacheSettings, rules: CacheRules) ->
     return not (facts.status == 404 and settings.cache_404)
 
 
-#: Response guards, first match wins. (reason, predicate)
-RESPONSE_GUARDS: Final[tuple[tuple[str, ResponseGuard], ...]] = (
+#: Response guards, first match wins.
+RESPONSE_GUARDS: Final[tuple[Guard[ResponseFacts], ...]] = (
     # SECURITY: a response that sets a cookie belongs to one visitor.
-    ("set_cookie", lambda f, s, r: f.has_set_cookie),
+    Guard(
+        "set_cookie",
+        lambda f, s, r: f.has_set_cookie,
+        "The page sets a cookie, so it belongs to one visitor and is not stored.",
+    ),
     # SECURITY: the application said so.
-    ("private", lambda f, s, r: "private" in f.cache_control),
-    ("no_store", lambda f, s, r: "no-store" in f.cache_control),
-    ("no_cache", lambda f, s, r: "no-cache" in f.cache_control),
+    Guard(
+        "private",
+        lambda f, s, r: "private" in f.cache_control,
+        "The page says Cache-Control: private.",
+    ),
+    Guard(
+        "no_store",
+        lambda f, s, r: "no-store" in f.cache_control,
+        "The page says Cache-Control: no-store.",
+    ),
+    Guard(
+        "no_cache",
+        lambda f, s, r: "no-cache" in f.cache_control,
+        "The page says Cache-Control: no-cache.",
+    ),
     # SECURITY: Vary: * (or on Cookie / Authorization) makes every visitor's answer unique.
-    ("vary", lambda f, s, r: any(name in PRIVATE_VARY_HEADERS for name in f.vary)),
+    Guard(
+        "vary",
+        lambda f, s, r: any(name in PRIVATE_VARY_HEADERS for name in f.vary),
+        "The page varies on Cookie, Authorization or *.",
+    ),
     # Only 200 (and 404 with cache_404): errors, redirects and partial content are not kept.
-    ("status", _status),
+    Guard("status", _status, "Only 200 responses (and 404 with cache_404) are stored."),
     # An empty body is never a page worth replaying (often a failure).
-    ("empty_body", lambda f, s, r: f.body_length == 0),
+    Guard("empty_body", lambda f, s, r: f.body_length == 0, "The page's body is empty."),
     # Bodies the app already encoded: the cache keeps identity bodies and makes its own gzip.
-    ("content_encoding", lambda f, s, r: f.content_encoding not in ("", "identity")),
-    # Bodies larger than the configured bound.
-    ("too_large", lambda f, s, r: f.body_length > r.max_body),
+    Guard(
+        "content_encoding",
+        lambda f, s, r: f.content_encoding not in ("", "identity"),
+        "The app compressed the page itself; the cache stores identity bodies.",
+    ),
+    # Bodies larger than the configured bound (also when the body ran past it while buffered).
+    Guard(
+        "too_large",
+        lambda f, s, r: f.body_length > r.max_body,
+        "The page is larger than the cache stores.",
+    ),
     # Page types the administrator excluded (the app names them in X-Site-Page-Type).
-    ("page_type", lambda f, s, r: bool(f.page_types & s.skipped_page_types)),
+    Guard(
+        "page_type",
+        lambda f, s, r: bool(f.page_types & s.skipped_page_types),
+        "This page type is excluded in the pages setting.",
+    ),
 )
 
 
@@ -257,9 +346,9 @@ def response_refusal_reason(
     facts: ResponseFacts, settings: CacheSettings, rules: CacheRules
 ) -> str | None:
     """The reason this response must not be stored, or ``None`` when it may be."""
-    for reason, guard in RESPONSE_GUARDS:
-        if guard(facts, settings, rules):
-            return reason
+    for guard in RESPONSE_GUARDS:
+        if guard.fires(facts, settings, rules):
+            return guard.reason
     return None
 
 

@@ -254,8 +254,8 @@ def test_a_page_that_may_not_be_stored_is_rendered_for_every_waiter(page_app: Pa
 def get_key(cache: PageCache, path: str) -> str:
     environ = {"REQUEST_METHOD": "GET", "PATH_INFO": path, "HTTP_HOST": "example.org",
                "wsgi.url_scheme": "http", "SCRIPT_NAME": "", "QUERY_STRING": ""}  # fmt: skip
-    _, decision = cache._decide(environ, cache.engine.settings())
-    return decision[4]
+    _, decision = cache._classifier.classify(environ, cache.engine.settings())
+    return decision.base
 
 
 def test_a_lead_that_fails_lets_its_waiters_render(page_app: PageApp) -> None:

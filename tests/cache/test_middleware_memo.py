@@ -69,7 +69,7 @@ def test_the_memo_stays_bounded(page_app: PageApp, clock: FakeClock) -> None:
     cache = build(page_app, clock)
     for number in range(PLAIN_MEMO_SIZE + 50):
         get(cache, f"/p/{number}/")
-    assert 0 < len(cache._plain_memo[1]) <= PLAIN_MEMO_SIZE
+    assert 0 < cache._classifier.remembered <= PLAIN_MEMO_SIZE
     assert get(cache, "/p/3/").headers["Cache-Status"].startswith("sitecache; hit")
 
 
@@ -79,3 +79,20 @@ def test_a_remembered_bypass_stays_a_bypass(page_app: PageApp, clock: FakeClock)
         response = get(cache, "/site-json/wp/v2/posts")
         assert response.headers["Cache-Status"] == "sitecache; fwd=bypass; detail=rest_or_admin"
     assert page_app.calls == 3
+
+
+def test_host_aliases_set_after_requests_were_remembered_apply_at_once(
+    page_app: PageApp, clock: FakeClock
+) -> None:
+    cache = build(page_app, clock)
+    alias = "http://www.example.org"
+    client = Client(cache, use_cookies=False)
+    assert client.get("/a/", base_url=alias).headers["Cache-Status"] == (
+        "sitecache; fwd=bypass; detail=foreign_host"
+    )
+    get(cache, "/a/")
+    cache.host_aliases = {"WWW.example.org": "example.org"}
+    assert cache.host_aliases == {"www.example.org": "example.org"}
+    assert client.get("/a/", base_url=alias).headers["Cache-Status"].startswith("sitecache; hit")
+    cache.set_host_aliases({})
+    assert client.get("/a/", base_url=alias).headers["Cache-Status"].endswith("foreign_host")

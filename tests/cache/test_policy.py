@@ -116,8 +116,8 @@ def test_response_guards_decide_with_a_reason(
 
 
 def test_every_guard_reason_is_exercised_by_a_table_row() -> None:
-    request_reasons = {reason for reason, _ in REQUEST_GUARDS}
-    response_reasons = {reason for reason, _ in RESPONSE_GUARDS}
+    request_reasons = {guard.reason for guard in REQUEST_GUARDS}
+    response_reasons = {guard.reason for guard in RESPONSE_GUARDS}
     assert request_reasons <= {expected for _, _, expected in REQUEST_CASES}
     assert response_reasons <= {expected for _, _, expected in RESPONSE_CASES}
 

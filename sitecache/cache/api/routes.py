@@ -27,6 +27,7 @@ from sitecache.cache.api.schemas import (
     invalid_params,
     validate_body,
 )
+from sitecache.cache.outcome import explanations
 from sitecache.cache.purging import PurgeResult
 from sitecache.cache.storage import EntryStatus, StorageError
 from sitecache.domain_errors import InvalidFields, InvalidURL
@@ -45,35 +46,9 @@ TEST_AGENT: Final = "sitecache-cache-test"
 #: Purge scopes of ``POST /cache``: body key -> scope name.
 PURGE_SCOPES: Final = ("all", "expired", "url", "urls", "post_id", "tag", "tags")
 
-#: Why a page was not cached, by the ``detail`` of its ``Cache-Status`` (the cache test).
-REASONS: Final[dict[str, str]] = {
-    "disabled": "Caching is off (the enabled setting is false).",
-    "method": "Only GET and HEAD requests are cached.",
-    "rest_or_admin": "REST, login and admin paths are never cached.",
-    "foreign_host": "The request's host is not one this site serves (set site_url).",
-    "forwarded_host": "An X-Forwarded-Host header no trusted proxy applied made it bypass.",
-    "authorization": "Requests with credentials are never cached.",
-    "logged_in_cookie": "Requests with a login, comment-author or post-password cookie bypass.",
-    "rejected_cookie": "A cookie listed in rejected_cookies made the request bypass.",
-    "rejected_uri": "The path matches rejected_uris.",
-    "rejected_user_agent": "The user agent matches rejected_user_agents.",
-    "query_string": "URLs with a query string are not cached (cache_query_strings is off).",
-    "set_cookie": "The page sets a cookie, so it belongs to one visitor and is not stored.",
-    "private": "The page says Cache-Control: private.",
-    "no_store": "The page says Cache-Control: no-store.",
-    "no_cache": "The page says Cache-Control: no-cache.",
-    "vary": "The page varies on Cookie, Authorization or *.",
-    "status": "Only 200 responses (and 404 with cache_404) are stored.",
-    "empty_body": "The page's body is empty.",
-    "content_encoding": "The app compressed the page itself; the cache stores identity bodies.",
-    "too_large": "The page is larger than the cache stores.",
-    "page_type": "This page type is excluded in the pages setting.",
-    "storage_error": "The cache storage failed (see the server log and GET /status).",
-    "request_body": "Requests with a body are never cached (the body is unkeyed input).",
-    "purged": "A purge ran while the page was rendered, so it was sent but not stored.",
-    "purge_pending": "A purge owed to a content change has not been applied yet (the storage "
-    "failed); pages are served uncached until it is (see GET /status).",
-}
+#: Why a page was not cached, by the ``detail`` of its ``Cache-Status`` (the cache test): each
+#: guard's own explanation and the outcome reasons' (`sitecache.cache.outcome.explanations`).
+REASONS: Final[dict[str, str]] = explanations()
 
 
 class CacheRoutes:

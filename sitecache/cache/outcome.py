@@ -1,0 +1,148 @@
+"""What the cache did with one request: one `Outcome` that both counts and renders.
+
+An outcome is added once to the engine's counters (the names ``GET /stats`` reads) and rendered
+once as the RFC 9211 ``Cache-Status`` value of the answer:
+
+=============================  =========================================  ==================
+what happened                  ``Cache-Status``                           counters
+=============================  =========================================  ==================
+a fresh hit                    ``sitecache; hit; ttl=N`` (no ttl when     ``hit``
+                               the page is fresh until purged)
+a stale copy served            ``sitecache; hit; ttl=N; detail=stale``    ``stale``
+rendered and stored            ``sitecache; fwd=uri-miss; stored``        ``miss``
+                               (``vary-miss``, or ``stale`` when it
+                               regenerated a stale copy)
+answered from another          ``sitecache; fwd=uri-miss; collapsed``     ``hit``
+request's render
+bypassed by a request guard    ``sitecache; fwd=bypass; detail=R``        ``bypass``,
+                                                                          ``bypass:R``
+rendered but not stored        ``sitecache; fwd=uri-miss; detail=R``      ``bypass``,
+                                                                          ``bypass:R``
+=============================  =========================================  ==================
+
+Every reason ``R`` is explained: a guard's by its row (`sitecache.cache.policy`), the others
+(`OutcomeReason`) by `OUTCOME_REASONS`; `explanations` joins both for the management API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from sitecache.cache.policy import REQUEST_GUARDS, RESPONSE_GUARDS
+
+__all__ = [
+    "CACHE_NAME",
+    "FRESH_HIT",
+    "OUTCOME_REASONS",
+    "STALE_HIT",
+    "Counter",
+    "Fwd",
+    "Outcome",
+    "OutcomeReason",
+    "explanations",
+]
+
+#: The cache's name in ``Cache-Status`` (RFC 9211 §2).
+CACHE_NAME: Final = "sitecache"
+
+#: Why the request went forward to the application (RFC 9211 ``fwd``): no entry for the URL,
+#: no entry for the request's ``Vary`` values, the entry was stale, or the cache was bypassed.
+Fwd = Literal["uri-miss", "vary-miss", "stale", "bypass"]
+
+#: The request counters (``GET /stats`` ``requests``); a ``bypass`` also counts its reason.
+Counter = Literal["hit", "stale", "miss", "bypass"]
+
+#: Reasons that no guard gives: the cache itself could not take part.
+OutcomeReason = Literal["storage_error", "purged", "purge_pending"]
+
+#: The explanation of each `OutcomeReason` (a guard's reason is explained by its row).
+OUTCOME_REASONS: Final[dict[OutcomeReason, str]] = {
+    "storage_error": "The cache storage failed (see the server log and GET /status).",
+    "purged": "A purge ran while the page was rendered, so it was sent but not stored.",
+    "purge_pending": "A purge owed to a content change has not been applied yet (the storage "
+    "failed); pages are served uncached until it is (see GET /status).",
+}
+
+_HIT: Final = f"{CACHE_NAME}; hit"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What the cache did with one request (build it with the class methods).
+
+    Attributes:
+        counter: the request counter it adds to.
+        fwd: why it went forward to the application; ``None`` for a hit.
+        detail: the reason it was not stored or not looked up, or ``"stale"``.
+        stored: the application's answer was stored.
+        collapsed: answered from the page another request rendered meanwhile.
+    """
+
+    counter: Counter
+    fwd: Fwd | None = None
+    detail: str = ""
+    stored: bool = False
+    collapsed: bool = False
+
+    @classmethod
+    def stored_after(cls, fwd: Fwd) -> Outcome:
+        """The application answered and its page was stored."""
+        return cls("miss", fwd, stored=True)
+
+    @classmethod
+    def collapsed_into(cls, fwd: Fwd) -> Outcome:
+        """Answered from the page another request rendered while this one waited."""
+        return cls("hit", fwd, collapsed=True)
+
+    @classmethod
+    def bypass(cls, reason: str) -> Outcome:
+        """Not looked up: a request guard's ``reason``."""
+        return cls("bypass", "bypass", reason)
+
+    @classmethod
+    def refused(cls, fwd: Fwd, reason: str) -> Outcome:
+        """Rendered but not stored: a response guard's ``reason``."""
+        return cls("bypass", fwd, reason)
+
+    @classmethod
+    def failed(cls, fwd: Fwd, reason: OutcomeReason) -> Outcome:
+        """The cache could not take part (``fwd="bypass"``: before the lookup; else after
+        the render, which was answered but not stored)."""
+        return cls("bypass", fwd, reason)
+
+    def count(self, count: Callable[[str], object]) -> None:
+        """Add this outcome to the request counters through ``count`` (`CacheEngine.count`):
+        its counter, and ``bypass:<reason>`` for a bypass."""
+        count(self.counter)
+        if self.counter == "bypass":
+            count(f"bypass:{self.detail}")
+
+    def header(self, ttl: int | None = None) -> str:
+        """The ``Cache-Status`` value; ``ttl`` (whole seconds of freshness left, negative when
+        stale, ``None`` when fresh until purged) is shown on a hit only."""
+        if self.fwd is None:
+            value = _HIT if ttl is None else f"{_HIT}; ttl={ttl}"
+        else:
+            value = f"{CACHE_NAME}; fwd={self.fwd}"
+            if self.stored:
+                value += "; stored"
+            elif self.collapsed:
+                value += "; collapsed"
+        return f"{value}; detail={self.detail}" if self.detail else value
+
+
+#: A fresh entry served.
+FRESH_HIT: Final = Outcome("hit")
+#: A stale entry served while another request regenerates it.
+STALE_HIT: Final = Outcome("stale", detail="stale")
+
+
+def explanations() -> dict[str, str]:
+    """Every reason an outcome can carry, mapped to the sentence that explains it to an
+    administrator: each guard's row, then `OUTCOME_REASONS`."""
+    table = {guard.reason: guard.explanation for guard in REQUEST_GUARDS}
+    table.update({guard.reason: guard.explanation for guard in RESPONSE_GUARDS})
+    table.update(OUTCOME_REASONS.items())
+    return table

@@ -1,0 +1,119 @@
+"""The engine's entries behind this process's memory tier, read and written as `Prepared`.
+
+A read names the purge generation its request read first (`TieredEntries.generation`): the
+memory tier (`sitecache.cache.tier`) answers only with what was read or written under that
+generation, else the engine loads the entry and the tier keeps it. A base key holding a
+``Vary`` pointer leads to the request's own variant (`sitecache.cache.vary`). A write is
+conditional on the generation read before the page was rendered: the pointer first, then the
+entry, so a reader never follows a pointer that no purge could reach.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sitecache.cache.answers import Prepared
+from sitecache.cache.engine import CacheEngine
+from sitecache.cache.entry import CacheEntry
+from sitecache.cache.tier import MemoryTier
+from sitecache.cache.vary import pointer_entry, variant_key
+
+__all__ = ["TieredEntries"]
+
+
+class TieredEntries:
+    """Prepared entries of one `PageCache`: its memory tier in front of the engine.
+
+    Args:
+        engine: the engine that owns the storage.
+        tier: prepared entries of this process, stamped with the generation they were read
+            or written under.
+    """
+
+    def __init__(self, engine: CacheEngine, tier: MemoryTier[Prepared]) -> None:
+        self.engine = engine
+        self.tier = tier
+
+    def generation(self) -> object:
+        """The purge generation now (read before anything a request renders or looks up);
+        the memory tier gives back what older ones hold.
+
+        Raises:
+            StorageError: the storage failed.
+        """
+        generation = self.engine.check_generation()
+        self.tier.observe(generation)
+        return generation
+
+    def prepared(
+        self, key: str, now: float, generation: object, *, refresh: bool = False
+    ) -> Prepared | None:
+        """The entry under ``key`` ready to send: from the memory tier when it holds one read
+        under ``generation`` and still fresh (unless ``refresh``), else from the storage.
+
+        Raises:
+            StorageError: the storage failed.
+        """
+        tier = self.tier
+        prepared = tier.get(key, generation)
+        fresh = prepared is not None and (not prepared.expires or now < prepared.expires)
+        if fresh and not refresh:
+            return prepared
+        # Not here, or stale here: another process may have stored a fresher copy.
+        entry = self.engine.load(key)
+        if entry is None:
+            if prepared is not None:
+                tier.forget(key)
+            return None
+        if prepared is None or entry.created > prepared.created:
+            prepared = Prepared(entry)
+            tier.put(key, prepared, generation)
+        return prepared
+
+    def lookup(
+        self, base: str, environ: Mapping[str, Any], now: float, generation: object
+    ) -> tuple[str, Prepared | None]:
+        """``(key, entry or None)`` for a request whose base key is ``base``: the entry under
+        ``base``, or, when that is a ``Vary`` pointer, the request's own variant.
+
+        Raises:
+            StorageError: the storage failed.
+        """
+        prepared = self.prepared(base, now, generation)
+        if prepared is None or prepared.status_line:
+            return base, prepared
+        # A pointer: the real entry is keyed by the request's values of the Vary headers.
+        key = variant_key(base, prepared.vary, environ)
+        return key, self.prepared(key, now, generation)
+
+    def save(
+        self,
+        base: str,
+        entry: CacheEntry,
+        vary: tuple[str, ...],
+        environ: Mapping[str, Any],
+        stale_while_revalidate: int,
+        generation: object,
+    ) -> str | None:
+        """Store ``entry`` of the page under ``base`` (which varies on ``vary``, lower case)
+        unless a purge began since ``generation``: the key it was stored under, else ``None``.
+
+        Raises:
+            StorageError: the storage failed.
+        """
+        engine = self.engine
+        key = base
+        if vary:
+            key = variant_key(base, vary, environ)
+            pointer = pointer_entry(entry, vary)
+            if not engine.store(base, pointer, stale_while_revalidate, generation):
+                return None
+            self.tier.forget(base)
+        if not engine.store(key, entry, stale_while_revalidate, generation):
+            return None
+        return key
+
+    def remember(self, key: str, prepared: Prepared, generation: object) -> None:
+        """Keep ``prepared``, just stored under ``key``, for this process's next requests."""
+        self.tier.put(key, prepared, generation)

@@ -1,0 +1,63 @@
+"""``Vary``: pages keyed by the request headers their response names, through pointer entries.
+
+A page whose response says ``Vary: Accept-Language`` is stored under a key that holds the
+request's ``Accept-Language`` value (`sitecache.cache.keys.vary_key`). Under the URL's base key
+the cache stores a *pointer* (`pointer_entry`: a `CacheEntry` with status 0) naming those
+headers, so that a later request finds its own variant in two reads: the pointer, then the key
+built from its values of the named headers (`variant_key`). ``Accept-Encoding`` is never part
+of the key: the cache negotiates gzip itself from one entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from sitecache.cache.entry import CacheEntry
+from sitecache.cache.keys import vary_key
+
+__all__ = ["keyed_vary", "pointer_entry", "variant_key", "vary_values"]
+
+#: Request headers that PEP 3333 (CGI) keeps without the ``HTTP_`` prefix.
+_UNPREFIXED_HEADERS: Final = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH"})
+
+
+def keyed_vary(vary: Iterable[str]) -> tuple[str, ...]:
+    """The headers of a response's ``Vary`` (lower case) that are part of the key: all but
+    ``accept-encoding``."""
+    return tuple(name for name in vary if name != "accept-encoding")
+
+
+def vary_values(environ: Mapping[str, Any], names: Iterable[str]) -> list[str]:
+    """The request's values of the ``Vary`` headers ``names`` (lower case; ``""`` when
+    absent)."""
+    values = []
+    for name in names:
+        variable = name.upper().replace("-", "_")
+        if variable not in _UNPREFIXED_HEADERS:
+            variable = "HTTP_" + variable
+        values.append(str(environ.get(variable, "")).strip())
+    return values
+
+
+def variant_key(base: str, names: tuple[str, ...], environ: Mapping[str, Any]) -> str:
+    """The key of this request's variant of the page under ``base`` that varies on ``names``."""
+    return vary_key(base, names, vary_values(environ, names))
+
+
+def pointer_entry(entry: CacheEntry, names: tuple[str, ...]) -> CacheEntry:
+    """The pointer stored under the base key of ``entry`` (which varies on ``names``): no
+    status, no headers, no body, the same URL, variant and expiry."""
+    return CacheEntry(
+        url=entry.url,
+        host=entry.host,
+        path=entry.path,
+        variant=entry.variant,
+        status=0,
+        headers=(),
+        body=b"",
+        gzip_body=b"",
+        created=entry.created,
+        expires=entry.expires,
+        vary=names,
+    )
