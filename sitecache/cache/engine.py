@@ -416,9 +416,9 @@ class CacheEngine:
                 canonical.add(full)
 
         def find() -> set[str]:
-            keys = self.storage.keys_for_urls(canonical) if canonical else set()
+            keys = self.storage.keys_for("url", canonical) if canonical else set()
             if paths:
-                keys |= self.storage.keys_for_paths(paths)
+                keys |= self.storage.keys_for("path", paths)
             return keys
 
         return self._purge(scope, find, soft)
@@ -429,7 +429,7 @@ class CacheEngine:
         """Purge every entry carrying any of ``tags``."""
         wanted = {tag for tag in tags if tag}
         return self._purge(
-            scope, lambda: self.storage.keys_for_tags(wanted) if wanted else (), soft, wanted
+            scope, lambda: self.storage.keys_for("tag", wanted) if wanted else (), soft, wanted
         )
 
     def purge_keys(self, keys: Iterable[str], *, scope: str, soft: bool = False) -> PurgeResult:
@@ -475,13 +475,13 @@ class CacheEngine:
         hosts = self.rules.hosts
         return self._purge(
             "site",
-            lambda: self.storage.keys_for_hosts(sorted(hosts) if hosts is not None else None),
+            lambda: self.storage.keys_for("host", sorted(hosts) if hosts is not None else None),
             soft,
         )
 
     def purge_all(self, *, soft: bool = False) -> PurgeResult:
         """Purge every entry of every host in this storage."""
-        return self._purge("all", lambda: self.storage.keys_for_hosts(None), soft)
+        return self._purge("all", lambda: self.storage.keys_for("host", None), soft)
 
     # ------------------------------------------------------------------ reading
     def list_entries(

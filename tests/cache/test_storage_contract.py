@@ -38,8 +38,8 @@ def test_an_unknown_key_reads_as_nothing(storage: Storage) -> None:
 def test_a_put_replaces_the_entry_and_its_index_row(storage: Storage) -> None:
     put(storage, "a" * 32, entry("http://example.org/a", tags=("old",)))
     put(storage, "a" * 32, entry("http://example.org/a", tags=("new",)))
-    assert storage.keys_for_tags(["old"]) == set()
-    assert storage.keys_for_tags(["new"]) == {"a" * 32}
+    assert storage.keys_for("tag", ["old"]) == set()
+    assert storage.keys_for("tag", ["new"]) == {"a" * 32}
     assert storage.summary(2000.0).total == 1
 
 
@@ -60,12 +60,12 @@ def test_tags_urls_paths_and_hosts_find_their_keys(storage: Storage) -> None:
     put(storage, "b" * 32, entry("http://example.org/b", tags=("post-2",)))
     put(storage, "c" * 32, entry("http://example.org/a", tags=("home",), variant="mobile"))
     put(storage, "d" * 32, entry("http://other.org/a", host="other.org"))
-    assert storage.keys_for_tags(["home"]) == {"a" * 32, "c" * 32}
-    assert storage.keys_for_tags(["post-2", "nothing"]) == {"b" * 32}
-    assert storage.keys_for_urls(["http://example.org/a"]) == {"a" * 32, "c" * 32}
-    assert storage.keys_for_paths(["/a"]) == {"a" * 32, "c" * 32, "d" * 32}
-    assert storage.keys_for_hosts(["other.org"]) == {"d" * 32}
-    assert storage.keys_for_hosts(None) == {"a" * 32, "b" * 32, "c" * 32, "d" * 32}
+    assert storage.keys_for("tag", ["home"]) == {"a" * 32, "c" * 32}
+    assert storage.keys_for("tag", ["post-2", "nothing"]) == {"b" * 32}
+    assert storage.keys_for("url", ["http://example.org/a"]) == {"a" * 32, "c" * 32}
+    assert storage.keys_for("path", ["/a"]) == {"a" * 32, "c" * 32, "d" * 32}
+    assert storage.keys_for("host", ["other.org"]) == {"d" * 32}
+    assert storage.keys_for("host", None) == {"a" * 32, "b" * 32, "c" * 32, "d" * 32}
     assert {info.key for info in storage.infos(["a" * 32, "z" * 32])} == {"a" * 32}
 
 
@@ -142,10 +142,10 @@ def test_an_entry_with_a_ttl_disappears_after_it(storage: Storage, backend: str)
 def test_keys_with_unusual_tags_and_urls_round_trip(storage: Storage) -> None:
     odd = entry("http://example.org/caf%C3%A9?q=a%20b", tags=("tag with space", "ü-tag", "a:b"))
     put(storage, "f" * 32, odd)
-    assert storage.keys_for_tags(["ü-tag"]) == {"f" * 32}
-    assert storage.keys_for_urls(["http://example.org/caf%C3%A9?q=a%20b"]) == {"f" * 32}
+    assert storage.keys_for("tag", ["ü-tag"]) == {"f" * 32}
+    assert storage.keys_for("url", ["http://example.org/caf%C3%A9?q=a%20b"]) == {"f" * 32}
     assert storage.delete(["f" * 32]).deleted == 1
-    assert storage.keys_for_tags(["ü-tag"]) == set()
+    assert storage.keys_for("tag", ["ü-tag"]) == set()
 
 
 def test_a_disk_entry_whose_index_write_fails_is_never_served(tmp_path: Path) -> None:
@@ -194,7 +194,7 @@ def test_a_put_made_under_an_older_generation_is_refused(storage: Storage) -> No
                           generation=seen)  # fmt: skip
     assert refused is False
     assert storage.get("a" * 32) is None
-    assert storage.keys_for_tags(["post-1"]) == set()
+    assert storage.keys_for("tag", ["post-1"]) == set()
     assert storage.summary(2000.0).total == 0
     now = storage.generation()
     assert storage.put("a" * 32, encode_entry(value), value.info("a" * 32), None, generation=now)

@@ -228,7 +228,7 @@ class CacheApi:
         canonical = resolved[0]
         urls = {canonical} if canonical else set()
         try:
-            before = engine.storage.keys_for_urls(urls)
+            before = engine.storage.keys_for("url", urls)
         except StorageError as exc:
             before = set()
             engine.storage_warning("cache test: %s", exc)
@@ -242,7 +242,7 @@ class CacheApi:
         try:
             # Leave nothing behind: what the test stored goes (what was there before stays),
             # through the one purge path, so static copies and other listeners follow.
-            created = engine.storage.keys_for_urls(urls) - before
+            created = engine.storage.keys_for("url", urls) - before
             if created:
                 engine.purge_keys(created, scope="test")
         except StorageError as exc:
