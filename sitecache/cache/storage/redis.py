@@ -246,7 +246,7 @@ class RedisStorage(StorageBase):
         return _infos(self._mark_stale(args=[self.prefix, repr(now), encode_expires(now), *keys]))
 
     def _rows(self, keys: list[str]) -> list[EntryInfo]:
-        return _infos(self.client.hmget(self._key("i"), keys))
+        return _infos(self.client.hmget(self._key("i"), keys)) if keys else []
 
     def _lookup(self, dimension: Dimension, values: list[str]) -> set[str]:
         letter = _SETS[dimension]
