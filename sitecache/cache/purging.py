@@ -15,13 +15,13 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import Final
 
 from sitecache.cache.counters import Counters
 from sitecache.cache.policy import CacheRules
 from sitecache.cache.purge_targets import resolve_url
 from sitecache.cache.settings import CacheSettings
-from sitecache.cache.storage import RemovalReport, Storage
+from sitecache.cache.storage import Dimension, RemovalReport, Storage
 
 __all__ = ["Invalidator", "KeyDimension", "PurgeListener", "PurgeResult"]
 
@@ -34,8 +34,8 @@ CHUNK: Final = 500
 #: Entries one eviction run looks at, at most.
 EVICTION_BATCH: Final = 5000
 
-#: What the index can find keys by.
-KeyDimension = Literal["tag", "url", "path", "host"]
+#: What the index can find keys by (the storage's `Dimension`).
+KeyDimension = Dimension
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,16 +99,12 @@ class Invalidator:
         Raises:
             StorageError: the storage failed.
         """
-        if dimension == "host":
-            return self.storage.keys_for_hosts(None if values is None else list(values))
+        if dimension == "host" and values is None:
+            return self.storage.keys_for("host", None)
         wanted = set(values or ())
         if not wanted:
             return set()
-        if dimension == "tag":
-            return self.storage.keys_for_tags(wanted)
-        if dimension == "url":
-            return self.storage.keys_for_urls(wanted)
-        return self.storage.keys_for_paths(wanted)
+        return self.storage.keys_for(dimension, wanted)
 
     # ------------------------------------------------------------------ the one path
     def purge(

@@ -102,3 +102,79 @@ def test_storage_failures_are_logged_once_a_minute_per_kind(
         "cache settings unreadable: a",
         "cache purge owed to a content change not applied yet: b",
     ]
+
+
+# ---------------------------------------------------------------------- translate_errors
+class Flaky(MemoryStorage):
+    """A store whose errors are translated as the network backends' are."""
+
+    storage_errors = (LookupError,)
+    unavailable_errors = (TimeoutError, ConnectionError)
+    error_label = "flaky"
+
+    def __init__(self, breaker: CircuitBreaker) -> None:
+        super().__init__()
+        self.breaker = breaker
+
+
+def test_an_error_of_a_store_that_answered_is_a_storage_error_and_keeps_it_closed() -> None:
+    breaker = CircuitBreaker(FakeClock(100.0))
+    storage = Flaky(breaker)
+    with (
+        pytest.raises(StorageError, match=r"^flaky read: 'missing'$") as caught,
+        storage.translate_errors("read"),
+    ):
+        raise KeyError("missing")
+    assert type(caught.value) is StorageError
+    assert isinstance(caught.value.__cause__, KeyError)
+    assert not breaker.is_open
+
+
+def test_a_store_that_did_not_answer_opens_the_breaker_and_later_calls_never_run() -> None:
+    clock = FakeClock(100.0)
+    breaker = CircuitBreaker(clock)
+    storage = Flaky(breaker)
+    with (
+        pytest.raises(StorageUnavailable, match=r"^flaky write: timed out$"),
+        storage.translate_errors("write"),
+    ):
+        raise TimeoutError("timed out")
+    ran = []
+    with (
+        pytest.raises(StorageUnavailable, match="not answering"),
+        storage.translate_errors("read"),
+    ):
+        ran.append(True)
+    assert ran == []
+    clock.advance(FIRST_PAUSE)
+    with storage.translate_errors("read"):  # the probe answers: closed again
+        ran.append(True)
+    assert ran == [True]
+    assert not breaker.is_open
+
+
+def test_other_exceptions_pass_untouched_and_never_leave_a_probe_hanging() -> None:
+    clock = FakeClock(100.0)
+    breaker = CircuitBreaker(clock)
+    storage = Flaky(breaker)
+    with pytest.raises(StorageUnavailable), storage.translate_errors("read"):
+        raise ConnectionError("refused")
+    clock.advance(FIRST_PAUSE)
+    with pytest.raises(ValueError, match="a bug"), storage.translate_errors("read"):
+        raise ValueError("a bug")  # during the probe: not the store's failure
+    with (
+        pytest.raises(StorageError, match=r"^already translated$") as caught,
+        storage.translate_errors("read"),
+    ):
+        raise StorageError("already translated")
+    assert caught.value.__cause__ is None
+    with storage.translate_errors("read"):
+        pass
+    assert not breaker.is_open
+
+
+def test_a_store_without_errors_to_translate_lets_everything_through() -> None:
+    storage = MemoryStorage()
+    with pytest.raises(KeyError), storage.translate_errors("read"):
+        raise KeyError("x")
+    assert storage.breaker is None

@@ -23,7 +23,7 @@ from sitecache.cache import (
     Storage,
 )
 from sitecache.cache.entry import EXPIRES_OFFSET, EntryInfo
-from sitecache.cache.storage import ANY_GENERATION
+from sitecache.cache.storage import ANY_GENERATION, Dimension
 from tests.cache.conftest import BACKENDS, FakeClock, PageApp, make_storage
 
 SITE = "http://example.org"
@@ -94,8 +94,8 @@ class StoredWhileAPurgeLooks(MemoryStorage):
         self.late_render: tuple[str, bytes, EntryInfo, object] | None = None
         self.stored_late: bool | None = None
 
-    def keys_for_tags(self, tags: Iterable[str]) -> set[str]:
-        found = super().keys_for_tags(tags)
+    def keys_for(self, dimension: Dimension, values: Iterable[str] | None) -> set[str]:
+        found = super().keys_for(dimension, values)
         if self.late_render is not None:
             key, data, info, seen = self.late_render
             self.late_render = None
@@ -353,7 +353,7 @@ def test_an_entry_with_corrupted_times_is_a_miss_not_an_error(
     storage = MemoryStorage()
     cache = build(page_app, storage)
     get(cache)
-    for key in storage.keys_for_hosts(None):
+    for key in storage.keys_for("host", None):
         data = storage.get(key)
         assert data is not None
         storage._data[key] = data[:offset] + struct.pack(">d", value) + data[offset + 8 :]
@@ -395,7 +395,7 @@ def test_while_a_purge_is_owed_every_process_bypasses_and_stores_nothing(
         answer = get(process)
         assert answer.headers["Cache-Status"] == "sitecache; fwd=bypass; detail=purge_pending"
     assert get(two, "/new/").headers["Cache-Status"].endswith("detail=purge_pending")
-    assert two.engine.storage.keys_for_urls([f"{SITE}/new/"]) == set()
+    assert two.engine.storage.keys_for("url", [f"{SITE}/new/"]) == set()
     two.engine.hold.release()
     assert get(one).headers["Cache-Status"].startswith("sitecache; hit")
 

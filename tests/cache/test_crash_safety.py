@@ -95,7 +95,7 @@ def test_writers_and_purgers_killed_mid_burst_leave_every_entry_whole_and_reacha
             kill(process)  # mid-write
     storage = DiskStorage(tmp_path)
     engine = CacheEngine(storage)
-    keys = storage.keys_for_hosts(None)
+    keys = storage.keys_for("host", None)
     assert keys  # the writers got somewhere
     assert unmatched(tmp_path) == (0, 0)
     for key in keys:
@@ -107,7 +107,7 @@ def test_writers_and_purgers_killed_mid_burst_leave_every_entry_whole_and_reacha
     assert sorted(path.name for path in tmp_path.iterdir() if path.is_dir()) == []
     # One purge reaches every entry the killed writers stored.
     assert engine.purge_all().deleted == len(keys)
-    assert storage.keys_for_hosts(None) == set()
+    assert storage.keys_for("host", None) == set()
     assert unmatched(tmp_path) == (0, 0)
     assert all(storage.get(key) is None for key in keys)
     storage.close()

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import socket
+import sqlite3
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import redis
 
 from sitecache.cache import CacheEntry, Storage
 from sitecache.cache.entry import decode_entry, encode_entry
+from sitecache.cache.storage import StorageError, StorageUnavailable
 
 
 def entry(url: str, *, tags: tuple[str, ...] = (), expires: float = 0.0, created: float = 1000.0,
@@ -38,8 +44,8 @@ def test_an_unknown_key_reads_as_nothing(storage: Storage) -> None:
 def test_a_put_replaces_the_entry_and_its_index_row(storage: Storage) -> None:
     put(storage, "a" * 32, entry("http://example.org/a", tags=("old",)))
     put(storage, "a" * 32, entry("http://example.org/a", tags=("new",)))
-    assert storage.keys_for_tags(["old"]) == set()
-    assert storage.keys_for_tags(["new"]) == {"a" * 32}
+    assert storage.keys_for("tag", ["old"]) == set()
+    assert storage.keys_for("tag", ["new"]) == {"a" * 32}
     assert storage.summary(2000.0).total == 1
 
 
@@ -60,12 +66,12 @@ def test_tags_urls_paths_and_hosts_find_their_keys(storage: Storage) -> None:
     put(storage, "b" * 32, entry("http://example.org/b", tags=("post-2",)))
     put(storage, "c" * 32, entry("http://example.org/a", tags=("home",), variant="mobile"))
     put(storage, "d" * 32, entry("http://other.org/a", host="other.org"))
-    assert storage.keys_for_tags(["home"]) == {"a" * 32, "c" * 32}
-    assert storage.keys_for_tags(["post-2", "nothing"]) == {"b" * 32}
-    assert storage.keys_for_urls(["http://example.org/a"]) == {"a" * 32, "c" * 32}
-    assert storage.keys_for_paths(["/a"]) == {"a" * 32, "c" * 32, "d" * 32}
-    assert storage.keys_for_hosts(["other.org"]) == {"d" * 32}
-    assert storage.keys_for_hosts(None) == {"a" * 32, "b" * 32, "c" * 32, "d" * 32}
+    assert storage.keys_for("tag", ["home"]) == {"a" * 32, "c" * 32}
+    assert storage.keys_for("tag", ["post-2", "nothing"]) == {"b" * 32}
+    assert storage.keys_for("url", ["http://example.org/a"]) == {"a" * 32, "c" * 32}
+    assert storage.keys_for("path", ["/a"]) == {"a" * 32, "c" * 32, "d" * 32}
+    assert storage.keys_for("host", ["other.org"]) == {"d" * 32}
+    assert storage.keys_for("host", None) == {"a" * 32, "b" * 32, "c" * 32, "d" * 32}
     assert {info.key for info in storage.infos(["a" * 32, "z" * 32])} == {"a" * 32}
 
 
@@ -142,17 +148,14 @@ def test_an_entry_with_a_ttl_disappears_after_it(storage: Storage, backend: str)
 def test_keys_with_unusual_tags_and_urls_round_trip(storage: Storage) -> None:
     odd = entry("http://example.org/caf%C3%A9?q=a%20b", tags=("tag with space", "ü-tag", "a:b"))
     put(storage, "f" * 32, odd)
-    assert storage.keys_for_tags(["ü-tag"]) == {"f" * 32}
-    assert storage.keys_for_urls(["http://example.org/caf%C3%A9?q=a%20b"]) == {"f" * 32}
+    assert storage.keys_for("tag", ["ü-tag"]) == {"f" * 32}
+    assert storage.keys_for("url", ["http://example.org/caf%C3%A9?q=a%20b"]) == {"f" * 32}
     assert storage.delete(["f" * 32]).deleted == 1
-    assert storage.keys_for_tags(["ü-tag"]) == set()
+    assert storage.keys_for("tag", ["ü-tag"]) == set()
 
 
 def test_a_disk_entry_whose_index_write_fails_is_never_served(tmp_path: Path) -> None:
-    import sqlite3
-
     from sitecache.cache import DiskStorage
-    from sitecache.cache.storage import StorageError
 
     storage = DiskStorage(tmp_path)
     blocker = sqlite3.connect(tmp_path / "index.sqlite3", isolation_level=None)
@@ -167,10 +170,7 @@ def test_a_disk_entry_whose_index_write_fails_is_never_served(tmp_path: Path) ->
 
 
 def test_a_busy_disk_index_never_holds_counters_or_locks_for_long(tmp_path: Path) -> None:
-    import sqlite3
-
     from sitecache.cache import DiskStorage
-    from sitecache.cache.storage import StorageError
 
     storage = DiskStorage(tmp_path)
     assert storage._connection(quick=True).execute("PRAGMA busy_timeout").fetchone() == (50,)
@@ -194,7 +194,7 @@ def test_a_put_made_under_an_older_generation_is_refused(storage: Storage) -> No
                           generation=seen)  # fmt: skip
     assert refused is False
     assert storage.get("a" * 32) is None
-    assert storage.keys_for_tags(["post-1"]) == set()
+    assert storage.keys_for("tag", ["post-1"]) == set()
     assert storage.summary(2000.0).total == 0
     now = storage.generation()
     assert storage.put("a" * 32, encode_entry(value), value.info("a" * 32), None, generation=now)
@@ -275,3 +275,185 @@ def test_eviction_candidates_are_the_soonest_to_expire_then_the_oldest(storage: 
     put(storage, "d" * 32, entry("http://example.org/d", expires=0.0, created=5.0))
     assert storage.eviction_candidates(2) == ["b" * 32, "a" * 32]
     assert storage.eviction_candidates(10) == ["b" * 32, "a" * 32, "d" * 32, "c" * 32]
+
+
+# ---------------------------------------------------------------------- the base's composites
+def test_eviction_crosses_from_expiring_to_never_expiring_entries_in_one_order(
+    storage: Storage,
+) -> None:
+    """Expiring entries older than never-expiring ones are not taken twice; equal times are
+    ordered by key."""
+    assert storage.eviction_candidates(5) == []
+    put(storage, "a" * 32, entry("http://example.org/a", expires=5000.0, created=10.0))
+    put(storage, "b" * 32, entry("http://example.org/b", expires=3000.0, created=20.0))
+    put(storage, "e" * 32, entry("http://example.org/e", expires=3000.0, created=1.0))
+    put(storage, "c" * 32, entry("http://example.org/c", expires=0.0, created=30.0))
+    put(storage, "f" * 32, entry("http://example.org/f", expires=0.0, created=5.0))
+    put(storage, "d" * 32, entry("http://example.org/d", expires=0.0, created=5.0))
+    assert storage.eviction_candidates(0) == []
+    assert storage.eviction_candidates(1) == ["b" * 32]
+    assert storage.eviction_candidates(4) == ["b" * 32, "e" * 32, "a" * 32, "d" * 32]
+    assert storage.eviction_candidates(6) == [key * 32 for key in "beadfc"]
+    assert storage.eviction_candidates(60) == [key * 32 for key in "beadfc"]
+    assert storage.expired_keys(4000.0, 10) == ["b" * 32, "e" * 32]
+    assert storage.expired_keys(2999.0, 10) == []
+
+
+def test_keys_for_each_dimension_past_a_batch_of_values(storage: Storage) -> None:
+    put(storage, "a" * 32, entry("http://example.org/a", tags=("t-1",)))
+    put(storage, "b" * 32, entry("http://other.org/b", tags=("t-700",), host="other.org"))
+    many = [f"absent-{number}" for number in range(1200)]  # several lookup batches on disk
+    assert storage.keys_for("tag", [*many, "t-1", "t-700"]) == {"a" * 32, "b" * 32}
+    assert storage.keys_for("url", [*many, "http://other.org/b"]) == {"b" * 32}
+    assert storage.keys_for("path", iter([*many, "/a", "/a"])) == {"a" * 32}
+    assert storage.keys_for("host", [*many, "example.org"]) == {"a" * 32}
+    assert storage.keys_for("host", None) == {"a" * 32, "b" * 32}
+    for dimension in ("tag", "url", "path", "host"):
+        assert storage.keys_for(dimension, []) == set()  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="needs values"):
+        storage.keys_for("tag", None)  # type: ignore[call-overload]
+    with pytest.raises(ValueError, match="unknown"):
+        storage.keys_for("variant", ["mobile"])  # type: ignore[call-overload]
+
+
+def test_batched_deletes_soft_purges_and_rows_report_each_entry_once(storage: Storage) -> None:
+    keys = [f"{number:032x}" for number in range(1100)]  # three batches of 500
+    for key in keys[::250]:
+        put(storage, key, entry(f"http://example.org/{key}", expires=1500.0 if key == keys[0]
+            else 0.0))  # fmt: skip
+    stored = keys[::250]
+    assert [info.key for info in storage.infos([*reversed(keys), keys[0]])] == stored
+    stale = storage.mark_stale([*keys, *keys], 2000.0)
+    assert (stale.deleted, len(stale.urls)) == (5, 5)
+    rows = {info.key: info.expires for info in storage.infos(stored)}
+    assert rows[keys[0]] == 1500.0  # already expired: its expiry stays
+    assert {rows[key] for key in stored[1:]} == {2000.0}
+    assert decode_entry(storage.get(stored[1])).expires == 2000.0  # type: ignore[union-attr]
+    assert storage.mark_stale(["z" * 32], 2000.0).deleted == 0
+    removed = storage.delete(reversed(keys))
+    assert removed.deleted == 5
+    assert sorted(removed.urls) == sorted(f"http://example.org/{key}" for key in stored)
+    assert storage.delete(keys).deleted == 0
+    assert storage.summary(2000.0).total == 0
+
+
+def test_vary_pointers_are_neither_counted_nor_listed(storage: Storage) -> None:
+    pointer = CacheEntry(url="http://example.org/a", host="example.org", path="/a", variant="",
+                         status=0, headers=(), body=b"", gzip_body=b"", created=1000.0,
+                         expires=1500.0, vary=("accept-language",))  # fmt: skip
+    put(storage, "p" * 32, pointer)
+    put(storage, "a" * 32, entry("http://example.org/a", expires=1500.0))
+    summary = storage.summary(2000.0)
+    assert (summary.total, summary.expired, summary.fresh) == (1, 1, 0)
+    assert storage.summary(1000.0).expired == 0
+    storage.mark_stale(["p" * 32, "a" * 32], 1200.0)
+    assert storage.summary(1300.0).expired == 1
+    for status in (None, "expired"):
+        rows, total = storage.list_entries(0, 10, now=2000.0, status=status)  # type: ignore[arg-type]
+        assert ([info.key for info in rows], total) == (["a" * 32], 1)
+    assert storage.delete(["p" * 32]).deleted == 1
+    assert storage.summary(2000.0).expired == 1
+
+
+def test_list_filters_agree_on_case_wildcards_and_pages(storage: Storage) -> None:
+    urls = ["http://example.org/100%", "http://example.org/a_b", "http://example.org/axb",
+            "http://example.org/Post", "http://example.org/post-2"]  # fmt: skip
+    for number, url in enumerate(urls):
+        put(storage, f"{number:032d}", entry(url, created=1000.0 + number,
+            expires=1500.0 if number % 2 else 0.0))  # fmt: skip
+
+    def listed(offset: int = 0, limit: int = 10, **filters: Any) -> tuple[list[str], int]:
+        rows, total = storage.list_entries(offset, limit, now=2000.0, **filters)
+        return [info.url.rsplit("/", 1)[1] for info in rows], total
+
+    assert listed(search="%") == (["100%"], 1)
+    assert listed(search="_") == (["a_b"], 1)
+    assert listed(search="POST") == (["post-2", "Post"], 2)
+    assert listed(search="post", status="fresh") == (["post-2"], 1)
+    assert listed(search="post", status="expired") == (["Post"], 1)
+    assert listed(status="fresh") == (["post-2", "axb", "100%"], 3)
+    assert listed(1, 2, status="fresh") == (["axb", "100%"], 3)
+    assert listed(1, 2) == (["Post", "axb"], 5)
+    assert listed(9, 2) == ([], 5)
+    assert listed(9, 2, search="/a") == ([], 2)
+    assert listed(1, 1, search="/a") == (["a_b"], 2)
+
+
+# ---------------------------------------------------------------------- a failing store
+INFO = entry("http://example.org/a").info("a" * 32)
+#: Every storage method that reaches the store, as a call on a storage.
+CALLS: dict[str, Callable[[Storage], object]] = {
+    "get": lambda s: s.get("a" * 32),
+    "put": lambda s: put(s, "a" * 32, entry("http://example.org/a")),
+    "conditional put": lambda s: s.put("a" * 32, b"x", INFO, None, generation=b"1"),
+    "delete": lambda s: s.delete(["a" * 32]),
+    "mark_stale": lambda s: s.mark_stale(["a" * 32], 1.0),
+    "keys_for": lambda s: s.keys_for("tag", ["t"]),
+    "keys_for every host": lambda s: s.keys_for("host", None),
+    "infos": lambda s: s.infos(["a" * 32]),
+    "expired_keys": lambda s: s.expired_keys(1.0, 5),
+    "eviction_candidates": lambda s: s.eviction_candidates(5),
+    "list_entries": lambda s: s.list_entries(0, 5, now=1.0),
+    "list_entries filtered": lambda s: s.list_entries(0, 5, now=1.0, search="a"),
+    "summary": lambda s: s.summary(1.0),
+    "get_value": lambda s: s.get_value("settings"),
+    "set_value": lambda s: s.set_value("settings", b"{}"),
+    "add_counters": lambda s: s.add_counters({"hit": 1}),
+    "counters": lambda s: s.counters(),
+    "reset_counters": lambda s: s.reset_counters(),
+    "acquire_lock": lambda s: s.acquire_lock("x", "me", 1.0),
+    "lock_owner": lambda s: s.lock_owner("x"),
+    "release_lock": lambda s: s.release_lock("x", "me"),
+    "generation": lambda s: s.generation(),
+    "bump_generation": lambda s: s.bump_generation(),
+}
+
+
+class BrokenConnection:
+    """A SQLite connection to a database that fails on every statement."""
+
+    in_transaction = False
+
+    def execute(self, *args: object) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    executemany = execute
+
+
+@pytest.fixture(params=("disk", "redis"))  # memory cannot fail
+def failing(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Storage]:
+    """A disk store whose database and generation file fail, or a Redis that is not there."""
+    if request.param == "disk":
+        from sitecache.cache import DiskStorage
+
+        storage: Any = DiskStorage(tmp_path / "cache")
+        monkeypatch.setattr(storage, "_connection", lambda quick=False: BrokenConnection())
+        storage._generation_file = str(tmp_path / "cache" / "index.sqlite3" / "generation")
+    else:
+        from sitecache.cache.storage.redis import RedisStorage
+
+        with socket.socket() as probe:  # a port nothing listens on
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        storage = RedisStorage(f"redis://127.0.0.1:{port}/0", "gone", timeout=0.2)
+    yield storage
+    monkeypatch.undo()
+    storage.close()
+
+
+@pytest.mark.parametrize("call", CALLS.values(), ids=CALLS.keys())
+def test_a_failing_store_raises_only_storage_errors_naming_the_store(
+    failing: Storage, call: Callable[[Storage], object]
+) -> None:
+    with pytest.raises(StorageError) as caught:
+        call(failing)
+    if failing.backend == "redis":
+        assert type(caught.value) is StorageUnavailable
+        assert str(caught.value).startswith("Redis ")
+        assert isinstance(caught.value.__cause__, redis.ConnectionError)
+    else:
+        assert type(caught.value) is StorageError
+        assert str(caught.value).startswith("disk cache ")
+        assert isinstance(caught.value.__cause__, (sqlite3.Error, OSError))

@@ -22,7 +22,7 @@ def stored(storage: Storage, key: str, body: bytes, gzip_body: bytes, status: in
 
 def test_an_entry_without_a_gzip_copy_can_be_purged_by_tag(storage: Storage) -> None:
     stored(storage, "a" * 32, b"<p>tiny</p>", b"", 200)
-    report = storage.delete(storage.keys_for_tags(["small"]))
+    report = storage.delete(storage.keys_for("tag", ["small"]))
     assert report.deleted == 1
     assert report.bytes == len(b"<p>tiny</p>")
     assert storage.get("a" * 32) is None

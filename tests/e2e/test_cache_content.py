@@ -124,7 +124,7 @@ def test_a_held_comments_notice_never_reaches_the_cache(
     assert NOTICE not in live_server.request("GET", path).body
     storage = DiskStorage(live_server.data_dir / "cache")
     engine = CacheEngine(storage)
-    for key in storage.keys_for_hosts(None):
+    for key in storage.keys_for("host", None):
         entry = engine.load(key)
         assert entry is None or NOTICE not in entry.body
     storage.close()

@@ -146,7 +146,7 @@ def test_workers_killed_during_writes_and_purges_leave_nothing_stale_or_unreacha
             ).fetchone()
         assert (orphans, missing) == (0, 0)  # no body a purge cannot reach, no torn row
         storage = DiskStorage(cache_dir)
-        keys = storage.keys_for_hosts(None)
+        keys = storage.keys_for("host", None)
         assert all(decode_entry(storage.get(key)) is not None for key in keys)
         assert CacheEngine(storage).purge_all().deleted == len(keys)
         assert all(storage.get(key) is None for key in keys)

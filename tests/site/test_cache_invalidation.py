@@ -108,7 +108,7 @@ def test_a_held_comment_purges_nothing_and_its_notice_is_never_stored(
     )  # fmt: skip
     assert_purged(app, pages, ())
     assert comment.status == "hold"
-    for entry in app.cache.engine.storage.keys_for_hosts(None):
+    for entry in app.cache.engine.storage.keys_for("host", None):
         stored = app.cache.engine.load(entry)
         assert stored is None or NOTICE.encode() not in stored.body
 

@@ -26,7 +26,7 @@ class Outage:
     def __init__(self, app: App, monkeypatch: pytest.MonkeyPatch) -> None:
         self.down = False
         storage = app.cache.engine.storage
-        for name in ("bump_generation", "delete", "keys_for_tags", "keys_for_hosts", "get",
+        for name in ("bump_generation", "delete", "keys_for", "get",
                      "generation", "put", "mark_stale"):  # fmt: skip
             monkeypatch.setattr(storage, name, self._failing(getattr(storage, name)))
 

@@ -1,4 +1,4 @@
-"""Storage backends of the page cache behind one protocol (`Storage`)."""
+"""Storage backends of the page cache behind one protocol (`Storage`), built on `StorageBase`."""
 
 from __future__ import annotations
 
@@ -7,23 +7,27 @@ from typing import Literal
 
 from sitecache.cache.storage.base import (
     ANY_GENERATION,
+    Dimension,
     EntryStatus,
     RemovalReport,
     Storage,
+    StorageBase,
     StorageError,
     StorageSummary,
+    StorageUnavailable,
 )
-from sitecache.cache.storage.breaker import StorageUnavailable
 from sitecache.cache.storage.disk import DiskStorage
 from sitecache.cache.storage.memory import MemoryStorage
 
 __all__ = [
     "ANY_GENERATION",
+    "Dimension",
     "DiskStorage",
     "EntryStatus",
     "MemoryStorage",
     "RemovalReport",
     "Storage",
+    "StorageBase",
     "StorageError",
     "StorageSummary",
     "StorageUnavailable",

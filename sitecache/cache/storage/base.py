@@ -1,4 +1,4 @@
-"""The one storage protocol every backend (memory, disk, Redis) implements.
+"""The storage protocol (`Storage`) and the base its backends build on (`StorageBase`).
 
 A backend stores encoded entries (`sitecache.cache.entry`) under opaque keys, keeps an index of
 them (URL, host, tags, sizes, times) so that counting, listing, tag lookups and GC never walk
@@ -13,23 +13,39 @@ removes the entries it finds, then bumps again. A renderer reads the generation 
 the site, and stores with ``put(..., generation=<that value>)``, which every backend refuses
 atomically once the generation has moved. So an entry rendered before a purge began is either
 stored before the purge looks for it (and removed by it) or refused; never left behind.
+
+`StorageBase` holds what every backend would otherwise repeat (Django's ``BaseCache``): the
+composite operations (chunked deletes and lookups, removal reports, eviction order, filtered
+listing, summary) over a few primitives per backend, and the one translation of a backend's
+own errors into `StorageError` (`StorageBase.translate_errors`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from abc import abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from types import TracebackType
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol, overload
 
 from sitecache.cache.entry import EntryInfo
 
+if TYPE_CHECKING:
+    from sitecache.cache.storage.breaker import CircuitBreaker
+
 __all__ = [
     "ANY_GENERATION",
+    "DIMENSIONS",
+    "Dimension",
     "EntryStatus",
     "RemovalReport",
     "Storage",
+    "StorageBase",
     "StorageError",
     "StorageSummary",
+    "StorageUnavailable",
+    "chunks",
+    "matches_filter",
 ]
 
 #: ``put(..., generation=ANY_GENERATION)`` stores whatever the generation is (tests, tools).
@@ -37,9 +53,17 @@ ANY_GENERATION: object = object()
 
 EntryStatus = Literal["fresh", "expired"]
 
+#: What `Storage.keys_for` looks entries up by.
+Dimension = Literal["tag", "url", "path", "host"]
+DIMENSIONS: tuple[Dimension, ...] = ("tag", "url", "path", "host")
+
 
 class StorageError(Exception):
     """The storage could not do what was asked; the cache degrades to passing through."""
+
+
+class StorageUnavailable(StorageError):
+    """The store did not answer (refused, timed out, or the breaker is open)."""
 
 
 @dataclass(slots=True)
@@ -103,27 +127,30 @@ class Storage(Protocol):
     def mark_stale(self, keys: Iterable[str], now: float) -> RemovalReport:
         """Soft purge: make the entries expire at ``now`` (served stale while regenerated)."""
 
-    def keys_for_tags(self, tags: Iterable[str]) -> set[str]:
-        """Keys of the entries carrying any of ``tags``."""
+    @overload
+    def keys_for(self, dimension: Literal["host"], values: Iterable[str] | None) -> set[str]: ...
+    @overload
+    def keys_for(self, dimension: Dimension, values: Iterable[str]) -> set[str]: ...
+    def keys_for(self, dimension: Dimension, values: Iterable[str] | None) -> set[str]:
+        """Keys of the entries whose ``dimension`` is any of ``values``: ``"tag"`` (entries
+        carrying any of the tags), ``"url"`` (every variant of the canonical URLs), ``"path"``
+        (every host, query and variant of the paths) or ``"host"``; every key when
+        ``dimension`` is ``"host"`` and ``values`` is ``None``.
 
-    def keys_for_urls(self, urls: Iterable[str]) -> set[str]:
-        """Keys of the entries (every variant) of the canonical ``urls``."""
-
-    def keys_for_paths(self, paths: Iterable[str]) -> set[str]:
-        """Keys of the entries (every host, query and variant) of ``paths``."""
+        Raises:
+            ValueError: an unknown ``dimension``, or ``None`` for another than ``"host"``.
+        """
 
     def infos(self, keys: Iterable[str]) -> list[EntryInfo]:
         """The index rows of ``keys`` (missing ones are skipped)."""
 
-    def keys_for_hosts(self, hosts: Iterable[str] | None) -> set[str]:
-        """Keys of the entries of ``hosts``; every key when ``hosts`` is ``None``."""
-
     def expired_keys(self, before: float, limit: int) -> list[str]:
-        """Up to ``limit`` keys whose expiry (non-zero) is at or before ``before``."""
+        """Up to ``limit`` keys whose expiry (non-zero) is at or before ``before``, the soonest
+        expired first."""
 
     def eviction_candidates(self, limit: int) -> list[str]:
         """Up to ``limit`` keys to evict first: those soonest to expire, then (entries fresh
-        until purged) the oldest stored."""
+        until purged) the oldest stored; equal times in the order of their keys."""
 
     def list_entries(
         self,
@@ -134,10 +161,11 @@ class Storage(Protocol):
         search: str = "",
         status: EntryStatus | None = None,
     ) -> tuple[list[EntryInfo], int]:
-        """A page of index rows, newest first, and the total matching count."""
+        """A page of index rows (pages, not Vary pointers), newest first, and the total
+        matching count."""
 
     def summary(self, now: float) -> StorageSummary:
-        """Counts and sizes of the whole store."""
+        """Counts (pages, not Vary pointers) and sizes of the whole store."""
 
     def get_value(self, name: str) -> bytes | None:
         """A named value (settings, preload progress), or ``None``."""
@@ -174,3 +202,259 @@ class Storage(Protocol):
 
     def close(self) -> None:
         """Release connections and handles."""
+
+
+def chunks(items: list[str], size: int | None) -> Iterator[list[str]]:
+    """``items`` in slices of ``size`` (all at once when ``size`` is ``None``); none if empty."""
+    if size is None:
+        if items:
+            yield items
+        return
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def matches_filter(info: EntryInfo, now: float, search: str, status: EntryStatus | None) -> bool:
+    """Whether an index row passes the list filters (`search` is a URL substring)."""
+    if search and search.lower() not in info.url.lower():
+        return False
+    if status == "fresh":
+        return info.is_fresh(now)
+    if status == "expired":
+        return not info.is_fresh(now)
+    return True
+
+
+class _Translation:
+    """The context manager `StorageBase.translate_errors` returns (a class, not a generator:
+    it wraps every storage call, `get` and `put` of the request path included)."""
+
+    __slots__ = ("probe", "storage", "what")
+
+    def __init__(self, storage: StorageBase, what: str) -> None:
+        self.storage = storage
+        self.what = what
+        self.probe = False
+
+    def __enter__(self) -> None:
+        breaker = self.storage.breaker
+        if breaker is not None:
+            self.probe = breaker.before()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        storage = self.storage
+        breaker = storage.breaker
+        if error is None:
+            if breaker is not None:
+                breaker.succeeded(self.probe)
+            return
+        if isinstance(error, storage.unavailable_errors):
+            if breaker is not None:
+                breaker.failed(error, self.probe)
+            raise StorageUnavailable(f"{storage.error_label} {self.what}: {error}") from error
+        if isinstance(error, storage.storage_errors):
+            if breaker is not None:
+                breaker.succeeded(self.probe)  # the store answered, with an error
+            raise StorageError(f"{storage.error_label} {self.what}: {error}") from error
+        if breaker is not None and self.probe:
+            breaker.succeeded(self.probe)  # not the store's failure: let the next call probe
+
+
+class StorageBase(Storage):
+    """The composite operations of `Storage`, written once over each backend's primitives.
+
+    A backend implements the public primitives of `Storage` (`get`, `put`, named values,
+    counters, locks, the generation) and the protected ones below (each marked abstract);
+    `delete`, `mark_stale`, `keys_for`, `infos`, `expired_keys`, `eviction_candidates`,
+    `list_entries` and `summary` are built here: they chunk key lists, build the removal
+    reports, fix the eviction order and run every primitive inside `translate_errors`, so a
+    protected primitive translates nothing itself. ``housekeeping`` and ``close`` do nothing
+    unless a backend has something to do.
+
+    A backend configures the translation with class attributes: `storage_errors` (its errors,
+    raised as `StorageError`), `unavailable_errors` (a store that did not answer, raised as
+    `StorageUnavailable` and reported to the `breaker` when it has one) and `error_label`.
+    """
+
+    #: The backend's errors that mean "the store failed" (raised as `StorageError`).
+    storage_errors: ClassVar[tuple[type[BaseException], ...]] = ()
+    #: The backend's errors that mean "the store did not answer" (`StorageUnavailable`).
+    unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = ()
+    #: How error messages name the store (``"disk cache"``, ``"Redis"``).
+    error_label: ClassVar[str] = "cache storage"
+    #: Keys per delete, soft purge or row read (one transaction or script each).
+    batch_size: ClassVar[int] = 500
+    #: Values per index lookup (one query each); ``None``: all in one.
+    lookup_batch_size: ClassVar[int | None] = None
+    #: Opened after a store failed to answer (a store over the network); ``None``: none.
+    breaker: CircuitBreaker | None = None
+
+    def translate_errors(self, what: str) -> _Translation:
+        """A context manager that raises the backend's errors as `StorageError` (or
+        `StorageUnavailable`) naming ``what``, behind the `breaker` when there is one.
+
+        Raises:
+            StorageUnavailable: the store did not answer, or the breaker is open.
+            StorageError: the store failed.
+        """
+        return _Translation(self, what)
+
+    # ------------------------------------------------------------------ composites
+    def delete(self, keys: Iterable[str]) -> RemovalReport:
+        """Remove in batches (`batch_size`) with `_delete_rows`; report what was there."""
+        return self._each_batch("delete", keys, self._delete_rows)
+
+    def mark_stale(self, keys: Iterable[str], now: float) -> RemovalReport:
+        """Expire at ``now`` in batches with `_stale_rows`; report every entry found."""
+        return self._each_batch("soft purge", keys, lambda batch: self._stale_rows(batch, now))
+
+    def _each_batch(
+        self, what: str, keys: Iterable[str], step: Callable[[list[str]], list[EntryInfo]]
+    ) -> RemovalReport:
+        report = RemovalReport()
+        for batch in chunks(sorted(set(keys)), self.batch_size):
+            with self.translate_errors(what):
+                rows = step(batch)
+            for info in rows:
+                report.add(info)
+        return report
+
+    def keys_for(self, dimension: Dimension, values: Iterable[str] | None) -> set[str]:
+        """One `_lookup` per `lookup_batch_size` values; `_all_keys` for every host."""
+        if dimension not in DIMENSIONS:
+            raise ValueError(f"unknown index dimension {dimension!r}")
+        if values is None:
+            if dimension != "host":
+                raise ValueError(f"keys_for({dimension!r}) needs values")
+            with self.translate_errors("index"):
+                return self._all_keys()
+        found: set[str] = set()
+        for batch in chunks(sorted(set(values)), self.lookup_batch_size):
+            with self.translate_errors("index"):
+                found |= self._lookup(dimension, batch)
+        return found
+
+    def infos(self, keys: Iterable[str]) -> list[EntryInfo]:
+        """The rows `_rows` finds, in batches, ordered by key."""
+        rows: list[EntryInfo] = []
+        for batch in chunks(sorted(set(keys)), self.batch_size):
+            with self.translate_errors("index"):
+                rows.extend(self._rows(batch))
+        return rows
+
+    def expired_keys(self, before: float, limit: int) -> list[str]:
+        """`_soonest_expiring` up to ``before``."""
+        with self.translate_errors("index"):
+            return self._soonest_expiring(before, limit)
+
+    def eviction_candidates(self, limit: int) -> list[str]:
+        """`_soonest_expiring`, then `_oldest_stored` without those already chosen.
+
+        When fewer than ``limit`` entries expire, every one that does is chosen, so the
+        ``limit`` oldest stored hold at least ``limit - chosen`` entries that never expire.
+        """
+        if limit <= 0:
+            return []
+        with self.translate_errors("index"):
+            keys = self._soonest_expiring(float("inf"), limit)
+            if len(keys) < limit:
+                chosen = set(keys)
+                keys += [key for key in self._oldest_stored(limit) if key not in chosen]
+        return keys[:limit]
+
+    def list_entries(
+        self,
+        offset: int,
+        limit: int,
+        *,
+        now: float,
+        search: str = "",
+        status: EntryStatus | None = None,
+    ) -> tuple[list[EntryInfo], int]:
+        """`_newest` without filters, `_matching` with them."""
+        with self.translate_errors("index"):
+            if not search and status is None:
+                return self._newest(offset, limit)
+            return self._matching(offset, limit, now, search, status)
+
+    def _matching(
+        self, offset: int, limit: int, now: float, search: str, status: EntryStatus | None
+    ) -> tuple[list[EntryInfo], int]:
+        """A page of the rows passing the filters, newest first, and their count: every row
+        of `_every_row` through `matches_filter` (a backend with a query language overrides)."""
+        rows = [
+            info
+            for info in self._every_row()
+            if info.status and matches_filter(info, now, search, status)
+        ]
+        rows.sort(key=lambda info: (-info.created, info.url))
+        return rows[offset : offset + limit], len(rows)
+
+    def summary(self, now: float) -> StorageSummary:
+        """The summary of `_counts`."""
+        with self.translate_errors("index"):
+            total, expired, size, compressed = self._counts(now)
+        return StorageSummary(
+            total=total,
+            fresh=total - expired,
+            expired=expired,
+            bytes=size,
+            compressed_bytes=compressed,
+        )
+
+    def housekeeping(self, budget: float) -> int:
+        """Nothing to do (the store frees what goes); backends with upkeep override."""
+        del budget
+        return 0
+
+    def close(self) -> None:
+        """Nothing to release; backends with connections override."""
+
+    # ------------------------------------------------------------------ primitives
+    @abstractmethod
+    def _delete_rows(self, keys: list[str]) -> list[EntryInfo]:
+        """Remove the entries of ``keys`` (at most `batch_size`, sorted, distinct) and their
+        index rows in one step; the rows that were there."""
+
+    @abstractmethod
+    def _stale_rows(self, keys: list[str], now: float) -> list[EntryInfo]:
+        """Set the expiry of the entries of ``keys`` that are fresh at ``now`` to ``now`` (in
+        the index and in the stored bytes), in one step; the rows found, as they were."""
+
+    @abstractmethod
+    def _rows(self, keys: list[str]) -> list[EntryInfo]:
+        """The index rows of ``keys`` (at most `batch_size`, sorted, distinct), by key."""
+
+    @abstractmethod
+    def _lookup(self, dimension: Dimension, values: list[str]) -> set[str]:
+        """Keys of the entries whose ``dimension`` is one of ``values`` (one query)."""
+
+    @abstractmethod
+    def _all_keys(self) -> set[str]:
+        """Every key in the index."""
+
+    @abstractmethod
+    def _soonest_expiring(self, before: float, limit: int) -> list[str]:
+        """Up to ``limit`` keys of entries with an expiry at or before ``before``, by expiry,
+        then by key."""
+
+    @abstractmethod
+    def _oldest_stored(self, limit: int) -> list[str]:
+        """Up to ``limit`` keys, the oldest stored first (then by key), expiring or not."""
+
+    @abstractmethod
+    def _newest(self, offset: int, limit: int) -> tuple[list[EntryInfo], int]:
+        """A page of page rows (``status > 0``), newest stored first, and the count of all."""
+
+    @abstractmethod
+    def _every_row(self) -> Iterable[EntryInfo]:
+        """Every index row (for `_matching`)."""
+
+    @abstractmethod
+    def _counts(self, now: float) -> tuple[int, int, int, int]:
+        """Pages, pages expired at ``now``, bytes and compressed bytes in the whole store."""

@@ -5,7 +5,8 @@ timeouts. After a failure the breaker *opens*: for a short interval every call f
 with `StorageUnavailable`, so requests pass through to the application instead of waiting.
 When the interval is over one call (the *probe*) is let through while the others still fail
 fast; its success closes the breaker, its failure opens it again for twice as long, up to
-`MAX_PAUSE` seconds.
+`MAX_PAUSE` seconds. `StorageBase.translate_errors` runs every call of a backend that has a
+breaker through `before`, `succeeded` and `failed`.
 """
 
 from __future__ import annotations
@@ -15,16 +16,12 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from sitecache.cache.storage.base import StorageError
+from sitecache.cache.storage.base import StorageUnavailable
 
 __all__ = ["CircuitBreaker", "StorageUnavailable"]
 
 FIRST_PAUSE: Final = 0.25
 MAX_PAUSE: Final = 5.0
-
-
-class StorageUnavailable(StorageError):
-    """The store did not answer (refused, timed out, or the breaker is open)."""
 
 
 class CircuitBreaker:

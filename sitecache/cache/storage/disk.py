@@ -4,149 +4,73 @@ Layout under the root directory (created 0700):
 
 - ``index.sqlite3``: every entry's index row, its tag rows and its encoded bytes (`bodies`),
   written in one transaction, so a reader, a purge or a crash never sees one without the other:
-  there is no file a purge cannot reach and no row whose body is missing. Running totals are
-  kept by triggers so counting never scans. Named values, counters and locks live here too.
+  there is no file a purge cannot reach and no row whose body is missing
+  (`sitecache.cache.storage.disk_schema`). Named values, counters and locks live here too.
   WAL mode and a busy timeout make it safe for several worker processes writing at once.
 - ``generation``: a small file whose inode and modification time are the purge generation, read
   with one ``stat`` per request. A bump sets its time forward with ``utime`` (no new disk space:
   it works on a full disk) while holding the database's write lock, so it is ordered with every
   conditional `put`.
 
-Databases of the first layout (entry files under ``entries/``) are emptied when opened (a cache
-is disposable); `housekeeping` removes the old files in bounded slices.
+The primitives of `StorageBase` are one SQL statement each (lookups: one ``IN`` query per 500
+values); SQLite's and the file system's errors become `StorageError` through
+`StorageBase.translate_errors`. `housekeeping` removes the files of the first layout and
+returns free pages in bounded slices.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from sitecache.cache.entry import EntryInfo
 from sitecache.cache.storage.base import (
     ANY_GENERATION,
+    Dimension,
     EntryStatus,
-    RemovalReport,
+    StorageBase,
     StorageError,
-    StorageSummary,
+)
+from sitecache.cache.storage.disk_schema import (
+    COLUMNS,
+    LAYOUT_VERSION,
+    UPSERT,
+    create_schema,
+    info_row,
+    row_to_info,
 )
 from sitecache.cache.storage.index import rewrite_expires
 
 __all__ = ["DiskStorage"]
 
-#: The layout version, kept in SQLite's ``user_version``.
-LAYOUT_VERSION: Final = 2
-#: Keys per statement (SQLite's bound on host parameters is far above it).
-CHUNK: Final = 500
-
-_SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS entries (
-    key TEXT PRIMARY KEY,
-    url TEXT NOT NULL,
-    host TEXT NOT NULL,
-    path TEXT NOT NULL,
-    variant TEXT NOT NULL,
-    status INTEGER NOT NULL,
-    size INTEGER NOT NULL,
-    compressed_size INTEGER NOT NULL,
-    created REAL NOT NULL,
-    expires REAL NOT NULL,
-    tags TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS entries_url ON entries (url);
-CREATE INDEX IF NOT EXISTS entries_host ON entries (host);
-CREATE INDEX IF NOT EXISTS entries_path ON entries (path);
-CREATE INDEX IF NOT EXISTS entries_created ON entries (created);
-CREATE INDEX IF NOT EXISTS entries_expires ON entries (expires) WHERE expires > 0;
-CREATE TABLE IF NOT EXISTS entry_tags (
-    tag TEXT NOT NULL,
-    key TEXT NOT NULL,
-    PRIMARY KEY (tag, key)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS entry_tags_key ON entry_tags (key);
-CREATE TABLE IF NOT EXISTS bodies (key TEXT PRIMARY KEY, data BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS totals (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    entries INTEGER NOT NULL,
-    bytes INTEGER NOT NULL,
-    compressed_bytes INTEGER NOT NULL
-);
-INSERT OR IGNORE INTO totals (id, entries, bytes, compressed_bytes) VALUES (1, 0, 0, 0);
-CREATE TRIGGER IF NOT EXISTS entries_insert AFTER INSERT ON entries BEGIN
-    UPDATE totals SET entries = entries + (NEW.status > 0),
-        bytes = bytes + NEW.size, compressed_bytes = compressed_bytes + NEW.compressed_size;
-END;
-CREATE TRIGGER IF NOT EXISTS entries_delete AFTER DELETE ON entries BEGIN
-    UPDATE totals SET entries = entries - (OLD.status > 0),
-        bytes = bytes - OLD.size, compressed_bytes = compressed_bytes - OLD.compressed_size;
-    DELETE FROM entry_tags WHERE key = OLD.key;
-    DELETE FROM bodies WHERE key = OLD.key;
-END;
-CREATE TRIGGER IF NOT EXISTS entries_update AFTER UPDATE ON entries BEGIN
-    UPDATE totals SET entries = entries - (OLD.status > 0) + (NEW.status > 0),
-        bytes = bytes - OLD.size + NEW.size,
-        compressed_bytes = compressed_bytes - OLD.compressed_size + NEW.compressed_size;
-END;
-CREATE TABLE IF NOT EXISTS named_values (name TEXT PRIMARY KEY, value BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS locks (
-    name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL
-);
-"""
-
-#: The first layout's entry tables: emptied when such a database is opened.
-_LEGACY_RESET: Final = """
-DROP TRIGGER IF EXISTS entries_delete;
-DELETE FROM entry_tags;
-DELETE FROM entries;
-UPDATE totals SET entries = 0, bytes = 0, compressed_bytes = 0;
-"""
-
-_COLUMNS: Final = (
-    "key, url, host, path, variant, status, size, compressed_size, created, expires, tags"
-)
-_UPSERT: Final = (
-    f"INSERT INTO entries ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "  # noqa: S608
-    "ON CONFLICT(key) DO UPDATE SET url=excluded.url, host=excluded.host, "
-    "path=excluded.path, variant=excluded.variant, status=excluded.status, "
-    "size=excluded.size, compressed_size=excluded.compressed_size, "
-    "created=excluded.created, expires=excluded.expires, tags=excluded.tags"
-)
+#: Where `DiskStorage._lookup` finds each dimension: (table, column).
+_LOOKUP: Final[dict[str, tuple[str, str]]] = {
+    "tag": ("entry_tags", "tag"),
+    "url": ("entries", "url"),
+    "path": ("entries", "path"),
+    "host": ("entries", "host"),
+}
 
 
-def _row_to_info(row: tuple[Any, ...]) -> EntryInfo:
-    key, url, host, path, variant, status, size, compressed, created, expires, tags = row
-    return EntryInfo(
-        key=key,
-        url=url,
-        host=host,
-        path=path,
-        variant=variant,
-        status=status,
-        size=size,
-        compressed_size=compressed,
-        created=created,
-        expires=expires,
-        tags=tuple(json.loads(tags)),
-    )
+def _marks(values: list[str]) -> str:
+    return ",".join("?" * len(values))
 
 
-def _chunks(keys: list[str]) -> Iterator[list[str]]:
-    for start in range(0, len(keys), CHUNK):
-        yield keys[start : start + CHUNK]
-
-
-class DiskStorage:
+class DiskStorage(StorageBase):
     """Entries and their index in one SQLite database under ``root`` (see the module docstring)."""
 
     backend = "disk"
+    storage_errors: ClassVar[tuple[type[BaseException], ...]] = (sqlite3.Error, OSError)
+    error_label: ClassVar[str] = "disk cache"
+    #: Values per lookup query (SQLite's bound on host parameters is far above it).
+    lookup_batch_size: ClassVar[int | None] = 500
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
@@ -180,40 +104,12 @@ class DiskStorage:
         # The schema (a write) only when missing: a new connection must not wait on a writer.
         version = connection.execute("PRAGMA user_version").fetchone()[0]
         if version != LAYOUT_VERSION:
-            self._create(connection)
+            create_schema(connection)
             connection.execute(f"PRAGMA busy_timeout={50 if quick else 10000}")
         connection.execute("PRAGMA synchronous=NORMAL")
         setattr(self._local, name, connection)
         setattr(self._local, f"{name}_pid", pid)
         return connection
-
-    def _create(self, connection: sqlite3.Connection) -> None:
-        """Create the tables (or bring a first-layout database to this one), once."""
-        connection.execute("PRAGMA busy_timeout=10000")
-        new = connection.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0
-        if new:
-            # Free pages go back to the file system in GC's bounded slices (`housekeeping`).
-            connection.execute("PRAGMA auto_vacuum=INCREMENTAL")
-        connection.execute("PRAGMA journal_mode=WAL")
-        connection.execute("BEGIN IMMEDIATE")
-        try:
-            version = connection.execute("PRAGMA user_version").fetchone()[0]
-            if version != LAYOUT_VERSION:
-                legacy = connection.execute(
-                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'entries'"
-                ).fetchone()
-                if legacy is not None:
-                    for statement in _LEGACY_RESET.split(";"):
-                        if statement.strip():
-                            connection.execute(statement)
-                for statement in _statements(_SCHEMA):
-                    connection.execute(statement)
-                connection.execute(f"PRAGMA user_version={LAYOUT_VERSION}")
-            connection.execute("COMMIT")
-        except BaseException:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-            raise
 
     @contextlib.contextmanager
     def _transaction(self, quick: bool = False) -> Iterator[sqlite3.Connection]:
@@ -228,21 +124,12 @@ class DiskStorage:
         else:
             connection.execute("COMMIT")
 
-    @contextlib.contextmanager
-    def _errors(self, what: str) -> Iterator[None]:
-        """Report a database or file-system failure as a `StorageError` naming ``what``."""
-        try:
-            yield
-        except (sqlite3.Error, OSError) as exc:
-            raise StorageError(f"disk cache {what}: {exc}") from exc
-
-    def _query(self, sql: str, parameters: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._errors("index"):
-            return self._connection().execute(sql, tuple(parameters)).fetchall()
+    def _query(self, sql: str, parameters: Any = ()) -> list[tuple[Any, ...]]:
+        return self._connection().execute(sql, parameters).fetchall()
 
     # ------------------------------------------------------------------ entries
     def get(self, key: str) -> bytes | None:
-        with self._errors("read"):
+        with self.translate_errors("read"):
             row = (
                 self._connection()
                 .execute("SELECT data FROM bodies WHERE key = ?", (key,))
@@ -260,27 +147,12 @@ class DiskStorage:
         generation: object = ANY_GENERATION,
     ) -> bool:
         del ttl  # expiry lives in the entry and the index; GC removes what is dead
-        with self._errors("write"), self._transaction() as connection:
+        with self.translate_errors("write"), self._transaction() as connection:
             # Under the write lock, which `bump_generation` takes too: no purge can begin
             # between this check and the commit.
             if generation is not ANY_GENERATION and self.generation() != generation:
                 return False
-            connection.execute(
-                _UPSERT,
-                (
-                    key,
-                    info.url,
-                    info.host,
-                    info.path,
-                    info.variant,
-                    info.status,
-                    info.size,
-                    info.compressed_size,
-                    info.created,
-                    info.expires,
-                    json.dumps(list(info.tags)),
-                ),
-            )
+            connection.execute(UPSERT, info_row(key, info))
             connection.execute("DELETE FROM entry_tags WHERE key = ?", (key,))
             connection.executemany(
                 "INSERT OR IGNORE INTO entry_tags (tag, key) VALUES (?, ?)",
@@ -294,123 +166,61 @@ class DiskStorage:
         return True
 
     def _rows(self, keys: list[str]) -> list[EntryInfo]:
-        rows: list[EntryInfo] = []
-        for chunk in _chunks(keys):
-            marks = ",".join("?" * len(chunk))
-            rows.extend(
-                _row_to_info(row)
-                for row in self._query(
-                    f"SELECT {_COLUMNS} FROM entries WHERE key IN ({marks})",  # noqa: S608
-                    chunk,
-                )
-            )
+        sql = f"SELECT {COLUMNS} FROM entries WHERE key IN ({_marks(keys)}) ORDER BY key"  # noqa: S608
+        return [row_to_info(row) for row in self._query(sql, keys)]
+
+    def _delete_rows(self, keys: list[str]) -> list[EntryInfo]:
+        with self._transaction():
+            rows = self._rows(keys)
+            # The trigger removes the tag rows and the bodies with the index rows.
+            self._query(f"DELETE FROM entries WHERE key IN ({_marks(keys)})", keys)  # noqa: S608
         return rows
 
-    def delete(self, keys: Iterable[str]) -> RemovalReport:
-        report = RemovalReport()
-        for chunk in _chunks(sorted(set(keys))):
-            marks = ",".join("?" * len(chunk))
-            with self._errors("delete"), self._transaction() as connection:
-                rows = connection.execute(
-                    f"SELECT {_COLUMNS} FROM entries WHERE key IN ({marks})",  # noqa: S608
-                    chunk,
-                ).fetchall()
-                # The trigger removes the tag rows and the bodies with the index rows.
-                connection.execute(f"DELETE FROM entries WHERE key IN ({marks})", chunk)  # noqa: S608
-            for row in rows:
-                report.add(_row_to_info(row))
-        return report
-
-    def mark_stale(self, keys: Iterable[str], now: float) -> RemovalReport:
-        report = RemovalReport()
-        for chunk in _chunks(sorted(set(keys))):
-            with self._errors("soft purge"), self._transaction() as connection:
-                for info in self._rows(chunk):
-                    report.add(info)
-                    if info.expires and info.expires <= now:
-                        continue
-                    row = connection.execute(
-                        "SELECT data FROM bodies WHERE key = ?", (info.key,)
-                    ).fetchone()
-                    if row is not None:
-                        connection.execute(
-                            "UPDATE bodies SET data = ? WHERE key = ?",
-                            (rewrite_expires(bytes(row[0]), now), info.key),
-                        )
+    def _stale_rows(self, keys: list[str], now: float) -> list[EntryInfo]:
+        with self._transaction() as connection:
+            rows = self._rows(keys)
+            for info in rows:
+                if not info.is_fresh(now):
+                    continue
+                body = connection.execute(
+                    "SELECT data FROM bodies WHERE key = ?", (info.key,)
+                ).fetchone()
+                if body is not None:
                     connection.execute(
-                        "UPDATE entries SET expires = ? WHERE key = ?", (now, info.key)
+                        "UPDATE bodies SET data = ? WHERE key = ?",
+                        (rewrite_expires(bytes(body[0]), now), info.key),
                     )
-        return report
+                connection.execute("UPDATE entries SET expires = ? WHERE key = ?", (now, info.key))
+        return rows
 
     # ------------------------------------------------------------------ index queries
-    def _keys_where(self, column: str, values: Iterable[str]) -> set[str]:
-        wanted = sorted(set(values))
-        found: set[str] = set()
-        table = "entry_tags" if column == "tag" else "entries"
-        for chunk in _chunks(wanted):
-            marks = ",".join("?" * len(chunk))
-            found.update(
-                row[0]
-                for row in self._query(
-                    f"SELECT key FROM {table} WHERE {column} IN ({marks})",  # noqa: S608
-                    chunk,
-                )
-            )
-        return found
+    def _lookup(self, dimension: Dimension, values: list[str]) -> set[str]:
+        table, column = _LOOKUP[dimension]
+        sql = f"SELECT key FROM {table} WHERE {column} IN ({_marks(values)})"  # noqa: S608
+        return {row[0] for row in self._query(sql, values)}
 
-    def keys_for_tags(self, tags: Iterable[str]) -> set[str]:
-        return self._keys_where("tag", tags)
+    def _all_keys(self) -> set[str]:
+        return {row[0] for row in self._query("SELECT key FROM entries")}
 
-    def keys_for_urls(self, urls: Iterable[str]) -> set[str]:
-        return self._keys_where("url", urls)
+    def _soonest_expiring(self, before: float, limit: int) -> list[str]:
+        sql = (
+            "SELECT key FROM entries WHERE expires > 0 AND expires <= ? "
+            "ORDER BY expires, key LIMIT ?"
+        )
+        return [row[0] for row in self._query(sql, (before, limit))]
 
-    def keys_for_paths(self, paths: Iterable[str]) -> set[str]:
-        return self._keys_where("path", paths)
+    def _oldest_stored(self, limit: int) -> list[str]:
+        sql = "SELECT key FROM entries ORDER BY created, key LIMIT ?"
+        return [row[0] for row in self._query(sql, (limit,))]
 
-    def infos(self, keys: Iterable[str]) -> list[EntryInfo]:
-        return self._rows(sorted(set(keys)))
+    def _newest(self, offset: int, limit: int) -> tuple[list[EntryInfo], int]:
+        total = int(self._query("SELECT entries FROM totals WHERE id = 1")[0][0])
+        return self._page("status > 0", [], offset, limit), total
 
-    def keys_for_hosts(self, hosts: Iterable[str] | None) -> set[str]:
-        if hosts is None:
-            return {row[0] for row in self._query("SELECT key FROM entries")}
-        return self._keys_where("host", hosts)
-
-    def expired_keys(self, before: float, limit: int) -> list[str]:
-        return [
-            row[0]
-            for row in self._query(
-                "SELECT key FROM entries WHERE expires > 0 AND expires <= ? "
-                "ORDER BY expires LIMIT ?",
-                (before, limit),
-            )
-        ]
-
-    def eviction_candidates(self, limit: int) -> list[str]:
-        keys = [
-            row[0]
-            for row in self._query(
-                "SELECT key FROM entries WHERE expires > 0 ORDER BY expires LIMIT ?", (limit,)
-            )
-        ]
-        if len(keys) < limit:
-            keys += [
-                row[0]
-                for row in self._query(
-                    "SELECT key FROM entries WHERE expires = 0 ORDER BY created LIMIT ?",
-                    (limit - len(keys),),
-                )
-            ]
-        return keys
-
-    def list_entries(
-        self,
-        offset: int,
-        limit: int,
-        *,
-        now: float,
-        search: str = "",
-        status: EntryStatus | None = None,
+    def _matching(
+        self, offset: int, limit: int, now: float, search: str, status: EntryStatus | None
     ) -> tuple[list[EntryInfo], int]:
+        """The filters in SQL (an index walk, not every row through Python)."""
         conditions = ["status > 0"]
         parameters: list[Any] = []
         if search:
@@ -424,44 +234,35 @@ class DiskStorage:
             conditions.append("(expires > 0 AND expires <= ?)")
             parameters.append(now)
         where = " AND ".join(conditions)
-        if not search and status is None:
-            total = int(self._query("SELECT entries FROM totals WHERE id = 1")[0][0])
-        else:
-            total = int(
-                self._query(f"SELECT COUNT(*) FROM entries WHERE {where}", parameters)[0][0]  # noqa: S608
-            )
-        rows = self._query(
-            f"SELECT {_COLUMNS} FROM entries WHERE {where} "  # noqa: S608
-            "ORDER BY created DESC, url LIMIT ? OFFSET ?",
-            [*parameters, limit, offset],
-        )
-        return [_row_to_info(row) for row in rows], total
+        total = int(self._query(f"SELECT COUNT(*) FROM entries WHERE {where}", parameters)[0][0])  # noqa: S608
+        return self._page(where, parameters, offset, limit), total
 
-    def summary(self, now: float) -> StorageSummary:
-        entries, size, compressed = self._query(
+    def _page(self, where: str, parameters: list[Any], offset: int, limit: int) -> list[EntryInfo]:
+        sql = (
+            f"SELECT {COLUMNS} FROM entries WHERE {where} "  # noqa: S608
+            "ORDER BY created DESC, url LIMIT ? OFFSET ?"
+        )
+        return [row_to_info(row) for row in self._query(sql, [*parameters, limit, offset])]
+
+    def _every_row(self) -> list[EntryInfo]:
+        return [row_to_info(row) for row in self._query(f"SELECT {COLUMNS} FROM entries")]  # noqa: S608
+
+    def _counts(self, now: float) -> tuple[int, int, int, int]:
+        total, size, compressed = self._query(
             "SELECT entries, bytes, compressed_bytes FROM totals WHERE id = 1"
         )[0]
-        expired = int(
-            self._query(
-                "SELECT COUNT(*) FROM entries WHERE expires > 0 AND expires <= ? AND status > 0",
-                (now,),
-            )[0][0]
-        )
-        return StorageSummary(
-            total=int(entries),
-            fresh=int(entries) - expired,
-            expired=expired,
-            bytes=int(size),
-            compressed_bytes=int(compressed),
-        )
+        sql = "SELECT COUNT(*) FROM entries WHERE expires > 0 AND expires <= ? AND status > 0"
+        expired = self._query(sql, (now,))[0][0]
+        return int(total), int(expired), int(size), int(compressed)
 
     # ------------------------------------------------------------------ shared state
     def get_value(self, name: str) -> bytes | None:
-        rows = self._query("SELECT value FROM named_values WHERE name = ?", (name,))
+        with self.translate_errors("value"):
+            rows = self._query("SELECT value FROM named_values WHERE name = ?", (name,))
         return bytes(rows[0][0]) if rows else None
 
     def set_value(self, name: str, value: bytes) -> None:
-        with self._errors("value"), self._transaction() as connection:
+        with self.translate_errors("value"), self._transaction() as connection:
             connection.execute(
                 "INSERT INTO named_values (name, value) VALUES (?, ?) "
                 "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
@@ -471,7 +272,7 @@ class DiskStorage:
     def add_counters(self, deltas: Mapping[str, int]) -> None:
         if not deltas:
             return
-        with self._errors("counters"), self._transaction(quick=True) as connection:
+        with self.translate_errors("counters"), self._transaction(quick=True) as connection:
             connection.executemany(
                 "INSERT INTO counters (name, value) VALUES (?, ?) "
                 "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
@@ -479,15 +280,17 @@ class DiskStorage:
             )
 
     def counters(self) -> dict[str, int]:
-        return {name: int(value) for name, value in self._query("SELECT name, value FROM counters")}
+        with self.translate_errors("counters"):
+            rows = self._query("SELECT name, value FROM counters")
+        return {name: int(value) for name, value in rows}
 
     def reset_counters(self) -> None:
-        with self._errors("counters"), self._transaction() as connection:
+        with self.translate_errors("counters"), self._transaction() as connection:
             connection.execute("DELETE FROM counters")
 
     def acquire_lock(self, name: str, owner: str, ttl: float) -> bool:
         now = time.time()
-        with self._errors("lock"), self._transaction(quick=True) as connection:
+        with self.translate_errors("lock"), self._transaction(quick=True) as connection:
             cursor = connection.execute(
                 "INSERT INTO locks (name, owner, expires) VALUES (?, ?, ?) "
                 "ON CONFLICT(name) DO UPDATE SET owner = excluded.owner, "
@@ -497,26 +300,27 @@ class DiskStorage:
             return cursor.rowcount == 1
 
     def lock_owner(self, name: str) -> str | None:
-        rows = self._query(
-            "SELECT owner FROM locks WHERE name = ? AND expires > ?", (name, time.time())
-        )
+        sql = "SELECT owner FROM locks WHERE name = ? AND expires > ?"
+        with self.translate_errors("lock"):
+            rows = self._query(sql, (name, time.time()))
         return str(rows[0][0]) if rows else None
 
     def release_lock(self, name: str, owner: str) -> None:
-        with self._errors("lock"), self._transaction() as connection:
+        with self.translate_errors("lock"), self._transaction() as connection:
             connection.execute("DELETE FROM locks WHERE name = ? AND owner = ?", (name, owner))
 
     def generation(self) -> object:
+        # PERF: one stat per request, with no context manager around it.
         try:
             result = os.stat(self._generation_file)
         except FileNotFoundError:
             return None
         except OSError as exc:
-            raise StorageError(f"disk cache generation: {exc}") from exc
+            raise StorageError(f"{self.error_label} generation: {exc}") from exc
         return (result.st_ino, result.st_mtime_ns, result.st_size)
 
     def bump_generation(self) -> None:
-        with self._errors("generation"), self._transaction():
+        with self.translate_errors("generation"), self._transaction():
             # Under the write lock (ordered with every conditional put); utime needs no free
             # space, so a purge still reaches every process when the disk is full.
             try:
@@ -527,22 +331,19 @@ class DiskStorage:
             stamp = max(time.time_ns(), previous + 1)
             os.utime(self._generation_file, ns=(stamp, stamp))
 
+    # ------------------------------------------------------------------ upkeep
     def housekeeping(self, budget: float) -> int:
         """Remove files of the first layout and return free pages, for at most ``budget``
-        seconds; how many files and pages went."""
+        seconds; how many files and pages went.
+
+        Raises:
+            StorageError: the directory or the database could not be written.
+        """
         deadline = time.monotonic() + budget
-        removed = 0
-        if self._legacy_entries.exists():
-            with self._errors("housekeeping"):
-                for directory, _, names in os.walk(self._legacy_entries, topdown=False):
-                    for name in names:
-                        if time.monotonic() > deadline:
-                            return removed
-                        with contextlib.suppress(FileNotFoundError):
-                            os.unlink(os.path.join(directory, name))
-                            removed += 1
-                shutil.rmtree(self._legacy_entries, ignore_errors=True)
-        with self._errors("housekeeping"):
+        with self.translate_errors("housekeeping"):
+            removed, done = self._remove_legacy_files(deadline)
+            if not done:
+                return removed
             connection = self._connection()
             free = int(connection.execute("PRAGMA freelist_count").fetchone()[0])
             if free > 256:
@@ -551,28 +352,25 @@ class DiskStorage:
                 removed += min(free, 256)
         return removed
 
+    def _remove_legacy_files(self, deadline: float) -> tuple[int, bool]:
+        """Unlink the first layout's entry files until ``deadline``; how many went and
+        whether none is left."""
+        if not self._legacy_entries.exists():
+            return 0, True
+        removed = 0
+        for directory, _, names in os.walk(self._legacy_entries, topdown=False):
+            for name in names:
+                if time.monotonic() > deadline:
+                    return removed, False
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(directory, name))
+                    removed += 1
+        shutil.rmtree(self._legacy_entries, ignore_errors=True)
+        return removed, True
+
     def close(self) -> None:
         for name in ("connection", "quick"):
             connection: sqlite3.Connection | None = getattr(self._local, name, None)
             if connection is not None:
                 connection.close()
                 setattr(self._local, name, None)
-
-
-def _statements(script: str) -> list[str]:
-    """Split the schema into statements, keeping trigger bodies (``BEGIN ... END;``) whole."""
-    statements: list[str] = []
-    current: list[str] = []
-    for line in script.strip().splitlines():
-        current.append(line)
-        text = "\n".join(current).strip()
-        if text.upper().startswith("CREATE TRIGGER"):
-            if text.upper().endswith("END;"):
-                statements.append(text)
-                current = []
-        elif text.endswith(";"):
-            statements.append(text)
-            current = []
-    if current and "\n".join(current).strip():
-        statements.append("\n".join(current).strip())
-    return statements

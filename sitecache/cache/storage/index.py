@@ -1,22 +1,10 @@
-"""Small helpers every backend's index shares: filters and the in-place expiry rewrite."""
+"""The in-place expiry rewrite a soft purge applies to stored bytes (memory and disk)."""
 
 from __future__ import annotations
 
-from sitecache.cache.entry import EXPIRES_OFFSET, PREFIX_SIZE, EntryInfo, encode_expires
-from sitecache.cache.storage.base import EntryStatus
+from sitecache.cache.entry import EXPIRES_OFFSET, PREFIX_SIZE, encode_expires
 
-__all__ = ["matches_filter", "rewrite_expires"]
-
-
-def matches_filter(info: EntryInfo, now: float, search: str, status: EntryStatus | None) -> bool:
-    """Whether an index row passes the list filters (`search` is a URL substring)."""
-    if search and search.lower() not in info.url.lower():
-        return False
-    if status == "fresh":
-        return info.is_fresh(now)
-    if status == "expired":
-        return not info.is_fresh(now)
-    return True
+__all__ = ["rewrite_expires"]
 
 
 def rewrite_expires(data: bytes, expires: float) -> bytes:

@@ -2,7 +2,8 @@
 
 Like the other backends it keeps an index beside the entries, so counting, listing the newest
 entries and tag, URL, path and host lookups cost the same at 1k entries as at 100k: running
-totals, one set of keys per tag, URL, path and host, and a sorted list of expiry times.
+totals, one set of keys per tag, URL, path and host, and a sorted list of expiry times. It
+implements the primitives of `StorageBase`; nothing it does raises (it translates no errors).
 """
 
 from __future__ import annotations
@@ -12,23 +13,18 @@ import heapq
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from itertools import islice
 
 from sitecache.cache.entry import EntryInfo
-from sitecache.cache.storage.base import (
-    ANY_GENERATION,
-    EntryStatus,
-    RemovalReport,
-    StorageSummary,
-)
-from sitecache.cache.storage.index import matches_filter, rewrite_expires
+from sitecache.cache.storage.base import ANY_GENERATION, Dimension, StorageBase
+from sitecache.cache.storage.index import rewrite_expires
 
 __all__ = ["MemoryStorage"]
 
 
-class MemoryStorage:
+class MemoryStorage(StorageBase):
     """Entries, index, counters and locks in dictionaries guarded by one lock.
 
     Args:
@@ -145,54 +141,39 @@ class MemoryStorage:
                 self._deadline[key] = time.time() + ttl
         return True
 
-    def delete(self, keys: Iterable[str]) -> RemovalReport:
-        report = RemovalReport()
+    def _delete_rows(self, keys: list[str]) -> list[EntryInfo]:
         with self._lock:
-            for key in keys:
-                info = self._remove_locked(key)
-                if info is not None:
-                    report.add(info)
-        return report
+            return [info for info in map(self._remove_locked, keys) if info is not None]
 
-    def mark_stale(self, keys: Iterable[str], now: float) -> RemovalReport:
-        report = RemovalReport()
+    def _stale_rows(self, keys: list[str], now: float) -> list[EntryInfo]:
+        found: list[EntryInfo] = []
         with self._lock:
             for key in keys:
                 info = self._index.get(key)
                 data = self._data.get(key)
                 if info is None or data is None:
                     continue
-                if info.expires == 0 or info.expires > now:
+                if info.is_fresh(now):
                     self._data[key] = rewrite_expires(data, now)  # same length
                     self._index_remove(key)
                     self._index_add(key, replace(info, expires=now))
-                report.add(info)
-        return report
-
-    # ------------------------------------------------------------------ index queries
-    def _keys(self, name: str, values: Iterable[str]) -> set[str]:
-        found: set[str] = set()
-        with self._lock:
-            for value in set(values):
-                found.update(self._by[name].get(value, ()))
+                found.append(info)
         return found
 
-    def keys_for_tags(self, tags: Iterable[str]) -> set[str]:
-        return self._keys("tag", tags)
+    # ------------------------------------------------------------------ index queries
+    def _lookup(self, dimension: Dimension, values: list[str]) -> set[str]:
+        found: set[str] = set()
+        index = self._by[dimension]
+        with self._lock:
+            for value in values:
+                found.update(index.get(value, ()))
+        return found
 
-    def keys_for_urls(self, urls: Iterable[str]) -> set[str]:
-        return self._keys("url", urls)
+    def _all_keys(self) -> set[str]:
+        with self._lock:
+            return set(self._index)
 
-    def keys_for_paths(self, paths: Iterable[str]) -> set[str]:
-        return self._keys("path", paths)
-
-    def keys_for_hosts(self, hosts: Iterable[str] | None) -> set[str]:
-        if hosts is None:
-            with self._lock:
-                return set(self._index)
-        return self._keys("host", hosts)
-
-    def infos(self, keys: Iterable[str]) -> list[EntryInfo]:
+    def _rows(self, keys: list[str]) -> list[EntryInfo]:
         with self._lock:
             return [self._index[key] for key in keys if key in self._index]
 
@@ -205,59 +186,32 @@ class MemoryStorage:
                           key=lambda info: (info.expires, info.key))  # fmt: skip
             yield from (info for info in rows if info.expires <= before)
 
-    def expired_keys(self, before: float, limit: int) -> list[str]:
+    def _soonest_expiring(self, before: float, limit: int) -> list[str]:
         with self._lock:
             return [info.key for info in islice(self._expired_locked(before), limit)]
 
-    def eviction_candidates(self, limit: int) -> list[str]:
+    def _oldest_stored(self, limit: int) -> list[str]:
         with self._lock:
-            keys = [info.key for info in islice(self._expired_locked(float("inf")), limit)]
-            never = (info for info in self._index.values() if not info.expires)
-            oldest = heapq.nsmallest(max(0, limit - len(keys)), never, key=lambda i: i.created)
-            keys += [info.key for info in oldest]
-        return keys
+            rows = list(self._index.values())
+        return [info.key for info in heapq.nsmallest(limit, rows, key=_age)]
 
-    def list_entries(
-        self,
-        offset: int,
-        limit: int,
-        *,
-        now: float,
-        search: str = "",
-        status: EntryStatus | None = None,
-    ) -> tuple[list[EntryInfo], int]:
+    def _newest(self, offset: int, limit: int) -> tuple[list[EntryInfo], int]:
+        # Newest stored first, reading only the rows of the page.
+        rows: list[EntryInfo] = []
         with self._lock:
-            if not search and status is None:
-                # Newest stored first, reading only the rows of the page.
-                rows: list[EntryInfo] = []
-                skipped = 0
-                for key in reversed(self._index):
-                    info = self._index[key]
-                    if not info.status:
-                        continue
-                    if skipped < offset:
-                        skipped += 1
-                        continue
-                    rows.append(info)
-                    if len(rows) >= limit:
-                        break
-                return rows, self._totals[0]
-            every = [info for info in self._index.values() if info.status]
-        matching = [info for info in every if matches_filter(info, now, search, status)]
-        matching.sort(key=lambda info: (-info.created, info.url))
-        return matching[offset : offset + limit], len(matching)
+            pages = (info for info in reversed(self._index.values()) if info.status)
+            rows.extend(islice(pages, offset, offset + limit))
+            return rows, self._totals[0]
 
-    def summary(self, now: float) -> StorageSummary:
+    def _every_row(self) -> list[EntryInfo]:
+        with self._lock:
+            return list(self._index.values())
+
+    def _counts(self, now: float) -> tuple[int, int, int, int]:
         with self._lock:
             total, size, compressed = self._totals
             expired = sum(1 for info in self._expired_locked(now) if info.status)
-        return StorageSummary(
-            total=total,
-            fresh=total - expired,
-            expired=expired,
-            bytes=size,
-            compressed_bytes=compressed,
-        )
+        return total, expired, size, compressed
 
     # ------------------------------------------------------------------ shared state
     def get_value(self, name: str) -> bytes | None:
@@ -308,10 +262,6 @@ class MemoryStorage:
         with self._lock:
             self._generation += 1
 
-    def housekeeping(self, budget: float) -> int:
-        """Nothing to do: memory is freed as entries go."""
-        del budget
-        return 0
 
-    def close(self) -> None:
-        """Nothing to release."""
+def _age(info: EntryInfo) -> tuple[float, str]:
+    return info.created, info.key

@@ -2,12 +2,13 @@
 
 Every key starts with a per-site prefix (``sitecache:<namespace>:``). Entries are the encoded
 bytes of `sitecache.cache.entry` (no pickle), with a Redis expiry; the index is a hash of JSON
-rows plus sorted sets by creation and expiry time, one set per tag, URL and host, and a totals
-hash. Writes and deletes run as Lua scripts, so the index never disagrees with the entries it
-describes. Locks are ``SET NX PX`` with a compare-and-delete release; the purge generation is an
-``INCR`` counter.
+rows plus sorted sets by creation (pages) and expiry time (pages and Vary pointers, the
+pointers' also apart), one set per tag, URL, path and host, and a totals hash. Writes and
+deletes run as Lua scripts, so the index never disagrees with the entries it describes. A lookup
+is one ``SUNION``. Locks are taken and released by Lua scripts (atomic compare-and-set and
+compare-and-delete); the purge generation is an ``INCR`` counter.
 
-Every call goes through `RedisStorage._errors`, which translates Redis's errors into
+Every call runs inside `StorageBase.translate_errors`, which translates Redis's errors into
 `StorageError` (`StorageUnavailable` when Redis does not answer) and runs the circuit breaker
 (`sitecache.cache.storage.breaker`): after Redis failed to answer, calls fail at once for a
 short, growing interval instead of each waiting out a socket timeout.
@@ -18,26 +19,18 @@ a primary with replicas), not Redis Cluster.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import threading
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Final
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar, Final
 from urllib.parse import urlsplit, urlunsplit
 
 import redis
 
 from sitecache.cache.entry import EXPIRES_OFFSET, EntryInfo, encode_expires
-from sitecache.cache.storage.base import (
-    ANY_GENERATION,
-    EntryStatus,
-    RemovalReport,
-    StorageError,
-    StorageSummary,
-)
-from sitecache.cache.storage.breaker import CircuitBreaker, StorageUnavailable
-from sitecache.cache.storage.index import matches_filter
+from sitecache.cache.storage.base import ANY_GENERATION, Dimension, StorageBase, StorageError
+from sitecache.cache.storage.breaker import CircuitBreaker
 
 __all__ = ["RedisStorage"]
 
@@ -53,6 +46,7 @@ local function unindex(p, key)
     redis.call('HDEL', p .. 'i', key)
     redis.call('ZREM', p .. 'byc', key)
     redis.call('ZREM', p .. 'bye', key)
+    redis.call('ZREM', p .. 'bxp', key)
     if row['status'] > 0 then
         redis.call('HINCRBY', p .. 'tot', 'entries', -1)
     end
@@ -87,7 +81,10 @@ if row['status'] > 0 then
     redis.call('ZADD', p .. 'byc', row['created'], key)
     redis.call('HINCRBY', p .. 'tot', 'entries', 1)
 end
-if row['expires'] > 0 then redis.call('ZADD', p .. 'bye', row['expires'], key) end
+if row['expires'] > 0 then
+    redis.call('ZADD', p .. 'bye', row['expires'], key)
+    if row['status'] == 0 then redis.call('ZADD', p .. 'bxp', row['expires'], key) end
+end
 for _, tag in ipairs(row['tags']) do redis.call('SADD', p .. 't:' .. tag, key) end
 redis.call('SADD', p .. 'u:' .. row['url'], key)
 redis.call('SADD', p .. 'h:' .. row['host'], key)
@@ -128,6 +125,7 @@ for i = 4, #ARGV do
             row['expires'] = now
             redis.call('HSET', p .. 'i', key, cjson.encode(row))
             redis.call('ZADD', p .. 'bye', now, key)
+            if row['status'] == 0 then redis.call('ZADD', p .. 'bxp', now, key) end
         end
     end
 end
@@ -151,9 +149,18 @@ return 0
 """
 
 
+#: The prefix of the set of keys of each lookup dimension (tags, URLs, paths, hosts).
+_SETS: Final[dict[str, str]] = {"tag": "t:", "url": "u:", "path": "p:", "host": "h:"}
+
+
 def _text(value: object) -> str:
     """A Redis reply item as text."""
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _infos(rows: list[bytes | None] | None) -> list[EntryInfo]:
+    """Index rows (JSON) as returned by a script or ``HMGET``, missing ones skipped."""
+    return [EntryInfo.from_json(json.loads(row)) for row in rows or () if row]
 
 
 def _redact(url: str) -> str:
@@ -168,10 +175,17 @@ def _redact(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
-class RedisStorage:
+class RedisStorage(StorageBase):
     """The store in Redis under ``sitecache:<namespace>:`` (see the module docstring)."""
 
     backend = "redis"
+    storage_errors: ClassVar[tuple[type[BaseException], ...]] = (redis.RedisError,)
+    unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = (
+        redis.ConnectionError,
+        redis.TimeoutError,
+        OSError,
+    )
+    error_label: ClassVar[str] = "Redis"
 
     def __init__(
         self,
@@ -203,26 +217,8 @@ class RedisStorage:
     def _key(self, *parts: str) -> str:
         return self.prefix + "".join(parts)
 
-    @contextlib.contextmanager
-    def _errors(self, what: str) -> Iterator[None]:
-        """Run one call behind the circuit breaker; Redis's errors as `StorageError`."""
-        probe = self.breaker.before()
-        try:
-            yield
-        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
-            self.breaker.failed(exc, probe)
-            raise StorageUnavailable(f"Redis {what}: {exc}") from exc
-        except redis.RedisError as exc:
-            self.breaker.succeeded(probe)  # it answered, with an error
-            raise StorageError(f"Redis {what}: {exc}") from exc
-        except BaseException:
-            if probe:
-                self.breaker.succeeded(probe)
-            raise
-        self.breaker.succeeded(probe)
-
     def get(self, key: str) -> bytes | None:
-        with self._errors("read"):
+        with self.translate_errors("read"):
             value = self.client.get(self._key("e:", key))
         return value if isinstance(value, bytes) else None
 
@@ -239,161 +235,98 @@ class RedisStorage:
         conditional = "0" if generation is ANY_GENERATION else "1"
         seen = generation if isinstance(generation, bytes) else b""
         row = json.dumps(info.as_json())
-        with self._errors("write"):
+        with self.translate_errors("write"):
             stored = self._put(args=[self.prefix, key, data, ttl_ms, row, conditional, seen])
         return bool(stored)
 
-    def _run_chunked(self, what: str, keys: Iterable[str], call: Any, *extra: Any) -> RemovalReport:
-        """Run a Lua script over ``keys`` in chunks of 500; what the rows it returns say."""
-        wanted = sorted(set(keys))
-        report = RemovalReport()
-        for start in range(0, len(wanted), 500):
-            with self._errors(what):
-                rows = call(args=[self.prefix, *extra, *wanted[start : start + 500]])
-            for row in rows or []:
-                report.add(EntryInfo.from_json(json.loads(row)))
-        return report
+    def _delete_rows(self, keys: list[str]) -> list[EntryInfo]:
+        return _infos(self._delete(args=[self.prefix, *keys]))
 
-    def delete(self, keys: Iterable[str]) -> RemovalReport:
-        return self._run_chunked("delete", keys, self._delete)
+    def _stale_rows(self, keys: list[str], now: float) -> list[EntryInfo]:
+        return _infos(self._mark_stale(args=[self.prefix, repr(now), encode_expires(now), *keys]))
 
-    def mark_stale(self, keys: Iterable[str], now: float) -> RemovalReport:
-        return self._run_chunked(
-            "soft purge", keys, self._mark_stale, repr(now), encode_expires(now)
-        )
+    def _rows(self, keys: list[str]) -> list[EntryInfo]:
+        return _infos(self.client.hmget(self._key("i"), keys)) if keys else []
 
-    def _members(self, names: Iterable[str]) -> set[str]:
-        keys = [self._key(name) for name in names]
-        if not keys:
-            return set()
-        with self._errors("index"):
-            members = self.client.sunion(keys)
+    def _lookup(self, dimension: Dimension, values: list[str]) -> set[str]:
+        letter = _SETS[dimension]
+        members = self.client.sunion([self._key(letter, value) for value in values])
         return {_text(member) for member in members}
 
-    def keys_for_tags(self, tags: Iterable[str]) -> set[str]:
-        return self._members(f"t:{tag}" for tag in set(tags))
+    def _all_keys(self) -> set[str]:
+        return {_text(key) for key in self.client.hkeys(self._key("i"))}
 
-    def keys_for_urls(self, urls: Iterable[str]) -> set[str]:
-        return self._members(f"u:{url}" for url in set(urls))
-
-    def keys_for_paths(self, paths: Iterable[str]) -> set[str]:
-        return self._members(f"p:{path}" for path in set(paths))
-
-    def infos(self, keys: Iterable[str]) -> list[EntryInfo]:
-        return self._infos(sorted(set(keys)))
-
-    def keys_for_hosts(self, hosts: Iterable[str] | None) -> set[str]:
-        if hosts is not None:
-            return self._members(f"h:{host}" for host in set(hosts))
-        with self._errors("index"):
-            return {_text(key) for key in self.client.hkeys(self._key("i"))}
-
-    def expired_keys(self, before: float, limit: int) -> list[str]:
-        with self._errors("index"):
-            keys = self.client.zrangebyscore(self._key("bye"), "(0", before, start=0, num=limit)
+    def _soonest_expiring(self, before: float, limit: int) -> list[str]:
+        keys = self.client.zrangebyscore(self._key("bye"), "(0", before, start=0, num=limit)
         return [_text(key) for key in keys]
 
-    def eviction_candidates(self, limit: int) -> list[str]:
-        with self._errors("index"):
-            keys = [_text(key) for key in self.client.zrange(self._key("bye"), 0, limit - 1)]
-            if len(keys) < limit:
-                chosen = set(keys)
-                # Oldest stored next (entries with an expiry are already among the first).
-                for key in self.client.zrange(self._key("byc"), 0, 2 * limit - 1):
-                    if len(keys) >= limit:
-                        break
-                    text = _text(key)
-                    if text not in chosen:
-                        keys.append(text)
-                        chosen.add(text)
-        return keys
+    def _oldest_stored(self, limit: int) -> list[str]:
+        # ``byc`` holds pages only: a Vary pointer goes when it expires or its page is purged.
+        return [_text(key) for key in self.client.zrange(self._key("byc"), 0, limit - 1)]
 
-    def _infos(self, keys: list[str]) -> list[EntryInfo]:
-        if not keys:
-            return []
-        with self._errors("index"):
-            rows = self.client.hmget(self._key("i"), keys)
-        return [EntryInfo.from_json(json.loads(row)) for row in rows if row]
+    def _newest(self, offset: int, limit: int) -> tuple[list[EntryInfo], int]:
+        total = int(self.client.zcard(self._key("byc")))
+        keys = self.client.zrevrange(self._key("byc"), offset, offset + limit - 1)
+        rows = self._rows([_text(key) for key in keys])
+        return sorted(rows, key=lambda info: (-info.created, info.url)), total
 
-    def list_entries(
-        self,
-        offset: int,
-        limit: int,
-        *,
-        now: float,
-        search: str = "",
-        status: EntryStatus | None = None,
-    ) -> tuple[list[EntryInfo], int]:
-        if not search and status is None:
-            with self._errors("index"):
-                total = int(self.client.zcard(self._key("byc")))
-                keys = self.client.zrevrange(self._key("byc"), offset, offset + limit - 1)
-            infos = self._infos([_text(key) for key in keys])
-            return sorted(infos, key=lambda info: (-info.created, info.url)), total
-        with self._errors("index"):
-            rows = [
-                EntryInfo.from_json(json.loads(value))
-                for _, value in self.client.hscan_iter(self._key("i"), count=1000)
-            ]
-        rows = [row for row in rows if row.status and matches_filter(row, now, search, status)]
-        rows.sort(key=lambda info: (-info.created, info.url))
-        return rows[offset : offset + limit], len(rows)
+    def _every_row(self) -> Iterator[EntryInfo]:
+        for _, value in self.client.hscan_iter(self._key("i"), count=1000):
+            yield EntryInfo.from_json(json.loads(value))
 
-    def summary(self, now: float) -> StorageSummary:
-        with self._errors("index"):
-            pipe = self.client.pipeline(transaction=False)
-            pipe.hgetall(self._key("tot"))
-            pipe.zcount(self._key("bye"), "(0", now)
-            totals, expired = pipe.execute()
-        entries = int(totals.get(b"entries", 0))
-        return StorageSummary(
-            total=entries,
-            fresh=entries - int(expired),
-            expired=int(expired),
-            bytes=int(totals.get(b"bytes", 0)),
-            compressed_bytes=int(totals.get(b"compressed_bytes", 0)),
+    def _counts(self, now: float) -> tuple[int, int, int, int]:
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hgetall(self._key("tot"))
+        pipe.zcount(self._key("bye"), "(0", now)
+        pipe.zcount(self._key("bxp"), "(0", now)  # Vary pointers are not counted
+        totals, expiring, pointers = pipe.execute()
+        return (
+            int(totals.get(b"entries", 0)),
+            int(expiring) - int(pointers),
+            int(totals.get(b"bytes", 0)),
+            int(totals.get(b"compressed_bytes", 0)),
         )
 
     def get_value(self, name: str) -> bytes | None:
-        with self._errors("read"):
+        with self.translate_errors("read"):
             value = self.client.get(self._key("v:", name))
         return value if isinstance(value, bytes) else None
 
     def set_value(self, name: str, value: bytes) -> None:
-        with self._errors("write"):
+        with self.translate_errors("write"):
             self.client.set(self._key("v:", name), value)
 
     def add_counters(self, deltas: Mapping[str, int]) -> None:
         if not deltas:
             return
-        with self._errors("counters"):
+        with self.translate_errors("counters"):
             pipe = self.client.pipeline(transaction=True)
             for name, delta in deltas.items():
                 pipe.hincrby(self._key("c"), name, delta)
             pipe.execute()
 
     def counters(self) -> dict[str, int]:
-        with self._errors("counters"):
+        with self.translate_errors("counters"):
             values = self.client.hgetall(self._key("c"))
         return {_text(name): int(value) for name, value in values.items()}
 
     def reset_counters(self) -> None:
-        with self._errors("counters"):
+        with self.translate_errors("counters"):
             self.client.delete(self._key("c"))
 
     def acquire_lock(self, name: str, owner: str, ttl: float) -> bool:
         milliseconds = max(1, int(ttl * 1000))
-        with self._errors("lock"):
+        with self.translate_errors("lock"):
             held = self._acquire(keys=[self._key("l:", name)], args=[owner, milliseconds])
         return bool(held)
 
     def lock_owner(self, name: str) -> str | None:
-        with self._errors("lock"):
+        with self.translate_errors("lock"):
             owner = self.client.get(self._key("l:", name))
         return _text(owner) if owner is not None else None
 
     def release_lock(self, name: str, owner: str) -> None:
-        with self._errors("lock"):
+        with self.translate_errors("lock"):
             self._release(keys=[self._key("l:", name)], args=[owner])
 
     def _generation_connection(self) -> Any:
@@ -414,7 +347,7 @@ class RedisStorage:
         # time again on the pool checkout, retry wrapper and instrumentation. A connection that
         # went stale while idle (Redis restarted, idle timeout) is retried once on a fresh one;
         # a timeout is not (a hung Redis must cost one timeout, then the breaker opens).
-        with self._errors("generation"):
+        with self.translate_errors("generation"):
             connection = self._generation_connection()
             try:
                 connection.send_command("GET", self._generation_key)
@@ -428,18 +361,13 @@ class RedisStorage:
             return connection.read_response()
 
     def bump_generation(self) -> None:
-        with self._errors("generation"):
+        with self.translate_errors("generation"):
             self.client.incr(self._key("gen"))
-
-    def housekeeping(self, budget: float) -> int:
-        """Nothing to do: Redis expires and frees keys itself."""
-        del budget
-        return 0
 
     def clear_namespace(self) -> int:
         """Delete every key of this namespace (tests and `sitecache cache flush --all`)."""
         removed = 0
-        with self._errors("clear"):
+        with self.translate_errors("clear"):
             batch: list[bytes] = []
             for key in self.client.scan_iter(match=f"{self.prefix}*", count=1000):
                 batch.append(key)

@@ -120,7 +120,7 @@ def test_dynamic_fragments_render_fresh_content_on_every_hit(api: Api) -> None:
     assert placeholder not in second.get_data(as_text=True)
     # The stored page keeps the placeholder.
     entry = api.site.app.cache.engine.load(
-        next(iter(api.site.app.cache.engine.storage.keys_for_urls({"http://example.org/live"})))
+        next(iter(api.site.app.cache.engine.storage.keys_for("url", {"http://example.org/live"})))
     )
     assert entry is not None
     assert placeholder.encode() in entry.body

@@ -200,7 +200,7 @@ def test_gc_removes_expired_entries_within_its_time_budget(api: Api) -> None:
     for path in paths:
         api.page(path)
     engine = api.site.app.cache.engine
-    keys = engine.storage.keys_for_hosts(None)
+    keys = engine.storage.keys_for("host", None)
     engine.storage.mark_stale(keys, engine.clock() - 3600)
     timers = api.site.app.cache_api.timers
     now = engine.clock()

@@ -378,7 +378,7 @@ def test_all_purges_every_host(api: Api) -> None:
 def test_expired_purges_only_expired_entries(api: Api) -> None:
     fill(api, "/old", "/new")
     engine = api.site.app.cache.engine
-    old = engine.storage.keys_for_urls({"http://example.org/old"})
+    old = engine.storage.keys_for("url", {"http://example.org/old"})
     engine.storage.mark_stale(old, engine.clock() - 3600)
     answer = api.json("POST", "/cache", {"expired": True})
     assert (answer["scope"], answer["urls"]) == ("expired", ["http://example.org/old"])
@@ -558,7 +558,7 @@ def test_every_route_answers_a_failing_storage_with_503_at_once(
         raise StorageError("Redis: Timeout reading from socket")
 
     for name in ("get_value", "set_value", "acquire_lock", "counters", "summary", "add_counters",
-                 "list_entries", "bump_generation", "keys_for_hosts", "generation"):  # fmt: skip
+                 "list_entries", "bump_generation", "keys_for", "generation"):  # fmt: skip
         monkeypatch.setattr(storage, name, broken)
     api.site.app.cache.engine.values.expire()  # the next request re-reads the settings
     response = api.call(method, route, body)
