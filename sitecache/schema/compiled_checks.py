@@ -18,100 +18,24 @@ pattern, enum member and sub-schema reaches the generated code as a bound name (
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from typing import Any, Final, cast
 
+from sitecache.schema import compiled_helpers as helpers
 from sitecache.schema import php
-from sitecache.schema.compiled_nodes import branches, flag, schema_pattern
-from sitecache.schema.types import (
-    get_best_type_for_value,
-    is_array,
-    is_boolean,
-    sanitize_array,
-)
-from sitecache.schema.validation import (
-    FORMAT_CHECKS,
-    TYPE_RULES,
-    check_value,
-    contains_unique_items,
-    find_matching_pattern_property_schema,
-    get_property_schema,
-)
+from sitecache.schema.compiled_helpers import Check
+from sitecache.schema.compiled_nodes import CompiledPattern, branches, flag, schema_pattern
+from sitecache.schema.types import get_best_type_for_value, is_array, is_boolean, sanitize_array
+from sitecache.schema.validation import FORMAT_CHECKS
 
 __all__ = ["Check", "compile_check"]
 
-Check = Callable[[Any], bool]
-"""``True`` exactly when the reference would find the value valid."""
-
-_INLINE_DEPTH: Final = 8
+_INLINE_DEPTH: Final = 12
 """Indentation past which a nested schema gets a function of its own (Python limits nesting)."""
 _MISSING: Final = object()
 
 
-# ---------------------------------------------------------------------- run-time helpers
-def _has_all(container: dict[Any, Any], names: tuple[Any, ...]) -> bool:
-    """Every required name is a key (``array_key_exists`` with PHP's key equivalence)."""
-    for name in names:
-        if not (name.__class__ is str and name in container) and not php.has_key(container, name):
-            return False
-    return True
-
-
-def _all_unique(items: list[Any]) -> bool:
-    """``uniqueItems``: strings compare as themselves, anything else by its PHP identity."""
-    if all(item.__class__ is str for item in items):
-        return len(set(items)) == len(items)
-    return contains_unique_items(items)
-
-
-def _is_multiple(number: float, divisor: float) -> bool:
-    """``fmod(number, divisor) == 0.0``; a zero or infinite operand gives NAN, never a multiple."""
-    try:
-        return math.fmod(php.to_float(number), divisor) == 0.0
-    except ValueError:
-        return False
-
-
-def _first_match(checks: tuple[Check, ...], value: Any) -> int:
-    """``anyOf``: the position of the first branch the value satisfies, else -1."""
-    for position, check in enumerate(checks):
-        if check(value):
-            return position
-    return -1
-
-
-def _only_match(checks: tuple[Check, ...], value: Any) -> int:
-    """``oneOf``: the position of the one branch the value satisfies, else -1 (none or several)."""
-    found = -1
-    for position, check in enumerate(checks):
-        if check(value):
-            if found >= 0:
-                return -1
-            found = position
-    return found
-
-
-def _object_rule(value: Any, schema: Mapping[str, Any]) -> bool:
-    """The reference's object rule, for objects that are not dicts (lists, ``""``)."""
-    return TYPE_RULES["object"](value, schema, "") is None
-
-
-def _one_key(schema: Mapping[str, Any], key: Any, item: Any) -> bool:
-    """The reference's reading of one property whose key is not a string."""
-    child = get_property_schema(schema.get("properties"), key)
-    if child is None:
-        child = find_matching_pattern_property_schema(key, schema)
-    if child is None:
-        additional = schema.get("additionalProperties")
-        if additional is False:
-            return False
-        if not isinstance(additional, Mapping):
-            return True
-        child = additional
-    return check_value(item, child, "") is None
-
-
+# ---------------------------------------------------------------------- the enum rule
 def _enum_check(schema: dict[str, Any], members: list[Any]) -> Check:
     """``rest_validate_enum``: the value sanitized by ``schema`` equals one member."""
     # Imported here: sanitizers need checks (anyOf), checks need sanitizers (enum).
@@ -131,21 +55,23 @@ def _enum_check(schema: dict[str, Any], members: list[Any]) -> Check:
 
 _HELPERS: Final[dict[str, Any]] = {
     "MISSING": _MISSING,
-    "all_unique": _all_unique,
+    "all_unique": helpers.all_unique,
     "best_type": get_best_type_for_value,
-    "first_match": _first_match,
-    "has_all": _has_all,
+    "first_match": helpers.first_match,
+    "has_all": helpers.has_all,
     "is_array": is_array,
     "is_boolean": is_boolean,
+    "is_digits": helpers.is_digits,
     "is_integral": php.is_integral,
-    "is_multiple": _is_multiple,
+    "is_multiple": helpers.is_multiple,
     "is_numeric": php.is_numeric,
-    "object_rule": _object_rule,
-    "one_key": _one_key,
-    "only_match": _only_match,
+    "object_rule": helpers.object_rule,
+    "one_key": helpers.one_key,
+    "only_match": helpers.only_match,
     "sanitize_array": sanitize_array,
     "to_number": php.to_number,
 }
+"""The names generated code calls (the rest it reaches through bound constants)."""
 
 
 # ---------------------------------------------------------------------- the writer
@@ -278,11 +204,19 @@ def _boolean(w: _Writer, node: dict[str, Any], v: str, d: int) -> None:
     w.add(d, f"if {v} is not True and {v} is not False and not is_boolean({v}): return False")
 
 
-def _number(w: _Writer, node: dict[str, Any], v: str, d: int) -> None:
+def _number(w: _Writer, node: dict[str, Any], v: str, d: int, integer: bool = False) -> None:
+    """``is_numeric``, then ``multipleOf`` and the bounds; for an integer also
+    ``rest_is_integer`` (a number without fraction), checked with the number here."""
     number = w.fresh()
-    w.add(d, f"if {v}.__class__ is int or {v}.__class__ is float:")
+    if integer:  # a float may have a fraction: it takes the general path
+        w.add(d, f"if {v}.__class__ is int:")
+    else:
+        w.add(d, f"if {v}.__class__ is int or {v}.__class__ is float:")
     w.add(d + 1, f"{number} = {v}")
-    w.add(d, f"elif is_numeric({v}):")
+    w.add(d, f"elif {v}.__class__ is str and is_digits({v}):")  # PERF: a query string's "20"
+    w.add(d + 1, f"{number} = int({v})")
+    general = f"is_numeric({v}) and is_integral({v})" if integer else f"is_numeric({v})"
+    w.add(d, f"elif {general}:")
     w.add(d + 1, f"{number} = to_number({v})")
     w.add(d, "else:")
     w.add(d + 1, "return False")
@@ -299,8 +233,7 @@ def _number(w: _Writer, node: dict[str, Any], v: str, d: int) -> None:
 
 
 def _integer(w: _Writer, node: dict[str, Any], v: str, d: int) -> None:
-    _number(w, node, v, d)
-    w.add(d, f"if {v}.__class__ is not int and not is_integral({v}): return False")
+    _number(w, node, v, d, integer=True)
 
 
 def _string(w: _Writer, node: dict[str, Any], v: str, d: int) -> None:
@@ -310,10 +243,14 @@ def _string(w: _Writer, node: dict[str, Any], v: str, d: int) -> None:
     if node.get("maxLength") is not None:
         w.add(d, f"if len({v}) > {w.bind(php.to_number(node['maxLength']))}: return False")
     if node.get("pattern") is not None:
-        compiled = schema_pattern(node["pattern"])
-        if compiled is None:
-            raise ValueError("an invalid pattern reports misuse: not compiled")
-        w.add(d, f"if {w.bind(compiled)}.search({v}) is None: return False")
+        w.add(d, f"if {w.bind(_pattern(node['pattern']))}.search({v}) is None: return False")
+
+
+def _pattern(pattern: Any) -> CompiledPattern:
+    compiled = schema_pattern(pattern)
+    if compiled is None:  # `may_report_misuse` keeps such schemas away; refuse to compile them
+        raise ValueError("an invalid pattern reports misuse: not compiled")
+    return compiled
 
 
 def _array(w: _Writer, node: dict[str, Any], v: str, d: int) -> None:
@@ -399,7 +336,7 @@ def _properties(w: _Writer, node: dict[str, Any], v: str, d: int) -> None:
     w.add(d + 3, "continue")
     keyword = "if"
     for pattern, child in patterns.items() if isinstance(patterns, Mapping) else ():
-        w.add(d + 2, f"{keyword} {w.bind(schema_pattern(pattern))}.search({key}) is not None:")
+        w.add(d + 2, f"{keyword} {w.bind(_pattern(pattern))}.search({key}) is not None:")
         _additional(w, additional if child is None else child, child is None, item, d + 3)
         keyword = "elif"
     if keyword == "elif":

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from sitecache.schema import php
 from sitecache.schema.compiled_checks import Check, compile_check
+from sitecache.schema.compiled_helpers import first_match, is_digits, only_match
 from sitecache.schema.compiled_nodes import CompiledPattern, branches, schema_pattern
 from sitecache.schema.sanitization import FORMAT_SANITIZERS
 from sitecache.schema.types import (
@@ -51,31 +52,12 @@ def compile_sanitizer(schema: Mapping[str, Any]) -> Sanitizer:
     node = dict(schema)
     steps: list[tuple[Pick, Branches]] = [
         (pick, branches(node, keyword))
-        for keyword, pick in (("anyOf", _first_match), ("oneOf", _only_match))
+        for keyword, pick in (("anyOf", first_match), ("oneOf", only_match))
         if keyword in node
     ]
     if not steps:
         return _typed_sanitizer(node, node["type"])
     return _combined_sanitizer(node, steps)
-
-
-def _first_match(checks: tuple[Check, ...], value: Any) -> int:
-    for position, check in enumerate(checks):
-        if check(value):
-            return position
-    raise Refused
-
-
-def _only_match(checks: tuple[Check, ...], value: Any) -> int:
-    found = -1
-    for position, check in enumerate(checks):
-        if check(value):
-            if found >= 0:
-                raise Refused
-            found = position
-    if found < 0:
-        raise Refused
-    return found
 
 
 def _combined_sanitizer(node: dict[str, Any], steps: list[tuple[Pick, Branches]]) -> Sanitizer:
@@ -95,7 +77,10 @@ def _combined_sanitizer(node: dict[str, Any], steps: list[tuple[Pick, Branches]]
 
         def sanitize(value: Any) -> Any:
             for pick, checks, sanitizers in compiled:
-                value = sanitizers[pick(checks, value)](value)
+                position = pick(checks, value)
+                if position < 0:
+                    raise Refused  # no branch, or several for oneOf: the reference's error
+                value = sanitizers[position](value)
             return rest(value)
 
         return sanitize
@@ -105,6 +90,8 @@ def _combined_sanitizer(node: dict[str, Any], steps: list[tuple[Pick, Branches]]
 
     def sanitize_typed_by_branch(value: Any) -> Any:
         position = pick(checks, value)
+        if position < 0:
+            raise Refused
         return rests[position](sanitizers[position](value))
 
     return sanitize_typed_by_branch
@@ -130,9 +117,18 @@ def _to_null(value: Any) -> None:
     return None
 
 
+def _to_int(value: Any) -> int:
+    """PHP's ``(int)`` cast (`php.to_int`), with a shortcut for ints and plain digit strings."""
+    if value.__class__ is int:
+        return int(value)
+    if value.__class__ is str and is_digits(value):
+        return int(value)
+    return php.to_int(value)
+
+
 _SCALAR_SANITIZERS: Final[dict[str, Sanitizer]] = {
     "null": _to_null,
-    "integer": php.to_int,
+    "integer": _to_int,
     "number": php.to_float,
     "boolean": sanitize_boolean,
 }
@@ -187,10 +183,10 @@ def _object_sanitizer(node: dict[str, Any]) -> Sanitizer:
     drop_others = additional is False
     sanitize_other = compile_sanitizer(additional) if isinstance(additional, Mapping) else None
 
-    def child_of(key: Any) -> Sanitizer | None:
-        child = declared.get(key)
-        if child is None and key.__class__ is not str:
-            child = declared.get(str(key))
+    def undeclared_child(key: Any) -> Sanitizer | None:
+        """The sanitizer of a key ``declared`` does not name as it is: as a string, else by
+        the first matching pattern (whose schema may be none)."""
+        child = declared.get(str(key)) if key.__class__ is not str else None
         if child is None and patterns:
             name = key if key.__class__ is str else php.to_php_string(key)
             for pattern, pattern_child in patterns:
@@ -202,14 +198,16 @@ def _object_sanitizer(node: dict[str, Any]) -> Sanitizer:
         source = sanitize_object(value)
         result: dict[Any, Any] = {}
         for key, item in source.items() if source.__class__ is dict else enumerate(source):
-            child = child_of(key)
+            child = declared.get(key)
             if child is None:
-                if drop_others:
-                    continue
-                if sanitize_other is None:
-                    result[key] = item
-                    continue
-                child = sanitize_other
+                child = undeclared_child(key)
+                if child is None:
+                    if drop_others:
+                        continue
+                    if sanitize_other is None:
+                        result[key] = item
+                        continue
+                    child = sanitize_other
             result[key] = child(item)
         if source.__class__ is not dict and list(result) == list(range(len(result))):
             return list(result.values())  # a list stays a list when nothing was removed
