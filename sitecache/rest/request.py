@@ -16,9 +16,18 @@ from typing import Any, Final
 from sitecache.errors import RestError
 from sitecache.rest.authentication import ANONYMOUS, User
 from sitecache.rest.params import is_json_media_type, parse_content_type, parse_query_string
-from sitecache.schema.arguments import parse_request_arg
+from sitecache.schema.arguments import (
+    parse_request_arg,
+    sanitize_request_arg,
+    validate_request_arg,
+)
+from sitecache.schema.compiled import CompiledSchema
 
-__all__ = ["RestRequest"]
+__all__ = ["COMPILED_ARGS", "RestRequest"]
+
+COMPILED_ARGS: Final = "compiled_args"
+"""The handler attribute holding each argument definition's `CompiledSchema` by name (set when
+the route is registered). The default argument callbacks run through it (#18)."""
 
 SOURCES: Final = ("JSON", "POST", "GET", "URL", "defaults", "FILES")
 BODY_METHODS: Final = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -389,7 +398,7 @@ class RestRequest:
             validate = arg.get("validate_callback")
             if value is None or not validate:
                 continue
-            result = validate(value, self, key)
+            result = self._run_arg_callback(validate, value, key, arg)
             if result is False:
                 invalid[key] = "Invalid parameter."
             elif isinstance(result, RestError):
@@ -428,7 +437,7 @@ class RestRequest:
                     callback = parse_request_arg if arg.get("type") else None
                 if not callback:
                     continue
-                result = callback(params[key], self, key)
+                result = self._run_arg_callback(callback, params[key], key, arg)
                 if isinstance(result, RestError):
                     invalid[key] = " ".join(result.get_error_messages())
                     details[key] = result.to_dict()
@@ -437,6 +446,30 @@ class RestRequest:
         if invalid:
             return _invalid_params_error(invalid, details)
         return True
+
+    def _run_arg_callback(self, callback: Any, value: Any, key: str, arg: Mapping[str, Any]) -> Any:
+        """``callback(value, request, key)``; for the default callbacks, which apply the
+        argument's own schema, the same result from the schema compiled at registration."""
+        if (
+            callback is validate_request_arg
+            or callback is sanitize_request_arg
+            or callback is parse_request_arg
+        ):
+            compiled = self._compiled_arg(key, arg)
+            if compiled is not None:
+                if callback is validate_request_arg:
+                    return compiled.validate(value, key)
+                if callback is sanitize_request_arg:
+                    return compiled.sanitize(value, key)
+                return compiled.parse(value, key)
+        return callback(value, self, key)
+
+    def _compiled_arg(self, key: str, arg: Mapping[str, Any]) -> CompiledSchema | None:
+        """The compiled form of ``arg`` when the handler has one for this very definition (the
+        default callbacks read ``args[key]`` of the attributes, which is ``arg``)."""
+        compiled = self._attributes.get(COMPILED_ARGS)
+        found = compiled.get(key) if isinstance(compiled, dict) else None
+        return found if found is not None and found.schema is arg else None
 
     # ------------------------------------------------------------------ mapping access
     def __getitem__(self, key: str) -> Any:

@@ -14,15 +14,18 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from sitecache.errors import RestError
+from sitecache.rest.request import COMPILED_ARGS
 from sitecache.rest.route_index import RouteIndex
+from sitecache.schema.compiled import CompiledSchema
 from sitecache.schema.patterns import compile_pcre
 
 __all__ = ["Handler", "Route", "RouteRegistry", "normalize_methods"]
 
 Handler = dict[str, Any]
 """A normalized handler: ``methods`` (a dict METHOD → True), ``callback``,
-``permission_callback``, ``args``, ``show_in_index``, ``accept_json``, ``accept_raw`` and any
-extra keys the plugin gave (``allow_batch``)."""
+``permission_callback``, ``args``, ``show_in_index``, ``accept_json``, ``accept_raw``,
+``compiled_args`` (each argument definition's `CompiledSchema`) and any extra keys the plugin
+gave (``allow_batch``)."""
 
 Notify = Callable[[str, str], None]
 
@@ -94,6 +97,9 @@ class RouteRegistry:
         self._index: RouteIndex | None = None
         self._namespace_lengths: tuple[int, ...] = ()
         self._candidates: dict[str, list[Route]] = {}
+        self._compiled: dict[int, CompiledSchema] = {}
+        """Argument definitions compiled so far, by identity (a definition shared by several
+        handlers, as route-level arguments are, is compiled once)."""
 
     # ------------------------------------------------------------------ registering
     def register_rest_route(
@@ -237,6 +243,8 @@ class RouteRegistry:
         Without ``override`` a second registration appends its handlers.
         """
         self._changed()
+        for handler in handlers:
+            handler[COMPILED_ARGS] = self._compiled_args(handler.get("args"))
         if namespace and namespace not in self.namespaces:
             self.namespaces[namespace] = {}
             self.add_route(namespace, f"/{namespace}", [self._namespace_index_handler(namespace)])
@@ -256,6 +264,19 @@ class RouteRegistry:
         existing.handlers.extend(handlers)
         existing.options.update(options or {})
         return existing
+
+    def _compiled_args(self, args: Any) -> dict[str, CompiledSchema]:
+        """Each argument definition's `CompiledSchema` (compiled on first use, then kept), so the
+        default argument callbacks never read a schema afresh per request (#18)."""
+        compiled: dict[str, CompiledSchema] = {}
+        for name, definition in args.items() if isinstance(args, Mapping) else ():
+            if not isinstance(definition, Mapping):
+                continue
+            known = self._compiled.get(id(definition))
+            if known is None or known.schema is not definition:
+                known = self._compiled[id(definition)] = CompiledSchema(definition)
+            compiled[name] = known
+        return compiled
 
     def _changed(self) -> None:
         """Forget what was derived from the routes (call after changing them)."""

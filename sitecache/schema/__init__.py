@@ -27,6 +27,7 @@ from sitecache.schema.arguments import (
     sanitize_request_arg,
     validate_request_arg,
 )
+from sitecache.schema.compiled import CompiledSchema, compile_schema
 from sitecache.schema.dates import get_date_with_gmt, parse_date
 from sitecache.schema.formats import (
     is_email,
@@ -62,7 +63,9 @@ from sitecache.schema.validation import validate_value_from_schema
 __all__ = [
     "ALLOWED_SCHEMA_KEYWORDS",
     "ALLOWED_TYPES",
+    "CompiledSchema",
     "SchemaMisuseWarning",
+    "compile_schema",
     "default_additional_properties_to_false",
     "filter_response_by_context",
     "filter_response_fields",
