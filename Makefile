@@ -36,8 +36,15 @@ typecheck: $(STAMP)
 imports: $(STAMP)
 	$(BIN)/lint-imports
 
+# The suite on TEST_WORKERS processes (pytest-xdist): the end-to-end modules start first and
+# each runs whole on one worker, the race-harness modules one after the other (tests/conftest.py).
+# Three workers on two cores: the end-to-end tests spend much of their time waiting on servers.
+# Bytecode is written whatever PYTHONDONTWRITEBYTECODE says (ignored by git): every server and
+# command the end-to-end tests start imports the package again, and compiling it each time
+# doubles what an import costs.
+TEST_WORKERS ?= 3
 unit: $(STAMP)
-	$(BIN)/pytest
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'

@@ -1,8 +1,10 @@
-"""Fixtures shared by every test package: applications with a private data directory."""
+"""Fixtures shared by every test package: applications with a private data directory; how a
+parallel run (pytest-xdist, ``make unit``) shares the tests among its workers."""
 
 from __future__ import annotations
 
 import errno
+import os
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -60,6 +62,10 @@ def port_8000_taken() -> Iterator[None]:
     """Port 8000 held by another listener (``make run``, say) for the test's duration, so a
     test that depends on it fails here rather than on whoever's machine has it taken (#16)."""
     holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # Several holders at once (pytest-xdist workers each running such a test) all bind it, so
+    # none lets it go while another test relies on it; a listener without SO_REUSEPORT (what
+    # a server does) still cannot.
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
         try:
             holder.bind(("127.0.0.1", README_PORT))
@@ -76,3 +82,55 @@ def port_8000_taken() -> Iterator[None]:
 def rest_error_of(error: DomainError) -> RestError:
     """The REST error a domain exception answers with (the default error handlers' table)."""
     return ErrorHandlers().to_rest_error(error)
+
+
+# ------------------------------------------------------------ parallel runs (pytest-xdist)
+#: End-to-end modules whose tests each keep the whole machine busy for seconds (the race
+#: harness: readers and edits, killed workers, a hung Redis): one scope, never two at once.
+RACE_MODULES = frozenset({"tests/e2e/test_cache_faults.py", "tests/e2e/test_race.py"})
+#: End-to-end modules whose tests share no server (each deploys its own site): any worker may
+#: take any of them.
+INDEPENDENT_MODULES = frozenset({"tests/e2e/test_any_server.py", "tests/e2e/test_static_nginx.py"})
+
+
+def xdist_scope(nodeid: str) -> str:
+    """The unit of work a worker takes whole: the test's module (its module-scoped servers
+    start once), the race modules together, each test of an independent module alone."""
+    module = nodeid.split("::", 1)[0]
+    if module in RACE_MODULES:
+        return "tests/e2e/races"
+    return nodeid if module in INDEPENDENT_MODULES else module
+
+
+def xdist_rank(nodeid: str) -> int:
+    """Which scopes start first: the race modules (the longest), the other end-to-end modules
+    (seconds each, mostly waiting on servers), then the rest."""
+    if xdist_scope(nodeid) == "tests/e2e/races":
+        return 0
+    return 1 if nodeid.startswith("tests/e2e/") else 2
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadscope`` with `xdist_scope` as the scope, in the order of `xdist_rank`.
+
+    (pytest-xdist's ``loadgroup`` marks cannot be used: it renames the test ids to carry them,
+    which pytest 9 no longer allows.)
+    """
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_scope(nodeid)
+
+    config.option.loadscopereorder = False  # keep the order the workers collected
+    return ModuleScheduling(config, log)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In a worker of a parallel run, order the tests by `xdist_rank` (every worker the same:
+    the controller hands out the scopes in the order the workers collected them)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: xdist_rank(item.nodeid))

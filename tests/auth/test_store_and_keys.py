@@ -7,17 +7,19 @@ on the same directory; when two workers race to create it, both end up with the 
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sqlite3
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sitecache.auth import AuthService, PasswordHasher
 from sitecache.auth import keys as keys_module
 from sitecache.auth.keys import load_or_create_secret_key
-from sitecache.auth.store import MIGRATIONS, SiteStore
+from sitecache.auth.store import MIGRATIONS, SiteStore, _enable_wal
 
 
 def mode_of(path: Path) -> int:
@@ -33,6 +35,59 @@ def test_a_new_store_applies_every_migration(tmp_path: Path) -> None:
         for row in store.connection().execute("SELECT name FROM sqlite_master WHERE type='table'")
     }
     assert {"users", "sessions", "app_passwords", "login_throttle", "options"} <= tables
+
+
+class _LockedAtFirst:
+    """A connection whose journal-mode switch answers "database is locked" ``times`` times, as
+    SQLite does at once (no busy wait) when sibling workers open a new database together."""
+
+    def __init__(self, times: int) -> None:
+        self.times = times
+        self.mode = "delete"
+
+    def execute(self, sql: str) -> _LockedAtFirst:
+        if sql == "PRAGMA journal_mode = WAL":
+            if self.times:
+                self.times -= 1
+                raise sqlite3.OperationalError("database is locked")
+            self.mode = "wal"
+        return self
+
+    def fetchone(self) -> tuple[str]:
+        return (self.mode,)
+
+
+def test_opening_a_store_waits_out_a_sibling_switching_to_wal() -> None:
+    connection = _LockedAtFirst(times=3)
+    _enable_wal(connection)  # type: ignore[arg-type]
+    assert connection.mode == "wal"
+
+
+def test_a_store_locked_for_good_says_so() -> None:
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        _enable_wal(_LockedAtFirst(times=10**9), wait=0.05)  # type: ignore[arg-type]
+
+
+def test_workers_opening_a_new_store_together_all_boot(tmp_path: Path) -> None:
+    # Real processes, as gunicorn's workers: each round, four open one new database at once.
+    context = multiprocessing.get_context("fork")
+    for round_number in range(10):
+        path = tmp_path / f"site-{round_number}.db"
+        start = context.Event()
+        workers = [
+            context.Process(target=_open_store_when_told, args=(path, start)) for _ in range(4)
+        ]
+        for worker in workers:
+            worker.start()
+        start.set()
+        for worker in workers:
+            worker.join(30)
+        assert [worker.exitcode for worker in workers] == [0, 0, 0, 0]
+
+
+def _open_store_when_told(path: Path, start: Any) -> None:
+    start.wait()
+    SiteStore(path).connection()
 
 
 def test_migrating_twice_changes_nothing(tmp_path: Path) -> None:

@@ -118,14 +118,26 @@ class PrivateRedis:
 
     def __init__(self, directory: Path) -> None:
         import shutil
-        import socket
-        import subprocess
-        import time
 
         directory.mkdir(parents=True, exist_ok=True)
         binary = shutil.which("redis-server")
         if binary is None:
             pytest.skip("redis-server is not installed (apt-get install redis-server)")
+        # A port found free may be taken before the server binds it (tests run in parallel):
+        # then the server exits, and another port is tried.
+        for _ in range(3):
+            if self._start(binary, directory):
+                return
+        raise RuntimeError("redis-server did not start on three free ports")
+
+    def _start(self, binary: str, directory: Path) -> bool:
+        """Start the server on a free port; whether it is this server that answers there."""
+        import socket
+        import subprocess
+        import time
+
+        import redis
+
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = int(probe.getsockname()[1])
@@ -138,18 +150,19 @@ class PrivateRedis:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        import redis
-
         deadline = time.monotonic() + 10
-        while True:
+        while self.process.poll() is None:
             try:
-                redis.Redis(port=self.port, socket_connect_timeout=0.2).ping()
-                break
+                client = redis.Redis(port=self.port, socket_connect_timeout=0.2)
+                # This server, not another one that got the port first.
+                if int(client.info("server")["process_id"]) == self.process.pid:
+                    return True
             except (redis.RedisError, OSError):
                 if time.monotonic() > deadline:
                     self.close()
                     raise
-                time.sleep(0.05)
+            time.sleep(0.05)
+        return False
 
     def stop(self) -> None:
         """Freeze the server (SIGSTOP): it accepts nothing and answers nothing."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -17,6 +18,25 @@ from pathlib import Path
 from sitecache.serving import DEFAULT_THREADS, DEFAULT_TIMEOUT, gunicorn_argv
 
 REPOSITORY = Path(__file__).resolve().parents[2]
+
+#: How often `LiveServer.start` tries.
+START_ATTEMPTS = 3
+#: What gunicorn logs when the port it was given is taken.
+PORT = "Connection in use"
+#: Start failures that are the test's circumstances, not the server's behaviour: a port taken
+#: between `free_port` and gunicorn's bind (tests run in parallel), and two workers creating
+#: the auth database of a fresh data directory at the same instant (``sitecache serve``
+#: creates it before gunicorn starts; a bare gunicorn on an empty directory does not).
+RETRIED_FAILURES = (PORT, "database is locked")
+#: gunicorn configuration: each worker drops a file named after it once the app is loaded.
+READY_HOOK = """
+import os
+import pathlib
+
+
+def post_worker_init(worker):
+    pathlib.Path({directory!r}, str(os.getpid())).touch()
+"""
 
 
 def free_port() -> int:
@@ -43,6 +63,7 @@ class LiveServer:
     name: str = ""
     #: more environment variables for the server
     environment: dict[str, str] = field(default_factory=dict)
+    _ready_dir: Path = field(default=Path(), repr=False)
 
     @property
     def _suffix(self) -> str:
@@ -53,12 +74,36 @@ class LiveServer:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 30.0) -> None:
-        """Start gunicorn and wait until it answers."""
+        """Start gunicorn and wait until every worker has loaded the application and it answers.
+
+        On a free port of its choosing, a start that fails because that port was taken in the
+        meantime (by a parallel test) or because the two workers creating a fresh data
+        directory at once collided (``database is locked``, see `RETRIED_FAILURES`) is tried
+        again; any other failure raises `RuntimeError` with gunicorn's log.
+        """
+        chosen = not self.port
+        for attempt in range(1, START_ATTEMPTS + 1):
+            self.port = free_port() if chosen else self.port
+            self._launch()
+            failure = self._wait_until_ready(time.monotonic() + timeout)
+            if failure is None:
+                return
+            retried = [line for line in RETRIED_FAILURES if line in self.log()]
+            if attempt == START_ATTEMPTS or not retried or (not chosen and PORT in retried):
+                raise RuntimeError(f"{failure}:\n{self.log()}")
+            print(f"gunicorn start {attempt} failed ({retried[0]}), starting it again")
+
+    def _launch(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         config_file = self.data_dir.parent / f"sitecache{self._suffix}.toml"
         config_file.write_text("\n".join(self.config_lines) + "\n", encoding="utf-8")
-        self.port = self.port or free_port()
         self.log_path = self.data_dir.parent / f"gunicorn{self._suffix}.log"
+        # Every worker says when it has loaded the application (gunicorn's post_worker_init).
+        self._ready_dir = self.data_dir.parent / f"ready{self._suffix}"
+        shutil.rmtree(self._ready_dir, ignore_errors=True)
+        self._ready_dir.mkdir()
+        hooks = self.data_dir.parent / f"gunicorn{self._suffix}.conf.py"
+        hooks.write_text(READY_HOOK.format(directory=str(self._ready_dir)), encoding="utf-8")
         environment = {
             **os.environ,
             "SITECACHE_CONFIG": str(config_file),
@@ -70,6 +115,7 @@ class LiveServer:
         command = [
             sys.executable, "-m", "gunicorn",
             "--chdir", str(REPOSITORY),
+            "--config", str(hooks),
             *gunicorn_argv(
                 f"127.0.0.1:{self.port}",
                 self.workers,
@@ -82,17 +128,23 @@ class LiveServer:
             self.process = subprocess.Popen(
                 command, stdout=log, stderr=subprocess.STDOUT, env=environment, cwd=REPOSITORY
             )
-        deadline = time.monotonic() + timeout
+
+    def _wait_until_ready(self, deadline: float) -> str | None:
+        """``None`` once every worker has loaded the application and it answers; else why not
+        (gunicorn stopped, or ``deadline`` passed)."""
+        assert self.process is not None
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"gunicorn exited early:\n{self.log()}")
-            try:
-                self.request("GET", "/site-json/")
-                return
-            except OSError:
-                time.sleep(0.1)
+                return "gunicorn exited early"
+            if len(list(self._ready_dir.iterdir())) >= self.workers:
+                try:
+                    self.request("GET", "/site-json/")
+                    return None
+                except OSError:
+                    pass
+            time.sleep(0.05)
         self.stop()
-        raise RuntimeError(f"gunicorn did not answer within {timeout} s:\n{self.log()}")
+        return f"gunicorn was not ready within the time allowed on port {self.port}"
 
     def stop(self) -> None:
         """SIGTERM, then wait (SIGKILL if it does not stop)."""

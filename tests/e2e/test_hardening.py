@@ -225,8 +225,10 @@ def test_a_basic_auth_user_name_cannot_forge_an_access_log_line(live_server: Liv
     forged = 'evil\n6.6.6.6 - admin [01/Jan/2030:00:00:00 +0000] "GET /forged HTTP/1.1" 200 0'
     token = base64.b64encode(f"{forged}:password".encode()).decode()
     live_server.request("GET", "/site-json/", headers={"Authorization": f"Basic {token}"})
-    time.sleep(0.5)  # the access log is written after the answer
-    log = live_server.log()
+    # The access log is written after the answer, the whole line at once.
+    deadline = time.monotonic() + 10
+    while "evil" not in (log := live_server.log()) and time.monotonic() < deadline:
+        time.sleep(0.02)
     assert "evil\\x0a6.6.6.6" in log
     assert not any(line.startswith("6.6.6.6") for line in log.splitlines())
 

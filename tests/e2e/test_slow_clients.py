@@ -89,11 +89,12 @@ class HeldConnections:
             sock.close()
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    """gunicorn with ``sitecache serve``'s settings (2 workers, 8 threads, 30 s timeout)."""
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """gunicorn with ``sitecache serve``'s settings (2 workers, 8 threads, 30 s timeout), one
+    for the module: each test closes the connections it opened."""
     live = LiveServer(
-        data_dir=tmp_path / "var",
+        data_dir=tmp_path_factory.mktemp("slow-clients") / "var",
         config_lines=['plugins = ["tests.e2e.plugin:activate"]', "password_hash_cost = 1024"],
     )
     live.start()

@@ -61,9 +61,11 @@ def site(
     built, _ = wheel
     root = tmp_path_factory.mktemp("installed")
     venv = root / "venv"
-    run([sys.executable, "-m", "venv", str(venv)], cwd=root)
+    # No pip of its own (ensurepip costs seconds): this interpreter's pip installs into it.
+    run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=root)
     python = venv / "bin" / "python"
-    run([str(python), "-m", "pip", "install", "-q", str(built), "waitress"], cwd=root)
+    run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", str(built),
+         "waitress"], cwd=root)  # fmt: skip
     # The package is the installed one, not the checkout.
     location = run([str(python), "-c", "import sitecache; print(sitecache.__file__)"], cwd=root)
     assert Path(location.strip()).is_relative_to(venv), location
