@@ -12,11 +12,12 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
+
+from sitecache.sqlite_wal import enable_wal
 
 __all__ = ["MIGRATIONS", "SiteStore", "make_private_directory"]
 
@@ -127,7 +128,7 @@ class SiteStore:
         connection.row_factory = sqlite3.Row
         connection.execute("PRAGMA foreign_keys = ON")
         connection.execute("PRAGMA busy_timeout = 10000")
-        _enable_wal(connection)
+        enable_wal(connection)
         connection.execute("PRAGMA synchronous = NORMAL")
         return connection
 
@@ -200,27 +201,3 @@ class SiteStore:
 def _statements(script: str) -> list[str]:
     """Split a migration script into statements (no semicolons inside our literals)."""
     return [statement.strip() for statement in script.split(";") if statement.strip()]
-
-
-def _enable_wal(connection: sqlite3.Connection, wait: float = 10.0) -> None:
-    """Put the database in WAL mode, waiting up to ``wait`` seconds for other processes.
-
-    Switching the journal mode answers "database is locked" at once, without the busy
-    timeout, while another connection (a sibling worker opening the same new database) holds
-    a lock; it is retried until the switch is done or ``wait`` runs out.
-
-    Raises:
-        sqlite3.OperationalError: the database stayed locked for ``wait`` seconds.
-    """
-    deadline = time.monotonic() + wait
-    pause = 0.005
-    while True:
-        try:
-            if connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
-                return
-            connection.execute("PRAGMA journal_mode = WAL")
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() >= deadline:
-                raise
-            time.sleep(pause)
-            pause = min(pause * 2, 0.1)

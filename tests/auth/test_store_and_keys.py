@@ -19,7 +19,8 @@ import pytest
 from sitecache.auth import AuthService, PasswordHasher
 from sitecache.auth import keys as keys_module
 from sitecache.auth.keys import load_or_create_secret_key
-from sitecache.auth.store import MIGRATIONS, SiteStore, _enable_wal
+from sitecache.auth.store import MIGRATIONS, SiteStore
+from sitecache.sqlite_wal import enable_wal
 
 
 def mode_of(path: Path) -> int:
@@ -59,13 +60,13 @@ class _LockedAtFirst:
 
 def test_opening_a_store_waits_out_a_sibling_switching_to_wal() -> None:
     connection = _LockedAtFirst(times=3)
-    _enable_wal(connection)  # type: ignore[arg-type]
+    enable_wal(connection)  # type: ignore[arg-type]
     assert connection.mode == "wal"
 
 
 def test_a_store_locked_for_good_says_so() -> None:
     with pytest.raises(sqlite3.OperationalError, match="locked"):
-        _enable_wal(_LockedAtFirst(times=10**9), wait=0.05)  # type: ignore[arg-type]
+        enable_wal(_LockedAtFirst(times=10**9), wait=0.05)  # type: ignore[arg-type]
 
 
 def test_workers_opening_a_new_store_together_all_boot(tmp_path: Path) -> None:

@@ -24,10 +24,9 @@ START_ATTEMPTS = 3
 #: What gunicorn logs when the port it was given is taken.
 PORT = "Connection in use"
 #: Start failures that are the test's circumstances, not the server's behaviour: a port taken
-#: between `free_port` and gunicorn's bind (tests run in parallel), and two workers creating
-#: the auth database of a fresh data directory at the same instant (``sitecache serve``
-#: creates it before gunicorn starts; a bare gunicorn on an empty directory does not).
-RETRIED_FAILURES = (PORT, "database is locked")
+#: between `free_port` and gunicorn's bind (tests run in parallel). (Workers creating a fresh
+#: data directory at once are the server's business: `sitecache.sqlite_wal` makes that work.)
+RETRIED_FAILURES = (PORT,)
 #: gunicorn configuration: each worker drops a file named after it once the app is loaded.
 READY_HOOK = """
 import os
@@ -77,9 +76,8 @@ class LiveServer:
         """Start gunicorn and wait until every worker has loaded the application and it answers.
 
         On a free port of its choosing, a start that fails because that port was taken in the
-        meantime (by a parallel test) or because the two workers creating a fresh data
-        directory at once collided (``database is locked``, see `RETRIED_FAILURES`) is tried
-        again; any other failure raises `RuntimeError` with gunicorn's log.
+        meantime (by a parallel test, see `RETRIED_FAILURES`) is tried again; any other failure
+        raises `RuntimeError` with gunicorn's log.
         """
         chosen = not self.port
         for attempt in range(1, START_ATTEMPTS + 1):

@@ -13,6 +13,7 @@ import sqlite3
 from typing import Any, Final
 
 from sitecache.cache.entry import EntryInfo
+from sitecache.sqlite_wal import enable_wal
 
 __all__ = ["COLUMNS", "LAYOUT_VERSION", "UPSERT", "create_schema", "info_row", "row_to_info"]
 
@@ -142,7 +143,7 @@ def create_schema(connection: sqlite3.Connection) -> None:
     if new:
         # Free pages go back to the file system in GC's bounded slices (`housekeeping`).
         connection.execute("PRAGMA auto_vacuum=INCREMENTAL")
-    connection.execute("PRAGMA journal_mode=WAL")
+    enable_wal(connection)
     connection.execute("BEGIN IMMEDIATE")
     try:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
