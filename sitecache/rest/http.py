@@ -369,18 +369,24 @@ def _encode(
     headers = dict(merged.get_headers())
     if request.get_method() == "HEAD":
         return Answer(status, headers, None)
-    data = server.response_to_data(merged, embed)
-    data = server.hooks.apply_filters("rest_pre_echo_response", data, server, request)
-    if status == 204 or data is None:
-        return Answer(status, headers, None)
-    pretty = request.get_param("_pretty") is not None
-    try:
-        body = encode_json(data, pretty)
-    except ValueError as exc:
-        status = 500
-        body = encode_json(
-            RestError("rest_encode_error", str(exc), {"status": 500}).to_dict(), pretty
-        )
+    # The API index's body is kept while nothing that shapes it changes (index_body.py).
+    kept = None if embed else server.index_bodies.key_for(request, merged)
+    body = server.index_bodies.get(kept) if kept is not None else None
+    if body is None:
+        data = server.response_to_data(merged, embed)
+        data = server.hooks.apply_filters("rest_pre_echo_response", data, server, request)
+        if status == 204 or data is None:
+            return Answer(status, headers, None)
+        pretty = request.get_param("_pretty") is not None
+        try:
+            body = encode_json(data, pretty)
+        except ValueError as exc:
+            status = 500
+            body = encode_json(
+                RestError("rest_encode_error", str(exc), {"status": 500}).to_dict(), pretty
+            )
+        if kept is not None and status == 200:
+            server.index_bodies.put(kept, body)
     if callback is not None:
         body = f"/**/{callback}({body})"
     return Answer(status, headers, body)

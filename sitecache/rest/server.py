@@ -31,6 +31,7 @@ from sitecache.rest.cors import send_cors_headers
 from sitecache.rest.debug import DebugNotices
 from sitecache.rest.embedding import response_to_data
 from sitecache.rest.error_handlers import DomainErrorHandler, ErrorHandlers
+from sitecache.rest.index_body import IndexBodies
 from sitecache.rest.links import default_curies
 from sitecache.rest.params import parse_query_string
 from sitecache.rest.request import RestRequest
@@ -108,7 +109,8 @@ class RestServer:
         self._initializing = False
         self._init_lock = threading.RLock()
         self._register_core_routes()
-        self._add_default_filters()
+        self.index_bodies = IndexBodies(hooks, self._add_default_filters())
+        """Encoded bodies of the API index (`sitecache.rest.index_body`)."""
 
     # ------------------------------------------------------------------ setup
     def _register_core_routes(self) -> None:
@@ -133,12 +135,21 @@ class RestServer:
     def _namespace_index(self, request: RestRequest) -> RestResponse | RestError:
         return index.get_namespace_index(self, request)
 
-    def _add_default_filters(self) -> None:
-        self.hooks.add_filter("rest_pre_dispatch", self._options_filter, 10)
-        self.hooks.add_filter("rest_post_dispatch", self.filter_response_by_context, 9)
-        self.hooks.add_filter("rest_post_dispatch", self.send_allow_header, 10)
-        self.hooks.add_filter("rest_post_dispatch", self.filter_response_fields, 10)
-        self.hooks.add_filter("rest_pre_serve_request", send_cors_headers, 10)
+    def _add_default_filters(self) -> dict[str, tuple[Callable[..., Any], ...]]:
+        """Add the server's own filters; returns them by filter name, in the order they run."""
+        own: dict[str, tuple[tuple[Callable[..., Any], int], ...]] = {
+            "rest_pre_dispatch": ((self._options_filter, 10),),
+            "rest_post_dispatch": (
+                (self.filter_response_by_context, 9),
+                (self.send_allow_header, 10),
+                (self.filter_response_fields, 10),
+            ),
+            "rest_pre_serve_request": ((send_cors_headers, 10),),
+        }
+        for name, callbacks in own.items():
+            for callback, priority in callbacks:
+                self.hooks.add_filter(name, callback, priority)
+        return {name: tuple(callback for callback, _ in entries) for name, entries in own.items()}
 
     def _options_filter(self, result: Any, server: RestServer, request: RestRequest) -> Any:
         return index.handle_options_request(result, self, request)
