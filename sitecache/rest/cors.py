@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from sitecache.rest.authentication import is_logged_in
 from sitecache.rest.request import RestRequest
-from sitecache.rest.response import RestResponse
+from sitecache.rest.response import RestResponse, find_header
 from sitecache.schema import sanitize_url
 
 if TYPE_CHECKING:
@@ -40,9 +40,9 @@ def send_cors_headers(
 
 
 def _vary_on_origin(response: RestResponse) -> None:
-    current = response.get_headers().get("Vary") or next(
-        (value for name, value in response.get_headers().items() if name.lower() == "vary"), ""
-    )
+    headers = response.get_headers()
+    name = find_header(headers, "Vary")
+    current = headers.get("Vary") or (headers[name] if name is not None else "")
     names = [name.strip().lower() for name in current.split(",") if name.strip()]
     if "origin" not in names:
         response.header("Vary", "Origin", replace=False)
