@@ -40,9 +40,12 @@ def send_cors_headers(
 
 
 def _vary_on_origin(response: RestResponse) -> None:
+    """Add ``Origin`` to ``Vary`` unless it is listed (``header("Vary", "Origin", False)``)."""
     headers = response.get_headers()
     name = find_header(headers, "Vary")
-    current = headers.get("Vary") or (headers[name] if name is not None else "")
-    names = [name.strip().lower() for name in current.split(",") if name.strip()]
-    if "origin" not in names:
-        response.header("Vary", "Origin", replace=False)
+    if name is None:
+        headers["Vary"] = "Origin"
+        return
+    current = headers.get("Vary") or headers[name]
+    if "origin" not in [item.strip().lower() for item in current.split(",")]:
+        headers[name] = f"{headers[name]}, Origin"

@@ -35,7 +35,6 @@ from sitecache.rest.params import is_json_media_type
 from sitecache.rest.request import RestRequest
 from sitecache.rest.response import RestResponse, error_to_response
 from sitecache.rest.server import internal_error
-from sitecache.rest.urls import RequestContext
 from sitecache.schema import parse_embed_param
 
 if TYPE_CHECKING:
@@ -67,6 +66,8 @@ ALLOWED_HEADERS: Final = [
     "Content-MD5",
     "Content-Type",
 ]
+_EXPOSED_LIST: Final = ", ".join(EXPOSED_HEADERS)
+_ALLOWED_LIST: Final = ", ".join(ALLOWED_HEADERS)
 _JSONP_CALLBACK = re.compile(r"[^A-Za-z0-9_.]")
 
 
@@ -83,6 +84,14 @@ def _base_headers(server: RestServer, jsonp: bool) -> dict[str, str]:
         headers["Link"] = f'<{api_root}>; rel="{server.settings.api_root_rel}"'
     headers["X-Content-Type-Options"] = "nosniff"
     return headers
+
+
+def _default_headers(server: RestServer, environ: Mapping[str, Any], jsonp: bool) -> dict[str, str]:
+    """`_base_headers` of this request, kept per host while no ``rest_url`` filter runs."""
+    if server.hooks.has_filter("rest_url"):
+        return _base_headers(server, jsonp)
+    stamp = (server.hooks.version, server.settings)
+    return server.hosts.headers(environ, stamp, jsonp, lambda: _base_headers(server, jsonp))
 
 
 def _jsonp_error(code: str, message: str, base: Mapping[str, str]) -> Answer:
@@ -147,8 +156,7 @@ def serve_request(
     """
     if isinstance(route, RestError) and route.code == "rest_path_invalid_type":
         return die_response(http, route)
-    context = RequestContext.from_environ(http.environ)
-    token = server.using_context(context)
+    token = server.using_context(server.hosts.context(http.environ))
     try:
         with server.notices.collecting() as debug_headers:
             try:
@@ -190,7 +198,7 @@ def _serve(
     if isinstance(route, RestError):
         return _error_answer(route, {**_base_headers(server, False), **NOCACHE_HEADERS})
     server.ensure_initialized()
-    jsonp = _check_jsonp(server, query)
+    jsonp = _check_jsonp(server, http.environ, query)
     if isinstance(jsonp, Answer):
         return jsonp
     callback, base = jsonp
@@ -219,14 +227,14 @@ def _serve(
 
 
 def _check_jsonp(
-    server: RestServer, query: Mapping[str, Any]
+    server: RestServer, environ: Mapping[str, Any], query: Mapping[str, Any]
 ) -> tuple[str | None, dict[str, str]] | Answer:
     """Stage 1, JSONP: the ``_jsonp`` callback (``None`` when not asked for) and the default
     headers it implies; a 400 answer when JSONP is disabled or the callback name is invalid."""
     value = query.get("_jsonp")
     callback = value if isinstance(value, str) and value else None
     enabled = bool(server.hooks.apply_filters("rest_jsonp_enabled", server.settings.jsonp_enabled))
-    base = _base_headers(server, callback is not None and enabled)
+    base = _default_headers(server, environ, callback is not None and enabled)
     if callback is not None and not enabled:
         return _jsonp_error(
             "rest_callback_disabled", "JSONP support is disabled on this site.", base
@@ -276,14 +284,17 @@ def _override_method(request: RestRequest, query: Mapping[str, Any]) -> bool:
 def _add_cors_header_lists(server: RestServer, request: RestRequest, base: dict[str, str]) -> None:
     """Stage 4, CORS: the exposed and allowed header lists (filters
     ``rest_exposed_cors_headers`` and ``rest_allowed_cors_headers``)."""
-    exposed = server.hooks.apply_filters(
-        "rest_exposed_cors_headers", list(EXPOSED_HEADERS), request
-    )
-    allowed = server.hooks.apply_filters(
-        "rest_allowed_cors_headers", list(ALLOWED_HEADERS), request
-    )
-    base["Access-Control-Expose-Headers"] = ", ".join(exposed)
-    base["Access-Control-Allow-Headers"] = ", ".join(allowed)
+    hooks = server.hooks
+    if not hooks.has_filter("rest_exposed_cors_headers"):
+        base["Access-Control-Expose-Headers"] = _EXPOSED_LIST
+    else:
+        exposed = hooks.apply_filters("rest_exposed_cors_headers", list(EXPOSED_HEADERS), request)
+        base["Access-Control-Expose-Headers"] = ", ".join(exposed)
+    if not hooks.has_filter("rest_allowed_cors_headers"):
+        base["Access-Control-Allow-Headers"] = _ALLOWED_LIST
+    else:
+        allowed = hooks.apply_filters("rest_allowed_cors_headers", list(ALLOWED_HEADERS), request)
+        base["Access-Control-Allow-Headers"] = ", ".join(allowed)
 
 
 def _authenticate(

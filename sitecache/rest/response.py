@@ -140,11 +140,11 @@ class RestResponse:
 
 def find_header(headers: Mapping[str, Any], name: str) -> str | None:
     """The first name in ``headers`` that is ``name`` in any case, or ``None``."""
-    names = [*headers]
-    try:
-        return names[[*map(str.lower, names)].index(name.lower())]
-    except ValueError:
-        return None
+    lowered = name.lower()
+    for key in headers:
+        if key.lower() == lowered:
+            return key
+    return None
 
 
 def error_to_response(error: RestError) -> RestResponse:

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar, Token
 from datetime import UTC, timedelta, timezone, tzinfo
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -31,6 +30,7 @@ from sitecache.rest.cors import send_cors_headers
 from sitecache.rest.debug import DebugNotices
 from sitecache.rest.embedding import response_to_data
 from sitecache.rest.error_handlers import DomainErrorHandler, ErrorHandlers
+from sitecache.rest.http_hosts import HostDefaults
 from sitecache.rest.index_body import IndexBodies
 from sitecache.rest.links import default_curies
 from sitecache.rest.params import parse_query_string
@@ -104,6 +104,8 @@ class RestServer:
         self.error_handlers = ErrorHandlers()
         """The REST error each domain exception answers with (`add_error_handler`)."""
         self.index_cache: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.hosts = HostDefaults()
+        """Host contexts and default headers per host (`sitecache.rest.http_hosts`)."""
         """Route descriptions of the API and namespace indexes (`index.cached_data_for_routes`)."""
         self._initialized = threading.Event()
         self._initializing = False
@@ -302,15 +304,10 @@ class RestServer:
         return result if isinstance(result, RestRequest) else None
 
     # ------------------------------------------------------------------ dispatch
-    @contextmanager
-    def acting_for(self, request: RestRequest) -> Iterator[None]:
+    def acting_for(self, request: RestRequest) -> _ActingFor:
         """Make ``request`` the caller of internal requests (embedding, target hints, batch)
         made inside the ``with`` block, so they run as its user."""
-        token = _current_request.set(request)
-        try:
-            yield
-        finally:
-            _current_request.reset(token)
+        return _ActingFor(request)
 
     def match_request_to_handler(self, request: RestRequest) -> tuple[Route, Handler] | RestError:
         """Find the handler; set the request's URL params, attributes and defaults."""
@@ -520,6 +517,24 @@ class RestServer:
         }
         envelope = self.hooks.apply_filters("rest_envelope_response", envelope, response)
         return RestResponse(envelope)
+
+
+class _ActingFor:
+    """The ``with`` block of `RestServer.acting_for` (a class: every REST request enters one)."""
+
+    __slots__ = ("_request", "_token")
+
+    def __init__(self, request: RestRequest) -> None:
+        self._request = request
+        self._token: Token[RestRequest | None] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _current_request.set(self._request)
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._token is not None:
+            _current_request.reset(self._token)
+            self._token = None
 
 
 _PERMISSIONS: Final = "permissions"

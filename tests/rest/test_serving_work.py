@@ -7,6 +7,7 @@ first matching name, as before.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from typing import Any
@@ -131,3 +132,40 @@ def test_vary_origin_joins_an_existing_vary_in_its_own_case(app: App, client: Cl
     app.hooks.add_action("rest_api_init", register)
     response = client.get("/site-json/serving/v1/vary")
     assert response.headers.getlist("Vary") == ["Accept, Origin"]
+
+
+def test_the_api_root_link_follows_each_host_and_scheme(app_factory: Any) -> None:
+    client = Client(app_factory(site_url=None))
+    for base in ("http://one.example", "https://two.example:8443", "http://one.example"):
+        link = client.get("/site-json/nowhere", base_url=base).headers["Link"]
+        assert link == f'<{base}/site-json/>; rel="https://api.w.org/"'
+
+
+def test_a_rest_url_filter_added_later_reaches_the_link_header(app: App, client: Client) -> None:
+    assert client.get("/site-json/").headers["Link"].startswith("<http://example.org/site-json/>")
+    app.hooks.add_filter("rest_url", lambda url, path: url.replace("example.org", "cdn.example"))
+    assert client.get("/site-json/").headers["Link"].startswith("<http://cdn.example/site-json/>")
+
+
+def test_new_settings_reach_the_default_headers(app: App, client: Client) -> None:
+    client.get("/site-json/")
+    app.server.settings = dataclasses.replace(app.server.settings, api_root_rel="https://x/")
+    assert client.get("/site-json/").headers["Link"].endswith('rel="https://x/"')
+
+
+def test_cors_header_list_filters_still_apply(app: App, client: Client) -> None:
+    default = client.get("/site-json/").headers["Access-Control-Expose-Headers"]
+    assert default == "X-Site-Total, X-Site-TotalPages, Link"
+    app.hooks.add_filter("rest_exposed_cors_headers", lambda names, request: [*names, "X-Extra"])
+    app.hooks.add_filter("rest_allowed_cors_headers", lambda names, request: names[:1])
+    response = client.get("/site-json/")
+    assert response.headers["Access-Control-Expose-Headers"] == default + ", X-Extra"
+    assert response.headers["Access-Control-Allow-Headers"] == "Authorization"
+
+
+def test_a_rest_url_filter_runs_for_every_request(app: App, client: Client) -> None:
+    served = iter(range(100))
+    app.hooks.add_filter("rest_url", lambda url, path: f"{url}?n={next(served)}")
+    first = client.get("/site-json/nowhere").headers["Link"]
+    second = client.get("/site-json/nowhere").headers["Link"]
+    assert first != second
