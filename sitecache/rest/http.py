@@ -354,15 +354,16 @@ def _final_headers(
     merged.links = result.links
     merged.set_matched_route(result.get_matched_route())
     merged.set_matched_handler(result.get_matched_handler())
-    merged.headers = merge_headers(base, result.get_headers())
     status = merged.get_status()
     logged_in = bool(
         server.hooks.apply_filters("rest_send_nocache_headers", is_logged_in(request.user))
     )
     if nocache or logged_in or (override_from_header and 400 <= status < 500):
-        for name, value in NOCACHE_HEADERS.items():
-            merged.header(name, value)
-        merged.remove_header("Last-Modified")
+        merged.headers = merge_headers(
+            base, result.get_headers(), NOCACHE_HEADERS, drop="Last-Modified"
+        )
+    else:
+        merged.headers = merge_headers(base, result.get_headers())
     return merged
 
 

@@ -129,16 +129,24 @@ def to_http(
     return RestHttpResponse(payload, status, list(final.values()))
 
 
-def merge_headers(base: Mapping[str, str], own: Mapping[str, str]) -> dict[str, str]:
-    """``base`` then ``own``, as `RestResponse.header` would set them one by one: a name given
-    again (in any case) replaces the earlier one and moves to the end."""
+def merge_headers(
+    base: Mapping[str, str], *layers: Mapping[str, str], drop: str | None = None
+) -> dict[str, str]:
+    """``base`` then each of ``layers``, as `RestResponse.header` would set them one by one: a
+    name given again (in any case) replaces the earlier one and moves to the end; then the
+    header ``drop`` (any case) is removed, as `RestResponse.remove_header` would."""
     merged = dict(base)
     names = {name.lower(): name for name in merged}
-    for name, value in own.items():
-        lowered = name.lower()
-        existing = names.get(lowered)
+    for layer in layers:
+        for name, value in layer.items():
+            lowered = name.lower()
+            existing = names.get(lowered)
+            if existing is not None:
+                del merged[existing]
+            merged[name] = value
+            names[lowered] = name
+    if drop is not None:
+        existing = names.get(drop.lower())
         if existing is not None:
             del merged[existing]
-        merged[name] = value
-        names[lowered] = name
     return merged

@@ -14,7 +14,8 @@ import pytest
 from werkzeug.test import EnvironBuilder
 from werkzeug.wrappers import Response
 
-from sitecache.rest.http_response import RestHttpResponse, to_http
+from sitecache.rest import RestResponse
+from sitecache.rest.http_response import RestHttpResponse, merge_headers, to_http
 
 HEADERS = {"Content-Type": "application/json; charset=UTF-8", "X-Robots-Tag": "noindex"}
 
@@ -96,3 +97,17 @@ def test_debug_headers_come_last_and_every_value_is_one_line() -> None:
         ("X-Note", "a b"),
         ("Content-Length", "2"),
     ]
+
+
+def test_merging_header_layers_is_setting_them_one_by_one() -> None:
+    base = {"Content-Type": "application/json", "Last-Modified": "x", "Vary": "Accept"}
+    own = {"vary": "Origin", "X-Own": "1"}
+    nocache = {"Cache-Control": "no-store", "x-own": "2"}
+    one_by_one = RestResponse(None, 200, base)
+    for layer in (own, nocache):
+        for name, value in layer.items():
+            one_by_one.header(name, value)
+    one_by_one.remove_header("last-modified")
+    merged = merge_headers(base, own, nocache, drop="last-modified")
+    assert list(merged.items()) == list(one_by_one.get_headers().items())
+    assert list(merge_headers(base).items()) == list(base.items())
