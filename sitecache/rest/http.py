@@ -23,6 +23,7 @@ from werkzeug.wrappers import Request, Response
 
 from sitecache.errors import RestError
 from sitecache.rest.authentication import Authentication, is_logged_in
+from sitecache.rest.http_hosts import Host
 from sitecache.rest.http_request import (
     MAX_BODY_BYTES,
     build_request,
@@ -86,12 +87,12 @@ def _base_headers(server: RestServer, jsonp: bool) -> dict[str, str]:
     return headers
 
 
-def _default_headers(server: RestServer, environ: Mapping[str, Any], jsonp: bool) -> dict[str, str]:
+def _default_headers(server: RestServer, host: Host, jsonp: bool) -> dict[str, str]:
     """`_base_headers` of this request, kept per host while no ``rest_url`` filter runs."""
     if server.hooks.has_filter("rest_url"):
         return _base_headers(server, jsonp)
     stamp = (server.hooks.version, server.settings)
-    return server.hosts.headers(environ, stamp, jsonp, lambda: _base_headers(server, jsonp))
+    return host.headers(stamp, jsonp, lambda: _base_headers(server, jsonp))
 
 
 def _jsonp_error(code: str, message: str, base: Mapping[str, str]) -> Answer:
@@ -156,12 +157,13 @@ def serve_request(
     """
     if isinstance(route, RestError) and route.code == "rest_path_invalid_type":
         return die_response(http, route)
-    token = server.using_context(server.hosts.context(http.environ))
+    host = server.hosts.lookup(http.environ)
+    token = server.using_context(host.context)
     try:
         with server.notices.collecting() as debug_headers:
             try:
                 params = query if query is not None else query_params(http.environ)
-                status, headers, body = _serve(server, http, route, params)
+                status, headers, body = _serve(server, http, host, route, params)
             except Exception:
                 logger.exception("Unhandled exception while serving a REST request")
                 error = internal_error()
@@ -191,14 +193,14 @@ def _error_answer(error: RestError, headers: Mapping[str, str]) -> Answer:
 
 
 def _serve(
-    server: RestServer, http: Request, route: str | RestError, query: dict[str, Any]
+    server: RestServer, http: Request, host: Host, route: str | RestError, query: dict[str, Any]
 ) -> Answer:
     """``serve_request``'s work, stage by stage: JSONP, the request object, method override,
     CORS header lists, authentication, dispatch, the envelope, headers, then the body."""
     if isinstance(route, RestError):
         return _error_answer(route, {**_base_headers(server, False), **NOCACHE_HEADERS})
     server.ensure_initialized()
-    jsonp = _check_jsonp(server, http.environ, query)
+    jsonp = _check_jsonp(server, host, query)
     if isinstance(jsonp, Answer):
         return jsonp
     callback, base = jsonp
@@ -227,14 +229,14 @@ def _serve(
 
 
 def _check_jsonp(
-    server: RestServer, environ: Mapping[str, Any], query: Mapping[str, Any]
+    server: RestServer, host: Host, query: Mapping[str, Any]
 ) -> tuple[str | None, dict[str, str]] | Answer:
     """Stage 1, JSONP: the ``_jsonp`` callback (``None`` when not asked for) and the default
     headers it implies; a 400 answer when JSONP is disabled or the callback name is invalid."""
     value = query.get("_jsonp")
     callback = value if isinstance(value, str) and value else None
     enabled = bool(server.hooks.apply_filters("rest_jsonp_enabled", server.settings.jsonp_enabled))
-    base = _default_headers(server, environ, callback is not None and enabled)
+    base = _default_headers(server, host, callback is not None and enabled)
     if callback is not None and not enabled:
         return _jsonp_error(
             "rest_callback_disabled", "JSONP support is disabled on this site.", base

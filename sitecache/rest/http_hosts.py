@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from sitecache.rest.urls import RequestContext
 
-__all__ = ["ADMIN_PREFIX", "HostDefaults"]
+__all__ = ["ADMIN_PREFIX", "Host", "HostDefaults"]
 
 ADMIN_PREFIX: Final = "/site-admin"
 _LIMIT: Final = 64
@@ -30,7 +30,7 @@ def _same(one: _Stamp, other: _Stamp) -> bool:
     return one[0] == other[0] and one[1] is other[1]
 
 
-class _Host:
+class Host:
     """One host's context and, under one stamp, its default headers (JSONP or not)."""
 
     __slots__ = ("context", "kept")
@@ -39,14 +39,29 @@ class _Host:
         self.context = context
         self.kept: tuple[_Stamp, dict[bool, dict[str, str]]] = ((-1, None), {})
 
+    def headers(
+        self, stamp: _Stamp, jsonp: bool, build: Callable[[], dict[str, str]]
+    ) -> dict[str, str]:
+        """A copy of ``build()``'s headers for this host, kept per ``stamp`` and ``jsonp``."""
+        kept_stamp, kept = self.kept
+        if not _same(kept_stamp, stamp):
+            kept = {}
+            self.kept = (stamp, kept)
+        found = kept.get(jsonp)
+        if found is None:
+            found = kept[jsonp] = build()
+        return dict(found)
+
 
 class HostDefaults:
     """The per-host memo of one REST server."""
 
     def __init__(self) -> None:
-        self._hosts: dict[tuple[Any, ...], _Host] = {}
+        self._hosts: dict[tuple[Any, ...], Host] = {}
 
-    def _host(self, environ: Mapping[str, Any]) -> _Host:
+    def lookup(self, environ: Mapping[str, Any]) -> Host:
+        """The host of ``environ``: its `RequestContext` (as ``RequestContext.from_environ``
+        makes it), one object per host."""
         path = str(environ.get("PATH_INFO") or "")
         key = (
             environ.get("wsgi.url_scheme"),
@@ -59,27 +74,5 @@ class HostDefaults:
         if host is None:
             if len(self._hosts) >= _LIMIT:
                 self._hosts.clear()
-            host = self._hosts[key] = _Host(RequestContext.from_environ(environ, ADMIN_PREFIX))
+            host = self._hosts[key] = Host(RequestContext.from_environ(environ, ADMIN_PREFIX))
         return host
-
-    def context(self, environ: Mapping[str, Any]) -> RequestContext:
-        """`RequestContext.from_environ` of ``environ``, one object per host."""
-        return self._host(environ).context
-
-    def headers(
-        self,
-        environ: Mapping[str, Any],
-        stamp: _Stamp,
-        jsonp: bool,
-        build: Callable[[], dict[str, str]],
-    ) -> dict[str, str]:
-        """A copy of ``build()``'s headers for this host, kept per ``stamp`` and ``jsonp``."""
-        host = self._host(environ)
-        kept_stamp, kept = host.kept
-        if not _same(kept_stamp, stamp):
-            kept = {}
-            host.kept = (stamp, kept)
-        found = kept.get(jsonp)
-        if found is None:
-            found = kept[jsonp] = build()
-        return dict(found)
