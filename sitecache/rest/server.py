@@ -104,9 +104,9 @@ class RestServer:
         self.error_handlers = ErrorHandlers()
         """The REST error each domain exception answers with (`add_error_handler`)."""
         self.index_cache: dict[tuple[Any, ...], dict[str, Any]] = {}
+        """Route descriptions of the API and namespace indexes (`index.cached_data_for_routes`)."""
         self.hosts = HostDefaults()
         """Host contexts and default headers per host (`sitecache.rest.http_hosts`)."""
-        """Route descriptions of the API and namespace indexes (`index.cached_data_for_routes`)."""
         self._initialized = threading.Event()
         self._initializing = False
         self._init_lock = threading.RLock()
