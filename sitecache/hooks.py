@@ -59,7 +59,14 @@ class Hooks:
     _hooks: dict[str, list[_Registration]] = field(default_factory=dict)
     _done: dict[str, int] = field(default_factory=dict)
     _counter: int = 0
+    _version: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def version(self) -> int:
+        """Counts changes to the callbacks (adding or removing one): what is worked out from
+        the registered callbacks can be kept while this stays the same."""
+        return self._version
 
     # ------------------------------------------------------------------ registering
     def add_filter(
@@ -73,6 +80,7 @@ class Hooks:
             entries.append(_Registration(callback, priority, self._counter, accepted))
             entries.sort(key=lambda entry: (entry.priority, entry.order))
             self._hooks[name] = entries  # replaced, never mutated: a running hook keeps its list
+            self._version += 1
 
     def add_action(
         self, name: str, callback: Callback, priority: int = 10, accepted_args: int | None = None
@@ -88,6 +96,7 @@ class Hooks:
             if len(kept) == len(entries):
                 return False
             self._hooks[name] = kept
+            self._version += 1
             return True
 
     def remove_action(self, name: str, callback: Callback, priority: int = 10) -> bool:
@@ -97,7 +106,8 @@ class Hooks:
     def remove_all(self, name: str) -> None:
         """Remove every callback of ``name``."""
         with self._lock:
-            self._hooks.pop(name, None)
+            if self._hooks.pop(name, None):
+                self._version += 1
 
     # ------------------------------------------------------------------ running
     def apply_filters(self, name: str, value: Any, *args: Any) -> Any:
@@ -123,6 +133,10 @@ class Hooks:
         if callback is None:
             return bool(entries)
         return any(entry.callback == callback for entry in entries)
+
+    def callbacks(self, name: str) -> tuple[Callback, ...]:
+        """The callbacks of ``name`` in the order they run."""
+        return tuple(entry.callback for entry in self._hooks.get(name, ()))
 
     def has_action(self, name: str, callback: Callback | None = None) -> bool:
         """Whether the action ``name`` has any callback (or this ``callback``)."""

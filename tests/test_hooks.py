@@ -316,3 +316,36 @@ def test_an_application_starts_with_its_own_fresh_hooks(app: App) -> None:
     assert isinstance(app.hooks, Hooks)
     assert app.hooks.did_action("custom") == 0
     assert not app.hooks.has_action("custom")
+
+
+def test_the_version_counts_every_change_to_the_callbacks() -> None:
+    hooks = Hooks()
+
+    def one(value: int) -> int:
+        return value + 1
+
+    start = hooks.version
+    hooks.add_filter("f", one)
+    assert hooks.version == start + 1
+    assert not hooks.remove_filter("f", one, priority=5)  # not there: nothing changed
+    assert hooks.version == start + 1
+    assert hooks.remove_filter("f", one)
+    hooks.add_action("a", one)
+    hooks.remove_all("a")
+    hooks.remove_all("a")  # already empty: nothing changed
+    assert hooks.version == start + 4
+
+
+def test_callbacks_lists_a_hooks_callbacks_in_the_order_they_run() -> None:
+    hooks = Hooks()
+
+    def late(value: int) -> int:
+        return value
+
+    def early(value: int) -> int:
+        return value
+
+    hooks.add_filter("f", late, 20)
+    hooks.add_filter("f", early, 5)
+    assert hooks.callbacks("f") == (early, late)
+    assert hooks.callbacks("missing") == ()

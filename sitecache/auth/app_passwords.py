@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
 
-from sitecache.auth.passwords import generate_password, keyed_hash, keyed_hash_matches
+from sitecache.auth.passwords import digest_matches, generate_password, keyed_hash
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import SiteStore
 from sitecache.auth.users import UserRepository
@@ -343,9 +343,10 @@ class ApplicationPasswords:
             .fetchall()
         )
         matched: ApplicationPassword | None = None
+        digest = keyed_hash(self.key, presented, _PURPOSE)  # the same for every row
         for row in rows:
             # SECURITY: constant-time comparison of keyed hashes; every row is checked.
-            if keyed_hash_matches(self.key, presented, _PURPOSE, str(row["password_hash"])):
+            if digest_matches(digest, str(row["password_hash"])):
                 matched = _password(row)
         if matched is None:
             raise UnauthorizedError(

@@ -19,6 +19,7 @@ from typing import Final
 
 __all__ = [
     "PasswordHasher",
+    "digest_matches",
     "generate_password",
     "keyed_hash",
     "keyed_hash_matches",
@@ -96,8 +97,11 @@ def keyed_hash(key: bytes, secret: str, purpose: str) -> str:
 
 def keyed_hash_matches(key: bytes, secret: str, purpose: str, stored: str) -> bool:
     """Whether ``secret`` hashes to ``stored`` (constant-time comparison)."""
+    return digest_matches(keyed_hash(key, secret, purpose), stored)
+
+
+def digest_matches(digest: str, stored: str) -> bool:
+    """Whether the `keyed_hash` ``digest`` is ``stored`` (constant-time comparison)."""
     # SECURITY: constant-time comparison.
     # Bytes, not text: ``hmac.compare_digest`` refuses non-ASCII text (a TypeError, a 500).
-    return hmac.compare_digest(
-        keyed_hash(key, secret, purpose).encode("ascii"), stored.encode("utf-8", "surrogatepass")
-    )
+    return hmac.compare_digest(digest.encode("ascii"), stored.encode("utf-8", "surrogatepass"))

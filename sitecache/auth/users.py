@@ -41,6 +41,8 @@ PROFILE_FIELDS: Final = (
     "locale",
 )
 """The profile columns `UserRepository.update` (and ``create``'s ``profile``) accept."""
+_BUILT_KEPT: Final = 256
+"""Most users kept built from their rows (`UserRepository._from_row`)."""
 _UPDATABLE: Final = frozenset({"email", "display_name", "role", *PROFILE_FIELDS})
 _ORDER_COLUMNS: Final[Mapping[str, str]] = {
     "id": "id",
@@ -113,6 +115,20 @@ class UserRepository:
         self.store = store
         self.hasher = hasher
         self.clock = clock
+        self._built: dict[tuple[Any, ...], SiteUser] = {}
+        """Users built from single-row reads, by the row's values: a `SiteUser` is immutable
+        and an edited row is another key (at most `_BUILT_KEPT`, then all are dropped)."""
+
+    def _from_row(self, row: sqlite3.Row) -> SiteUser:
+        """`_user` of ``row``, built once per distinct row (every authenticated request reads
+        its user)."""
+        key = tuple(row)
+        user = self._built.get(key)
+        if user is None:
+            if len(self._built) >= _BUILT_KEPT:
+                self._built.clear()
+            user = self._built[key] = _user(row)
+        return user
 
     def create(
         self,
@@ -178,7 +194,7 @@ class UserRepository:
             .execute("SELECT * FROM users WHERE id = ?", (user_id,))
             .fetchone()
         )
-        return None if row is None else _user(row)
+        return None if row is None else self._from_row(row)
 
     def find(self, login_or_email: str) -> SiteUser | None:
         """The user with this login, or else this e-mail address (case-insensitive)."""
@@ -190,7 +206,7 @@ class UserRepository:
             row = connection.execute(
                 "SELECT * FROM users WHERE email = ?", (login_or_email,)
             ).fetchone()
-        return None if row is None else _user(row)
+        return None if row is None else self._from_row(row)
 
     def find_by_slug(self, slug: str) -> SiteUser | None:
         """The user whose slug (author-archive name) is ``slug``, or ``None``."""
@@ -199,7 +215,7 @@ class UserRepository:
             .execute("SELECT * FROM users WHERE slug = ?", (slug,))
             .fetchone()
         )
-        return None if row is None else _user(row)
+        return None if row is None else self._from_row(row)
 
     def all(self) -> list[SiteUser]:
         """Every user, by id."""

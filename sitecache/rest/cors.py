@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from sitecache.rest.authentication import is_logged_in
 from sitecache.rest.request import RestRequest
-from sitecache.rest.response import RestResponse
+from sitecache.rest.response import RestResponse, find_header
 from sitecache.schema import sanitize_url
 
 if TYPE_CHECKING:
@@ -40,9 +40,12 @@ def send_cors_headers(
 
 
 def _vary_on_origin(response: RestResponse) -> None:
-    current = response.get_headers().get("Vary") or next(
-        (value for name, value in response.get_headers().items() if name.lower() == "vary"), ""
-    )
-    names = [name.strip().lower() for name in current.split(",") if name.strip()]
-    if "origin" not in names:
-        response.header("Vary", "Origin", replace=False)
+    """Add ``Origin`` to ``Vary`` unless it is listed (``header("Vary", "Origin", False)``)."""
+    headers = response.get_headers()
+    name = find_header(headers, "Vary")
+    if name is None:
+        headers["Vary"] = "Origin"
+        return
+    current = headers.get("Vary") or headers[name]
+    if "origin" not in [item.strip().lower() for item in current.split(",")]:
+        headers[name] = f"{headers[name]}, Origin"

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
+from contextvars import ContextVar, Token
 from typing import Final
 
 from sitecache.hooks import Hooks
@@ -94,13 +93,29 @@ class DebugNotices:
         if collected is not None:
             collected[header] = text
 
-    @contextmanager
-    def collecting(self) -> Iterator[dict[str, str]]:
-        """Collect debug headers for one REST request (also the schema engine's notices)."""
+    def collecting(self) -> _Collecting:
+        """Collect debug headers for one REST request (also the schema engine's notices):
+        ``with notices.collecting() as headers:``."""
+        return _Collecting(self.doing_it_wrong)
+
+
+class _Collecting:
+    """The ``with`` block of `DebugNotices.collecting` (a class: every REST request enters one)."""
+
+    __slots__ = ("_misuse", "_token")
+
+    def __init__(self, doing_it_wrong: Callable[[str, str], None]) -> None:
+        self._misuse = report_misuse_to(doing_it_wrong)
+        self._token: Token[dict[str, str] | None] | None = None
+
+    def __enter__(self) -> dict[str, str]:
         headers: dict[str, str] = {}
-        token = _collected.set(headers)
-        try:
-            with report_misuse_to(self.doing_it_wrong):
-                yield headers
-        finally:
-            _collected.reset(token)
+        self._token = _collected.set(headers)
+        self._misuse.__enter__()
+        return headers
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._misuse.__exit__()
+        if self._token is not None:
+            _collected.reset(self._token)
+            self._token = None

@@ -24,7 +24,9 @@ __all__ = ["response_to_data"]
 def response_to_data(server: RestServer, response: RestResponse, embed: bool | list[str]) -> Any:
     """The response data with ``_links`` and, when asked, ``_embedded``."""
     data = response.get_data()
-    links = compact_links(response, server.curies(), server.target_hints)
+    links: dict[str, Any] = {}
+    if response.get_links():  # as WordPress: no links, no CURIEs (rest_response_link_curies)
+        links = compact_links(response, server.curies(), server.target_hints)
     if links:
         if data is None:
             data = {}

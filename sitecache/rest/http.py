@@ -23,6 +23,7 @@ from werkzeug.wrappers import Request, Response
 
 from sitecache.errors import RestError
 from sitecache.rest.authentication import Authentication, is_logged_in
+from sitecache.rest.http_hosts import Host
 from sitecache.rest.http_request import (
     MAX_BODY_BYTES,
     build_request,
@@ -35,7 +36,6 @@ from sitecache.rest.params import is_json_media_type
 from sitecache.rest.request import RestRequest
 from sitecache.rest.response import RestResponse, error_to_response
 from sitecache.rest.server import internal_error
-from sitecache.rest.urls import RequestContext
 from sitecache.schema import parse_embed_param
 
 if TYPE_CHECKING:
@@ -67,6 +67,8 @@ ALLOWED_HEADERS: Final = [
     "Content-MD5",
     "Content-Type",
 ]
+_EXPOSED_LIST: Final = ", ".join(EXPOSED_HEADERS)
+_ALLOWED_LIST: Final = ", ".join(ALLOWED_HEADERS)
 _JSONP_CALLBACK = re.compile(r"[^A-Za-z0-9_.]")
 
 
@@ -83,6 +85,14 @@ def _base_headers(server: RestServer, jsonp: bool) -> dict[str, str]:
         headers["Link"] = f'<{api_root}>; rel="{server.settings.api_root_rel}"'
     headers["X-Content-Type-Options"] = "nosniff"
     return headers
+
+
+def _default_headers(server: RestServer, host: Host, jsonp: bool) -> dict[str, str]:
+    """`_base_headers` of this request, kept per host while no ``rest_url`` filter runs."""
+    if server.hooks.has_filter("rest_url"):
+        return _base_headers(server, jsonp)
+    stamp = (server.hooks.version, server.settings)
+    return host.headers(stamp, jsonp, lambda: _base_headers(server, jsonp))
 
 
 def _jsonp_error(code: str, message: str, base: Mapping[str, str]) -> Answer:
@@ -147,13 +157,13 @@ def serve_request(
     """
     if isinstance(route, RestError) and route.code == "rest_path_invalid_type":
         return die_response(http, route)
-    context = RequestContext.from_environ(http.environ)
-    token = server.using_context(context)
+    host = server.hosts.lookup(http.environ)
+    token = server.using_context(host.context)
     try:
         with server.notices.collecting() as debug_headers:
             try:
                 params = query if query is not None else query_params(http.environ)
-                status, headers, body = _serve(server, http, route, params)
+                status, headers, body = _serve(server, http, host, route, params)
             except Exception:
                 logger.exception("Unhandled exception while serving a REST request")
                 error = internal_error()
@@ -183,14 +193,14 @@ def _error_answer(error: RestError, headers: Mapping[str, str]) -> Answer:
 
 
 def _serve(
-    server: RestServer, http: Request, route: str | RestError, query: dict[str, Any]
+    server: RestServer, http: Request, host: Host, route: str | RestError, query: dict[str, Any]
 ) -> Answer:
     """``serve_request``'s work, stage by stage: JSONP, the request object, method override,
     CORS header lists, authentication, dispatch, the envelope, headers, then the body."""
     if isinstance(route, RestError):
         return _error_answer(route, {**_base_headers(server, False), **NOCACHE_HEADERS})
     server.ensure_initialized()
-    jsonp = _check_jsonp(server, query)
+    jsonp = _check_jsonp(server, host, query)
     if isinstance(jsonp, Answer):
         return jsonp
     callback, base = jsonp
@@ -219,14 +229,14 @@ def _serve(
 
 
 def _check_jsonp(
-    server: RestServer, query: Mapping[str, Any]
+    server: RestServer, host: Host, query: Mapping[str, Any]
 ) -> tuple[str | None, dict[str, str]] | Answer:
     """Stage 1, JSONP: the ``_jsonp`` callback (``None`` when not asked for) and the default
     headers it implies; a 400 answer when JSONP is disabled or the callback name is invalid."""
     value = query.get("_jsonp")
     callback = value if isinstance(value, str) and value else None
     enabled = bool(server.hooks.apply_filters("rest_jsonp_enabled", server.settings.jsonp_enabled))
-    base = _base_headers(server, callback is not None and enabled)
+    base = _default_headers(server, host, callback is not None and enabled)
     if callback is not None and not enabled:
         return _jsonp_error(
             "rest_callback_disabled", "JSONP support is disabled on this site.", base
@@ -276,14 +286,17 @@ def _override_method(request: RestRequest, query: Mapping[str, Any]) -> bool:
 def _add_cors_header_lists(server: RestServer, request: RestRequest, base: dict[str, str]) -> None:
     """Stage 4, CORS: the exposed and allowed header lists (filters
     ``rest_exposed_cors_headers`` and ``rest_allowed_cors_headers``)."""
-    exposed = server.hooks.apply_filters(
-        "rest_exposed_cors_headers", list(EXPOSED_HEADERS), request
-    )
-    allowed = server.hooks.apply_filters(
-        "rest_allowed_cors_headers", list(ALLOWED_HEADERS), request
-    )
-    base["Access-Control-Expose-Headers"] = ", ".join(exposed)
-    base["Access-Control-Allow-Headers"] = ", ".join(allowed)
+    hooks = server.hooks
+    if not hooks.has_filter("rest_exposed_cors_headers"):
+        base["Access-Control-Expose-Headers"] = _EXPOSED_LIST
+    else:
+        exposed = hooks.apply_filters("rest_exposed_cors_headers", list(EXPOSED_HEADERS), request)
+        base["Access-Control-Expose-Headers"] = ", ".join(exposed)
+    if not hooks.has_filter("rest_allowed_cors_headers"):
+        base["Access-Control-Allow-Headers"] = _ALLOWED_LIST
+    else:
+        allowed = hooks.apply_filters("rest_allowed_cors_headers", list(ALLOWED_HEADERS), request)
+        base["Access-Control-Allow-Headers"] = ", ".join(allowed)
 
 
 def _authenticate(
@@ -343,15 +356,16 @@ def _final_headers(
     merged.links = result.links
     merged.set_matched_route(result.get_matched_route())
     merged.set_matched_handler(result.get_matched_handler())
-    merged.headers = merge_headers(base, result.get_headers())
     status = merged.get_status()
     logged_in = bool(
         server.hooks.apply_filters("rest_send_nocache_headers", is_logged_in(request.user))
     )
     if nocache or logged_in or (override_from_header and 400 <= status < 500):
-        for name, value in NOCACHE_HEADERS.items():
-            merged.header(name, value)
-        merged.remove_header("Last-Modified")
+        merged.headers = merge_headers(
+            base, result.get_headers(), NOCACHE_HEADERS, drop="Last-Modified"
+        )
+    else:
+        merged.headers = merge_headers(base, result.get_headers())
     return merged
 
 
@@ -369,18 +383,24 @@ def _encode(
     headers = dict(merged.get_headers())
     if request.get_method() == "HEAD":
         return Answer(status, headers, None)
-    data = server.response_to_data(merged, embed)
-    data = server.hooks.apply_filters("rest_pre_echo_response", data, server, request)
-    if status == 204 or data is None:
-        return Answer(status, headers, None)
-    pretty = request.get_param("_pretty") is not None
-    try:
-        body = encode_json(data, pretty)
-    except ValueError as exc:
-        status = 500
-        body = encode_json(
-            RestError("rest_encode_error", str(exc), {"status": 500}).to_dict(), pretty
-        )
+    # The API index's body is kept while nothing that shapes it changes (index_body.py).
+    kept = None if embed else server.index_bodies.key_for(request, merged)
+    body = server.index_bodies.get(kept) if kept is not None else None
+    if body is None:
+        data = server.response_to_data(merged, embed)
+        data = server.hooks.apply_filters("rest_pre_echo_response", data, server, request)
+        if status == 204 or data is None:
+            return Answer(status, headers, None)
+        pretty = request.get_param("_pretty") is not None
+        try:
+            body = encode_json(data, pretty)
+        except ValueError as exc:
+            status = 500
+            body = encode_json(
+                RestError("rest_encode_error", str(exc), {"status": 500}).to_dict(), pretty
+            )
+        if kept is not None and status == 200:
+            server.index_bodies.put(kept, body)
     if callback is not None:
         body = f"/**/{callback}({body})"
     return Answer(status, headers, body)

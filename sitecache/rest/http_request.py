@@ -50,9 +50,7 @@ def read_bounded_body(http: Request) -> None:
     silently truncate the body; reading one byte more tells a body at the limit from a longer
     one. Bodies with a ``Content-Length`` are checked by werkzeug against the header.
     """
-    if http.content_length is not None:
-        return
-    if "chunked" not in str(http.environ.get("HTTP_TRANSFER_ENCODING", "")).lower():
+    if not _chunked(http.environ) or http.content_length is not None:
         return
     http.max_content_length = MAX_BODY_BYTES + 1
     try:
@@ -63,18 +61,39 @@ def read_bounded_body(http: Request) -> None:
         raise RequestEntityTooLarge()
 
 
+def _chunked(environ: Mapping[str, Any]) -> bool:
+    return "chunked" in str(environ.get("HTTP_TRANSFER_ENCODING", "")).lower()
+
+
+def _may_have_body(environ: Mapping[str, Any]) -> bool:
+    """Whether the request may carry a body: a ``Content-Length`` other than 0, chunked, or
+    another protocol than HTTP/1.x.
+
+    An HTTP/1.x request with neither a ``Content-Length`` nor chunked framing has no body (RFC
+    9112 §6.3); a gateway for another protocol may pass one without either (with
+    ``wsgi.input_terminated``), and werkzeug reads it.
+    """
+    length = environ.get("CONTENT_LENGTH")
+    if length:
+        return bool(length != "0")
+    if _chunked(environ):
+        return True
+    return not str(environ.get("SERVER_PROTOCOL", "")).startswith("HTTP/1.")
+
+
 def build_request(
     http: Request, route: str, query: dict[str, Any], plain_permalinks: bool = False
 ) -> RestRequest:
     """The `RestRequest` of an HTTP request (form bodies of POST parsed, PHP-style)."""
+    environ = http.environ
     request = RestRequest(http.method, route)
-    request.environ = http.environ
+    request.environ = environ
     request.plain_permalinks = plain_permalinks
     request.set_query_params(query)
-    request.set_headers(_request_headers(http.environ))
-    read_bounded_body(http)
-    body = http.get_data(cache=True)
-    request.set_body(body)
+    request.set_headers(_request_headers(environ))
+    if _may_have_body(environ):
+        read_bounded_body(http)
+        request.set_body(http.get_data(cache=True))
     if http.method == "POST":
         form = http.form
         if form:

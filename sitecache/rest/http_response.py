@@ -7,7 +7,7 @@ headers replace the server's defaults of the same name (case-insensitively).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from typing import Any, Final
 
@@ -35,28 +35,74 @@ def _clean_header_text(text: str) -> str:
 _REWRITTEN_HEADERS: Final = frozenset({"location", "content-location"})
 
 
-class RestHttpResponse(Response):
-    """The werkzeug response of a REST request: its headers are final when it is built.
+class _FinalHeaders(Headers):
+    """Headers given as a finished list: every value already one clean line (`_header_value`).
 
-    werkzeug copies a response's headers when it sends them, to make ``Location`` absolute, to
-    drop ``Content-Length`` for bodiless statuses and to compute a missing one. A REST response
-    has its ``Content-Length`` from its body and needs none of that, so it is sent as it is;
-    any other case (a ``Location`` header added later, a status without a body) goes through
-    werkzeug's own rules.
+    werkzeug's `Headers` checks and copies pairs one at a time; a REST answer's pairs were
+    checked when they were cleaned, so the list is taken as it is. Anything added later (the
+    application's security headers) goes through werkzeug's own checks.
     """
 
-    def get_wsgi_headers(self, environ: Any) -> Headers:
-        """The headers to send (see `werkzeug.wrappers.Response.get_wsgi_headers`)."""
+    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self._list = pairs
+
+
+class RestHttpResponse(Response):
+    """The werkzeug response of a REST request: its headers and body are final when it is built.
+
+    werkzeug's constructor copies the headers and works out the ``Content-Length`` from the body,
+    and sending copies the headers again, to make ``Location`` absolute, to drop
+    ``Content-Length`` for bodiless statuses and to compute a missing one. A REST answer has its
+    headers (with its ``Content-Length``) and its one-piece body ready, so it is built from them
+    and sent as it is; any other case (a HEAD request, a status without a body, a ``Location``
+    header, a close callback) goes through werkzeug's own rules.
+
+    Args:
+        body: the encoded body.
+        status: the HTTP status.
+        pairs: the final header pairs (``Content-Length`` included unless left to werkzeug).
+    """
+
+    def __init__(self, body: bytes, status: int, pairs: list[tuple[str, str]]) -> None:
+        # NOTE: what werkzeug's Response.__init__ sets, without its per-header work.
+        self.headers = _FinalHeaders(pairs)
+        self.status = status
+        self.direct_passthrough = False
+        self._on_close: list[Callable[[], Any]] = []
+        self.response = [body]
+
+    def __call__(self, environ: Any, start_response: Callable[..., Any]) -> Iterable[bytes]:
+        """Send the response (see `werkzeug.wrappers.Response.__call__`)."""
         status = self.status_code
-        if 100 <= status < 200 or status in (204, 304):
-            return super().get_wsgi_headers(environ)
+        if (
+            environ.get("REQUEST_METHOD") == "HEAD"
+            or 100 <= status < 200
+            or status in (204, 304)
+            or self._on_close
+            or not self._sent_as_is()
+        ):
+            return super().__call__(environ, start_response)
+        start_response(self.status, self.headers.to_wsgi_list())
+        return self.response  # type: ignore[return-value]
+
+    def _sent_as_is(self) -> bool:
+        """Whether werkzeug would send the headers unchanged: a ``Content-Length`` and no
+        header it rewrites."""
         has_length = False
         for name, _ in self.headers:
             lowered = name.lower()
             if lowered in _REWRITTEN_HEADERS:
-                return super().get_wsgi_headers(environ)
+                return False
             has_length = has_length or lowered == "content-length"
-        return self.headers if has_length else super().get_wsgi_headers(environ)
+        return has_length
+
+    def get_wsgi_headers(self, environ: Any) -> Headers:
+        """The headers to send (see `werkzeug.wrappers.Response.get_wsgi_headers`)."""
+        status = self.status_code
+        if 100 <= status < 200 or status in (204, 304) or not self._sent_as_is():
+            return super().get_wsgi_headers(environ)
+        return self.headers
 
 
 def to_http(
@@ -66,7 +112,8 @@ def to_http(
     debug_headers: Mapping[str, str],
     head: bool = False,
 ) -> Response:
-    """The response to send: ``debug_headers`` after ``headers``, every value made one line."""
+    """The response to send: ``debug_headers`` after ``headers``, every value made one line,
+    then the body's ``Content-Length`` (none for HEAD: that of the GET was not built)."""
     # The last value given for a name (case-insensitively) wins, at the name's first position.
     final: dict[str, tuple[str, str]] = {}
     for source in (headers, debug_headers):
@@ -75,23 +122,31 @@ def to_http(
     # A lone surrogate cannot be UTF-8: as a last resort it is written as its JSON escape
     # (request bodies holding one are refused, but a handler may still produce one).
     payload = b"" if body is None else body.encode("utf-8", "backslashreplace")
-    response = RestHttpResponse(payload, status=status, headers=Headers(list(final.values())))
     if head:
-        # A HEAD answer has no body; its length would be that of the GET, which we did not build.
-        response.headers.pop("Content-Length", None)
-    return response
+        final.pop("content-length", None)
+    else:
+        final["content-length"] = ("Content-Length", str(len(payload)))
+    return RestHttpResponse(payload, status, list(final.values()))
 
 
-def merge_headers(base: Mapping[str, str], own: Mapping[str, str]) -> dict[str, str]:
-    """``base`` then ``own``, as `RestResponse.header` would set them one by one: a name given
-    again (in any case) replaces the earlier one and moves to the end."""
+def merge_headers(
+    base: Mapping[str, str], *layers: Mapping[str, str], drop: str | None = None
+) -> dict[str, str]:
+    """``base`` then each of ``layers``, as `RestResponse.header` would set them one by one: a
+    name given again (in any case) replaces the earlier one and moves to the end; then the
+    header ``drop`` (any case) is removed, as `RestResponse.remove_header` would."""
     merged = dict(base)
     names = {name.lower(): name for name in merged}
-    for name, value in own.items():
-        lowered = name.lower()
-        existing = names.get(lowered)
+    for layer in layers:
+        for name, value in layer.items():
+            lowered = name.lower()
+            existing = names.get(lowered)
+            if existing is not None:
+                del merged[existing]
+            merged[name] = value
+            names[lowered] = name
+    if drop is not None:
+        existing = names.get(drop.lower())
         if existing is not None:
             del merged[existing]
-        merged[name] = value
-        names[lowered] = name
     return merged

@@ -120,7 +120,10 @@ def cached_data_for_routes(
 def get_index(server: RestServer, request: RestRequest) -> RestResponse:
     """The API index (``GET /``): site data, namespaces, authentication and every route."""
     context = request.get_param("context")
+    if not isinstance(context, str):
+        context = "view"
     settings = server.settings
+    version = server.registry.version
     available: dict[str, Any] = {
         "name": settings.site_name,
         "description": settings.site_description,
@@ -130,18 +133,22 @@ def get_index(server: RestServer, request: RestRequest) -> RestResponse:
         "timezone_string": settings.timezone_string,
         "namespaces": list(server.registry.namespaces),
         "authentication": server.hooks.apply_filters("rest_authentication_index", {}, request),
-        "routes": cached_data_for_routes(
-            server, None, context if isinstance(context, str) else "view"
-        ),
+        "routes": cached_data_for_routes(server, None, context),
     }
     response = RestResponse(available)
-    fields = parse_fields(request.get_param("_fields") or "")
+    given_fields = request.get_param("_fields")
+    fields = parse_fields(given_fields or "")
     if not fields:
         fields.append("_links")
-    if request.has_param("_embed"):
+    embed = request.has_param("_embed")
+    if embed:
         fields.append("_embedded")
     if is_field_included("_links", fields) or is_field_included("_embedded", fields):
         response.add_link("help", settings.help_url)
+    if given_fields is None and not embed and context != "help":
+        # The body can be kept (sitecache.rest.index_body): it is decided by these alone.
+        shape = (version, settings, server.request_context, context)
+        server.index_bodies.remember(request, available, shape)
     result = server.hooks.apply_filters("rest_index", response, request)
     return result if isinstance(result, RestResponse) else response
 

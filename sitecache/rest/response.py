@@ -12,7 +12,7 @@ from typing import Any
 
 from sitecache.errors import RestError
 
-__all__ = ["RestResponse", "ensure_response", "error_to_response"]
+__all__ = ["RestResponse", "ensure_response", "error_to_response", "find_header"]
 
 
 class RestResponse:
@@ -72,8 +72,7 @@ class RestResponse:
             del self.headers[existing]
 
     def _find_header(self, name: str) -> str | None:
-        lowered = name.lower()
-        return next((key for key in self.headers if key.lower() == lowered), None)
+        return find_header(self.headers, name)
 
     def is_error(self) -> bool:
         """Whether the status is 400 or above."""
@@ -137,6 +136,15 @@ class RestResponse:
 
     def __repr__(self) -> str:
         return f"<RestResponse {self.status}>"
+
+
+def find_header(headers: Mapping[str, Any], name: str) -> str | None:
+    """The first name in ``headers`` that is ``name`` in any case, or ``None``."""
+    lowered = name.lower()
+    for key in headers:
+        if key.lower() == lowered:
+            return key
+    return None
 
 
 def error_to_response(error: RestError) -> RestResponse:

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar, Token
 from datetime import UTC, timedelta, timezone, tzinfo
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -31,6 +30,8 @@ from sitecache.rest.cors import send_cors_headers
 from sitecache.rest.debug import DebugNotices
 from sitecache.rest.embedding import response_to_data
 from sitecache.rest.error_handlers import DomainErrorHandler, ErrorHandlers
+from sitecache.rest.http_hosts import HostDefaults
+from sitecache.rest.index_body import IndexBodies
 from sitecache.rest.links import default_curies
 from sitecache.rest.params import parse_query_string
 from sitecache.rest.request import RestRequest
@@ -104,11 +105,14 @@ class RestServer:
         """The REST error each domain exception answers with (`add_error_handler`)."""
         self.index_cache: dict[tuple[Any, ...], dict[str, Any]] = {}
         """Route descriptions of the API and namespace indexes (`index.cached_data_for_routes`)."""
+        self.hosts = HostDefaults()
+        """Host contexts and default headers per host (`sitecache.rest.http_hosts`)."""
         self._initialized = threading.Event()
         self._initializing = False
         self._init_lock = threading.RLock()
         self._register_core_routes()
-        self._add_default_filters()
+        self.index_bodies = IndexBodies(hooks, self._add_default_filters())
+        """Encoded bodies of the API index (`sitecache.rest.index_body`)."""
 
     # ------------------------------------------------------------------ setup
     def _register_core_routes(self) -> None:
@@ -133,12 +137,21 @@ class RestServer:
     def _namespace_index(self, request: RestRequest) -> RestResponse | RestError:
         return index.get_namespace_index(self, request)
 
-    def _add_default_filters(self) -> None:
-        self.hooks.add_filter("rest_pre_dispatch", self._options_filter, 10)
-        self.hooks.add_filter("rest_post_dispatch", self.filter_response_by_context, 9)
-        self.hooks.add_filter("rest_post_dispatch", self.send_allow_header, 10)
-        self.hooks.add_filter("rest_post_dispatch", self.filter_response_fields, 10)
-        self.hooks.add_filter("rest_pre_serve_request", send_cors_headers, 10)
+    def _add_default_filters(self) -> dict[str, tuple[Callable[..., Any], ...]]:
+        """Add the server's own filters; returns them by filter name, in the order they run."""
+        own: dict[str, tuple[tuple[Callable[..., Any], int], ...]] = {
+            "rest_pre_dispatch": ((self._options_filter, 10),),
+            "rest_post_dispatch": (
+                (self.filter_response_by_context, 9),
+                (self.send_allow_header, 10),
+                (self.filter_response_fields, 10),
+            ),
+            "rest_pre_serve_request": ((send_cors_headers, 10),),
+        }
+        for name, callbacks in own.items():
+            for callback, priority in callbacks:
+                self.hooks.add_filter(name, callback, priority)
+        return {name: tuple(callback for callback, _ in entries) for name, entries in own.items()}
 
     def _options_filter(self, result: Any, server: RestServer, request: RestRequest) -> Any:
         return index.handle_options_request(result, self, request)
@@ -291,15 +304,10 @@ class RestServer:
         return result if isinstance(result, RestRequest) else None
 
     # ------------------------------------------------------------------ dispatch
-    @contextmanager
-    def acting_for(self, request: RestRequest) -> Iterator[None]:
+    def acting_for(self, request: RestRequest) -> _ActingFor:
         """Make ``request`` the caller of internal requests (embedding, target hints, batch)
         made inside the ``with`` block, so they run as its user."""
-        token = _current_request.set(request)
-        try:
-            yield
-        finally:
-            _current_request.reset(token)
+        return _ActingFor(request)
 
     def match_request_to_handler(self, request: RestRequest) -> tuple[Route, Handler] | RestError:
         """Find the handler; set the request's URL params, attributes and defaults."""
@@ -509,6 +517,24 @@ class RestServer:
         }
         envelope = self.hooks.apply_filters("rest_envelope_response", envelope, response)
         return RestResponse(envelope)
+
+
+class _ActingFor:
+    """The ``with`` block of `RestServer.acting_for` (a class: every REST request enters one)."""
+
+    __slots__ = ("_request", "_token")
+
+    def __init__(self, request: RestRequest) -> None:
+        self._request = request
+        self._token: Token[RestRequest | None] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _current_request.set(self._request)
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._token is not None:
+            _current_request.reset(self._token)
+            self._token = None
 
 
 _PERMISSIONS: Final = "permissions"

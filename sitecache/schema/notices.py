@@ -10,9 +10,8 @@ notices into the ``X-Site-DoingItWrong`` debug header; without a reporter the no
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
+from contextvars import ContextVar, Token
 
 __all__ = ["MisuseReporter", "SchemaMisuseWarning", "doing_it_wrong", "report_misuse_to"]
 
@@ -36,15 +35,23 @@ def doing_it_wrong(function: str, message: str) -> None:
         reporter(function, message)
 
 
-@contextmanager
-def report_misuse_to(reporter: MisuseReporter | None) -> Iterator[None]:
+class report_misuse_to:  # lower case: used as a function, ``with report_misuse_to(...):``
     """Send every notice raised inside the ``with`` block to ``reporter``.
 
     ``None`` restores the default (a warning). Nesting is allowed; the previous reporter is
-    restored on exit.
+    restored on exit. (A class rather than a generator: every REST request enters one.)
     """
-    token = _reporter.set(reporter)
-    try:
-        yield
-    finally:
-        _reporter.reset(token)
+
+    __slots__ = ("_new", "_token")
+
+    def __init__(self, reporter: MisuseReporter | None) -> None:
+        self._new = reporter
+        self._token: Token[MisuseReporter | None] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _reporter.set(self._new)
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._token is not None:
+            _reporter.reset(self._token)
+            self._token = None
