@@ -356,7 +356,7 @@ def test_an_entry_with_corrupted_times_is_a_miss_not_an_error(
     for key in storage.keys_for("host", None):
         data = storage.get(key)
         assert data is not None
-        storage._data[key] = data[:offset] + struct.pack(">d", value) + data[offset + 8 :]
+        storage._shelf.data[key] = data[:offset] + struct.pack(">d", value) + data[offset + 8 :]
     cache.tier = type(cache.tier)(cache.tier.max_bytes)  # a new worker: nothing in memory
     answer = get(cache)
     assert answer.status_code == 200

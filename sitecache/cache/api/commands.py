@@ -142,11 +142,20 @@ def _status(run: _Run) -> int:
             f"preload:     {'running' if progress['running'] else 'idle'}, "
             f"{progress['done']}/{progress['total']} done, {progress['failed']} failed",
             f"gc:          last {status['gc']['last_run'] or 'never'}, "
-            f"next {status['gc']['next_run'] or 'not scheduled'}",
+            f"next {status['gc']['next_run'] or 'not scheduled'}"
+            + _pending_text(status["gc"]["pending"]),
             *(f"warning:     {w['code']}: {w['message']}" for w in status["warnings"]),
         ],
     )
     return 0 if status["storage"]["writable"] else 1
+
+
+def _pending_text(pending: Mapping[str, int]) -> str:
+    """``, N entries (B bytes) left to remove`` when purges left any, else nothing."""
+    if not pending["entries"] and not pending["bytes"]:
+        return ""
+    noun = "entry" if pending["entries"] == 1 else "entries"
+    return f", {pending['entries']} purged {noun} ({pending['bytes']} bytes) left to remove"
 
 
 def _stats(run: _Run) -> int:

@@ -9,7 +9,8 @@ purge so that an in-process memory tier can tell, on each request, that it must 
 Every method may raise `StorageError` (disk full, Redis down, ...); nothing else escapes.
 
 Publication under concurrency (CACHE_API.md "Invalidation"): a purge bumps the generation, then
-removes the entries it finds, then bumps again. A renderer reads the generation before it reads
+removes the entries it finds (or invalidates them all at once, `Storage.invalidate_all`), then
+bumps again. A renderer reads the generation before it reads
 the site, and stores with ``put(..., generation=<that value>)``, which every backend refuses
 atomically once the generation has moved. So an entry rendered before a purge began is either
 stored before the purge looks for it (and removed by it) or refused; never left behind.
@@ -18,12 +19,19 @@ stored before the purge looks for it (and removed by it) or refused; never left 
 composite operations (chunked deletes and lookups, removal reports, eviction order, filtered
 listing, summary) over a few primitives per backend, and the one translation of a backend's
 own errors into `StorageError` (`StorageBase.translate_errors`).
+
+Invalidating everything is O(1) (#18): every entry is stored under the storage's current
+*epoch*, and `Storage.invalidate_all` moves to a new one. Entries of an older epoch are misses,
+and no count, listing or index lookup sees them from that moment; their rows, bodies and keys
+are removed afterwards in bounded slices (`Storage.remove_invalidated`, run by the GC timer),
+never on a request, and `Storage.pending_removal` says what is left.
 """
 
 from __future__ import annotations
 
+import time
 from abc import abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, ClassVar, Literal, Protocol, overload
@@ -38,6 +46,7 @@ __all__ = [
     "DIMENSIONS",
     "Dimension",
     "EntryStatus",
+    "PendingRemoval",
     "RemovalReport",
     "Storage",
     "StorageBase",
@@ -68,18 +77,33 @@ class StorageUnavailable(StorageError):
 
 @dataclass(slots=True)
 class RemovalReport:
-    """What a delete or a soft purge touched."""
+    """What a delete, a soft purge or an invalidation touched."""
 
     deleted: int = 0
     bytes: int = 0
     urls: list[str] = field(default_factory=list)
+    #: the URLs already in `urls` (a list scan per entry made a 100k-entry purge quadratic)
+    _listed: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def add(self, info: EntryInfo) -> None:
         """Count ``info`` (its URL once)."""
         self.deleted += 1
         self.bytes += info.size + info.compressed_size
-        if info.url not in self.urls:
+        if info.url not in self._listed:
+            self._listed.add(info.url)
             self.urls.append(info.url)
+
+
+@dataclass(frozen=True, slots=True)
+class PendingRemoval:
+    """What invalidations left for GC to remove: pages (Vary pointers not counted) and the
+    bytes of their bodies and gzip copies."""
+
+    entries: int = 0
+    bytes: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.entries or self.bytes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +125,13 @@ class Storage(Protocol):
     #: Where the entries live (a directory, a Redis URL without password, ``"memory"``).
     location: str
 
-    def get(self, key: str) -> bytes | None:
-        """The encoded entry under ``key``, or ``None``."""
+    def get(self, key: str, generation: object = None) -> bytes | None:
+        """The encoded entry under ``key`` (of the current epoch), or ``None``.
+
+        ``generation`` is the token `generation` gave the request, when there is one: a
+        backend that carries the epoch in it reads that epoch's entry without asking for the
+        epoch again (a request sees the storage as it was when the request began).
+        """
 
     def put(
         self,
@@ -190,6 +219,23 @@ class Storage(Protocol):
 
     def release_lock(self, name: str, owner: str) -> None:
         """Release ``name`` if ``owner`` still holds it."""
+
+    def invalidate_all(self) -> RemovalReport:
+        """Make every stored entry a miss at once, in O(1): move to a new epoch. Lookups,
+        counts, listings and index lookups no longer see the entries of older epochs; they are
+        removed later by `remove_invalidated`. What was invalidated: pages and bytes, read from
+        the running totals (no URLs: nothing is walked)."""
+
+    def only_hosts(self, hosts: Collection[str]) -> bool:
+        """Whether every stored entry (Vary pointers included) is of one of ``hosts``, so that
+        `invalidate_all` purges exactly those hosts."""
+
+    def pending_removal(self) -> PendingRemoval:
+        """What invalidated epochs still hold (GC removes it)."""
+
+    def remove_invalidated(self, budget: float) -> int:
+        """Remove entries of invalidated epochs for at most about ``budget`` seconds; how many
+        keys or rows went (0 when nothing is left)."""
 
     def generation(self) -> object:
         """A cheap token that changes whenever `bump_generation` runs anywhere."""
@@ -395,6 +441,35 @@ class StorageBase(Storage):
         rows.sort(key=lambda info: (-info.created, info.url))
         return rows[offset : offset + limit], len(rows)
 
+    def invalidate_all(self) -> RemovalReport:
+        """`_invalidate`: a new epoch; what the old one held, from its totals."""
+        with self.translate_errors("invalidate"):
+            entries, size = self._invalidate()
+        return RemovalReport(deleted=entries, bytes=size)
+
+    def only_hosts(self, hosts: Collection[str]) -> bool:
+        """`_only_hosts` (no host: only an empty storage)."""
+        with self.translate_errors("index"):
+            return self._only_hosts(sorted(set(hosts)))
+
+    def pending_removal(self) -> PendingRemoval:
+        """`_pending`."""
+        with self.translate_errors("index"):
+            entries, size = self._pending()
+        return PendingRemoval(entries=entries, bytes=size)
+
+    def remove_invalidated(self, budget: float) -> int:
+        """`_remove_invalidated_batch` until nothing is left or ``budget`` seconds passed (a
+        batch is short: one transaction, one script or one ``SCAN`` step)."""
+        deadline = time.monotonic() + budget
+        removed = 0
+        while True:
+            with self.translate_errors("removal of invalidated entries"):
+                done = self._remove_invalidated_batch()
+            removed += done
+            if not done or time.monotonic() >= deadline:
+                return removed
+
     def summary(self, now: float) -> StorageSummary:
         """The summary of `_counts`."""
         with self.translate_errors("index"):
@@ -458,3 +533,21 @@ class StorageBase(Storage):
     @abstractmethod
     def _counts(self, now: float) -> tuple[int, int, int, int]:
         """Pages, pages expired at ``now``, bytes and compressed bytes in the whole store."""
+
+    @abstractmethod
+    def _invalidate(self) -> tuple[int, int]:
+        """Move to a new epoch in one step; the pages and bytes (bodies and gzip copies) the
+        old one held."""
+
+    @abstractmethod
+    def _only_hosts(self, hosts: list[str]) -> bool:
+        """Whether every entry of the current epoch is of one of ``hosts`` (sorted, distinct)."""
+
+    @abstractmethod
+    def _pending(self) -> tuple[int, int]:
+        """Pages and bytes older epochs still hold."""
+
+    @abstractmethod
+    def _remove_invalidated_batch(self) -> int:
+        """Remove one short batch of what older epochs hold; how much went (0: nothing left,
+        the epochs' own bookkeeping gone too)."""

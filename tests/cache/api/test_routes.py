@@ -242,7 +242,8 @@ def test_status_reports_storage_compression_preload_gc_and_no_warning(api: Api) 
     assert status["storage"]["writable"] is True
     assert status["compression"] == {"available": True}
     assert status["preload"]["running"] is False
-    assert set(status["gc"]) == {"last_run", "next_run"}
+    assert set(status["gc"]) == {"last_run", "next_run", "pending"}
+    assert status["gc"]["pending"] == {"entries": 0, "bytes": 0}
     assert status["warnings"] == []
 
 
@@ -365,7 +366,7 @@ def test_an_empty_body_purges_this_site(api: Api) -> None:
     assert answer["scope"] == "site"
     assert answer["deleted"] == 2
     assert answer["bytes"] > 0
-    assert sorted(answer["urls"]) == ["http://example.org/a", "http://example.org/b"]
+    assert answer["urls"] == []  # the site's hosts are all the storage holds: nothing walked
     assert api.json("GET", "/cache") == []
 
 

@@ -1,0 +1,68 @@
+"""``GET /cache?status=...`` on Redis: the expired pages through the expiry set, the fresh ones
+by rank.
+
+The listing order is the sorted set ``byc`` (pages by creation time) read from the top with
+``ZREVRANGE``, O(log n + page) on any page. The pages expired at ``now`` are the members of
+``bye`` (every entry by expiry) scored up to ``now`` that are not Vary pointers (``bxp``): few,
+since GC removes them. ``status=expired`` lists just those; ``status=fresh`` finds where its page
+starts in ``byc`` from the ranks of the expired pages (one ``ZREVRANK`` each), then reads the
+page skipping them: O(expired · log n + page), not O(n).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["expired_pages", "fresh_page_keys", "visible_span"]
+
+
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def expired_pages(client: Any, data: str, now: float) -> list[str]:
+    """Keys of the pages (not Vary pointers) under ``data`` expired at ``now``."""
+    pipe = client.pipeline(transaction=False)
+    pipe.zrangebyscore(data + "bye", "(0", now)
+    pipe.zrangebyscore(data + "bxp", "(0", now)
+    expiring, pointers = pipe.execute()
+    skipped = {_text(key) for key in pointers}
+    return [key for key in map(_text, expiring) if key not in skipped]
+
+
+def visible_span(hidden: list[int], offset: int, limit: int) -> tuple[int, int]:
+    """``(start, stop)`` ranks holding the ``limit`` visible rows from the ``offset``-th on,
+    when the rows at the sorted ranks ``hidden`` are not shown (``stop`` excluded)."""
+    before = 0
+    while before < len(hidden) and hidden[before] <= offset + before:
+        before += 1
+    start = stop = offset + before
+    shown = 0
+    index = before
+    while shown < limit:
+        if index < len(hidden) and hidden[index] == stop:
+            index += 1
+        else:
+            shown += 1
+        stop += 1
+    return start, stop
+
+
+def fresh_page_keys(
+    client: Any, data: str, expired: list[str], offset: int, limit: int
+) -> tuple[list[str], int]:
+    """Keys of a page of the fresh pages under ``data`` (``expired``: the pages not shown),
+    newest first, and the count of fresh pages."""
+    pipe = client.pipeline(transaction=False)
+    pipe.zcard(data + "byc")
+    for key in expired:
+        pipe.zrevrank(data + "byc", key)
+    count, *ranks = pipe.execute()
+    hidden = sorted(int(rank) for rank in ranks if rank is not None)
+    total = int(count) - len(hidden)
+    if offset >= total:
+        return [], total
+    start, stop = visible_span(hidden, offset, limit)
+    skipped = set(expired)
+    keys = [_text(key) for key in client.zrevrange(data + "byc", start, stop - 1)]
+    return [key for key in keys if key not in skipped][:limit], total
