@@ -44,9 +44,10 @@ from sitecache.cache.storage.base import (
     EntryStatus,
     StorageBase,
     StorageError,
+    matches_filter,
 )
 from sitecache.cache.storage.breaker import CircuitBreaker
-from sitecache.cache.storage.redis_listing import expired_pages, fresh_page_keys
+from sitecache.cache.storage.redis_listing import expired_pages, fresh_page_keys, search_rows
 from sitecache.cache.storage.redis_scripts import (
     ACQUIRE,
     DELETE,
@@ -228,10 +229,16 @@ class RedisStorage(StorageBase):
         self, offset: int, limit: int, now: float, search: str, status: EntryStatus | None
     ) -> tuple[list[EntryInfo], int]:
         """``status`` alone through the expiry set (`redis_listing`); a ``search`` walks every
-        row (no index can answer a substring)."""
-        if search:
-            return super()._matching(offset, limit, now, search, status)
+        row (no index can answer a substring; `search_rows` skips decoding most of them)."""
         data = self._data()
+        if search:
+            rows = [
+                info
+                for info in search_rows(self.client, data + "i", search)
+                if info.status and matches_filter(info, now, search, status)
+            ]
+            rows.sort(key=lambda info: (-info.created, info.url))
+            return rows[offset : offset + limit], len(rows)
         expired = expired_pages(self.client, data, now)
         if status == "expired":
             rows = sorted(self._rows(expired, data), key=lambda info: (-info.created, info.url))

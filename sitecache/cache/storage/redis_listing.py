@@ -7,13 +7,21 @@ The listing order is the sorted set ``byc`` (pages by creation time) read from t
 since GC removes them. ``status=expired`` lists just those; ``status=fresh`` finds where its page
 starts in ``byc`` from the ranks of the expired pages (one ``ZREVRANK`` each), then reads the
 page skipping them: O(expired · log n + page), not O(n).
+
+A ``search`` (a URL substring) has no index to use: `search_rows` walks the index hash with
+``HSCAN`` and decodes only the rows whose JSON holds the text. It grows with the number of
+entries (measured in ``bench/purge_bench.py``).
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["expired_pages", "fresh_page_keys", "visible_span"]
+from sitecache.cache.entry import EntryInfo
+
+__all__ = ["expired_pages", "fresh_page_keys", "search_rows", "visible_span"]
 
 
 def _text(value: object) -> str:
@@ -66,3 +74,20 @@ def fresh_page_keys(
     skipped = set(expired)
     keys = [_text(key) for key in client.zrevrange(data + "byc", start, stop - 1)]
     return [key for key in keys if key not in skipped][:limit], total
+
+
+def search_rows(client: Any, index: str, search: str) -> Iterator[EntryInfo]:
+    """The rows of the index hash ``index`` that may hold ``search`` in their URL (a superset:
+    the caller filters them). A row whose JSON text does not hold the text in any case is not
+    decoded (only for texts JSON writes as they are: printable ASCII without quotes and
+    backslashes)."""
+    needle = search.lower().encode("ascii") if _written_as_is(search) else None
+    for _, value in client.hscan_iter(index, count=1000):
+        if needle is not None and needle not in value.lower():
+            continue
+        yield EntryInfo.from_json(json.loads(value))
+
+
+def _written_as_is(text: str) -> bool:
+    """Whether JSON (``ensure_ascii``) writes ``text`` unchanged."""
+    return all(" " <= char <= "~" and char not in '"\\' for char in text)
