@@ -403,8 +403,9 @@ class CacheEngine:
         return self.invalidator.purge_all(soft=soft)
 
     def purge_expired(self, *, budget: float | None = None, limit: int = 2000) -> PurgeResult:
-        """Delete up to ``limit`` entries past their stale window, for at most about
-        ``budget`` seconds (GC's bounded slice).
+        """Purge the entries past their stale window: all at once, walking none, without
+        ``budget`` (``POST /cache {"expired": true}``); else delete up to ``limit`` of them
+        for at most about ``budget`` seconds (GC's bounded slice).
 
         Raises:
             StorageError: the storage failed.

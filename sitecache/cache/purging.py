@@ -11,7 +11,8 @@ skips the bumps, and still tells the listeners.
 A purge of everything (and of the site, when its hosts are all the storage holds) walks
 nothing (#18): between the same two bumps it moves the storage to a new epoch
 (`Storage.invalidate_all`), which makes every entry a miss at once and answers how many
-entries and bytes it held from the running totals; GC removes them later in slices. A soft
+entries and bytes it held from the running totals; GC removes them later in slices. A purge of
+the expired entries moves a cut in time the same way (`Storage.invalidate_expired`). A soft
 purge still visits each entry: marking an entry stale rewrites its own expiry.
 """
 
@@ -148,10 +149,12 @@ class Invalidator:
         )
         return self._done(result)
 
-    def invalidate(self, scope: str) -> PurgeResult:
-        """The purge of every entry, in O(1): bump, move the storage to a new epoch (every
-        entry a miss at once; the totals say how many it held), bump, count, tell the
-        listeners (``urls`` is empty: nothing was walked).
+    def invalidate(
+        self, scope: str, step: Callable[[], RemovalReport] | None = None
+    ) -> PurgeResult:
+        """A purge that walks nothing: bump, ``step`` (default: move the storage to a new
+        epoch, every entry a miss at once; the totals say how many it held), bump, count, tell
+        the listeners (``urls`` is empty). GC removes what it invalidated later.
 
         Raises:
             StorageError: the storage failed; the purge may be partly done (run it again).
@@ -160,7 +163,7 @@ class Invalidator:
         # conditional put (else it would be stored under the new epoch), and memory tiers
         # forget what they read before the second.
         self.storage.bump_generation()
-        report = self.storage.invalidate_all()
+        report = step() if step is not None else self.storage.invalidate_all()
         self.storage.bump_generation()
         return self._done(PurgeResult(deleted=report.deleted, bytes=report.bytes, scope=scope))
 
@@ -262,15 +265,19 @@ class Invalidator:
         return self.purge("all", lambda: self.keys_for("host", None), soft=True)
 
     def purge_expired(self, *, budget: float | None = None, limit: int = 2000) -> PurgeResult:
-        """Delete up to ``limit`` entries past their stale window, soonest expired first, for
-        at most about ``budget`` seconds (GC's bounded slice: it runs again soon while more
-        remain).
+        """Without ``budget`` (an administrator's purge): every entry past its stale window
+        at once, walking none (`Storage.invalidate_expired`: they leave every count, listing
+        and lookup; every request missed them already; GC deletes them later). With it (GC's
+        bounded slice): delete up to ``limit`` of them, soonest expired first, for at most
+        about ``budget`` seconds (it runs again soon while more remain).
 
         Raises:
             StorageError: the storage failed.
         """
         before = self.clock() - self.settings().stale_while_revalidate
-        deadline = None if budget is None else time.monotonic() + budget
+        if budget is None:
+            return self.invalidate("expired", lambda: self.storage.invalidate_expired(before))
+        deadline = time.monotonic() + budget
         return self.purge(
             "expired", lambda: self.storage.expired_keys(before, limit), deadline=deadline
         )

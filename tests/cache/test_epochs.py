@@ -159,6 +159,39 @@ def test_the_site_is_purged_at_once_when_its_hosts_are_all_the_storage_holds(
     assert storage.get(other) is not None
 
 
+def test_a_purge_of_expired_entries_hides_them_at_once_and_gc_deletes_them(
+    storage: Storage, engine: CacheEngine, backend: str
+) -> None:
+    engine.clock.now = 3000.0  # type: ignore[attr-defined]
+    for number in range(40):  # p0..p9 expired at 1500, p10..p19 at 2995, the rest fresh
+        expires = 1500.0 if number < 10 else 2995.0 if number < 20 else 0.0
+        put(storage, number, created=1000.0 + number, expires=expires)
+    one = entry(1, expires=1500.0)
+    result = engine.purge_expired()  # before = 3000 - 10 (the stale window)
+    assert (result.scope, result.deleted, result.urls) == ("expired", 10, [])
+    assert result.bytes == 10 * (one.size + len(one.gzip_body))
+    summary = storage.summary(3000.0)
+    assert (summary.total, summary.expired) == (30, 10)  # p10..p19: expired, not yet purged
+    rows, total = storage.list_entries(0, 50, now=3000.0)
+    assert total == 30
+    assert {info.url for info in rows} == {f"http://example.org/p{n}" for n in range(10, 40)}
+    assert storage.list_entries(0, 50, now=3000.0, status="expired")[1] == 10
+    assert storage.list_entries(0, 50, now=3000.0, status="fresh")[1] == 20
+    assert storage.list_entries(0, 50, now=3000.0, search="p1")[1] == 10  # p10..p19 only
+    assert storage.keys_for("tag", ["all"]) == {f"{n:032x}" for n in range(10, 40)}
+    assert storage.pending_removal() == PendingRemoval(10, result.bytes)
+    assert engine.purge_expired().deleted == 0  # nothing newly expired past the window
+    put(storage, 2, created=3000.0)  # stored again: no longer hidden
+    assert storage.summary(3000.0).total == 31
+    while storage.remove_invalidated(0.0):
+        pass
+    assert not storage.pending_removal()
+    assert storage.get(f"{5:032x}") is None
+    assert storage.get(f"{2:032x}") is not None
+    assert storage.summary(3000.0).total == 31
+    assert leftovers(storage, backend) > 0  # the live ones stay
+
+
 # ---------------------------------------------------------------------- other processes
 @pytest.mark.parametrize("backend", ["disk", "redis"])
 def test_another_process_misses_every_old_entry_right_after_the_purge(

@@ -24,7 +24,9 @@ Invalidating everything is O(1) (#18): every entry is stored under the storage's
 *epoch*, and `Storage.invalidate_all` moves to a new one. Entries of an older epoch are misses,
 and no count, listing or index lookup sees them from that moment; their rows, bodies and keys
 are removed afterwards in bounded slices (`Storage.remove_invalidated`, run by the GC timer),
-never on a request, and `Storage.pending_removal` says what is left.
+never on a request, and `Storage.pending_removal` says what is left. The purge of expired
+entries works alike (`Storage.invalidate_expired`): it moves a cut in time, and entries that
+expired before it are no longer counted, listed or found (they were misses already).
 """
 
 from __future__ import annotations
@@ -226,12 +228,18 @@ class Storage(Protocol):
         removed later by `remove_invalidated`. What was invalidated: pages and bytes, read from
         the running totals (no URLs: nothing is walked)."""
 
+    def invalidate_expired(self, before: float) -> RemovalReport:
+        """Make the entries that expired at or before ``before`` (time past their stale
+        window: every request misses them already) invisible at once: no count, listing or
+        index lookup sees them any more; `remove_invalidated` deletes them later. What it
+        invalidated (not already hidden by an earlier call): pages and bytes."""
+
     def only_hosts(self, hosts: Collection[str]) -> bool:
         """Whether every stored entry (Vary pointers included) is of one of ``hosts``, so that
         `invalidate_all` purges exactly those hosts."""
 
     def pending_removal(self) -> PendingRemoval:
-        """What invalidated epochs still hold (GC removes it)."""
+        """What invalidated epochs and expired entries still hold (GC removes it)."""
 
     def remove_invalidated(self, budget: float) -> int:
         """Remove entries of invalidated epochs for at most about ``budget`` seconds; how many
@@ -447,6 +455,12 @@ class StorageBase(Storage):
             entries, size = self._invalidate()
         return RemovalReport(deleted=entries, bytes=size)
 
+    def invalidate_expired(self, before: float) -> RemovalReport:
+        """`_invalidate_expired`: the cut moves to ``before`` (never back)."""
+        with self.translate_errors("invalidate"):
+            entries, size = self._invalidate_expired(before)
+        return RemovalReport(deleted=entries, bytes=size)
+
     def only_hosts(self, hosts: Collection[str]) -> bool:
         """`_only_hosts` (no host: only an empty storage)."""
         with self.translate_errors("index"):
@@ -540,14 +554,19 @@ class StorageBase(Storage):
         old one held."""
 
     @abstractmethod
+    def _invalidate_expired(self, before: float) -> tuple[int, int]:
+        """Move the expiry cut to ``before`` when it is later, in one step; the pages and
+        bytes of the entries it newly hides."""
+
+    @abstractmethod
     def _only_hosts(self, hosts: list[str]) -> bool:
         """Whether every entry of the current epoch is of one of ``hosts`` (sorted, distinct)."""
 
     @abstractmethod
     def _pending(self) -> tuple[int, int]:
-        """Pages and bytes older epochs still hold."""
+        """Pages and bytes older epochs and entries expired before the cut still hold."""
 
     @abstractmethod
     def _remove_invalidated_batch(self) -> int:
-        """Remove one short batch of what older epochs hold; how much went (0: nothing left,
-        the epochs' own bookkeeping gone too)."""
+        """Remove one short batch of what older epochs hold, then of the entries expired
+        before the cut; how much went (0: nothing left, the epochs' bookkeeping gone too)."""

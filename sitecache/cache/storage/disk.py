@@ -43,17 +43,14 @@ from sitecache.cache.storage.base import (
     StorageBase,
     StorageError,
 )
-from sitecache.cache.storage.disk_listing import (
-    expired_page,
-    fresh_page,
-    newest_page,
-    search_page,
-)
+from sitecache.cache.storage.disk_listing import expired_page, search_page, visible_page
 from sitecache.cache.storage.disk_schema import (
     COLUMNS,
+    HIDDEN,
     LAYOUT_VERSION,
     LIVE,
     UPSERT,
+    VISIBLE,
     create_schema,
     info_row,
     row_to_info,
@@ -65,10 +62,11 @@ __all__ = ["DiskStorage"]
 #: What `DiskStorage._lookup` asks for each dimension (``{marks}``: one ``?`` per value).
 _LOOKUP: Final[dict[str, str]] = {
     "tag": "SELECT t.key FROM entry_tags t JOIN entries e ON e.key = t.key "  # noqa: S608
-    f"WHERE t.tag IN ({{marks}}) AND e.{LIVE}",
-    "url": f"SELECT key FROM entries WHERE url IN ({{marks}}) AND {LIVE}",  # noqa: S608
-    "path": f"SELECT key FROM entries WHERE path IN ({{marks}}) AND {LIVE}",  # noqa: S608
-    "host": f"SELECT key FROM entries WHERE host IN ({{marks}}) AND {LIVE}",  # noqa: S608
+    f"WHERE t.tag IN ({{marks}}) AND e.{LIVE} "
+    "AND NOT (e.expires > 0 AND e.expires <= (SELECT expired_before FROM epoch))",
+    "url": f"SELECT key FROM entries WHERE url IN ({{marks}}) AND {VISIBLE}",  # noqa: S608
+    "path": f"SELECT key FROM entries WHERE path IN ({{marks}}) AND {VISIBLE}",  # noqa: S608
+    "host": f"SELECT key FROM entries WHERE host IN ({{marks}}) AND {VISIBLE}",  # noqa: S608
 }
 
 #: The body of a key, when its row is of the current epoch (one statement per lookup).
@@ -93,6 +91,20 @@ AND EXISTS (SELECT 1 FROM entries WHERE entries.host = seen.host AND entries.{LI
 
 def _marks(values: list[str]) -> str:
     return ",".join("?" * len(values))
+
+
+def _cut(connection: sqlite3.Connection) -> float:
+    """The expiry cut: entries that expired at or before it are hidden (0: none)."""
+    return float(connection.execute("SELECT expired_before FROM epoch").fetchone()[0])
+
+
+def _hidden_totals(connection: sqlite3.Connection) -> tuple[int, int, int]:
+    """Pages, bytes and compressed bytes the expiry cut hides (through the expiry index)."""
+    pages, size, compressed = connection.execute(
+        "SELECT COALESCE(SUM(status > 0), 0), COALESCE(SUM(size), 0), "  # noqa: S608
+        f"COALESCE(SUM(compressed_size), 0) FROM entries WHERE {LIVE} AND {HIDDEN}"
+    ).fetchone()
+    return int(pages), int(size), int(compressed)
 
 
 class DiskStorage(StorageBase):
@@ -242,7 +254,7 @@ class DiskStorage(StorageBase):
         return {row[0] for row in self._query(sql, values)}
 
     def _all_keys(self) -> set[str]:
-        return {row[0] for row in self._query(f"SELECT key FROM entries WHERE {LIVE}")}  # noqa: S608
+        return {row[0] for row in self._query(f"SELECT key FROM entries WHERE {VISIBLE}")}  # noqa: S608
 
     def _soonest_expiring(self, before: float, limit: int) -> list[str]:
         sql = (
@@ -257,21 +269,22 @@ class DiskStorage(StorageBase):
 
     def _newest(self, offset: int, limit: int) -> tuple[list[EntryInfo], int]:
         with self._snapshot() as connection:
-            return newest_page(connection, offset, limit)
+            return visible_page(connection, offset, limit, _cut(connection))
 
     def _matching(
         self, offset: int, limit: int, now: float, search: str, status: EntryStatus | None
     ) -> tuple[list[EntryInfo], int]:
         """The filters through the indexes (`disk_listing`)."""
         with self._snapshot() as connection:
+            cut = _cut(connection)
             if search:
-                return search_page(connection, offset, limit, now, search, status)
+                return search_page(connection, offset, limit, now, search, status, cut)
             if status == "expired":
-                return expired_page(connection, offset, limit, now)
-            return fresh_page(connection, offset, limit, now)
+                return expired_page(connection, offset, limit, now, cut)
+            return visible_page(connection, offset, limit, max(now, cut))
 
     def _every_row(self) -> list[EntryInfo]:
-        sql = f"SELECT {COLUMNS} FROM entries WHERE {LIVE}"  # noqa: S608
+        sql = f"SELECT {COLUMNS} FROM entries WHERE {VISIBLE}"  # noqa: S608
         return [row_to_info(row) for row in self._query(sql)]
 
     def _counts(self, now: float) -> tuple[int, int, int, int]:
@@ -280,11 +293,19 @@ class DiskStorage(StorageBase):
                 f"SELECT entries, bytes, compressed_bytes FROM totals WHERE {LIVE}"  # noqa: S608
             ).fetchone()
             total, size, compressed = found if found is not None else (0, 0, 0)
+            cut = _cut(connection)
+            if cut > 0:  # less what an expired purge hid (until GC has deleted it)
+                pages, hidden, hidden_compressed = _hidden_totals(connection)
+                total, size, compressed = (
+                    total - pages,
+                    size - hidden,
+                    compressed - hidden_compressed,
+                )
             sql = (
                 f"SELECT COUNT(*) FROM entries WHERE {LIVE} "  # noqa: S608
-                "AND expires > 0 AND expires <= ? AND status > 0"
+                "AND expires > ? AND expires <= ? AND status > 0"
             )
-            expired = connection.execute(sql, (now,)).fetchone()[0]
+            expired = connection.execute(sql, (cut, now)).fetchone()[0]
         return int(total), int(expired), int(size), int(compressed)
 
     # ------------------------------------------------------------------ epochs
@@ -311,37 +332,54 @@ class DiskStorage(StorageBase):
         entries, size = found if found is not None else (0, 0)
         return int(entries), int(size)
 
+    def _invalidate_expired(self, before: float) -> tuple[int, int]:
+        with self._transaction() as connection:
+            cut = _cut(connection)
+            if before <= cut:
+                return 0, 0
+            pages, size = connection.execute(
+                "SELECT COALESCE(SUM(status > 0), 0), COALESCE(SUM(size + compressed_size), 0) "  # noqa: S608
+                f"FROM entries WHERE {LIVE} AND expires > ? AND expires <= ?",
+                (max(cut, 0.0), before),
+            ).fetchone()
+            connection.execute("UPDATE epoch SET expired_before = ?", (before,))
+        return int(pages), int(size)
+
     def _only_hosts(self, hosts: list[str]) -> bool:
         wanted = set(hosts)
         return all(row[0] in wanted for row in self._query(_HOSTS))
 
     def _pending(self) -> tuple[int, int]:
-        entries, size = self._query(
-            "SELECT COALESCE(SUM(entries), 0), COALESCE(SUM(bytes + compressed_bytes), 0) "
-            "FROM totals WHERE epoch < (SELECT current FROM epoch)"
-        )[0]
-        return int(entries), int(size)
+        with self._snapshot() as connection:
+            entries, size = connection.execute(
+                "SELECT COALESCE(SUM(entries), 0), COALESCE(SUM(bytes + compressed_bytes), 0) "
+                "FROM totals WHERE epoch < (SELECT current FROM epoch)"
+            ).fetchone()
+            pages, hidden, hidden_compressed = _hidden_totals(connection)
+        return int(entries) + pages, int(size) + hidden + hidden_compressed
 
     def _remove_invalidated_batch(self) -> int:
         old = "epoch < (SELECT current FROM epoch)"
+        hidden = f"{LIVE} AND {HIDDEN}"
         # A read first: the timers ask every second, and most of the time nothing is left
         # (no write lock taken for nothing).
         left = self._query(
             f"SELECT EXISTS (SELECT 1 FROM entries WHERE {old}), "  # noqa: S608
-            f"EXISTS (SELECT 1 FROM totals WHERE {old})"
+            f"EXISTS (SELECT 1 FROM totals WHERE {old}), "
+            f"EXISTS (SELECT 1 FROM entries WHERE {hidden})"
         )[0]
         if not any(left):
             return 0
         with self._transaction() as connection:
             # The delete trigger takes each row's tags, body and share of its epoch's totals.
-            removed = connection.execute(
-                f"DELETE FROM entries WHERE rowid IN (SELECT rowid FROM entries WHERE {old} "  # noqa: S608
-                "LIMIT ?)",
-                (self.batch_size,),
-            ).rowcount
+            delete = (
+                "DELETE FROM entries WHERE rowid IN (SELECT rowid FROM entries WHERE {} LIMIT ?)"
+            )
+            removed = connection.execute(delete.format(old), (self.batch_size,)).rowcount
             if not removed:
                 connection.execute(f"DELETE FROM totals WHERE {old}")  # noqa: S608
                 connection.execute(f"DELETE FROM chunks WHERE {old}")  # noqa: S608
+                removed = connection.execute(delete.format(hidden), (self.batch_size,)).rowcount
         return max(1, int(removed))
 
     # ------------------------------------------------------------------ shared state

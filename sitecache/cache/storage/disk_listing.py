@@ -9,7 +9,8 @@ summing at most a few hundred counts to find the run holding its first row, then
 Filters use the same runs where they can:
 
 - ``status=fresh``: the expired rows (few: GC removes them) are read through the expiry
-  index and subtracted from each run's count; the page query skips them;
+  index and subtracted from each run's count; the page query skips them. Rows hidden by an
+  expired purge's cut (until GC has deleted them) are left out of every listing the same way;
 - ``status=expired``: only the expired rows, read through the expiry index, sorted;
 - ``search``: a URL substring cannot use an index (a trigram index would cost every stored
   page ~30 µs more), so the matching rows are counted and paged by one scan of the listing
@@ -28,7 +29,7 @@ from typing import Any, Final
 from sitecache.cache.entry import EntryInfo
 from sitecache.cache.storage.disk_schema import COLUMNS, LIVE, row_to_info
 
-__all__ = ["expired_page", "fresh_page", "newest_page", "search_page"]
+__all__ = ["expired_page", "search_page", "visible_page"]
 
 #: A position in the listing order: ``(-created, url, key)``.
 Boundary = tuple[float, str, str]
@@ -41,7 +42,11 @@ SELECT t, url, key, running - count FROM (
 ) WHERE running > ? LIMIT 1
 """  # noqa: S608
 
-_EXPIRED: Final = f"{LIVE} AND expires > 0 AND expires <= ? AND status > 0"
+#: The listing positions of the rows expired at or before a time.
+_HIDDEN_KEYS: Final = (
+    f"SELECT neg_created, url, key FROM entries WHERE {LIVE} "  # noqa: S608
+    "AND expires > 0 AND expires <= ? AND status > 0"
+)
 _START: Final = (-float("inf"), "", "")
 
 
@@ -69,66 +74,59 @@ def _total(connection: sqlite3.Connection) -> int:
     return int(row[0]) if row is not None else 0
 
 
-def newest_page(
-    connection: sqlite3.Connection, offset: int, limit: int
+def visible_page(
+    connection: sqlite3.Connection, offset: int, limit: int, hide_before: float
 ) -> tuple[list[EntryInfo], int]:
-    """Rows ``offset`` to ``offset + limit`` of the listing order, and the count of all."""
-    total = _total(connection)
-    if offset >= total:
-        return [], total
-    run = connection.execute(_RUN_OF, (offset,)).fetchone()
-    if run is None:  # the counts disagree with the rows (never expected): step from the top
-        return _page_from(connection, _START, offset, limit), total
-    t, url, key, before = run
-    return _page_from(connection, (t, url, key), offset - int(before), limit), total
-
-
-def expired_page(
-    connection: sqlite3.Connection, offset: int, limit: int, now: float
-) -> tuple[list[EntryInfo], int]:
-    """A page of the rows expired at ``now`` (through the expiry index), and their count."""
-    total = connection.execute(f"SELECT COUNT(*) FROM entries WHERE {_EXPIRED}", (now,))  # noqa: S608
-    sql = (
-        f"SELECT {COLUMNS} FROM entries WHERE {_EXPIRED} "  # noqa: S608
-        "ORDER BY neg_created, url, key LIMIT ? OFFSET ?"
-    )
-    rows = connection.execute(sql, (now, limit, offset)).fetchall()
-    return [row_to_info(row) for row in rows], int(total.fetchone()[0])
-
-
-def fresh_page(
-    connection: sqlite3.Connection, offset: int, limit: int, now: float
-) -> tuple[list[EntryInfo], int]:
-    """A page of the rows fresh at ``now`` and their count: the runs' counts less the
-    expired rows in each (read through the expiry index)."""
-    hidden: list[Boundary] = sorted(
-        connection.execute(
-            f"SELECT neg_created, url, key FROM entries WHERE {_EXPIRED}",  # noqa: S608
-            (now,),
-        ).fetchall()
-    )
+    """Rows ``offset`` to ``offset + limit`` of the listing order, less the rows that expired
+    at or before ``hide_before`` (the expiry cut, or now for ``status=fresh``), and the count
+    of all shown."""
+    hidden: list[Boundary] = []
+    if hide_before > 0:
+        hidden = sorted(connection.execute(_HIDDEN_KEYS, (hide_before,)).fetchall())
     total = _total(connection) - len(hidden)
     if offset >= total:
         return [], total
+    if not hidden:
+        run = connection.execute(_RUN_OF, (offset,)).fetchone()
+        if run is None:  # the counts disagree with the rows (never expected): from the top
+            return _page_from(connection, _START, offset, limit), total
+        t, url, key, before = run
+        return _page_from(connection, (t, url, key), offset - int(before), limit), total
+    start, skip = _START, offset
     runs = connection.execute(
         f"SELECT t, url, key, count FROM chunks WHERE {LIVE} ORDER BY t, url, key"  # noqa: S608
     ).fetchall()
-    start, skip = _START, offset
     seen = 0
     for index, (t, url, key, count) in enumerate(runs):
         boundary: Boundary = (t, url, key)
         following = runs[index + 1][:3] if index + 1 < len(runs) else None
         first = bisect.bisect_left(hidden, boundary)
         last = len(hidden) if following is None else bisect.bisect_left(hidden, tuple(following))
-        visible = int(count) - (last - first)
-        if seen + visible > offset:
+        shown = int(count) - (last - first)
+        if seen + shown > offset:
             start, skip = boundary, offset - seen
             break
-        seen += visible
-    rows = _page_from(
-        connection, start, skip, limit, "AND NOT (expires > 0 AND expires <= ?)", (now,)
+        seen += shown
+    not_hidden = "AND NOT (expires > 0 AND expires <= ?)"
+    return _page_from(connection, start, skip, limit, not_hidden, (hide_before,)), total
+
+
+def expired_page(
+    connection: sqlite3.Connection, offset: int, limit: int, now: float, cut: float
+) -> tuple[list[EntryInfo], int]:
+    """A page of the rows expired at ``now`` but not before the cut (through the expiry
+    index), and their count."""
+    condition = f"{LIVE} AND expires > ? AND expires <= ? AND status > 0"
+    total = connection.execute(
+        f"SELECT COUNT(*) FROM entries WHERE {condition}",  # noqa: S608
+        (cut, now),
+    ).fetchone()[0]
+    sql = (
+        f"SELECT {COLUMNS} FROM entries WHERE {condition} "  # noqa: S608
+        "ORDER BY neg_created, url, key LIMIT ? OFFSET ?"
     )
-    return rows, total
+    rows = connection.execute(sql, (cut, now, limit, offset)).fetchall()
+    return [row_to_info(row) for row in rows], int(total)
 
 
 def search_page(
@@ -138,13 +136,14 @@ def search_page(
     now: float,
     search: str,
     status: str | None,
+    cut: float,
 ) -> tuple[list[EntryInfo], int]:
     """A page of the rows whose URL holds ``search`` (ASCII letters in any case, ``%`` and
-    ``_`` literal), fresh or expired at ``now`` when ``status`` says, and their count: one
-    scan of the listing index."""
+    ``_`` literal), fresh or expired at ``now`` when ``status`` says, less those the expiry
+    ``cut`` hides, and their count: one scan of the listing index."""
     escaped = search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    condition = "AND url LIKE ? ESCAPE '\\'"
-    parameters: tuple[Any, ...] = (f"%{escaped}%",)
+    condition = "AND url LIKE ? ESCAPE '\\' AND NOT (expires > 0 AND expires <= ?)"
+    parameters: tuple[Any, ...] = (f"%{escaped}%", cut)
     if status == "fresh":
         condition += " AND (expires = 0 OR expires > ?)"
         parameters += (now,)

@@ -6,7 +6,8 @@ delete trigger removes an entry's tag rows and body with its index row.
 
 Epochs (#18): each row records the epoch it was stored under (``epoch``, the one row of the
 table of that name, read by the upsert itself), and the totals are kept per epoch. Moving to a
-new epoch invalidates every older row at once; GC deletes them later in slices.
+new epoch invalidates every older row at once; GC deletes them later in slices. The same row
+holds the expiry cut (``expired_before``): rows that expired before it are hidden (`HIDDEN`).
 
 The listing order of ``GET /cache`` (newest first, then by URL, then by key) is the index
 ``entries_order`` on ``(epoch, neg_created, url, key)``. ``chunks`` cuts it into runs of
@@ -31,9 +32,11 @@ from sitecache.sqlite_wal import enable_wal
 __all__ = [
     "CHUNK_MAX",
     "COLUMNS",
+    "HIDDEN",
     "LAYOUT_VERSION",
     "LIVE",
     "UPSERT",
+    "VISIBLE",
     "create_schema",
     "info_row",
     "row_to_info",
@@ -50,6 +53,10 @@ CHUNK_MERGE: Final = CHUNK_MIN // 8
 
 #: The condition of a row of the current epoch (``e.epoch`` where the table is ``e``).
 LIVE: Final = "epoch = (SELECT current FROM epoch)"
+#: The condition of a row hidden by the expiry cut (an expired purge: GC deletes it).
+HIDDEN: Final = "(expires > 0 AND expires <= (SELECT expired_before FROM epoch))"
+#: The condition of a row counts, listings and lookups see.
+VISIBLE: Final = f"{LIVE} AND NOT {HIDDEN}"
 
 #: The chunk holding an entry row (``{row}`` is ``NEW`` or ``OLD``): the last boundary at or
 #: before the row in the listing order.
@@ -100,9 +107,10 @@ CREATE INDEX IF NOT EXISTS entry_tags_key ON entry_tags (key);
 CREATE TABLE IF NOT EXISTS bodies (key TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS epoch (
     id INTEGER PRIMARY KEY CHECK (id = 1),
-    current INTEGER NOT NULL
+    current INTEGER NOT NULL,
+    expired_before REAL NOT NULL
 );
-INSERT OR IGNORE INTO epoch (id, current) VALUES (1, 1);
+INSERT OR IGNORE INTO epoch (id, current, expired_before) VALUES (1, 1, 0);
 CREATE TABLE IF NOT EXISTS totals (
     epoch INTEGER PRIMARY KEY,
     entries INTEGER NOT NULL,

@@ -30,7 +30,17 @@ class _Shelf:
     """The entries of one epoch and their index (the store swaps in a new shelf to invalidate
     every entry at once)."""
 
-    __slots__ = ("by", "data", "deadline", "expiry", "expiry_seconds", "index", "size", "totals")
+    __slots__ = (
+        "by",
+        "data",
+        "deadline",
+        "expired_before",
+        "expiry",
+        "expiry_seconds",
+        "index",
+        "size",
+        "totals",
+    )
 
     def __init__(self) -> None:
         self.data: dict[str, bytes] = {}
@@ -45,6 +55,21 @@ class _Shelf:
         self.expiry: dict[int, set[str]] = {}
         self.expiry_seconds: list[int] = []
         self.totals = [0, 0, 0]  # entries (pointers excluded), bytes, compressed bytes
+        #: the expiry cut: entries that expired at or before it are hidden (0: none)
+        self.expired_before = 0.0
+
+    def hidden(self, info: EntryInfo) -> bool:
+        """Whether the expiry cut hides ``info``."""
+        return 0 < info.expires <= self.expired_before
+
+    def hidden_totals(self) -> tuple[int, int, int]:
+        """Pages, bytes and compressed bytes the expiry cut hides."""
+        rows = list(self.expired(self.expired_before)) if self.expired_before > 0 else []
+        return (
+            sum(1 for info in rows if info.status),
+            sum(info.size for info in rows),
+            sum(info.compressed_size for info in rows),
+        )
 
     def index_add(self, key: str, info: EntryInfo) -> None:
         self.index[key] = info
@@ -195,14 +220,18 @@ class MemoryStorage(StorageBase):
     def _lookup(self, dimension: Dimension, values: list[str]) -> set[str]:
         found: set[str] = set()
         with self._lock:
-            index = self._shelf.by[dimension]
+            shelf = self._shelf
+            index = shelf.by[dimension]
             for value in values:
                 found.update(index.get(value, ()))
+            if shelf.expired_before > 0:
+                found = {key for key in found if not shelf.hidden(shelf.index[key])}
         return found
 
     def _all_keys(self) -> set[str]:
         with self._lock:
-            return set(self._shelf.index)
+            shelf = self._shelf
+            return {key for key, info in shelf.index.items() if not shelf.hidden(info)}
 
     def _rows(self, keys: list[str]) -> list[EntryInfo]:
         with self._lock:
@@ -223,28 +252,47 @@ class MemoryStorage(StorageBase):
         rows: list[EntryInfo] = []
         with self._lock:
             shelf = self._shelf
-            pages = (info for info in reversed(shelf.index.values()) if info.status)
+            pages = (
+                info
+                for info in reversed(shelf.index.values())
+                if info.status and not shelf.hidden(info)
+            )
             rows.extend(islice(pages, offset, offset + limit))
-            return rows, shelf.totals[0]
+            return rows, shelf.totals[0] - shelf.hidden_totals()[0]
 
     def _every_row(self) -> list[EntryInfo]:
         with self._lock:
-            return list(self._shelf.index.values())
+            shelf = self._shelf
+            return [info for info in shelf.index.values() if not shelf.hidden(info)]
 
     def _counts(self, now: float) -> tuple[int, int, int, int]:
         with self._lock:
             shelf = self._shelf
             total, size, compressed = shelf.totals
-            expired = sum(1 for info in shelf.expired(now) if info.status)
-        return total, expired, size, compressed
+            pages, hidden, hidden_compressed = shelf.hidden_totals()
+            expired = sum(1 for info in shelf.expired(now) if info.status) - pages
+        return total - pages, expired, size - hidden, compressed - hidden_compressed
 
     # ------------------------------------------------------------------ epochs
     def _invalidate(self) -> tuple[int, int]:
         with self._lock:
             old, self._shelf = self._shelf, _Shelf()
+            self._shelf.expired_before = old.expired_before
             if old.index:
                 self._invalidated.append(old)
         return old.totals[0], old.totals[1] + old.totals[2]
+
+    def _invalidate_expired(self, before: float) -> tuple[int, int]:
+        with self._lock:
+            shelf = self._shelf
+            if before <= shelf.expired_before:
+                return 0, 0
+            rows = [info for info in shelf.expired(before) if not shelf.hidden(info)]
+            shelf.expired_before = before
+        return (
+            sum(1 for info in rows if info.status),
+            sum(info.size + info.compressed_size for info in rows),
+        )
 
     def _only_hosts(self, hosts: list[str]) -> bool:
         with self._lock:
@@ -253,22 +301,29 @@ class MemoryStorage(StorageBase):
     def _pending(self) -> tuple[int, int]:
         with self._lock:
             shelves = list(self._invalidated)
+            pages, hidden, hidden_compressed = self._shelf.hidden_totals()
         return (
-            sum(shelf.totals[0] for shelf in shelves),
-            sum(shelf.totals[1] + shelf.totals[2] for shelf in shelves),
+            sum(shelf.totals[0] for shelf in shelves) + pages,
+            sum(shelf.totals[1] + shelf.totals[2] for shelf in shelves)
+            + hidden
+            + hidden_compressed,
         )
 
     def _remove_invalidated_batch(self) -> int:
         with self._lock:
-            if not self._invalidated:
-                return 0
-            shelf = self._invalidated[0]
-            keys = list(islice(shelf.index, self.batch_size))
+            if self._invalidated:
+                shelf = self._invalidated[0]
+                keys = list(islice(shelf.index, self.batch_size))
+                if len(keys) == len(shelf.index):
+                    self._invalidated.pop(0)
+            else:
+                shelf = self._shelf
+                cut = shelf.expired_before
+                rows = islice(shelf.expired(cut), self.batch_size) if cut > 0 else iter(())
+                keys = [info.key for info in rows]
             for key in keys:
                 shelf.remove(key)
-            if not shelf.index:
-                self._invalidated.pop(0)
-        return max(1, len(keys))
+        return len(keys)
 
     # ------------------------------------------------------------------ shared state
     def get_value(self, name: str) -> bytes | None:

@@ -47,12 +47,18 @@ from sitecache.cache.storage.base import (
     matches_filter,
 )
 from sitecache.cache.storage.breaker import CircuitBreaker
-from sitecache.cache.storage.redis_listing import expired_pages, fresh_page_keys, search_rows
+from sitecache.cache.storage.redis_listing import (
+    expired_pages,
+    fresh_page_keys,
+    hidden_totals,
+    search_rows,
+)
 from sitecache.cache.storage.redis_scripts import (
     ACQUIRE,
     DELETE,
     GET,
     INVALIDATE,
+    INVALIDATE_EXPIRED,
     MARK_STALE,
     ONLY_HOSTS,
     PUT,
@@ -141,6 +147,7 @@ class RedisStorage(StorageBase):
         self._mark_stale = self.client.register_script(MARK_STALE)
         self._get = self.client.register_script(GET)
         self._invalidate_script = self.client.register_script(INVALIDATE)
+        self._invalidate_expired_script = self.client.register_script(INVALIDATE_EXPIRED)
         self._only_hosts_script = self.client.register_script(ONLY_HOSTS)
         self._release = self.client.register_script(RELEASE)
         self._acquire = self.client.register_script(ACQUIRE)
@@ -158,6 +165,17 @@ class RedisStorage(StorageBase):
     def _data(self) -> str:
         """The prefix of the current epoch's keys (one ``GET``)."""
         return self._epoch_prefix(self.client.get(self._key("ep")))
+
+    def _state(self) -> tuple[str, float]:
+        """The prefix of the current epoch's keys and the expiry cut (one ``MGET``)."""
+        epoch, cut = self.client.mget(self._key("ep"), self._key("xb"))
+        return self._epoch_prefix(epoch), float(cut or 0)
+
+    def _hidden(self, data: str, cut: float) -> set[str]:
+        """Keys the expiry cut hides (entries and Vary pointers)."""
+        if cut <= 0:
+            return set()
+        return {_text(key) for key in self.client.zrangebyscore(data + "bye", "(0", cut)}
 
     def get(self, key: str, generation: object = None) -> bytes | None:
         with self.translate_errors("read"):
@@ -200,12 +218,13 @@ class RedisStorage(StorageBase):
         return _infos(self.client.hmget((data or self._data()) + "i", keys))
 
     def _lookup(self, dimension: Dimension, values: list[str]) -> set[str]:
-        letter, data = _SETS[dimension], self._data()
+        (data, cut), letter = self._state(), _SETS[dimension]
         members = self.client.sunion([f"{data}{letter}{value}" for value in values])
-        return {_text(member) for member in members}
+        return {_text(member) for member in members} - self._hidden(data, cut)
 
     def _all_keys(self) -> set[str]:
-        return {_text(key) for key in self.client.hkeys(self._data() + "i")}
+        data, cut = self._state()
+        return {_text(key) for key in self.client.hkeys(data + "i")} - self._hidden(data, cut)
 
     def _soonest_expiring(self, before: float, limit: int) -> list[str]:
         keys = self.client.zrangebyscore(self._data() + "bye", "(0", before, start=0, num=limit)
@@ -217,12 +236,17 @@ class RedisStorage(StorageBase):
 
     def _newest(self, offset: int, limit: int) -> tuple[list[EntryInfo], int]:
         # ZREVRANGE by rank: O(log n + page) on any page.
-        data = self._data()
-        pipe = self.client.pipeline(transaction=False)
-        pipe.zcard(data + "byc")
-        pipe.zrevrange(data + "byc", offset, offset + limit - 1)
-        total, keys = pipe.execute()
-        rows = self._rows([_text(key) for key in keys], data)
+        data, cut = self._state()
+        hidden = expired_pages(self.client, data, cut) if cut > 0 else []
+        if hidden:  # an expired purge's cut hides some until GC has deleted them
+            keys, total = fresh_page_keys(self.client, data, hidden, offset, limit)
+        else:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.zcard(data + "byc")
+            pipe.zrevrange(data + "byc", offset, offset + limit - 1)
+            total, found = pipe.execute()
+            keys = [_text(key) for key in found]
+        rows = self._rows(keys, data)
         return sorted(rows, key=lambda info: (-info.created, info.url)), int(total)
 
     def _matching(
@@ -230,45 +254,58 @@ class RedisStorage(StorageBase):
     ) -> tuple[list[EntryInfo], int]:
         """``status`` alone through the expiry set (`redis_listing`); a ``search`` walks every
         row (no index can answer a substring; `search_rows` skips decoding most of them)."""
-        data = self._data()
+        data, cut = self._state()
         if search:
             rows = [
                 info
                 for info in search_rows(self.client, data + "i", search)
-                if info.status and matches_filter(info, now, search, status)
+                if info.status
+                and not 0 < info.expires <= cut
+                and matches_filter(info, now, search, status)
             ]
             rows.sort(key=lambda info: (-info.created, info.url))
             return rows[offset : offset + limit], len(rows)
-        expired = expired_pages(self.client, data, now)
         if status == "expired":
+            expired = expired_pages(self.client, data, now, after=cut)
             rows = sorted(self._rows(expired, data), key=lambda info: (-info.created, info.url))
             return rows[offset : offset + limit], len(rows)
-        keys, total = fresh_page_keys(self.client, data, expired, offset, limit)
+        hidden = expired_pages(self.client, data, max(now, cut))
+        keys, total = fresh_page_keys(self.client, data, hidden, offset, limit)
         rows = self._rows(keys, data)
         return sorted(rows, key=lambda info: (-info.created, info.url)), total
 
     def _every_row(self) -> Iterator[EntryInfo]:
-        for _, value in self.client.hscan_iter(self._data() + "i", count=1000):
-            yield EntryInfo.from_json(json.loads(value))
+        data, cut = self._state()
+        for _, value in self.client.hscan_iter(data + "i", count=1000):
+            info = EntryInfo.from_json(json.loads(value))
+            if not 0 < info.expires <= cut:
+                yield info
 
     def _counts(self, now: float) -> tuple[int, int, int, int]:
-        data = self._data()
+        data, cut = self._state()
         pipe = self.client.pipeline(transaction=False)
         pipe.hgetall(data + "tot")
-        pipe.zcount(data + "bye", "(0", now)
-        pipe.zcount(data + "bxp", "(0", now)  # Vary pointers are not counted
+        pipe.zcount(data + "bye", f"({cut!r}", now)
+        pipe.zcount(data + "bxp", f"({cut!r}", now)  # Vary pointers are not counted
         totals, expiring, pointers = pipe.execute()
+        pages, size, compressed = hidden_totals(self.client, data, cut)
         return (
-            int(totals.get(b"entries", 0)),
+            int(totals.get(b"entries", 0)) - pages,
             int(expiring) - int(pointers),
-            int(totals.get(b"bytes", 0)),
-            int(totals.get(b"compressed_bytes", 0)),
+            int(totals.get(b"bytes", 0)) - size,
+            int(totals.get(b"compressed_bytes", 0)) - compressed,
         )
 
     # ------------------------------------------------------------------ epochs
     def _invalidate(self) -> tuple[int, int]:
         entries, size = self._invalidate_script(args=[self.prefix])
         return int(entries), int(size)
+
+    def _invalidate_expired(self, before: float) -> tuple[int, int]:
+        _, cut = self._state()
+        script = self._invalidate_expired_script
+        pages, size = script(args=[self.prefix, repr(before), repr(max(cut, 0.0))])
+        return int(pages), int(size)
 
     def _only_hosts(self, hosts: list[str]) -> bool:
         return bool(self._only_hosts_script(args=[self.prefix, *hosts]))
@@ -280,13 +317,24 @@ class RedisStorage(StorageBase):
 
     def _pending(self) -> tuple[int, int]:
         dead = self._dead().values()
-        return sum(int(r["entries"]) for r in dead), sum(int(r["bytes"]) for r in dead)
+        pages, size, compressed = hidden_totals(self.client, *self._state())
+        return (
+            sum(int(r["entries"]) for r in dead) + pages,
+            sum(int(r["bytes"]) for r in dead) + size + compressed,
+        )
 
     def _remove_invalidated_batch(self) -> int:
-        """One ``SCAN`` step over the oldest dead epoch's keys, unlinking what it finds."""
+        """One ``SCAN`` step over the oldest dead epoch's keys, unlinking what it finds; then
+        a batch of the entries the expiry cut hides."""
         dead = self._dead()
         if not dead:
-            return 0
+            data, cut = self._state()
+            if cut <= 0:
+                return 0
+            keys = self.client.zrangebyscore(data + "bye", "(0", cut, start=0, num=self.batch_size)
+            if keys:
+                self._delete(args=[self.prefix, *(_text(key) for key in keys)])
+            return len(keys)
         epoch = min(dead)
         record = dead[epoch]
         data = self._epoch_prefix(str(epoch))

@@ -21,18 +21,19 @@ from typing import Any
 
 from sitecache.cache.entry import EntryInfo
 
-__all__ = ["expired_pages", "fresh_page_keys", "search_rows", "visible_span"]
+__all__ = ["expired_pages", "fresh_page_keys", "hidden_totals", "search_rows", "visible_span"]
 
 
 def _text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def expired_pages(client: Any, data: str, now: float) -> list[str]:
-    """Keys of the pages (not Vary pointers) under ``data`` expired at ``now``."""
+def expired_pages(client: Any, data: str, now: float, after: float = 0.0) -> list[str]:
+    """Keys of the pages (not Vary pointers) under ``data`` expired at ``now`` (and not at
+    ``after``)."""
     pipe = client.pipeline(transaction=False)
-    pipe.zrangebyscore(data + "bye", "(0", now)
-    pipe.zrangebyscore(data + "bxp", "(0", now)
+    pipe.zrangebyscore(data + "bye", f"({after!r}", now)
+    pipe.zrangebyscore(data + "bxp", f"({after!r}", now)
     expiring, pointers = pipe.execute()
     skipped = {_text(key) for key in pointers}
     return [key for key in map(_text, expiring) if key not in skipped]
@@ -91,3 +92,17 @@ def search_rows(client: Any, index: str, search: str) -> Iterator[EntryInfo]:
 def _written_as_is(text: str) -> bool:
     """Whether JSON (``ensure_ascii``) writes ``text`` unchanged."""
     return all(" " <= char <= "~" and char not in '"\\' for char in text)
+
+
+def hidden_totals(client: Any, data: str, cut: float) -> tuple[int, int, int]:
+    """Pages, bytes and compressed bytes under ``data`` that expired at or before ``cut``
+    (what an expired purge hid until GC deletes it): their rows are read."""
+    if cut <= 0:
+        return 0, 0, 0
+    keys = client.zrangebyscore(data + "bye", "(0", cut)
+    rows = [json.loads(row) for row in client.hmget(data + "i", keys) if row] if keys else []
+    return (
+        sum(1 for row in rows if row["status"] > 0),
+        sum(int(row["size"]) for row in rows),
+        sum(int(row["compressed_size"]) for row in rows),
+    )

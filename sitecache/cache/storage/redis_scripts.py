@@ -16,6 +16,7 @@ __all__ = [
     "DELETE",
     "GET",
     "INVALIDATE",
+    "INVALIDATE_EXPIRED",
     "MARK_STALE",
     "ONLY_HOSTS",
     "PUT",
@@ -190,3 +191,25 @@ RELEASE: Final = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+
+#: Move the expiry cut (``xb``) to ARGV[2] when later; the pages and bytes it newly hides.
+INVALIDATE_EXPIRED: Final = (
+    DATA_PREFIX
+    + """
+local shared, before = ARGV[1], tonumber(ARGV[2])
+local p = data_prefix(shared)
+local cut = tonumber(redis.call('GET', shared .. 'xb') or '0')
+if before <= cut then return {0, 0} end
+local pages, size = 0, 0
+for _, key in ipairs(redis.call('ZRANGEBYSCORE', p .. 'bye', '(' .. ARGV[3], ARGV[2])) do
+    local raw = redis.call('HGET', p .. 'i', key)
+    if raw then
+        local row = cjson.decode(raw)
+        if row['status'] > 0 then pages = pages + 1 end
+        size = size + row['size'] + row['compressed_size']
+    end
+end
+redis.call('SET', shared .. 'xb', ARGV[2])
+return {pages, size}
+"""
+)

@@ -382,8 +382,13 @@ def test_expired_purges_only_expired_entries(api: Api) -> None:
     old = engine.storage.keys_for("url", {"http://example.org/old"})
     engine.storage.mark_stale(old, engine.clock() - 3600)
     answer = api.json("POST", "/cache", {"expired": True})
-    assert (answer["scope"], answer["urls"]) == ("expired", ["http://example.org/old"])
+    assert (answer["scope"], answer["deleted"], answer["urls"]) == ("expired", 1, [])
     assert [row["url"] for row in api.json("GET", "/cache")] == ["http://example.org/new"]
+    assert api.json("GET", "/stats")["entries"] == {"total": 1, "fresh": 1, "expired": 0}
+    assert api.json("GET", "/status")["gc"]["pending"]["entries"] == 1
+    api.site.app.cache_api.timers.tick()
+    assert api.json("GET", "/status")["gc"]["pending"]["entries"] == 0
+    assert engine.storage.get(next(iter(old))) is None
 
 
 @pytest.mark.parametrize("target", ["/a", "http://example.org/a"])
