@@ -31,14 +31,26 @@ expired before it are no longer counted, listed or found (they were misses alrea
 
 from __future__ import annotations
 
-import time
 from abc import abstractmethod
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, ClassVar, Literal, Protocol, overload
 
 from sitecache.cache.entry import EntryInfo
+from sitecache.cache.storage.epochs import EpochOperations
+from sitecache.cache.storage.records import (
+    ANY_GENERATION,
+    DIMENSIONS,
+    Dimension,
+    EntryStatus,
+    PendingRemoval,
+    RemovalReport,
+    StorageError,
+    StorageSummary,
+    StorageUnavailable,
+    chunks,
+    matches_filter,
+)
 
 if TYPE_CHECKING:
     from sitecache.cache.storage.breaker import CircuitBreaker
@@ -58,65 +70,6 @@ __all__ = [
     "chunks",
     "matches_filter",
 ]
-
-#: ``put(..., generation=ANY_GENERATION)`` stores whatever the generation is (tests, tools).
-ANY_GENERATION: object = object()
-
-EntryStatus = Literal["fresh", "expired"]
-
-#: What `Storage.keys_for` looks entries up by.
-Dimension = Literal["tag", "url", "path", "host"]
-DIMENSIONS: tuple[Dimension, ...] = ("tag", "url", "path", "host")
-
-
-class StorageError(Exception):
-    """The storage could not do what was asked; the cache degrades to passing through."""
-
-
-class StorageUnavailable(StorageError):
-    """The store did not answer (refused, timed out, or the breaker is open)."""
-
-
-@dataclass(slots=True)
-class RemovalReport:
-    """What a delete, a soft purge or an invalidation touched."""
-
-    deleted: int = 0
-    bytes: int = 0
-    urls: list[str] = field(default_factory=list)
-    #: the URLs already in `urls` (a list scan per entry made a 100k-entry purge quadratic)
-    _listed: set[str] = field(default_factory=set, repr=False, compare=False)
-
-    def add(self, info: EntryInfo) -> None:
-        """Count ``info`` (its URL once)."""
-        self.deleted += 1
-        self.bytes += info.size + info.compressed_size
-        if info.url not in self._listed:
-            self._listed.add(info.url)
-            self.urls.append(info.url)
-
-
-@dataclass(frozen=True, slots=True)
-class PendingRemoval:
-    """What invalidations left for GC to remove: pages (Vary pointers not counted) and the
-    bytes of their bodies and gzip copies."""
-
-    entries: int = 0
-    bytes: int = 0
-
-    def __bool__(self) -> bool:
-        return bool(self.entries or self.bytes)
-
-
-@dataclass(frozen=True, slots=True)
-class StorageSummary:
-    """Counts and sizes from the index."""
-
-    total: int
-    fresh: int
-    expired: int
-    bytes: int
-    compressed_bytes: int
 
 
 class Storage(Protocol):
@@ -258,27 +211,6 @@ class Storage(Protocol):
         """Release connections and handles."""
 
 
-def chunks(items: list[str], size: int | None) -> Iterator[list[str]]:
-    """``items`` in slices of ``size`` (all at once when ``size`` is ``None``); none if empty."""
-    if size is None:
-        if items:
-            yield items
-        return
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
-def matches_filter(info: EntryInfo, now: float, search: str, status: EntryStatus | None) -> bool:
-    """Whether an index row passes the list filters (`search` is a URL substring)."""
-    if search and search.lower() not in info.url.lower():
-        return False
-    if status == "fresh":
-        return info.is_fresh(now)
-    if status == "expired":
-        return not info.is_fresh(now)
-    return True
-
-
 class _Translation:
     """The context manager `StorageBase.translate_errors` returns (a class, not a generator:
     it wraps every storage call, `get` and `put` of the request path included)."""
@@ -319,7 +251,7 @@ class _Translation:
             breaker.succeeded(self.probe)  # not the store's failure: let the next call probe
 
 
-class StorageBase(Storage):
+class StorageBase(EpochOperations, Storage):
     """The composite operations of `Storage`, written once over each backend's primitives.
 
     A backend implements the public primitives of `Storage` (`get`, `put`, named values,
@@ -449,41 +381,6 @@ class StorageBase(Storage):
         rows.sort(key=lambda info: (-info.created, info.url))
         return rows[offset : offset + limit], len(rows)
 
-    def invalidate_all(self) -> RemovalReport:
-        """`_invalidate`: a new epoch; what the old one held, from its totals."""
-        with self.translate_errors("invalidate"):
-            entries, size = self._invalidate()
-        return RemovalReport(deleted=entries, bytes=size)
-
-    def invalidate_expired(self, before: float) -> RemovalReport:
-        """`_invalidate_expired`: the cut moves to ``before`` (never back)."""
-        with self.translate_errors("invalidate"):
-            entries, size = self._invalidate_expired(before)
-        return RemovalReport(deleted=entries, bytes=size)
-
-    def only_hosts(self, hosts: Collection[str]) -> bool:
-        """`_only_hosts` (no host: only an empty storage)."""
-        with self.translate_errors("index"):
-            return self._only_hosts(sorted(set(hosts)))
-
-    def pending_removal(self) -> PendingRemoval:
-        """`_pending`."""
-        with self.translate_errors("index"):
-            entries, size = self._pending()
-        return PendingRemoval(entries=entries, bytes=size)
-
-    def remove_invalidated(self, budget: float) -> int:
-        """`_remove_invalidated_batch` until nothing is left or ``budget`` seconds passed (a
-        batch is short: one transaction, one script or one ``SCAN`` step)."""
-        deadline = time.monotonic() + budget
-        removed = 0
-        while True:
-            with self.translate_errors("removal of invalidated entries"):
-                done = self._remove_invalidated_batch()
-            removed += done
-            if not done or time.monotonic() >= deadline:
-                return removed
-
     def summary(self, now: float) -> StorageSummary:
         """The summary of `_counts`."""
         with self.translate_errors("index"):
@@ -547,26 +444,3 @@ class StorageBase(Storage):
     @abstractmethod
     def _counts(self, now: float) -> tuple[int, int, int, int]:
         """Pages, pages expired at ``now``, bytes and compressed bytes in the whole store."""
-
-    @abstractmethod
-    def _invalidate(self) -> tuple[int, int]:
-        """Move to a new epoch in one step; the pages and bytes (bodies and gzip copies) the
-        old one held."""
-
-    @abstractmethod
-    def _invalidate_expired(self, before: float) -> tuple[int, int]:
-        """Move the expiry cut to ``before`` when it is later, in one step; the pages and
-        bytes of the entries it newly hides."""
-
-    @abstractmethod
-    def _only_hosts(self, hosts: list[str]) -> bool:
-        """Whether every entry of the current epoch is of one of ``hosts`` (sorted, distinct)."""
-
-    @abstractmethod
-    def _pending(self) -> tuple[int, int]:
-        """Pages and bytes older epochs and entries expired before the cut still hold."""
-
-    @abstractmethod
-    def _remove_invalidated_batch(self) -> int:
-        """Remove one short batch of what older epochs hold, then of the entries expired
-        before the cut; how much went (0: nothing left, the epochs' bookkeeping gone too)."""

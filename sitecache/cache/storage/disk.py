@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Final
 
 from sitecache.cache.entry import EntryInfo
+from sitecache.cache.storage import disk_epochs
 from sitecache.cache.storage.base import (
     ANY_GENERATION,
     Dimension,
@@ -46,7 +47,6 @@ from sitecache.cache.storage.base import (
 from sitecache.cache.storage.disk_listing import expired_page, search_page, visible_page
 from sitecache.cache.storage.disk_schema import (
     COLUMNS,
-    HIDDEN,
     LAYOUT_VERSION,
     LIVE,
     UPSERT,
@@ -75,36 +75,11 @@ _GET: Final = (
     f"WHERE b.key = ?1 AND e.{LIVE}"
 )
 
+
 #: Every host that has a row of the current epoch (a skip over the host index: one step per
 #: distinct host, whatever the number of rows).
-_HOSTS: Final = f"""
-WITH RECURSIVE seen(host) AS (
-    SELECT MIN(host) FROM entries
-    UNION ALL
-    SELECT (SELECT MIN(host) FROM entries WHERE host > seen.host) FROM seen
-    WHERE seen.host IS NOT NULL
-)
-SELECT host FROM seen WHERE host IS NOT NULL
-AND EXISTS (SELECT 1 FROM entries WHERE entries.host = seen.host AND entries.{LIVE})
-"""  # noqa: S608
-
-
 def _marks(values: list[str]) -> str:
     return ",".join("?" * len(values))
-
-
-def _cut(connection: sqlite3.Connection) -> float:
-    """The expiry cut: entries that expired at or before it are hidden (0: none)."""
-    return float(connection.execute("SELECT expired_before FROM epoch").fetchone()[0])
-
-
-def _hidden_totals(connection: sqlite3.Connection) -> tuple[int, int, int]:
-    """Pages, bytes and compressed bytes the expiry cut hides (through the expiry index)."""
-    pages, size, compressed = connection.execute(
-        "SELECT COALESCE(SUM(status > 0), 0), COALESCE(SUM(size), 0), "  # noqa: S608
-        f"COALESCE(SUM(compressed_size), 0) FROM entries WHERE {LIVE} AND {HIDDEN}"
-    ).fetchone()
-    return int(pages), int(size), int(compressed)
 
 
 class DiskStorage(StorageBase):
@@ -269,14 +244,14 @@ class DiskStorage(StorageBase):
 
     def _newest(self, offset: int, limit: int) -> tuple[list[EntryInfo], int]:
         with self._snapshot() as connection:
-            return visible_page(connection, offset, limit, _cut(connection))
+            return visible_page(connection, offset, limit, disk_epochs.cut(connection))
 
     def _matching(
         self, offset: int, limit: int, now: float, search: str, status: EntryStatus | None
     ) -> tuple[list[EntryInfo], int]:
         """The filters through the indexes (`disk_listing`)."""
         with self._snapshot() as connection:
-            cut = _cut(connection)
+            cut = disk_epochs.cut(connection)
             if search:
                 return search_page(connection, offset, limit, now, search, status, cut)
             if status == "expired":
@@ -293,9 +268,9 @@ class DiskStorage(StorageBase):
                 f"SELECT entries, bytes, compressed_bytes FROM totals WHERE {LIVE}"  # noqa: S608
             ).fetchone()
             total, size, compressed = found if found is not None else (0, 0, 0)
-            cut = _cut(connection)
+            cut = disk_epochs.cut(connection)
             if cut > 0:  # less what an expired purge hid (until GC has deleted it)
-                pages, hidden, hidden_compressed = _hidden_totals(connection)
+                pages, hidden, hidden_compressed = disk_epochs.hidden_totals(connection)
                 total, size, compressed = (
                     total - pages,
                     size - hidden,
@@ -311,76 +286,26 @@ class DiskStorage(StorageBase):
     # ------------------------------------------------------------------ epochs
     def _invalidate(self) -> tuple[int, int]:
         with self._transaction() as connection:
-            current = int(connection.execute("SELECT current FROM epoch").fetchone()[0])
-            found = connection.execute(
-                "SELECT entries, bytes + compressed_bytes FROM totals WHERE epoch = ?",
-                (current,),
-            ).fetchone()
-            following = current + 1
-            connection.execute("UPDATE epoch SET current = ?", (following,))
-            connection.execute(
-                "INSERT OR IGNORE INTO totals (epoch, entries, bytes, compressed_bytes) "
-                "VALUES (?, 0, 0, 0)",
-                (following,),
-            )
-            connection.execute(
-                "INSERT OR IGNORE INTO chunks (epoch, t, url, key, count) VALUES (?, ?, '', '', 0)",
-                (following, -float("inf")),
-            )
-            # The old epoch's rows leave the listing order now (its chunks go with it).
-            connection.execute("DELETE FROM chunks WHERE epoch = ?", (current,))
-        entries, size = found if found is not None else (0, 0)
-        return int(entries), int(size)
+            return disk_epochs.invalidate(connection)
 
     def _invalidate_expired(self, before: float) -> tuple[int, int]:
         with self._transaction() as connection:
-            cut = _cut(connection)
-            if before <= cut:
-                return 0, 0
-            pages, size = connection.execute(
-                "SELECT COALESCE(SUM(status > 0), 0), COALESCE(SUM(size + compressed_size), 0) "  # noqa: S608
-                f"FROM entries WHERE {LIVE} AND expires > ? AND expires <= ?",
-                (max(cut, 0.0), before),
-            ).fetchone()
-            connection.execute("UPDATE epoch SET expired_before = ?", (before,))
-        return int(pages), int(size)
+            return disk_epochs.invalidate_expired(connection, before)
 
     def _only_hosts(self, hosts: list[str]) -> bool:
-        wanted = set(hosts)
-        return all(row[0] in wanted for row in self._query(_HOSTS))
+        return disk_epochs.hosts(self._connection()) <= set(hosts)
 
     def _pending(self) -> tuple[int, int]:
         with self._snapshot() as connection:
-            entries, size = connection.execute(
-                "SELECT COALESCE(SUM(entries), 0), COALESCE(SUM(bytes + compressed_bytes), 0) "
-                "FROM totals WHERE epoch < (SELECT current FROM epoch)"
-            ).fetchone()
-            pages, hidden, hidden_compressed = _hidden_totals(connection)
-        return int(entries) + pages, int(size) + hidden + hidden_compressed
+            return disk_epochs.pending(connection)
 
     def _remove_invalidated_batch(self) -> int:
-        old = "epoch < (SELECT current FROM epoch)"
-        hidden = f"{LIVE} AND {HIDDEN}"
         # A read first: the timers ask every second, and most of the time nothing is left
         # (no write lock taken for nothing).
-        left = self._query(
-            f"SELECT EXISTS (SELECT 1 FROM entries WHERE {old}), "  # noqa: S608
-            f"EXISTS (SELECT 1 FROM totals WHERE {old}), "
-            f"EXISTS (SELECT 1 FROM entries WHERE {hidden})"
-        )[0]
-        if not any(left):
+        if not disk_epochs.anything_left(self._connection()):
             return 0
         with self._transaction() as connection:
-            # The delete trigger takes each row's tags, body and share of its epoch's totals.
-            delete = (
-                "DELETE FROM entries WHERE rowid IN (SELECT rowid FROM entries WHERE {} LIMIT ?)"
-            )
-            removed = connection.execute(delete.format(old), (self.batch_size,)).rowcount
-            if not removed:
-                connection.execute(f"DELETE FROM totals WHERE {old}")  # noqa: S608
-                connection.execute(f"DELETE FROM chunks WHERE {old}")  # noqa: S608
-                removed = connection.execute(delete.format(hidden), (self.batch_size,)).rowcount
-        return max(1, int(removed))
+            return disk_epochs.remove_batch(connection, self.batch_size)
 
     # ------------------------------------------------------------------ shared state
     def get_value(self, name: str) -> bytes | None:
