@@ -311,7 +311,8 @@ class CacheEngine:
         return self.storage.housekeeping(budget)
 
     def pending_removal(self) -> PendingRemoval:
-        """What purges of everything invalidated and GC has not removed yet.
+        """What the purges that walk nothing (everything, the site, the expired entries)
+        invalidated and GC has not removed yet.
 
         Raises:
             StorageError: the storage failed.
@@ -319,8 +320,8 @@ class CacheEngine:
         return self.storage.pending_removal()
 
     def remove_invalidated(self, budget: float) -> int:
-        """Remove what purges of everything invalidated, for at most about ``budget``
-        seconds (background work, never on a request); how much went.
+        """Remove what the purges that walk nothing invalidated, for at most about
+        ``budget`` seconds (background work, never on a request); how much went.
 
         Raises:
             StorageError: the storage failed.

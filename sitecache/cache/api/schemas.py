@@ -92,9 +92,10 @@ STATUS_SCHEMA: Final[dict[str, Any]] = {
                     "pending": {
                         "type": "object",
                         "additionalProperties": False,
-                        "description": "What purges of everything invalidated at once and "
-                        "GC has not removed yet (in slices, in the background): pages and the "
-                        "bytes of their bodies and gzip copies.",
+                        "description": "What purges of everything, of the site or of the "
+                        "expired entries invalidated at once and GC has not removed yet (in "
+                        "slices, in the background): pages and the bytes of their bodies and "
+                        "gzip copies.",
                         "properties": {"entries": _COUNT, "bytes": _COUNT},
                     },
                 },

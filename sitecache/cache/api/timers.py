@@ -19,9 +19,9 @@ GC is incremental and bounded in time: one run deletes expired entries for at mo
 `GC_BUDGET` seconds; when more remain, the next run is due a second later instead of after
 ``gc_interval``. ``last_run``/``next_run`` live in the storage (named value ``gc``).
 
-What a purge of everything invalidated at once (#18) is removed on every tick of the holder,
-`GC_BUDGET` seconds at a time, until none is left (``/status`` shows it as ``gc.pending``): a
-purge never waits for it, nor does a request.
+What the purges that walk nothing (#18: everything, the site, the expired entries) left behind
+is removed on every tick of the holder, `GC_BUDGET` seconds at a time, until none is left
+(``/status`` shows it as ``gc.pending``): a purge never waits for it, nor does a request.
 """
 
 from __future__ import annotations
@@ -96,9 +96,9 @@ class CacheTimers:
         return state
 
     def gc_status(self) -> dict[str, Any]:
-        """``/status``'s ``gc`` object: the times (ISO 8601 UTC) and what purges of
-        everything left to remove (``pending``: pages and bytes; zeros when the storage does
-        not answer)."""
+        """``/status``'s ``gc`` object: the times (ISO 8601 UTC) and what the purges that walk
+        nothing left to remove (``pending``: pages and bytes; zeros when the storage does not
+        answer)."""
         state = self.gc_state()
         try:
             pending = self.engine.pending_removal()

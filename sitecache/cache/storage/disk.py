@@ -49,8 +49,10 @@ from sitecache.cache.storage.disk_schema import (
     COLUMNS,
     LAYOUT_VERSION,
     LIVE,
+    LIVE_ROW,
     UPSERT,
     VISIBLE,
+    VISIBLE_ROW,
     create_schema,
     info_row,
     row_to_info,
@@ -62,22 +64,20 @@ __all__ = ["DiskStorage"]
 #: What `DiskStorage._lookup` asks for each dimension (``{marks}``: one ``?`` per value).
 _LOOKUP: Final[dict[str, str]] = {
     "tag": "SELECT t.key FROM entry_tags t JOIN entries e ON e.key = t.key "  # noqa: S608
-    f"WHERE t.tag IN ({{marks}}) AND e.{LIVE} "
+    f"WHERE t.tag IN ({{marks}}) AND +e.{LIVE} "
     "AND NOT (e.expires > 0 AND e.expires <= (SELECT expired_before FROM epoch))",
-    "url": f"SELECT key FROM entries WHERE url IN ({{marks}}) AND {VISIBLE}",  # noqa: S608
-    "path": f"SELECT key FROM entries WHERE path IN ({{marks}}) AND {VISIBLE}",  # noqa: S608
+    "url": f"SELECT key FROM entries WHERE url IN ({{marks}}) AND {VISIBLE_ROW}",  # noqa: S608
+    "path": f"SELECT key FROM entries WHERE path IN ({{marks}}) AND {VISIBLE_ROW}",  # noqa: S608
     "host": f"SELECT key FROM entries WHERE host IN ({{marks}}) AND {VISIBLE}",  # noqa: S608
 }
 
 #: The body of a key, when its row is of the current epoch (one statement per lookup).
 _GET: Final = (
     "SELECT b.data FROM bodies b JOIN entries e ON e.key = b.key "  # noqa: S608
-    f"WHERE b.key = ?1 AND e.{LIVE}"
+    f"WHERE b.key = ?1 AND +e.{LIVE}"
 )
 
 
-#: Every host that has a row of the current epoch (a skip over the host index: one step per
-#: distinct host, whatever the number of rows).
 def _marks(values: list[str]) -> str:
     return ",".join("?" * len(values))
 
@@ -194,7 +194,7 @@ class DiskStorage(StorageBase):
 
     def _rows(self, keys: list[str]) -> list[EntryInfo]:
         sql = (
-            f"SELECT {COLUMNS} FROM entries WHERE key IN ({_marks(keys)}) AND {LIVE} "  # noqa: S608
+            f"SELECT {COLUMNS} FROM entries WHERE key IN ({_marks(keys)}) AND {LIVE_ROW} "  # noqa: S608
             "ORDER BY key"
         )
         return [row_to_info(row) for row in self._query(sql, keys)]

@@ -3,8 +3,9 @@
 The listing order is newest first, then by URL, then by key: the index ``entries_order`` on
 ``(epoch, neg_created, url, key)`` (`sitecache.cache.storage.disk_schema`). The table
 ``chunks`` cuts it into runs whose exact row counts the triggers keep, so page N starts by
-summing at most a few hundred counts to find the run holding its first row, then steps at most
-`CHUNK_MAX` rows inside it: the last page costs what the first does.
+summing the counts from the nearer end to find the run holding its first row (one or two for
+the first and the last pages, a few hundred at most), then steps at most `CHUNK_MAX` rows
+inside it: the last page costs what the first does.
 
 Filters use the same runs where they can:
 
@@ -34,13 +35,11 @@ __all__ = ["expired_page", "search_page", "visible_page"]
 #: A position in the listing order: ``(-created, url, key)``.
 Boundary = tuple[float, str, str]
 
-#: The run holding row ``offset`` (0-based) of the listing and how many rows precede it.
-_RUN_OF: Final = f"""
-SELECT t, url, key, running - count FROM (
-    SELECT t, url, key, count, SUM(count) OVER (ORDER BY t, url, key) AS running
-    FROM chunks WHERE {LIVE}
-) WHERE running > ? LIMIT 1
-"""  # noqa: S608
+#: The runs of the current epoch, in the listing order (``{order}``: ASC or DESC).
+_RUNS: Final = (
+    f"SELECT t, url, key, count FROM chunks WHERE {LIVE} "  # noqa: S608
+    "ORDER BY t {order}, url {order}, key {order}"
+)
 
 #: The listing positions of the rows expired at or before a time.
 _HIDDEN_KEYS: Final = (
@@ -74,6 +73,25 @@ def _total(connection: sqlite3.Connection) -> int:
     return int(row[0]) if row is not None else 0
 
 
+def _run_of(connection: sqlite3.Connection, offset: int, total: int) -> tuple[Boundary, int]:
+    """Where row ``offset`` of ``total`` is: the start of its run and how many rows of the
+    run precede it. The runs are read from the nearer end and only until it is found: the
+    first and the last pages read one or two."""
+    if offset < total - offset:
+        seen = 0
+        for t, url, key, count in connection.execute(_RUNS.format(order="ASC")):
+            if seen + count > offset:
+                return (t, url, key), offset - seen
+            seen += count
+    else:
+        before = total
+        for t, url, key, count in connection.execute(_RUNS.format(order="DESC")):
+            before -= count  # the rows ahead of this run
+            if before <= offset:
+                return (t, url, key), offset - before
+    return _START, offset  # the counts disagree with the rows (never expected): from the top
+
+
 def visible_page(
     connection: sqlite3.Connection, offset: int, limit: int, hide_before: float
 ) -> tuple[list[EntryInfo], int]:
@@ -87,15 +105,10 @@ def visible_page(
     if offset >= total:
         return [], total
     if not hidden:
-        run = connection.execute(_RUN_OF, (offset,)).fetchone()
-        if run is None:  # the counts disagree with the rows (never expected): from the top
-            return _page_from(connection, _START, offset, limit), total
-        t, url, key, before = run
-        return _page_from(connection, (t, url, key), offset - int(before), limit), total
+        start, skip = _run_of(connection, offset, total)
+        return _page_from(connection, start, skip, limit), total
     start, skip = _START, offset
-    runs = connection.execute(
-        f"SELECT t, url, key, count FROM chunks WHERE {LIVE} ORDER BY t, url, key"  # noqa: S608
-    ).fetchall()
+    runs = connection.execute(_RUNS.format(order="ASC")).fetchall()
     seen = 0
     for index, (t, url, key, count) in enumerate(runs):
         boundary: Boundary = (t, url, key)

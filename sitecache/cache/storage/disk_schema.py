@@ -51,12 +51,18 @@ CHUNK_MAX: Final = 2 * CHUNK_MIN
 #: Rows under which a chunk joins the one before it.
 CHUNK_MERGE: Final = CHUNK_MIN // 8
 
-#: The condition of a row of the current epoch (``e.epoch`` where the table is ``e``).
+#: The condition of a row of the current epoch (``e.epoch`` where the table is ``e``), for
+#: queries that find their rows through an index on ``epoch``.
 LIVE: Final = "epoch = (SELECT current FROM epoch)"
+#: The same condition as a filter only (``+`` keeps the query planner from walking the whole
+#: epoch through an ``epoch`` index when another index finds the rows: keys, URLs, tags).
+LIVE_ROW: Final = "+epoch = (SELECT current FROM epoch)"
 #: The condition of a row hidden by the expiry cut (an expired purge: GC deletes it).
 HIDDEN: Final = "(expires > 0 AND expires <= (SELECT expired_before FROM epoch))"
 #: The condition of a row counts, listings and lookups see.
 VISIBLE: Final = f"{LIVE} AND NOT {HIDDEN}"
+#: `VISIBLE` as a filter only (see `LIVE_ROW`).
+VISIBLE_ROW: Final = f"{LIVE_ROW} AND NOT {HIDDEN}"
 
 #: The chunk holding an entry row (``{row}`` is ``NEW`` or ``OLD``): the last boundary at or
 #: before the row in the listing order.
