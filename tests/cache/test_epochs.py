@@ -59,7 +59,7 @@ def leftovers(storage: Storage, backend: str) -> int:
     prefix = storage.prefix.encode()  # type: ignore[attr-defined]
     return sum(
         1
-        for key in client.scan_iter(match=storage.prefix + "*")  # type: ignore[attr-defined]
+        for key in client.keys(storage.prefix + "*")  # type: ignore[attr-defined]
         if key.removeprefix(prefix) not in shared
         and not key.removeprefix(prefix).startswith((b"v:", b"l:"))
     )
@@ -357,7 +357,7 @@ def test_redis_removes_the_first_layouts_keys_and_keeps_the_shared_ones(tmp_path
         while storage.remove_invalidated(0.0):
             pass
         assert not client.exists(prefix + "i")
-        assert not list(client.scan_iter(match=prefix + "e:*"))
+        assert not client.keys(prefix + "e:*")
         assert storage.get_value("preload") == b"x"
         assert storage.lock_owner("timers") == "me"
         assert storage.get(key) is not None

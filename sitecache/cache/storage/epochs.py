@@ -52,7 +52,7 @@ class EpochOperations:
 
     def remove_invalidated(self, budget: float) -> int:
         """`_remove_invalidated_batch` until nothing is left or ``budget`` seconds passed (a
-        batch is short: one transaction, one script or one ``SCAN`` step)."""
+        batch is short: one transaction, one script or one ``HSCAN`` step)."""
         deadline = time.monotonic() + budget
         removed = 0
         while True:

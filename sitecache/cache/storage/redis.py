@@ -13,8 +13,8 @@ Epochs (#18): the entries and their index live under the namespace's current epo
 in the key ``ep``. The scripts read it themselves, atomically with what they write; a request
 reads it with the generation, in the same round trip (`RedisToken`), and reads its entries
 under it. `invalidate_all` moves to the next epoch: the old keys are unreachable at once and
-`remove_invalidated` deletes them with ``SCAN``/``UNLINK`` in slices (the hash ``dead`` keeps
-each old epoch's scan cursor and what it held).
+`remove_invalidated` unlinks them in slices, walking the old epoch's index hash with ``HSCAN``
+(the hash ``dead`` keeps each old epoch's cursor and what it held).
 
 Every call runs inside `StorageBase.translate_errors`, which translates Redis's errors into
 `StorageError` (`StorageUnavailable` when Redis does not answer) and runs the circuit breaker
@@ -71,8 +71,8 @@ __all__ = ["RedisStorage", "RedisToken"]
 _SETS: Final[dict[str, str]] = {"tag": "t:", "url": "u:", "path": "p:", "host": "h:"}
 #: The one-of-a-kind keys of an epoch (beside ``e:``, ``t:``, ``u:``, ``h:`` and ``p:`` ones).
 _EPOCH_KEYS: Final = ("i", "byc", "bye", "bxp", "tot")
-#: Keys looked at per ``SCAN`` step of the removal of an old epoch.
-_SCAN_COUNT: Final = 1000
+#: The sets an index row names (beside one per tag): (key prefix, row field).
+_ROW_SETS: Final = (("u", "url"), ("h", "host"), ("p", "path"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +82,6 @@ class RedisToken:
 
     generation: bytes | None
     epoch: bytes | None
-
-
-def _glob(text: str) -> str:
-    """``text`` matched literally by a ``SCAN MATCH`` pattern."""
-    return "".join(f"\\{char}" if char in "*?[]\\" else char for char in text)
 
 
 def _text(value: object) -> str:
@@ -324,8 +319,8 @@ class RedisStorage(StorageBase):
         )
 
     def _remove_invalidated_batch(self) -> int:
-        """One ``SCAN`` step over the oldest dead epoch's keys, unlinking what it finds; then
-        a batch of the entries the expiry cut hides."""
+        """One ``HSCAN`` step over the oldest dead epoch's index, unlinking the keys its rows
+        name; then a batch of the entries the expiry cut hides."""
         dead = self._dead()
         if not dead:
             data, cut = self._state()
@@ -338,18 +333,24 @@ class RedisStorage(StorageBase):
         epoch = min(dead)
         record = dead[epoch]
         data = self._epoch_prefix(str(epoch))
-        # Epoch 0 shares the namespace's prefix with its shared keys: only the entry kinds.
-        pattern = _glob(data) + ("[etuhp]:*" if epoch == 0 else "*")
-        cursor, keys = self.client.scan(int(record["cursor"]), match=pattern, count=_SCAN_COUNT)
-        if keys:
-            self.client.unlink(*keys)
+        # The old epoch's own index names every key it holds: walking it costs what the epoch
+        # held, whatever else the Redis database holds (a SCAN would visit every key).
+        cursor, rows = self.client.hscan(data + "i", int(record["cursor"]), count=self.batch_size)
+        names: set[str] = set()
+        for key, raw in rows.items():
+            row = json.loads(raw)
+            names.add(f"{data}e:{_text(key)}")
+            names.update(f"{data}t:{tag}" for tag in row["tags"])
+            names.update(f"{data}{kind}:{row[field]}" for kind, field in _ROW_SETS)
+        if names:
+            self.client.unlink(*names)
         if int(cursor) == 0:
             self.client.unlink(*(data + name for name in _EPOCH_KEYS))
             self.client.hdel(self._key("dead"), str(epoch))
         else:
             record["cursor"] = str(int(cursor))
             self.client.hset(self._key("dead"), str(epoch), json.dumps(record))
-        return max(1, len(keys))
+        return max(1, len(rows))
 
     def get_value(self, name: str) -> bytes | None:
         with self.translate_errors("read"):
