@@ -124,6 +124,9 @@ def test_flush_all_answers_at_once_and_status_shows_what_gc_has_left(
     assert api.json("GET", "/status")["gc"]["pending"] == {"entries": 0, "bytes": 0}
     assert main([*options, "status"]) == 0
     assert "purged" not in capsys.readouterr().out
+    fill(api)
+    assert main([*options, "flush", "--all"]) == 0
+    assert "the server's timers remove them in the background" in capsys.readouterr().out
 
 
 def test_every_page_number_of_the_listing_answers_as_before(api: Api) -> None:
