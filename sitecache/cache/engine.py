@@ -38,7 +38,7 @@ from sitecache.cache.purging import Invalidator, KeyDimension, PurgeListener, Pu
 from sitecache.cache.reports import CacheReports
 from sitecache.cache.settings import CacheSettings
 from sitecache.cache.settings_store import SETTINGS_NAME, SettingsStore
-from sitecache.cache.storage import EntryStatus, Storage, StorageError
+from sitecache.cache.storage import EntryStatus, PendingRemoval, Storage, StorageError
 from sitecache.cache.storage_log import RateLimitedLog
 from sitecache.domain_errors import InvalidSettings
 
@@ -195,13 +195,14 @@ class CacheEngine:
 
     check_generation = generation
 
-    def load(self, key: str) -> CacheEntry | None:
-        """The stored entry under ``key`` (no memory tier), or ``None``.
+    def load(self, key: str, generation: object = None) -> CacheEntry | None:
+        """The stored entry under ``key`` (no memory tier), or ``None``; ``generation`` is
+        the one the request read first (a backend may read the epoch it names).
 
         Raises:
             StorageError: the storage failed.
         """
-        return decode_entry(self.storage.get(key))
+        return decode_entry(self.storage.get(key, generation))
 
     def store(
         self, key: str, entry: CacheEntry, stale_while_revalidate: int, generation: object
@@ -309,6 +310,24 @@ class CacheEngine:
         """
         return self.storage.housekeeping(budget)
 
+    def pending_removal(self) -> PendingRemoval:
+        """What the purges that walk nothing (everything, the site, the expired entries)
+        invalidated and GC has not removed yet.
+
+        Raises:
+            StorageError: the storage failed.
+        """
+        return self.storage.pending_removal()
+
+    def remove_invalidated(self, budget: float) -> int:
+        """Remove what the purges that walk nothing invalidated, for at most about
+        ``budget`` seconds (background work, never on a request); how much went.
+
+        Raises:
+            StorageError: the storage failed.
+        """
+        return self.storage.remove_invalidated(budget)
+
     def keys_for(self, dimension: KeyDimension, values: Iterable[str] | None) -> set[str]:
         """Keys of the entries matching any of ``values`` by tag, canonical URL, path or host
         (hosts only: ``None`` is every key).
@@ -366,7 +385,8 @@ class CacheEngine:
         return self.invalidator.purge_tags(tags, soft=soft, scope=scope)
 
     def purge_site(self, *, soft: bool = False) -> PurgeResult:
-        """Purge every entry of the hosts this site serves.
+        """Purge every entry of the hosts this site serves: in O(1) when they are all the
+        storage holds (see `purge_all`).
 
         Raises:
             StorageError: the storage failed.
@@ -374,7 +394,9 @@ class CacheEngine:
         return self.invalidator.purge_site(soft=soft)
 
     def purge_all(self, *, soft: bool = False) -> PurgeResult:
-        """Purge every entry of every host in this storage.
+        """Purge every entry of every host in this storage, in O(1) at any size: every entry
+        is a miss on every process once this returns, the rows and keys go later in GC's
+        slices (`remove_invalidated`). A soft purge marks each entry stale (O(entries)).
 
         Raises:
             StorageError: the storage failed.
@@ -382,8 +404,9 @@ class CacheEngine:
         return self.invalidator.purge_all(soft=soft)
 
     def purge_expired(self, *, budget: float | None = None, limit: int = 2000) -> PurgeResult:
-        """Delete up to ``limit`` entries past their stale window, for at most about
-        ``budget`` seconds (GC's bounded slice).
+        """Purge the entries past their stale window: all at once, walking none, without
+        ``budget`` (``POST /cache {"expired": true}``); else delete up to ``limit`` of them
+        for at most about ``budget`` seconds (GC's bounded slice).
 
         Raises:
             StorageError: the storage failed.

@@ -7,6 +7,13 @@ keys, remove them (or mark them stale), bump again, count, then tell the purge l
 storage's conditional put (`Storage.put`); copies read into memory tiers before the second bump
 carry a stamp no later request matches. Eviction removes pages that are still correct: it
 skips the bumps, and still tells the listeners.
+
+A purge of everything (and of the site, when its hosts are all the storage holds) walks
+nothing (#18): between the same two bumps it moves the storage to a new epoch
+(`Storage.invalidate_all`), which makes every entry a miss at once and answers how many
+entries and bytes it held from the running totals; GC removes them later in slices. A purge of
+the expired entries moves a cut in time the same way (`Storage.invalidate_expired`). A soft
+purge still visits each entry: marking an entry stale rewrites its own expiry.
 """
 
 from __future__ import annotations
@@ -140,8 +147,31 @@ class Invalidator:
             tags=sorted(set(tags)),
             soft=soft,
         )
+        return self._done(result)
+
+    def invalidate(
+        self, scope: str, step: Callable[[], RemovalReport] | None = None
+    ) -> PurgeResult:
+        """A purge that walks nothing: bump, ``step`` (default: move the storage to a new
+        epoch, every entry a miss at once; the totals say how many it held), bump, count, tell
+        the listeners (``urls`` is empty). GC removes what it invalidated later.
+
+        Raises:
+            StorageError: the storage failed; the purge may be partly done (run it again).
+        """
+        # The same two bumps as `purge`: a render begun before the first is refused by the
+        # conditional put (else it would be stored under the new epoch), and memory tiers
+        # forget what they read before the second.
+        self.storage.bump_generation()
+        report = step() if step is not None else self.storage.invalidate_all()
+        self.storage.bump_generation()
+        return self._done(PurgeResult(deleted=report.deleted, bytes=report.bytes, scope=scope))
+
+    def _done(self, result: PurgeResult) -> PurgeResult:
+        """Count ``result`` and tell the listeners."""
+        scope = result.scope
         self.counters.count(f"purge:{scope}")
-        self.counters.count(f"purged_entries:{scope}", report.deleted)
+        self.counters.count(f"purged_entries:{scope}", result.deleted)
         self.counters.flush()
         for listener in list(self.listeners):
             try:
@@ -208,33 +238,46 @@ class Invalidator:
         return self.purge(scope, lambda: self.keys_for("tag", wanted), soft=soft, tags=wanted)
 
     def purge_site(self, *, soft: bool = False) -> PurgeResult:
-        """Purge every entry of the hosts this site serves.
+        """Purge every entry of the hosts this site serves: `invalidate` when they are all
+        the storage holds (every host when the site names none), else their entries one by
+        one (another site shares the storage). A soft purge marks each entry stale.
 
         Raises:
             StorageError: the storage failed.
         """
         hosts = self.rules.hosts
+        # An entry of another host stored between this check and the new epoch is purged
+        # too: one more miss, never a stale page.
+        if not soft and (hosts is None or self.storage.only_hosts(hosts)):
+            return self.invalidate("site")
         served = sorted(hosts) if hosts is not None else None
         return self.purge("site", lambda: self.keys_for("host", served), soft=soft)
 
     def purge_all(self, *, soft: bool = False) -> PurgeResult:
-        """Purge every entry of every host in this storage.
+        """Purge every entry of every host in this storage: `invalidate`; a soft purge marks
+        each entry stale instead (it must visit each one: the expiry is the entry's own).
 
         Raises:
             StorageError: the storage failed.
         """
-        return self.purge("all", lambda: self.keys_for("host", None), soft=soft)
+        if not soft:
+            return self.invalidate("all")
+        return self.purge("all", lambda: self.keys_for("host", None), soft=True)
 
     def purge_expired(self, *, budget: float | None = None, limit: int = 2000) -> PurgeResult:
-        """Delete up to ``limit`` entries past their stale window, soonest expired first, for
-        at most about ``budget`` seconds (GC's bounded slice: it runs again soon while more
-        remain).
+        """Without ``budget`` (an administrator's purge): every entry past its stale window
+        at once, walking none (`Storage.invalidate_expired`: they leave every count, listing
+        and lookup; every request missed them already; GC deletes them later). With it (GC's
+        bounded slice): delete up to ``limit`` of them, soonest expired first, for at most
+        about ``budget`` seconds (it runs again soon while more remain).
 
         Raises:
             StorageError: the storage failed.
         """
         before = self.clock() - self.settings().stale_while_revalidate
-        deadline = None if budget is None else time.monotonic() + budget
+        if budget is None:
+            return self.invalidate("expired", lambda: self.storage.invalidate_expired(before))
+        deadline = time.monotonic() + budget
         return self.purge(
             "expired", lambda: self.storage.expired_keys(before, limit), deadline=deadline
         )

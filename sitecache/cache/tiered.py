@@ -61,7 +61,7 @@ class TieredEntries:
         if fresh and not refresh:
             return prepared
         # Not here, or stale here: another process may have stored a fresher copy.
-        entry = self.engine.load(key)
+        entry = self.engine.load(key, generation)
         if entry is None:
             if prepared is not None:
                 tier.forget(key)

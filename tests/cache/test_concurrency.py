@@ -125,22 +125,34 @@ class ReadWhileAPurgeRemoves(MemoryStorage):
         super().__init__()
         self.cache: PageCache | None = None
 
-    def delete(self, keys: Iterable[str]) -> Any:
+    def _read_now(self) -> None:
         cache, self.cache = self.cache, None
         if cache is not None:
             cache.tier = type(cache.tier)(cache.tier.max_bytes)  # nothing kept before
             assert get(cache).headers["Cache-Status"].startswith("sitecache; hit")
+
+    def delete(self, keys: Iterable[str]) -> Any:
+        self._read_now()
         return super().delete(keys)
 
+    def invalidate_all(self) -> Any:
+        self._read_now()  # a purge of everything: between its bumps, before the new epoch
+        return super().invalidate_all()
 
+
+@pytest.mark.parametrize("scope", ["all", "url"])
 def test_a_copy_read_into_memory_during_a_purge_is_not_served_after_it(
-    page_app: PageApp,
+    page_app: PageApp, scope: str
 ) -> None:
     storage = ReadWhileAPurgeRemoves()
     cache = build(page_app, storage)
     first = get(cache)
     storage.cache = cache
-    cache.purge_all()
+    if scope == "all":
+        cache.purge_all()
+    else:
+        cache.purge_url("/")
+    assert storage.cache is None  # the read happened inside the purge
     after = get(cache)
     assert after.headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
     assert after.data != first.data
@@ -356,7 +368,7 @@ def test_an_entry_with_corrupted_times_is_a_miss_not_an_error(
     for key in storage.keys_for("host", None):
         data = storage.get(key)
         assert data is not None
-        storage._data[key] = data[:offset] + struct.pack(">d", value) + data[offset + 8 :]
+        storage._shelf.data[key] = data[:offset] + struct.pack(">d", value) + data[offset + 8 :]
     cache.tier = type(cache.tier)(cache.tier.max_bytes)  # a new worker: nothing in memory
     answer = get(cache)
     assert answer.status_code == 200

@@ -366,7 +366,7 @@ def test_a_settings_change_in_one_worker_reaches_another_within_a_second(
 class BrokenStorage(MemoryStorage):
     """A store whose every read and write fails (a full disk, Redis down)."""
 
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: str, generation: object = None) -> bytes | None:
         raise StorageError("disk full")
 
     def put(self, *args: Any) -> None:

@@ -41,7 +41,9 @@ def test_the_generation_is_read_again_after_redis_drops_the_connection(
     redis_storage.client.client_kill_filter(_id=connection.read_response())
     redis_storage.bump_generation()
     assert redis_storage.generation() != first
-    assert redis_storage.generation() == redis_storage.client.get(redis_storage.prefix + "gen")
+    token = redis_storage.generation()
+    assert token.generation == redis_storage.client.get(redis_storage.prefix + "gen")
+    assert token.epoch == redis_storage.client.get(redis_storage.prefix + "ep")
 
 
 def test_closing_the_storage_closes_the_generation_connection(redis_storage: Any) -> None:

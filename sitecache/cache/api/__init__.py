@@ -105,6 +105,7 @@ class CacheApi:
             cache.stored_listeners.append(self.static.on_stored)
             self.engine.purge_listeners.append(self.static.on_purge)
             self.timers.gc_hooks.append(self.static.sweep)
+            self.timers.every_tick.append(self.static.empty_trash)  # the trash is per node
         #: start this process's timers on the first request it serves (under any server)
         self.autostart_timers = True
         self.routes = CacheRoutes(self)

@@ -142,11 +142,20 @@ def _status(run: _Run) -> int:
             f"preload:     {'running' if progress['running'] else 'idle'}, "
             f"{progress['done']}/{progress['total']} done, {progress['failed']} failed",
             f"gc:          last {status['gc']['last_run'] or 'never'}, "
-            f"next {status['gc']['next_run'] or 'not scheduled'}",
+            f"next {status['gc']['next_run'] or 'not scheduled'}"
+            + _pending_text(status["gc"]["pending"]),
             *(f"warning:     {w['code']}: {w['message']}" for w in status["warnings"]),
         ],
     )
     return 0 if status["storage"]["writable"] else 1
+
+
+def _pending_text(pending: Mapping[str, int]) -> str:
+    """``, N entries (B bytes) left to remove`` when purges left any, else nothing."""
+    if not pending["entries"] and not pending["bytes"]:
+        return ""
+    noun = "entry" if pending["entries"] == 1 else "entries"
+    return f", {pending['entries']} purged {noun} ({pending['bytes']} bytes) left to remove"
 
 
 def _stats(run: _Run) -> int:
@@ -217,6 +226,9 @@ def _flush(run: _Run) -> int:
     verb = "marked stale" if soft else "deleted"
     noun = "entry" if result.deleted == 1 else "entries"
     line = f"{result.deleted} {noun} {verb} ({result.bytes} bytes), scope {result.scope}"
+    if result.deleted and not result.urls and not soft:
+        # A purge that walked nothing (#18): every entry is a miss now; the rows go later.
+        line += "; the server's timers remove them in the background (see `cache status`)"
     _print(result.as_json(), run.as_json, [line])
     return 0
 

@@ -86,7 +86,19 @@ STATUS_SCHEMA: Final[dict[str, Any]] = {
                 "type": "object",
                 "additionalProperties": False,
                 "description": "Garbage collection of expired entries.",
-                "properties": {"last_run": _DATE, "next_run": _DATE},
+                "properties": {
+                    "last_run": _DATE,
+                    "next_run": _DATE,
+                    "pending": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "description": "What purges of everything, of the site or of the "
+                        "expired entries invalidated at once and GC has not removed yet (in "
+                        "slices, in the background): pages and the bytes of their bodies and "
+                        "gzip copies.",
+                        "properties": {"entries": _COUNT, "bytes": _COUNT},
+                    },
+                },
             },
             "warnings": {
                 "type": "array",

@@ -7,8 +7,12 @@ variant, varying on nothing but ``Accept-Encoding``) is also written as
 ``try_files`` and ``gzip_static`` (`nginx_config`); everything else goes to gunicorn.
 
 Purges remove the files of the purged URLs (soft purges too, so the web server falls through to
-Python, which serves the stale page while one request regenerates it). Expiry is enforced by
-`StaticFiles.sweep`, which the GC timer runs: files older than ``max_age`` go.
+Python, which serves the stale page while one request regenerates it). A purge of everything
+(or of the site) moves each host's directory out of the static root at once, into the *trash*
+beside it (`StaticFiles.discard`: one rename per host, whatever the number of pages), so the web
+server falls through to Python at once; the timers empty the trash in bounded slices
+(`StaticFiles.empty_trash`). Expiry is enforced by `StaticFiles.sweep`, which the GC timer runs:
+files older than ``max_age`` go.
 
 The web server reads the copies as its own user (Debian's nginx workers run as ``www-data``):
 directories are made 0755 and files 0644 whatever the umask, and `unreadable_reason` says when
@@ -18,6 +22,7 @@ The static root (``static_root``) therefore belongs outside the private data dir
 
 from __future__ import annotations
 
+import contextlib
 import grp
 import gzip
 import logging
@@ -26,6 +31,7 @@ import pwd
 import stat
 import tempfile
 import time
+import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Final
@@ -59,6 +65,9 @@ class StaticFiles:
     def __init__(self, engine: CacheEngine, root: Path) -> None:
         self.engine = engine
         self.root = Path(root)
+        #: where discarded host directories wait for `empty_trash`: beside the root (same
+        #: file system, so a rename), never under it (the web server must not serve it)
+        self.trash = self.root.parent / f".{self.root.name}.trash"
 
     # ------------------------------------------------------------------ paths
     def directory(self, url: str) -> Path | None:
@@ -153,11 +162,70 @@ class StaticFiles:
         return removed
 
     def on_purge(self, result: PurgeResult) -> None:
-        """The engine's purge listener: the purged pages lose their static copies."""
-        self.remove(result.urls)
-        if result.scope in ("all", "site"):
-            # Whatever the index no longer knew of goes too.
-            self.sweep(max_age=0, budget=1.0)
+        """The engine's purge listener: the purged pages lose their static copies (a purge
+        of everything or of the site: every copy of every host, or of the site's hosts)."""
+        if result.scope == "all":
+            self.discard(None)
+        elif result.scope == "site":
+            hosts = self.engine.rules.hosts
+            self.discard(None if hosts is None else hosts)
+        else:
+            self.remove(result.urls)
+
+    def discard(self, hosts: Iterable[str] | None) -> int:
+        """Take the copies of ``hosts`` (``host`` or ``host:port``; every host when ``None``)
+        out of the web server's sight at once: each host directory is renamed into the trash,
+        which `empty_trash` empties later. How many directories went.
+
+        Where the trash cannot be written (a read-only parent, another file system), the
+        copies are deleted instead, for at most a second (the rest by `sweep`).
+        """
+        if not self.root.is_dir():
+            return 0
+        wanted = None if hosts is None else {_host_name(host) for host in hosts}
+        moved = 0
+        for directory in sorted(self.root.iterdir()):
+            if wanted is not None and directory.name not in wanted:
+                continue
+            try:
+                self.trash.mkdir(mode=0o700, exist_ok=True)
+                os.rename(directory, self.trash / f"{uuid.uuid4().hex}-{directory.name}")
+                moved += 1
+            except FileNotFoundError:
+                continue  # another process moved it first
+            except OSError as exc:
+                logger.warning(
+                    "static copies of %s not moved aside (%s): deleting them", directory, exc
+                )
+                self._delete_tree(directory, time.monotonic() + 1.0)
+        return moved
+
+    def empty_trash(self, budget: float = 0.1) -> int:
+        """Delete discarded copies for at most ``budget`` seconds (the timers run it on each
+        tick); how many files went."""
+        if not self.trash.is_dir():
+            return 0
+        removed = self._delete_tree(self.trash, time.monotonic() + budget)
+        with contextlib.suppress(OSError):
+            self.trash.rmdir()  # empty now (or refilled meanwhile: it stays)
+        return removed
+
+    @staticmethod
+    def _delete_tree(top: Path, deadline: float) -> int:
+        """Delete the files under ``top`` and the directories they empty, until ``deadline``
+        (monotonic time); how many files went."""
+        removed = 0
+        for directory, _, names in os.walk(top, topdown=False):
+            for name in names:
+                if time.monotonic() > deadline:
+                    return removed
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(directory, name))
+                    removed += 1
+            if directory != str(top):
+                with contextlib.suppress(OSError):
+                    os.rmdir(directory)
+        return removed
 
     def sweep(self, max_age: float | None = None, budget: float = 0.25) -> int:
         """Remove static files older than ``max_age`` seconds (the setting when ``None``;
@@ -186,6 +254,12 @@ class StaticFiles:
                 except OSError as exc:
                     logger.warning("static copy %s not removed: %s", path, exc)
         return removed
+
+
+def _host_name(host: str) -> str:
+    """The directory name of ``host`` (``example.org:8000`` -> ``example.org``, as
+    `StaticFiles.directory` names it)."""
+    return (urlsplit(f"//{host}").hostname or host).lower()
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

@@ -18,6 +18,10 @@ into ``/status`` warnings, so scheduled work that silently stopped is visible.
 GC is incremental and bounded in time: one run deletes expired entries for at most
 `GC_BUDGET` seconds; when more remain, the next run is due a second later instead of after
 ``gc_interval``. ``last_run``/``next_run`` live in the storage (named value ``gc``).
+
+What the purges that walk nothing (#18: everything, the site, the expired entries) left behind
+is removed on every tick of the holder, `GC_BUDGET` seconds at a time, until none is left
+(``/status`` shows it as ``gc.pending``): a purge never waits for it, nor does a request.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from typing import Any, Final
 
 from sitecache.cache.api.preload import Preloader, iso_time
 from sitecache.cache.engine import CacheEngine
-from sitecache.cache.storage import StorageError
+from sitecache.cache.storage import PendingRemoval, StorageError
 
 __all__ = ["GC_NAME", "HEARTBEAT_NAME", "PRELOAD_REQUEST_NAME", "CacheTimers"]
 
@@ -91,10 +95,20 @@ class CacheTimers:
             state.update({key: stored.get(key) for key in state})
         return state
 
-    def gc_status(self) -> dict[str, str | None]:
-        """``/status``'s ``gc`` object (ISO 8601 UTC)."""
+    def gc_status(self) -> dict[str, Any]:
+        """``/status``'s ``gc`` object: the times (ISO 8601 UTC) and what the purges that walk
+        nothing left to remove (``pending``: pages and bytes; zeros when the storage does not
+        answer)."""
         state = self.gc_state()
-        return {"last_run": iso_time(state["last_run"]), "next_run": iso_time(state["next_run"])}
+        try:
+            pending = self.engine.pending_removal()
+        except StorageError:
+            pending = PendingRemoval()
+        return {
+            "last_run": iso_time(state["last_run"]),
+            "next_run": iso_time(state["next_run"]),
+            "pending": {"entries": pending.entries, "bytes": pending.bytes},
+        }
 
     def _write_gc(self, state: dict[str, Any]) -> None:
         self.engine.write_record(GC_NAME, state)
@@ -166,6 +180,7 @@ class CacheTimers:
         self._owner = owner
         now = self.engine.clock() if now is None else now
         self._run(self.holder_jobs)
+        self.engine.remove_invalidated(GC_BUDGET)
         self.engine.enforce_limits(budget=GC_BUDGET)
         self._heartbeat(now)
         self.run_gc_if_due(now)

@@ -9,7 +9,8 @@ purge so that an in-process memory tier can tell, on each request, that it must 
 Every method may raise `StorageError` (disk full, Redis down, ...); nothing else escapes.
 
 Publication under concurrency (CACHE_API.md "Invalidation"): a purge bumps the generation, then
-removes the entries it finds, then bumps again. A renderer reads the generation before it reads
+removes the entries it finds (or invalidates them all at once, `Storage.invalidate_all`), then
+bumps again. A renderer reads the generation before it reads
 the site, and stores with ``put(..., generation=<that value>)``, which every backend refuses
 atomically once the generation has moved. So an entry rendered before a purge began is either
 stored before the purge looks for it (and removed by it) or refused; never left behind.
@@ -18,17 +19,38 @@ stored before the purge looks for it (and removed by it) or refused; never left 
 composite operations (chunked deletes and lookups, removal reports, eviction order, filtered
 listing, summary) over a few primitives per backend, and the one translation of a backend's
 own errors into `StorageError` (`StorageBase.translate_errors`).
+
+Invalidating everything is O(1) (#18): every entry is stored under the storage's current
+*epoch*, and `Storage.invalidate_all` moves to a new one. Entries of an older epoch are misses,
+and no count, listing or index lookup sees them from that moment; their rows, bodies and keys
+are removed afterwards in bounded slices (`Storage.remove_invalidated`, run by the GC timer),
+never on a request, and `Storage.pending_removal` says what is left. The purge of expired
+entries works alike (`Storage.invalidate_expired`): it moves a cut in time, and entries that
+expired before it are no longer counted, listed or found (they were misses already).
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, ClassVar, Literal, Protocol, overload
 
 from sitecache.cache.entry import EntryInfo
+from sitecache.cache.storage.epochs import EpochOperations
+from sitecache.cache.storage.records import (
+    ANY_GENERATION,
+    DIMENSIONS,
+    Dimension,
+    EntryStatus,
+    PendingRemoval,
+    RemovalReport,
+    StorageError,
+    StorageSummary,
+    StorageUnavailable,
+    chunks,
+    matches_filter,
+)
 
 if TYPE_CHECKING:
     from sitecache.cache.storage.breaker import CircuitBreaker
@@ -38,6 +60,7 @@ __all__ = [
     "DIMENSIONS",
     "Dimension",
     "EntryStatus",
+    "PendingRemoval",
     "RemovalReport",
     "Storage",
     "StorageBase",
@@ -48,50 +71,6 @@ __all__ = [
     "matches_filter",
 ]
 
-#: ``put(..., generation=ANY_GENERATION)`` stores whatever the generation is (tests, tools).
-ANY_GENERATION: object = object()
-
-EntryStatus = Literal["fresh", "expired"]
-
-#: What `Storage.keys_for` looks entries up by.
-Dimension = Literal["tag", "url", "path", "host"]
-DIMENSIONS: tuple[Dimension, ...] = ("tag", "url", "path", "host")
-
-
-class StorageError(Exception):
-    """The storage could not do what was asked; the cache degrades to passing through."""
-
-
-class StorageUnavailable(StorageError):
-    """The store did not answer (refused, timed out, or the breaker is open)."""
-
-
-@dataclass(slots=True)
-class RemovalReport:
-    """What a delete or a soft purge touched."""
-
-    deleted: int = 0
-    bytes: int = 0
-    urls: list[str] = field(default_factory=list)
-
-    def add(self, info: EntryInfo) -> None:
-        """Count ``info`` (its URL once)."""
-        self.deleted += 1
-        self.bytes += info.size + info.compressed_size
-        if info.url not in self.urls:
-            self.urls.append(info.url)
-
-
-@dataclass(frozen=True, slots=True)
-class StorageSummary:
-    """Counts and sizes from the index."""
-
-    total: int
-    fresh: int
-    expired: int
-    bytes: int
-    compressed_bytes: int
-
 
 class Storage(Protocol):
     """What the page cache needs from a store (see the module docstring)."""
@@ -101,8 +80,13 @@ class Storage(Protocol):
     #: Where the entries live (a directory, a Redis URL without password, ``"memory"``).
     location: str
 
-    def get(self, key: str) -> bytes | None:
-        """The encoded entry under ``key``, or ``None``."""
+    def get(self, key: str, generation: object = None) -> bytes | None:
+        """The encoded entry under ``key`` (of the current epoch), or ``None``.
+
+        ``generation`` is the token `generation` gave the request, when there is one: a
+        backend that carries the epoch in it reads that epoch's entry without asking for the
+        epoch again (a request sees the storage as it was when the request began).
+        """
 
     def put(
         self,
@@ -191,6 +175,29 @@ class Storage(Protocol):
     def release_lock(self, name: str, owner: str) -> None:
         """Release ``name`` if ``owner`` still holds it."""
 
+    def invalidate_all(self) -> RemovalReport:
+        """Make every stored entry a miss at once, in O(1): move to a new epoch. Lookups,
+        counts, listings and index lookups no longer see the entries of older epochs; they are
+        removed later by `remove_invalidated`. What was invalidated: pages and bytes, read from
+        the running totals (no URLs: nothing is walked)."""
+
+    def invalidate_expired(self, before: float) -> RemovalReport:
+        """Make the entries that expired at or before ``before`` (time past their stale
+        window: every request misses them already) invisible at once: no count, listing or
+        index lookup sees them any more; `remove_invalidated` deletes them later. What it
+        invalidated (not already hidden by an earlier call): pages and bytes."""
+
+    def only_hosts(self, hosts: Collection[str]) -> bool:
+        """Whether every stored entry (Vary pointers included) is of one of ``hosts``, so that
+        `invalidate_all` purges exactly those hosts."""
+
+    def pending_removal(self) -> PendingRemoval:
+        """What invalidated epochs and expired entries still hold (GC removes it)."""
+
+    def remove_invalidated(self, budget: float) -> int:
+        """Remove entries of invalidated epochs for at most about ``budget`` seconds; how many
+        keys or rows went (0 when nothing is left)."""
+
     def generation(self) -> object:
         """A cheap token that changes whenever `bump_generation` runs anywhere."""
 
@@ -202,27 +209,6 @@ class Storage(Protocol):
 
     def close(self) -> None:
         """Release connections and handles."""
-
-
-def chunks(items: list[str], size: int | None) -> Iterator[list[str]]:
-    """``items`` in slices of ``size`` (all at once when ``size`` is ``None``); none if empty."""
-    if size is None:
-        if items:
-            yield items
-        return
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
-def matches_filter(info: EntryInfo, now: float, search: str, status: EntryStatus | None) -> bool:
-    """Whether an index row passes the list filters (`search` is a URL substring)."""
-    if search and search.lower() not in info.url.lower():
-        return False
-    if status == "fresh":
-        return info.is_fresh(now)
-    if status == "expired":
-        return not info.is_fresh(now)
-    return True
 
 
 class _Translation:
@@ -265,7 +251,7 @@ class _Translation:
             breaker.succeeded(self.probe)  # not the store's failure: let the next call probe
 
 
-class StorageBase(Storage):
+class StorageBase(EpochOperations, Storage):
     """The composite operations of `Storage`, written once over each backend's primitives.
 
     A backend implements the public primitives of `Storage` (`get`, `put`, named values,

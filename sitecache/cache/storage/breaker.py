@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from sitecache.cache.storage.base import StorageUnavailable
+from sitecache.cache.storage.records import StorageUnavailable
 
 __all__ = ["CircuitBreaker", "StorageUnavailable"]
 

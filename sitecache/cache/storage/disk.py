@@ -16,6 +16,11 @@ The primitives of `StorageBase` are one SQL statement each (lookups: one ``IN`` 
 values); SQLite's and the file system's errors become `StorageError` through
 `StorageBase.translate_errors`. `housekeeping` removes the files of the first layout and
 returns free pages in bounded slices.
+
+Every row records the epoch it was stored under and every query reads only the current one
+(`disk_schema.LIVE`, a subquery of the same statement: a lookup pays no second query), so
+`invalidate_all` is one short transaction at any size; `remove_invalidated` deletes the old
+epochs' rows in transactions of `batch_size` rows. Listing pages: `disk_listing`.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Final
 
 from sitecache.cache.entry import EntryInfo
+from sitecache.cache.storage import disk_epochs
 from sitecache.cache.storage.base import (
     ANY_GENERATION,
     Dimension,
@@ -38,10 +44,15 @@ from sitecache.cache.storage.base import (
     StorageBase,
     StorageError,
 )
+from sitecache.cache.storage.disk_listing import expired_page, search_page, visible_page
 from sitecache.cache.storage.disk_schema import (
     COLUMNS,
     LAYOUT_VERSION,
+    LIVE,
+    LIVE_ROW,
     UPSERT,
+    VISIBLE,
+    VISIBLE_ROW,
     create_schema,
     info_row,
     row_to_info,
@@ -50,13 +61,21 @@ from sitecache.cache.storage.index import rewrite_expires
 
 __all__ = ["DiskStorage"]
 
-#: Where `DiskStorage._lookup` finds each dimension: (table, column).
-_LOOKUP: Final[dict[str, tuple[str, str]]] = {
-    "tag": ("entry_tags", "tag"),
-    "url": ("entries", "url"),
-    "path": ("entries", "path"),
-    "host": ("entries", "host"),
+#: What `DiskStorage._lookup` asks for each dimension (``{marks}``: one ``?`` per value).
+_LOOKUP: Final[dict[str, str]] = {
+    "tag": "SELECT t.key FROM entry_tags t JOIN entries e ON e.key = t.key "  # noqa: S608
+    f"WHERE t.tag IN ({{marks}}) AND +e.{LIVE} "
+    "AND NOT (e.expires > 0 AND e.expires <= (SELECT expired_before FROM epoch))",
+    "url": f"SELECT key FROM entries WHERE url IN ({{marks}}) AND {VISIBLE_ROW}",  # noqa: S608
+    "path": f"SELECT key FROM entries WHERE path IN ({{marks}}) AND {VISIBLE_ROW}",  # noqa: S608
+    "host": f"SELECT key FROM entries WHERE host IN ({{marks}}) AND {VISIBLE}",  # noqa: S608
 }
+
+#: The body of a key, when its row is of the current epoch (one statement per lookup).
+_GET: Final = (
+    "SELECT b.data FROM bodies b JOIN entries e ON e.key = b.key "  # noqa: S608
+    f"WHERE b.key = ?1 AND +e.{LIVE}"
+)
 
 
 def _marks(values: list[str]) -> str:
@@ -127,14 +146,22 @@ class DiskStorage(StorageBase):
     def _query(self, sql: str, parameters: Any = ()) -> list[tuple[Any, ...]]:
         return self._connection().execute(sql, parameters).fetchall()
 
+    @contextlib.contextmanager
+    def _snapshot(self) -> Iterator[sqlite3.Connection]:
+        """This thread's connection inside one read transaction (its reads agree)."""
+        connection = self._connection()
+        connection.execute("BEGIN")
+        try:
+            yield connection
+        finally:
+            if connection.in_transaction:
+                connection.execute("COMMIT")
+
     # ------------------------------------------------------------------ entries
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: str, generation: object = None) -> bytes | None:
+        del generation  # the epoch is read by the query itself
         with self.translate_errors("read"):
-            row = (
-                self._connection()
-                .execute("SELECT data FROM bodies WHERE key = ?", (key,))
-                .fetchone()
-            )
+            row = self._connection().execute(_GET, (key,)).fetchone()
         return bytes(row[0]) if row is not None else None
 
     def put(
@@ -166,12 +193,15 @@ class DiskStorage(StorageBase):
         return True
 
     def _rows(self, keys: list[str]) -> list[EntryInfo]:
-        sql = f"SELECT {COLUMNS} FROM entries WHERE key IN ({_marks(keys)}) ORDER BY key"  # noqa: S608
+        sql = (
+            f"SELECT {COLUMNS} FROM entries WHERE key IN ({_marks(keys)}) AND {LIVE_ROW} "  # noqa: S608
+            "ORDER BY key"
+        )
         return [row_to_info(row) for row in self._query(sql, keys)]
 
     def _delete_rows(self, keys: list[str]) -> list[EntryInfo]:
         with self._transaction():
-            rows = self._rows(keys)
+            rows = self._rows(keys)  # rows of an invalidated epoch go too, uncounted
             # The trigger removes the tag rows and the bodies with the index rows.
             self._query(f"DELETE FROM entries WHERE key IN ({_marks(keys)})", keys)  # noqa: S608
         return rows
@@ -195,65 +225,87 @@ class DiskStorage(StorageBase):
 
     # ------------------------------------------------------------------ index queries
     def _lookup(self, dimension: Dimension, values: list[str]) -> set[str]:
-        table, column = _LOOKUP[dimension]
-        sql = f"SELECT key FROM {table} WHERE {column} IN ({_marks(values)})"  # noqa: S608
+        sql = _LOOKUP[dimension].format(marks=_marks(values))
         return {row[0] for row in self._query(sql, values)}
 
     def _all_keys(self) -> set[str]:
-        return {row[0] for row in self._query("SELECT key FROM entries")}
+        return {row[0] for row in self._query(f"SELECT key FROM entries WHERE {VISIBLE}")}  # noqa: S608
 
     def _soonest_expiring(self, before: float, limit: int) -> list[str]:
         sql = (
-            "SELECT key FROM entries WHERE expires > 0 AND expires <= ? "
+            f"SELECT key FROM entries WHERE {LIVE} AND expires > 0 AND expires <= ? "  # noqa: S608
             "ORDER BY expires, key LIMIT ?"
         )
         return [row[0] for row in self._query(sql, (before, limit))]
 
     def _oldest_stored(self, limit: int) -> list[str]:
-        sql = "SELECT key FROM entries ORDER BY created, key LIMIT ?"
+        sql = f"SELECT key FROM entries WHERE {LIVE} ORDER BY created, key LIMIT ?"  # noqa: S608
         return [row[0] for row in self._query(sql, (limit,))]
 
     def _newest(self, offset: int, limit: int) -> tuple[list[EntryInfo], int]:
-        total = int(self._query("SELECT entries FROM totals WHERE id = 1")[0][0])
-        return self._page("status > 0", [], offset, limit), total
+        with self._snapshot() as connection:
+            return visible_page(connection, offset, limit, disk_epochs.cut(connection))
 
     def _matching(
         self, offset: int, limit: int, now: float, search: str, status: EntryStatus | None
     ) -> tuple[list[EntryInfo], int]:
-        """The filters in SQL (an index walk, not every row through Python)."""
-        conditions = ["status > 0"]
-        parameters: list[Any] = []
-        if search:
-            escaped = search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            conditions.append("url LIKE ? ESCAPE '\\'")
-            parameters.append(f"%{escaped}%")
-        if status == "fresh":
-            conditions.append("(expires = 0 OR expires > ?)")
-            parameters.append(now)
-        elif status == "expired":
-            conditions.append("(expires > 0 AND expires <= ?)")
-            parameters.append(now)
-        where = " AND ".join(conditions)
-        total = int(self._query(f"SELECT COUNT(*) FROM entries WHERE {where}", parameters)[0][0])  # noqa: S608
-        return self._page(where, parameters, offset, limit), total
-
-    def _page(self, where: str, parameters: list[Any], offset: int, limit: int) -> list[EntryInfo]:
-        sql = (
-            f"SELECT {COLUMNS} FROM entries WHERE {where} "  # noqa: S608
-            "ORDER BY created DESC, url LIMIT ? OFFSET ?"
-        )
-        return [row_to_info(row) for row in self._query(sql, [*parameters, limit, offset])]
+        """The filters through the indexes (`disk_listing`)."""
+        with self._snapshot() as connection:
+            cut = disk_epochs.cut(connection)
+            if search:
+                return search_page(connection, offset, limit, now, search, status, cut)
+            if status == "expired":
+                return expired_page(connection, offset, limit, now, cut)
+            return visible_page(connection, offset, limit, max(now, cut))
 
     def _every_row(self) -> list[EntryInfo]:
-        return [row_to_info(row) for row in self._query(f"SELECT {COLUMNS} FROM entries")]  # noqa: S608
+        sql = f"SELECT {COLUMNS} FROM entries WHERE {VISIBLE}"  # noqa: S608
+        return [row_to_info(row) for row in self._query(sql)]
 
     def _counts(self, now: float) -> tuple[int, int, int, int]:
-        total, size, compressed = self._query(
-            "SELECT entries, bytes, compressed_bytes FROM totals WHERE id = 1"
-        )[0]
-        sql = "SELECT COUNT(*) FROM entries WHERE expires > 0 AND expires <= ? AND status > 0"
-        expired = self._query(sql, (now,))[0][0]
+        with self._snapshot() as connection:
+            found = connection.execute(
+                f"SELECT entries, bytes, compressed_bytes FROM totals WHERE {LIVE}"  # noqa: S608
+            ).fetchone()
+            total, size, compressed = found if found is not None else (0, 0, 0)
+            cut = disk_epochs.cut(connection)
+            if cut > 0:  # less what an expired purge hid (until GC has deleted it)
+                pages, hidden, hidden_compressed = disk_epochs.hidden_totals(connection)
+                total, size, compressed = (
+                    total - pages,
+                    size - hidden,
+                    compressed - hidden_compressed,
+                )
+            sql = (
+                f"SELECT COUNT(*) FROM entries WHERE {LIVE} "  # noqa: S608
+                "AND expires > ? AND expires <= ? AND status > 0"
+            )
+            expired = connection.execute(sql, (cut, now)).fetchone()[0]
         return int(total), int(expired), int(size), int(compressed)
+
+    # ------------------------------------------------------------------ epochs
+    def _invalidate(self) -> tuple[int, int]:
+        with self._transaction() as connection:
+            return disk_epochs.invalidate(connection)
+
+    def _invalidate_expired(self, before: float) -> tuple[int, int]:
+        with self._transaction() as connection:
+            return disk_epochs.invalidate_expired(connection, before)
+
+    def _only_hosts(self, hosts: list[str]) -> bool:
+        return disk_epochs.hosts(self._connection()) <= set(hosts)
+
+    def _pending(self) -> tuple[int, int]:
+        with self._snapshot() as connection:
+            return disk_epochs.pending(connection)
+
+    def _remove_invalidated_batch(self) -> int:
+        # A read first: the timers ask every second, and most of the time nothing is left
+        # (no write lock taken for nothing).
+        if not disk_epochs.anything_left(self._connection()):
+            return 0
+        with self._transaction() as connection:
+            return disk_epochs.remove_batch(connection, self.batch_size)
 
     # ------------------------------------------------------------------ shared state
     def get_value(self, name: str) -> bytes | None:

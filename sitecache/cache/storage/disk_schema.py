@@ -2,8 +2,22 @@
 
 Every entry's index row, its tag rows and its encoded bytes (``bodies``) live in one database,
 written in one transaction. Running totals are kept by triggers so counting never scans; the
-delete trigger removes an entry's tag rows and body with its index row. Databases of the first
-layout (entry files under ``entries/``) are emptied when opened (a cache is disposable).
+delete trigger removes an entry's tag rows and body with its index row.
+
+Epochs (#18): each row records the epoch it was stored under (``epoch``, the one row of the
+table of that name, read by the upsert itself), and the totals are kept per epoch. Moving to a
+new epoch invalidates every older row at once; GC deletes them later in slices. The same row
+holds the expiry cut (``expired_before``): rows that expired before it are hidden (`HIDDEN`).
+
+The listing order of ``GET /cache`` (newest first, then by URL, then by key) is the index
+``entries_order`` on ``(epoch, neg_created, url, key)``. ``chunks`` cuts it into runs of
+`CHUNK_MIN` to `CHUNK_MAX` rows, each with its row count, kept exact by triggers (a run that
+grows past `CHUNK_MAX` is split, one that shrinks below `CHUNK_MERGE` joins the run before it):
+page N is found by summing a few hundred counts and stepping at most `CHUNK_MAX` rows, so
+the last page costs what the first does (an order-statistic over SQLite's own indexes).
+
+Older layouts (entry files under ``entries/``, or entry tables without epochs) are dropped and
+made again when opened: a cache is disposable; named values, counters and locks are kept.
 """
 
 from __future__ import annotations
@@ -15,12 +29,59 @@ from typing import Any, Final
 from sitecache.cache.entry import EntryInfo
 from sitecache.sqlite_wal import enable_wal
 
-__all__ = ["COLUMNS", "LAYOUT_VERSION", "UPSERT", "create_schema", "info_row", "row_to_info"]
+__all__ = [
+    "CHUNK_MAX",
+    "COLUMNS",
+    "HIDDEN",
+    "LAYOUT_VERSION",
+    "LIVE",
+    "UPSERT",
+    "VISIBLE",
+    "create_schema",
+    "info_row",
+    "row_to_info",
+]
 
 #: The layout version, kept in SQLite's ``user_version``.
-LAYOUT_VERSION: Final = 2
+LAYOUT_VERSION: Final = 3
+#: Rows a chunk of the listing order keeps after a split.
+CHUNK_MIN: Final = 512
+#: Rows past which a chunk is split in two.
+CHUNK_MAX: Final = 2 * CHUNK_MIN
+#: Rows under which a chunk joins the one before it.
+CHUNK_MERGE: Final = CHUNK_MIN // 8
 
-_SCHEMA: Final = """
+#: The condition of a row of the current epoch (``e.epoch`` where the table is ``e``), for
+#: queries that find their rows through an index on ``epoch``.
+LIVE: Final = "epoch = (SELECT current FROM epoch)"
+#: The same condition as a filter only (``+`` keeps the query planner from walking the whole
+#: epoch through an ``epoch`` index when another index finds the rows: keys, URLs, tags).
+LIVE_ROW: Final = "+epoch = (SELECT current FROM epoch)"
+#: The condition of a row hidden by the expiry cut (an expired purge: GC deletes it).
+HIDDEN: Final = "(expires > 0 AND expires <= (SELECT expired_before FROM epoch))"
+#: The condition of a row counts, listings and lookups see.
+VISIBLE: Final = f"{LIVE} AND NOT {HIDDEN}"
+#: `VISIBLE` as a filter only (see `LIVE_ROW`).
+VISIBLE_ROW: Final = f"{LIVE_ROW} AND NOT {HIDDEN}"
+
+#: The chunk holding an entry row (``{row}`` is ``NEW`` or ``OLD``): the last boundary at or
+#: before the row in the listing order.
+_CHUNK_OF: Final = """(epoch, t, url, key) = (
+        SELECT epoch, t, url, key FROM chunks WHERE epoch = {row}.epoch
+        AND (t, url, key) <= ({row}.neg_created, {row}.url, {row}.key)
+        ORDER BY t DESC, url DESC, key DESC LIMIT 1)"""
+
+_TOTALS_ADD: Final = """INSERT INTO totals (epoch, entries, bytes, compressed_bytes)
+        VALUES (NEW.epoch, NEW.status > 0, NEW.size, NEW.compressed_size)
+        ON CONFLICT(epoch) DO UPDATE SET entries = entries + excluded.entries,
+        bytes = bytes + excluded.bytes,
+        compressed_bytes = compressed_bytes + excluded.compressed_bytes;"""
+
+_TOTALS_SUBTRACT: Final = """UPDATE totals SET entries = entries - (OLD.status > 0),
+        bytes = bytes - OLD.size, compressed_bytes = compressed_bytes - OLD.compressed_size
+        WHERE epoch = OLD.epoch;"""
+
+_SCHEMA: Final = f"""
 CREATE TABLE IF NOT EXISTS entries (
     key TEXT PRIMARY KEY,
     url TEXT NOT NULL,
@@ -32,13 +93,17 @@ CREATE TABLE IF NOT EXISTS entries (
     compressed_size INTEGER NOT NULL,
     created REAL NOT NULL,
     expires REAL NOT NULL,
-    tags TEXT NOT NULL
+    tags TEXT NOT NULL,
+    neg_created REAL NOT NULL,
+    epoch INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entries_url ON entries (url);
-CREATE INDEX IF NOT EXISTS entries_host ON entries (host);
+CREATE INDEX IF NOT EXISTS entries_host ON entries (host, epoch);
 CREATE INDEX IF NOT EXISTS entries_path ON entries (path);
-CREATE INDEX IF NOT EXISTS entries_created ON entries (created);
-CREATE INDEX IF NOT EXISTS entries_expires ON entries (expires) WHERE expires > 0;
+CREATE INDEX IF NOT EXISTS entries_order ON entries (epoch, neg_created, url, key)
+    WHERE status > 0;
+CREATE INDEX IF NOT EXISTS entries_age ON entries (epoch, created);
+CREATE INDEX IF NOT EXISTS entries_expiry ON entries (epoch, expires) WHERE expires > 0;
 CREATE TABLE IF NOT EXISTS entry_tags (
     tag TEXT NOT NULL,
     key TEXT NOT NULL,
@@ -46,54 +111,101 @@ CREATE TABLE IF NOT EXISTS entry_tags (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS entry_tags_key ON entry_tags (key);
 CREATE TABLE IF NOT EXISTS bodies (key TEXT PRIMARY KEY, data BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS totals (
+CREATE TABLE IF NOT EXISTS epoch (
     id INTEGER PRIMARY KEY CHECK (id = 1),
+    current INTEGER NOT NULL,
+    expired_before REAL NOT NULL
+);
+INSERT OR IGNORE INTO epoch (id, current, expired_before) VALUES (1, 1, 0);
+CREATE TABLE IF NOT EXISTS totals (
+    epoch INTEGER PRIMARY KEY,
     entries INTEGER NOT NULL,
     bytes INTEGER NOT NULL,
     compressed_bytes INTEGER NOT NULL
 );
-INSERT OR IGNORE INTO totals (id, entries, bytes, compressed_bytes) VALUES (1, 0, 0, 0);
+INSERT OR IGNORE INTO totals (epoch, entries, bytes, compressed_bytes) VALUES (1, 0, 0, 0);
+CREATE TABLE IF NOT EXISTS chunks (
+    epoch INTEGER NOT NULL,
+    t REAL NOT NULL,
+    url TEXT NOT NULL,
+    key TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (epoch, t, url, key)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO chunks (epoch, t, url, key, count) VALUES (1, -9e999, '', '', 0);
 CREATE TRIGGER IF NOT EXISTS entries_insert AFTER INSERT ON entries BEGIN
-    UPDATE totals SET entries = entries + (NEW.status > 0),
-        bytes = bytes + NEW.size, compressed_bytes = compressed_bytes + NEW.compressed_size;
+    {_TOTALS_ADD}
+END;
+CREATE TRIGGER IF NOT EXISTS entries_insert_order AFTER INSERT ON entries
+WHEN NEW.status > 0 BEGIN
+    UPDATE chunks SET count = count + 1 WHERE {_CHUNK_OF.format(row="NEW")};
 END;
 CREATE TRIGGER IF NOT EXISTS entries_delete AFTER DELETE ON entries BEGIN
-    UPDATE totals SET entries = entries - (OLD.status > 0),
-        bytes = bytes - OLD.size, compressed_bytes = compressed_bytes - OLD.compressed_size;
+    {_TOTALS_SUBTRACT}
     DELETE FROM entry_tags WHERE key = OLD.key;
     DELETE FROM bodies WHERE key = OLD.key;
 END;
-CREATE TRIGGER IF NOT EXISTS entries_update AFTER UPDATE ON entries BEGIN
-    UPDATE totals SET entries = entries - (OLD.status > 0) + (NEW.status > 0),
-        bytes = bytes - OLD.size + NEW.size,
-        compressed_bytes = compressed_bytes - OLD.compressed_size + NEW.compressed_size;
+CREATE TRIGGER IF NOT EXISTS entries_delete_order AFTER DELETE ON entries
+WHEN OLD.status > 0 BEGIN
+    UPDATE chunks SET count = count - 1 WHERE {_CHUNK_OF.format(row="OLD")};
+END;
+CREATE TRIGGER IF NOT EXISTS entries_update AFTER UPDATE OF epoch, status, size, compressed_size
+ON entries BEGIN
+    {_TOTALS_SUBTRACT}
+    {_TOTALS_ADD}
+END;
+CREATE TRIGGER IF NOT EXISTS entries_update_order_old
+AFTER UPDATE OF epoch, neg_created, url, status ON entries WHEN OLD.status > 0 BEGIN
+    UPDATE chunks SET count = count - 1 WHERE {_CHUNK_OF.format(row="OLD")};
+END;
+CREATE TRIGGER IF NOT EXISTS entries_update_order_new
+AFTER UPDATE OF epoch, neg_created, url, status ON entries WHEN NEW.status > 0 BEGIN
+    UPDATE chunks SET count = count + 1 WHERE {_CHUNK_OF.format(row="NEW")};
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_split AFTER UPDATE OF count ON chunks
+WHEN NEW.count > {CHUNK_MAX} BEGIN
+    INSERT INTO chunks (epoch, t, url, key, count)
+        SELECT NEW.epoch, neg_created, url, key, NEW.count - {CHUNK_MIN} FROM entries
+        WHERE epoch = NEW.epoch AND status > 0
+        AND (neg_created, url, key) >= (NEW.t, NEW.url, NEW.key)
+        ORDER BY neg_created, url, key LIMIT 1 OFFSET {CHUNK_MIN};
+    UPDATE chunks SET count = {CHUNK_MIN}
+        WHERE epoch = NEW.epoch AND t = NEW.t AND url = NEW.url AND key = NEW.key;
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_merge AFTER UPDATE OF count ON chunks
+WHEN NEW.count < {CHUNK_MERGE} AND NEW.t > -9e999 BEGIN
+    UPDATE chunks SET count = count + NEW.count WHERE (epoch, t, url, key) = (
+        SELECT epoch, t, url, key FROM chunks WHERE epoch = NEW.epoch
+        AND (t, url, key) < (NEW.t, NEW.url, NEW.key)
+        ORDER BY t DESC, url DESC, key DESC LIMIT 1);
+    DELETE FROM chunks
+        WHERE epoch = NEW.epoch AND t = NEW.t AND url = NEW.url AND key = NEW.key;
 END;
 CREATE TABLE IF NOT EXISTS named_values (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS locks (
     name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires REAL NOT NULL
 );
-"""
+"""  # noqa: S608 (constants only)
 
-#: The first layout's entry tables: emptied when such a database is opened.
-_LEGACY_RESET: Final = """
-DROP TRIGGER IF EXISTS entries_delete;
-DELETE FROM entry_tags;
-DELETE FROM entries;
-UPDATE totals SET entries = 0, bytes = 0, compressed_bytes = 0;
-"""
+#: The entry tables of older layouts: dropped (with their indexes and triggers) when such a
+#: database is opened, then made again.
+_OLD_TABLES: Final = ("entries", "entry_tags", "bodies", "totals", "chunks", "epoch")
 
 #: The columns of an index row, in the order of `row_to_info` and `info_row`.
 COLUMNS: Final = (
     "key, url, host, path, variant, status, size, compressed_size, created, expires, tags"
 )
-#: Insert or replace one index row (the parameters of `info_row`).
+#: Insert or replace one index row (the parameters of `info_row`). The row is stamped with the
+#: current epoch and its listing position (``-created``) here, so every write records them.
 UPSERT: Final = (
-    f"INSERT INTO entries ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) "  # noqa: S608
+    f"INSERT INTO entries ({COLUMNS}, neg_created, epoch) "  # noqa: S608
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, -?9, (SELECT current FROM epoch)) "
     "ON CONFLICT(key) DO UPDATE SET url=excluded.url, host=excluded.host, "
     "path=excluded.path, variant=excluded.variant, status=excluded.status, "
     "size=excluded.size, compressed_size=excluded.compressed_size, "
-    "created=excluded.created, expires=excluded.expires, tags=excluded.tags"
+    "created=excluded.created, expires=excluded.expires, tags=excluded.tags, "
+    "neg_created=excluded.neg_created, epoch=excluded.epoch"
 )
 
 
@@ -133,7 +245,7 @@ def info_row(key: str, info: EntryInfo) -> tuple[Any, ...]:
 
 
 def create_schema(connection: sqlite3.Connection) -> None:
-    """Create the tables (or bring a first-layout database to this one), once.
+    """Create the tables (or drop an older layout's entry tables and make them again), once.
 
     Raises:
         sqlite3.Error: the database could not be written.
@@ -148,13 +260,8 @@ def create_schema(connection: sqlite3.Connection) -> None:
     try:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
         if version != LAYOUT_VERSION:
-            legacy = connection.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'entries'"
-            ).fetchone()
-            if legacy is not None:
-                for statement in _LEGACY_RESET.split(";"):
-                    if statement.strip():
-                        connection.execute(statement)
+            for table in _OLD_TABLES:
+                connection.execute(f"DROP TABLE IF EXISTS {table}")
             for statement in _statements(_SCHEMA):
                 connection.execute(statement)
             connection.execute(f"PRAGMA user_version={LAYOUT_VERSION}")

@@ -4,6 +4,8 @@ Like the other backends it keeps an index beside the entries, so counting, listi
 entries and tag, URL, path and host lookups cost the same at 1k entries as at 100k: running
 totals, one set of keys per tag, URL, path and host, and a sorted list of expiry times. It
 implements the primitives of `StorageBase`; nothing it does raises (it translates no errors).
+An epoch is a shelf of entries with its own index: invalidating everything swaps in an empty
+one.
 """
 
 from __future__ import annotations
@@ -24,11 +26,123 @@ from sitecache.cache.storage.index import rewrite_expires
 __all__ = ["MemoryStorage"]
 
 
+class _Shelf:
+    """The entries of one epoch and their index (the store swaps in a new shelf to invalidate
+    every entry at once)."""
+
+    __slots__ = (
+        "by",
+        "data",
+        "deadline",
+        "expired_before",
+        "expiry",
+        "expiry_seconds",
+        "index",
+        "size",
+        "totals",
+    )
+
+    def __init__(self) -> None:
+        self.data: dict[str, bytes] = {}
+        self.size = 0
+        self.index: dict[str, EntryInfo] = {}  # in the order stored: newest last
+        self.deadline: dict[str, float] = {}
+        self.by: dict[str, defaultdict[str, set[str]]] = {
+            name: defaultdict(set) for name in ("tag", "url", "path", "host")
+        }
+        # Entries that expire, bucketed by the whole second they expire in (a short sorted
+        # list of seconds, so adding and removing never shifts one item per entry).
+        self.expiry: dict[int, set[str]] = {}
+        self.expiry_seconds: list[int] = []
+        self.totals = [0, 0, 0]  # entries (pointers excluded), bytes, compressed bytes
+        #: the expiry cut: entries that expired at or before it are hidden (0: none)
+        self.expired_before = 0.0
+
+    def hidden(self, info: EntryInfo) -> bool:
+        """Whether the expiry cut hides ``info``."""
+        return 0 < info.expires <= self.expired_before
+
+    def hidden_totals(self) -> tuple[int, int, int]:
+        """Pages, bytes and compressed bytes the expiry cut hides."""
+        rows = list(self.expired(self.expired_before)) if self.expired_before > 0 else []
+        return (
+            sum(1 for info in rows if info.status),
+            sum(info.size for info in rows),
+            sum(info.compressed_size for info in rows),
+        )
+
+    def index_add(self, key: str, info: EntryInfo) -> None:
+        self.index[key] = info
+        for tag in info.tags:
+            self.by["tag"][tag].add(key)
+        self.by["url"][info.url].add(key)
+        self.by["path"][info.path].add(key)
+        self.by["host"][info.host].add(key)
+        if info.expires:
+            second = int(info.expires)
+            bucket = self.expiry.get(second)
+            if bucket is None:
+                bucket = self.expiry[second] = set()
+                bisect.insort(self.expiry_seconds, second)
+            bucket.add(key)
+        self.totals[0] += 1 if info.status else 0
+        self.totals[1] += info.size
+        self.totals[2] += info.compressed_size
+
+    def index_remove(self, key: str) -> EntryInfo | None:
+        info = self.index.pop(key, None)
+        if info is None:
+            return None
+        for name, value in (("url", info.url), ("path", info.path), ("host", info.host)):
+            self.discard(name, value, key)
+        for tag in info.tags:
+            self.discard("tag", tag, key)
+        if info.expires:
+            second = int(info.expires)
+            bucket = self.expiry.get(second)
+            if bucket is not None:
+                bucket.discard(key)
+                if not bucket:
+                    del self.expiry[second]
+                    del self.expiry_seconds[bisect.bisect_left(self.expiry_seconds, second)]
+        self.totals[0] -= 1 if info.status else 0
+        self.totals[1] -= info.size
+        self.totals[2] -= info.compressed_size
+        return info
+
+    def discard(self, name: str, value: str, key: str) -> None:
+        keys = self.by[name].get(value)
+        if keys is not None:
+            keys.discard(key)
+            if not keys:
+                del self.by[name][value]
+
+    def remove(self, key: str) -> EntryInfo | None:
+        data = self.data.pop(key, None)
+        if data is not None:
+            self.size -= len(data)
+        self.deadline.pop(key, None)
+        return self.index_remove(key)
+
+    def expired(self, before: float) -> Iterator[EntryInfo]:
+        """Entries expiring at or before ``before``, soonest first."""
+        for second in self.expiry_seconds:
+            if second > before:
+                return
+            rows = sorted((self.index[key] for key in self.expiry[second]),
+                          key=lambda info: (info.expires, info.key))  # fmt: skip
+            yield from (info for info in rows if info.expires <= before)
+
+
 class MemoryStorage(StorageBase):
     """Entries, index, counters and locks in dictionaries guarded by one lock.
 
+    The entries of the current epoch are one `_Shelf`; `invalidate_all` puts a new one in its
+    place and keeps the old one for `remove_invalidated`, which empties it in slices.
+
     Args:
-        max_bytes: the bound of the stored entries; the oldest stored go first beyond it.
+        max_bytes: the bound of the stored entries; the oldest stored go first beyond it
+            (invalidated shelves go first of all).
     """
 
     backend = "memory"
@@ -36,88 +150,25 @@ class MemoryStorage(StorageBase):
 
     def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
-        self._size = 0
         self._lock = threading.Lock()
-        self._data: dict[str, bytes] = {}
-        self._index: dict[str, EntryInfo] = {}  # in the order stored: newest last
-        self._deadline: dict[str, float] = {}
-        self._by: dict[str, defaultdict[str, set[str]]] = {
-            name: defaultdict(set) for name in ("tag", "url", "path", "host")
-        }
-        # Entries that expire, bucketed by the whole second they expire in (a short sorted
-        # list of seconds, so adding and removing never shifts one item per entry).
-        self._expiry: dict[int, set[str]] = {}
-        self._expiry_seconds: list[int] = []
-        self._totals = [0, 0, 0]  # entries (pointers excluded), bytes, compressed bytes
+        self._shelf = _Shelf()
+        self._invalidated: list[_Shelf] = []
         self._values: dict[str, bytes] = {}
         self._counters: dict[str, int] = {}
         self._locks: dict[str, tuple[str, float]] = {}
         self._generation = 0
 
-    # ------------------------------------------------------------------ index upkeep
-    def _index_add(self, key: str, info: EntryInfo) -> None:
-        self._index[key] = info
-        for tag in info.tags:
-            self._by["tag"][tag].add(key)
-        self._by["url"][info.url].add(key)
-        self._by["path"][info.path].add(key)
-        self._by["host"][info.host].add(key)
-        if info.expires:
-            second = int(info.expires)
-            bucket = self._expiry.get(second)
-            if bucket is None:
-                bucket = self._expiry[second] = set()
-                bisect.insort(self._expiry_seconds, second)
-            bucket.add(key)
-        self._totals[0] += 1 if info.status else 0
-        self._totals[1] += info.size
-        self._totals[2] += info.compressed_size
-
-    def _index_remove(self, key: str) -> EntryInfo | None:
-        info = self._index.pop(key, None)
-        if info is None:
-            return None
-        for name, value in (("url", info.url), ("path", info.path), ("host", info.host)):
-            self._discard(name, value, key)
-        for tag in info.tags:
-            self._discard("tag", tag, key)
-        if info.expires:
-            second = int(info.expires)
-            bucket = self._expiry.get(second)
-            if bucket is not None:
-                bucket.discard(key)
-                if not bucket:
-                    del self._expiry[second]
-                    del self._expiry_seconds[bisect.bisect_left(self._expiry_seconds, second)]
-        self._totals[0] -= 1 if info.status else 0
-        self._totals[1] -= info.size
-        self._totals[2] -= info.compressed_size
-        return info
-
-    def _discard(self, name: str, value: str, key: str) -> None:
-        keys = self._by[name].get(value)
-        if keys is not None:
-            keys.discard(key)
-            if not keys:
-                del self._by[name][value]
-
-    def _remove_locked(self, key: str) -> EntryInfo | None:
-        data = self._data.pop(key, None)
-        if data is not None:
-            self._size -= len(data)
-        self._deadline.pop(key, None)
-        return self._index_remove(key)
-
     def _expire_locked(self, key: str, now: float) -> None:
-        deadline = self._deadline.get(key)
+        deadline = self._shelf.deadline.get(key)
         if deadline is not None and deadline <= now:
-            self._remove_locked(key)
+            self._shelf.remove(key)
 
     # ------------------------------------------------------------------ entries
-    def get(self, key: str) -> bytes | None:
+    def get(self, key: str, generation: object = None) -> bytes | None:
+        del generation  # one process: the current shelf is the current epoch
         with self._lock:
             self._expire_locked(key, time.time())
-            return self._data.get(key)
+            return self._shelf.data.get(key)
 
     def put(
         self,
@@ -131,87 +182,148 @@ class MemoryStorage(StorageBase):
         with self._lock:
             if generation is not ANY_GENERATION and generation != self._generation:
                 return False
-            self._remove_locked(key)
-            while self._data and self._size + len(data) > self.max_bytes:
-                self._remove_locked(next(iter(self._data)))  # the oldest stored
-            self._data[key] = data
-            self._size += len(data)
-            self._index_add(key, info)
+            shelf = self._shelf
+            shelf.remove(key)
+            if shelf.size + len(data) > self.max_bytes:
+                self._invalidated.clear()  # what purges left goes before any live entry
+            while shelf.data and shelf.size + len(data) > self.max_bytes:
+                shelf.remove(next(iter(shelf.data)))  # the oldest stored
+            shelf.data[key] = data
+            shelf.size += len(data)
+            shelf.index_add(key, info)
             if ttl is not None:
-                self._deadline[key] = time.time() + ttl
+                shelf.deadline[key] = time.time() + ttl
         return True
 
     def _delete_rows(self, keys: list[str]) -> list[EntryInfo]:
         with self._lock:
-            return [info for info in map(self._remove_locked, keys) if info is not None]
+            shelf = self._shelf
+            return [info for info in map(shelf.remove, keys) if info is not None]
 
     def _stale_rows(self, keys: list[str], now: float) -> list[EntryInfo]:
         found: list[EntryInfo] = []
         with self._lock:
+            shelf = self._shelf
             for key in keys:
-                info = self._index.get(key)
-                data = self._data.get(key)
+                info = shelf.index.get(key)
+                data = shelf.data.get(key)
                 if info is None or data is None:
                     continue
                 if info.is_fresh(now):
-                    self._data[key] = rewrite_expires(data, now)  # same length
-                    self._index_remove(key)
-                    self._index_add(key, replace(info, expires=now))
+                    shelf.data[key] = rewrite_expires(data, now)  # same length
+                    shelf.index_remove(key)
+                    shelf.index_add(key, replace(info, expires=now))
                 found.append(info)
         return found
 
     # ------------------------------------------------------------------ index queries
     def _lookup(self, dimension: Dimension, values: list[str]) -> set[str]:
         found: set[str] = set()
-        index = self._by[dimension]
         with self._lock:
+            shelf = self._shelf
+            index = shelf.by[dimension]
             for value in values:
                 found.update(index.get(value, ()))
+            if shelf.expired_before > 0:
+                found = {key for key in found if not shelf.hidden(shelf.index[key])}
         return found
 
     def _all_keys(self) -> set[str]:
         with self._lock:
-            return set(self._index)
+            shelf = self._shelf
+            return {key for key, info in shelf.index.items() if not shelf.hidden(info)}
 
     def _rows(self, keys: list[str]) -> list[EntryInfo]:
         with self._lock:
-            return [self._index[key] for key in keys if key in self._index]
-
-    def _expired_locked(self, before: float) -> Iterator[EntryInfo]:
-        """Entries expiring at or before ``before``, soonest first."""
-        for second in self._expiry_seconds:
-            if second > before:
-                return
-            rows = sorted((self._index[key] for key in self._expiry[second]),
-                          key=lambda info: (info.expires, info.key))  # fmt: skip
-            yield from (info for info in rows if info.expires <= before)
+            index = self._shelf.index
+            return [index[key] for key in keys if key in index]
 
     def _soonest_expiring(self, before: float, limit: int) -> list[str]:
         with self._lock:
-            return [info.key for info in islice(self._expired_locked(before), limit)]
+            return [info.key for info in islice(self._shelf.expired(before), limit)]
 
     def _oldest_stored(self, limit: int) -> list[str]:
         with self._lock:
-            rows = list(self._index.values())
+            rows = list(self._shelf.index.values())
         return [info.key for info in heapq.nsmallest(limit, rows, key=_age)]
 
     def _newest(self, offset: int, limit: int) -> tuple[list[EntryInfo], int]:
         # Newest stored first, reading only the rows of the page.
         rows: list[EntryInfo] = []
         with self._lock:
-            pages = (info for info in reversed(self._index.values()) if info.status)
+            shelf = self._shelf
+            pages = (
+                info
+                for info in reversed(shelf.index.values())
+                if info.status and not shelf.hidden(info)
+            )
             rows.extend(islice(pages, offset, offset + limit))
-            return rows, self._totals[0]
+            return rows, shelf.totals[0] - shelf.hidden_totals()[0]
 
     def _every_row(self) -> list[EntryInfo]:
         with self._lock:
-            return list(self._index.values())
+            shelf = self._shelf
+            return [info for info in shelf.index.values() if not shelf.hidden(info)]
 
     def _counts(self, now: float) -> tuple[int, int, int, int]:
         with self._lock:
-            total, size, compressed = self._totals
-            expired = sum(1 for info in self._expired_locked(now) if info.status)
-        return total, expired, size, compressed
+            shelf = self._shelf
+            total, size, compressed = shelf.totals
+            pages, hidden, hidden_compressed = shelf.hidden_totals()
+            expired = sum(1 for info in shelf.expired(now) if info.status) - pages
+        return total - pages, expired, size - hidden, compressed - hidden_compressed
+
+    # ------------------------------------------------------------------ epochs
+    def _invalidate(self) -> tuple[int, int]:
+        with self._lock:
+            old, self._shelf = self._shelf, _Shelf()
+            self._shelf.expired_before = old.expired_before
+            if old.index:
+                self._invalidated.append(old)
+        return old.totals[0], old.totals[1] + old.totals[2]
+
+    def _invalidate_expired(self, before: float) -> tuple[int, int]:
+        with self._lock:
+            shelf = self._shelf
+            if before <= shelf.expired_before:
+                return 0, 0
+            rows = [info for info in shelf.expired(before) if not shelf.hidden(info)]
+            shelf.expired_before = before
+        return (
+            sum(1 for info in rows if info.status),
+            sum(info.size + info.compressed_size for info in rows),
+        )
+
+    def _only_hosts(self, hosts: list[str]) -> bool:
+        with self._lock:
+            return set(self._shelf.by["host"]) <= set(hosts)
+
+    def _pending(self) -> tuple[int, int]:
+        with self._lock:
+            shelves = list(self._invalidated)
+            pages, hidden, hidden_compressed = self._shelf.hidden_totals()
+        return (
+            sum(shelf.totals[0] for shelf in shelves) + pages,
+            sum(shelf.totals[1] + shelf.totals[2] for shelf in shelves)
+            + hidden
+            + hidden_compressed,
+        )
+
+    def _remove_invalidated_batch(self) -> int:
+        with self._lock:
+            if self._invalidated:
+                shelf = self._invalidated[0]
+                keys = list(islice(shelf.index, self.batch_size))
+                if len(keys) == len(shelf.index):
+                    self._invalidated.pop(0)
+            else:
+                shelf = self._shelf
+                cut = shelf.expired_before
+                rows = islice(shelf.expired(cut), self.batch_size) if cut > 0 else iter(())
+                keys = [info.key for info in rows]
+            for key in keys:
+                shelf.remove(key)
+        return len(keys)
 
     # ------------------------------------------------------------------ shared state
     def get_value(self, name: str) -> bytes | None:

@@ -8,6 +8,14 @@ deletes run as Lua scripts, so the index never disagrees with the entries it des
 is one ``SUNION``. Locks are taken and released by Lua scripts (atomic compare-and-set and
 compare-and-delete); the purge generation is an ``INCR`` counter.
 
+Epochs (#18): the entries and their index live under the namespace's current epoch
+(``<prefix><epoch>:``; epoch 0, the first, is the prefix itself, the layout before epochs), kept
+in the key ``ep``. The scripts read it themselves, atomically with what they write; a request
+reads it with the generation, in the same round trip (`RedisToken`), and reads its entries
+under it. `invalidate_all` moves to the next epoch: the old keys are unreachable at once and
+`remove_invalidated` unlinks them in slices, walking the old epoch's index hash with ``HSCAN``
+(the hash ``dead`` keeps each old epoch's cursor and what it held).
+
 Every call runs inside `StorageBase.translate_errors`, which translates Redis's errors into
 `StorageError` (`StorageUnavailable` when Redis does not answer) and runs the circuit breaker
 (`sitecache.cache.storage.breaker`): after Redis failed to answer, calls fail at once for a
@@ -23,134 +31,57 @@ import json
 import os
 import threading
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 from urllib.parse import urlsplit, urlunsplit
 
 import redis
 
-from sitecache.cache.entry import EXPIRES_OFFSET, EntryInfo, encode_expires
-from sitecache.cache.storage.base import ANY_GENERATION, Dimension, StorageBase, StorageError
+from sitecache.cache.entry import EntryInfo, encode_expires
+from sitecache.cache.storage.base import (
+    ANY_GENERATION,
+    Dimension,
+    EntryStatus,
+    StorageBase,
+    StorageError,
+    matches_filter,
+)
 from sitecache.cache.storage.breaker import CircuitBreaker
-
-__all__ = ["RedisStorage"]
-
-_UNINDEX: Final = """
-local function unindex(p, key)
-    local old = redis.call('HGET', p .. 'i', key)
-    if not old then return nil end
-    local row = cjson.decode(old)
-    for _, tag in ipairs(row['tags']) do redis.call('SREM', p .. 't:' .. tag, key) end
-    redis.call('SREM', p .. 'u:' .. row['url'], key)
-    redis.call('SREM', p .. 'h:' .. row['host'], key)
-    redis.call('SREM', p .. 'p:' .. row['path'], key)
-    redis.call('HDEL', p .. 'i', key)
-    redis.call('ZREM', p .. 'byc', key)
-    redis.call('ZREM', p .. 'bye', key)
-    redis.call('ZREM', p .. 'bxp', key)
-    if row['status'] > 0 then
-        redis.call('HINCRBY', p .. 'tot', 'entries', -1)
-    end
-    -- 0 - n, not -n: Lua writes -0 as "-0", which HINCRBY refuses as "not an integer"
-    -- (an entry with no gzip copy, or a Vary pointer with no body, could never be deleted).
-    redis.call('HINCRBY', p .. 'tot', 'bytes', 0 - row['size'])
-    redis.call('HINCRBY', p .. 'tot', 'compressed_bytes', 0 - row['compressed_size'])
-    return old
-end
-"""
-
-_PUT: Final = (
-    _UNINDEX
-    + """
-local p, key, data, ttl, info = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
--- A conditional put (ARGV[6] = "1") is refused once the purge generation moved: a page
--- rendered before a purge began must not outlive it. ARGV[7] is the generation the renderer
--- saw ("" when there was none yet).
-if ARGV[6] == '1' then
-    local generation = redis.call('GET', p .. 'gen')
-    if (generation or '') ~= ARGV[7] then return 0 end
-end
-unindex(p, key)
-local row = cjson.decode(info)
-if ttl > 0 then
-    redis.call('SET', p .. 'e:' .. key, data, 'PX', ttl)
-else
-    redis.call('SET', p .. 'e:' .. key, data)
-end
-redis.call('HSET', p .. 'i', key, info)
-if row['status'] > 0 then
-    redis.call('ZADD', p .. 'byc', row['created'], key)
-    redis.call('HINCRBY', p .. 'tot', 'entries', 1)
-end
-if row['expires'] > 0 then
-    redis.call('ZADD', p .. 'bye', row['expires'], key)
-    if row['status'] == 0 then redis.call('ZADD', p .. 'bxp', row['expires'], key) end
-end
-for _, tag in ipairs(row['tags']) do redis.call('SADD', p .. 't:' .. tag, key) end
-redis.call('SADD', p .. 'u:' .. row['url'], key)
-redis.call('SADD', p .. 'h:' .. row['host'], key)
-redis.call('SADD', p .. 'p:' .. row['path'], key)
-redis.call('HINCRBY', p .. 'tot', 'bytes', row['size'])
-redis.call('HINCRBY', p .. 'tot', 'compressed_bytes', row['compressed_size'])
-return 1
-"""
+from sitecache.cache.storage.redis_listing import (
+    expired_pages,
+    fresh_page_keys,
+    hidden_totals,
+    search_rows,
+)
+from sitecache.cache.storage.redis_scripts import (
+    ACQUIRE,
+    DELETE,
+    GET,
+    INVALIDATE,
+    INVALIDATE_EXPIRED,
+    MARK_STALE,
+    ONLY_HOSTS,
+    PUT,
+    RELEASE,
 )
 
-_DELETE: Final = (
-    _UNINDEX
-    + """
-local p = ARGV[1]
-local removed = {}
-for i = 2, #ARGV do
-    local old = unindex(p, ARGV[i])
-    redis.call('DEL', p .. 'e:' .. ARGV[i])
-    if old then table.insert(removed, old) end
-end
-return removed
-"""
-)
-
-_MARK_STALE: Final = """
-local p, now, stamp = ARGV[1], tonumber(ARGV[2]), ARGV[3]
-local touched = {}
-for i = 4, #ARGV do
-    local key = ARGV[i]
-    local old = redis.call('HGET', p .. 'i', key)
-    if old then
-        local row = cjson.decode(old)
-        table.insert(touched, old)
-        if row['expires'] == 0 or row['expires'] > now then
-            if redis.call('EXISTS', p .. 'e:' .. key) == 1 then
-                redis.call('SETRANGE', p .. 'e:' .. key, {offset}, stamp)
-            end
-            row['expires'] = now
-            redis.call('HSET', p .. 'i', key, cjson.encode(row))
-            redis.call('ZADD', p .. 'bye', now, key)
-            if row['status'] == 0 then redis.call('ZADD', p .. 'bxp', now, key) end
-        end
-    end
-end
-return touched
-""".replace("{offset}", str(EXPIRES_OFFSET))
-
-_ACQUIRE: Final = """
-local held = redis.call('GET', KEYS[1])
-if held == ARGV[1] then
-    redis.call('PEXPIRE', KEYS[1], ARGV[2])
-    return 1
-end
-if held then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-"""
-
-_RELEASE: Final = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
+__all__ = ["RedisStorage", "RedisToken"]
 
 #: The prefix of the set of keys of each lookup dimension (tags, URLs, paths, hosts).
 _SETS: Final[dict[str, str]] = {"tag": "t:", "url": "u:", "path": "p:", "host": "h:"}
+#: The one-of-a-kind keys of an epoch (beside ``e:``, ``t:``, ``u:``, ``h:`` and ``p:`` ones).
+_EPOCH_KEYS: Final = ("i", "byc", "bye", "bxp", "tot")
+#: The sets an index row names (beside one per tag): (key prefix, row field).
+_ROW_SETS: Final = (("u", "url"), ("h", "host"), ("p", "path"))
+
+
+@dataclass(frozen=True, slots=True)
+class RedisToken:
+    """The generation a request read (`RedisStorage.generation`), with the epoch read in the
+    same round trip: its lookups read that epoch's entries."""
+
+    generation: bytes | None
+    epoch: bytes | None
 
 
 def _text(value: object) -> str:
@@ -206,20 +137,48 @@ class RedisStorage(StorageBase):
             )
         except (ValueError, redis.RedisError) as exc:
             raise StorageError(f"invalid Redis URL {self.location}: {exc}") from exc
-        self._put = self.client.register_script(_PUT)
-        self._delete = self.client.register_script(_DELETE)
-        self._mark_stale = self.client.register_script(_MARK_STALE)
-        self._release = self.client.register_script(_RELEASE)
-        self._acquire = self.client.register_script(_ACQUIRE)
-        self._generation_key = self._key("gen")
+        self._put = self.client.register_script(PUT)
+        self._delete = self.client.register_script(DELETE)
+        self._mark_stale = self.client.register_script(MARK_STALE)
+        self._get = self.client.register_script(GET)
+        self._invalidate_script = self.client.register_script(INVALIDATE)
+        self._invalidate_expired_script = self.client.register_script(INVALIDATE_EXPIRED)
+        self._only_hosts_script = self.client.register_script(ONLY_HOSTS)
+        self._release = self.client.register_script(RELEASE)
+        self._acquire = self.client.register_script(ACQUIRE)
+        self._generation_keys = (self._key("gen"), self._key("ep"))
         self._local = threading.local()
 
     def _key(self, *parts: str) -> str:
         return self.prefix + "".join(parts)
 
-    def get(self, key: str) -> bytes | None:
+    def _epoch_prefix(self, epoch: bytes | str | None) -> str:
+        """The prefix of an epoch's keys (epoch 0: the namespace's own prefix)."""
+        text = _text(epoch) if epoch is not None else "0"
+        return self.prefix if text == "0" else f"{self.prefix}{text}:"
+
+    def _data(self) -> str:
+        """The prefix of the current epoch's keys (one ``GET``)."""
+        return self._epoch_prefix(self.client.get(self._key("ep")))
+
+    def _state(self) -> tuple[str, float]:
+        """The prefix of the current epoch's keys and the expiry cut (one ``MGET``)."""
+        epoch, cut = self.client.mget(self._key("ep"), self._key("xb"))
+        return self._epoch_prefix(epoch), float(cut or 0)
+
+    def _hidden(self, data: str, cut: float) -> set[str]:
+        """Keys the expiry cut hides (entries and Vary pointers)."""
+        if cut <= 0:
+            return set()
+        return {_text(key) for key in self.client.zrangebyscore(data + "bye", "(0", cut)}
+
+    def get(self, key: str, generation: object = None) -> bytes | None:
         with self.translate_errors("read"):
-            value = self.client.get(self._key("e:", key))
+            if isinstance(generation, RedisToken):
+                # The epoch the request read with its generation: one plain GET.
+                value = self.client.get(f"{self._epoch_prefix(generation.epoch)}e:{key}")
+            else:
+                value = self._get(args=[self.prefix, key])
         return value if isinstance(value, bytes) else None
 
     def put(
@@ -233,7 +192,10 @@ class RedisStorage(StorageBase):
     ) -> bool:
         ttl_ms = 0 if ttl is None else max(1, int(ttl * 1000))
         conditional = "0" if generation is ANY_GENERATION else "1"
-        seen = generation if isinstance(generation, bytes) else b""
+        # Epochs (#18): the token carries the generation beside the epoch; only the
+        # generation is compared (every purge moves it).
+        seen = generation.generation if isinstance(generation, RedisToken) else None
+        seen = seen or (generation if isinstance(generation, bytes) else b"")
         row = json.dumps(info.as_json())
         with self.translate_errors("write"):
             stored = self._put(args=[self.prefix, key, data, ttl_ms, row, conditional, seen])
@@ -245,47 +207,150 @@ class RedisStorage(StorageBase):
     def _stale_rows(self, keys: list[str], now: float) -> list[EntryInfo]:
         return _infos(self._mark_stale(args=[self.prefix, repr(now), encode_expires(now), *keys]))
 
-    def _rows(self, keys: list[str]) -> list[EntryInfo]:
-        return _infos(self.client.hmget(self._key("i"), keys)) if keys else []
+    def _rows(self, keys: list[str], data: str | None = None) -> list[EntryInfo]:
+        if not keys:
+            return []
+        return _infos(self.client.hmget((data or self._data()) + "i", keys))
 
     def _lookup(self, dimension: Dimension, values: list[str]) -> set[str]:
-        letter = _SETS[dimension]
-        members = self.client.sunion([self._key(letter, value) for value in values])
-        return {_text(member) for member in members}
+        (data, cut), letter = self._state(), _SETS[dimension]
+        members = self.client.sunion([f"{data}{letter}{value}" for value in values])
+        return {_text(member) for member in members} - self._hidden(data, cut)
 
     def _all_keys(self) -> set[str]:
-        return {_text(key) for key in self.client.hkeys(self._key("i"))}
+        data, cut = self._state()
+        return {_text(key) for key in self.client.hkeys(data + "i")} - self._hidden(data, cut)
 
     def _soonest_expiring(self, before: float, limit: int) -> list[str]:
-        keys = self.client.zrangebyscore(self._key("bye"), "(0", before, start=0, num=limit)
+        keys = self.client.zrangebyscore(self._data() + "bye", "(0", before, start=0, num=limit)
         return [_text(key) for key in keys]
 
     def _oldest_stored(self, limit: int) -> list[str]:
         # ``byc`` holds pages only: a Vary pointer goes when it expires or its page is purged.
-        return [_text(key) for key in self.client.zrange(self._key("byc"), 0, limit - 1)]
+        return [_text(key) for key in self.client.zrange(self._data() + "byc", 0, limit - 1)]
 
     def _newest(self, offset: int, limit: int) -> tuple[list[EntryInfo], int]:
-        total = int(self.client.zcard(self._key("byc")))
-        keys = self.client.zrevrange(self._key("byc"), offset, offset + limit - 1)
-        rows = self._rows([_text(key) for key in keys])
+        # ZREVRANGE by rank: O(log n + page) on any page.
+        data, cut = self._state()
+        hidden = expired_pages(self.client, data, cut) if cut > 0 else []
+        if hidden:  # an expired purge's cut hides some until GC has deleted them
+            keys, total = fresh_page_keys(self.client, data, hidden, offset, limit)
+        else:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.zcard(data + "byc")
+            pipe.zrevrange(data + "byc", offset, offset + limit - 1)
+            total, found = pipe.execute()
+            keys = [_text(key) for key in found]
+        rows = self._rows(keys, data)
+        return sorted(rows, key=lambda info: (-info.created, info.url)), int(total)
+
+    def _matching(
+        self, offset: int, limit: int, now: float, search: str, status: EntryStatus | None
+    ) -> tuple[list[EntryInfo], int]:
+        """``status`` alone through the expiry set (`redis_listing`); a ``search`` walks every
+        row (no index can answer a substring; `search_rows` skips decoding most of them)."""
+        data, cut = self._state()
+        if search:
+            rows = [
+                info
+                for info in search_rows(self.client, data + "i", search)
+                if info.status
+                and not 0 < info.expires <= cut
+                and matches_filter(info, now, search, status)
+            ]
+            rows.sort(key=lambda info: (-info.created, info.url))
+            return rows[offset : offset + limit], len(rows)
+        if status == "expired":
+            expired = expired_pages(self.client, data, now, after=cut)
+            rows = sorted(self._rows(expired, data), key=lambda info: (-info.created, info.url))
+            return rows[offset : offset + limit], len(rows)
+        hidden = expired_pages(self.client, data, max(now, cut))
+        keys, total = fresh_page_keys(self.client, data, hidden, offset, limit)
+        rows = self._rows(keys, data)
         return sorted(rows, key=lambda info: (-info.created, info.url)), total
 
     def _every_row(self) -> Iterator[EntryInfo]:
-        for _, value in self.client.hscan_iter(self._key("i"), count=1000):
-            yield EntryInfo.from_json(json.loads(value))
+        data, cut = self._state()
+        for _, value in self.client.hscan_iter(data + "i", count=1000):
+            info = EntryInfo.from_json(json.loads(value))
+            if not 0 < info.expires <= cut:
+                yield info
 
     def _counts(self, now: float) -> tuple[int, int, int, int]:
+        data, cut = self._state()
         pipe = self.client.pipeline(transaction=False)
-        pipe.hgetall(self._key("tot"))
-        pipe.zcount(self._key("bye"), "(0", now)
-        pipe.zcount(self._key("bxp"), "(0", now)  # Vary pointers are not counted
+        pipe.hgetall(data + "tot")
+        pipe.zcount(data + "bye", f"({cut!r}", now)
+        pipe.zcount(data + "bxp", f"({cut!r}", now)  # Vary pointers are not counted
         totals, expiring, pointers = pipe.execute()
+        pages, size, compressed = hidden_totals(self.client, data, cut)
         return (
-            int(totals.get(b"entries", 0)),
+            int(totals.get(b"entries", 0)) - pages,
             int(expiring) - int(pointers),
-            int(totals.get(b"bytes", 0)),
-            int(totals.get(b"compressed_bytes", 0)),
+            int(totals.get(b"bytes", 0)) - size,
+            int(totals.get(b"compressed_bytes", 0)) - compressed,
         )
+
+    # ------------------------------------------------------------------ epochs
+    def _invalidate(self) -> tuple[int, int]:
+        entries, size = self._invalidate_script(args=[self.prefix])
+        return int(entries), int(size)
+
+    def _invalidate_expired(self, before: float) -> tuple[int, int]:
+        _, cut = self._state()
+        script = self._invalidate_expired_script
+        pages, size = script(args=[self.prefix, repr(before), repr(max(cut, 0.0))])
+        return int(pages), int(size)
+
+    def _only_hosts(self, hosts: list[str]) -> bool:
+        return bool(self._only_hosts_script(args=[self.prefix, *hosts]))
+
+    def _dead(self) -> dict[int, dict[str, Any]]:
+        """The old epochs still to remove: epoch -> ``{cursor, entries, bytes}``."""
+        found = self.client.hgetall(self._key("dead"))
+        return {int(epoch): json.loads(record) for epoch, record in found.items()}
+
+    def _pending(self) -> tuple[int, int]:
+        dead = self._dead().values()
+        pages, size, compressed = hidden_totals(self.client, *self._state())
+        return (
+            sum(int(r["entries"]) for r in dead) + pages,
+            sum(int(r["bytes"]) for r in dead) + size + compressed,
+        )
+
+    def _remove_invalidated_batch(self) -> int:
+        """One ``HSCAN`` step over the oldest dead epoch's index, unlinking the keys its rows
+        name; then a batch of the entries the expiry cut hides."""
+        dead = self._dead()
+        if not dead:
+            data, cut = self._state()
+            if cut <= 0:
+                return 0
+            keys = self.client.zrangebyscore(data + "bye", "(0", cut, start=0, num=self.batch_size)
+            if keys:
+                self._delete(args=[self.prefix, *(_text(key) for key in keys)])
+            return len(keys)
+        epoch = min(dead)
+        record = dead[epoch]
+        data = self._epoch_prefix(str(epoch))
+        # The old epoch's own index names every key it holds: walking it costs what the epoch
+        # held, whatever else the Redis database holds (a SCAN would visit every key).
+        cursor, rows = self.client.hscan(data + "i", int(record["cursor"]), count=self.batch_size)
+        names: set[str] = set()
+        for key, raw in rows.items():
+            row = json.loads(raw)
+            names.add(f"{data}e:{_text(key)}")
+            names.update(f"{data}t:{tag}" for tag in row["tags"])
+            names.update(f"{data}{kind}:{row[field]}" for kind, field in _ROW_SETS)
+        if names:
+            self.client.unlink(*names)
+        if int(cursor) == 0:
+            self.client.unlink(*(data + name for name in _EPOCH_KEYS))
+            self.client.hdel(self._key("dead"), str(epoch))
+        else:
+            record["cursor"] = str(int(cursor))
+            self.client.hset(self._key("dead"), str(epoch), json.dumps(record))
+        return max(1, len(rows))
 
     def get_value(self, name: str) -> bytes | None:
         with self.translate_errors("read"):
@@ -342,23 +407,24 @@ class RedisStorage(StorageBase):
         return connection
 
     def generation(self) -> object:
-        # Every request asks (a purge anywhere is seen on the very next request), so this GET
+        # Every request asks (a purge anywhere is seen on the very next request), so this MGET
         # goes straight to a connection of this thread's own: `Redis.get` spends as much Python
         # time again on the pool checkout, retry wrapper and instrumentation. A connection that
         # went stale while idle (Redis restarted, idle timeout) is retried once on a fresh one;
-        # a timeout is not (a hung Redis must cost one timeout, then the breaker opens).
+        # a timeout is not (a hung Redis must cost one timeout, then the breaker opens). The
+        # epoch comes in the same round trip (`RedisToken`).
         with self.translate_errors("generation"):
             connection = self._generation_connection()
             try:
-                connection.send_command("GET", self._generation_key)
-                return connection.read_response()
+                connection.send_command("MGET", *self._generation_keys)
+                return RedisToken(*connection.read_response())
             except redis.TimeoutError:
                 connection.disconnect()
                 raise
             except redis.ConnectionError:
                 connection.disconnect()
-            connection.send_command("GET", self._generation_key)
-            return connection.read_response()
+            connection.send_command("MGET", *self._generation_keys)
+            return RedisToken(*connection.read_response())
 
     def bump_generation(self) -> None:
         with self.translate_errors("generation"):

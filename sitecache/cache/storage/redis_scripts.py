@@ -1,0 +1,215 @@
+"""The Lua scripts of the Redis backend (`sitecache.cache.storage.redis`).
+
+Each takes the namespace's prefix as ``ARGV[1]`` and builds every key name from it, so a write
+and its index changes happen in one atomic step. The entry scripts read the current epoch
+themselves (`DATA_PREFIX`), atomically with what they write.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from sitecache.cache.entry import EXPIRES_OFFSET
+
+__all__ = [
+    "ACQUIRE",
+    "DELETE",
+    "GET",
+    "INVALIDATE",
+    "INVALIDATE_EXPIRED",
+    "MARK_STALE",
+    "ONLY_HOSTS",
+    "PUT",
+    "RELEASE",
+]
+
+#: The prefix of the current epoch's keys, from the namespace's prefix (read in each script).
+DATA_PREFIX: Final = """
+local function data_prefix(shared)
+    local epoch = redis.call('GET', shared .. 'ep')
+    if epoch and epoch ~= '0' then return shared .. epoch .. ':' end
+    return shared
+end
+"""
+
+UNINDEX: Final = """
+local function unindex(p, key)
+    local old = redis.call('HGET', p .. 'i', key)
+    if not old then return nil end
+    local row = cjson.decode(old)
+    for _, tag in ipairs(row['tags']) do redis.call('SREM', p .. 't:' .. tag, key) end
+    redis.call('SREM', p .. 'u:' .. row['url'], key)
+    redis.call('SREM', p .. 'h:' .. row['host'], key)
+    redis.call('SREM', p .. 'p:' .. row['path'], key)
+    redis.call('HDEL', p .. 'i', key)
+    redis.call('ZREM', p .. 'byc', key)
+    redis.call('ZREM', p .. 'bye', key)
+    redis.call('ZREM', p .. 'bxp', key)
+    if row['status'] > 0 then
+        redis.call('HINCRBY', p .. 'tot', 'entries', -1)
+    end
+    -- 0 - n, not -n: Lua writes -0 as "-0", which HINCRBY refuses as "not an integer"
+    -- (an entry with no gzip copy, or a Vary pointer with no body, could never be deleted).
+    redis.call('HINCRBY', p .. 'tot', 'bytes', 0 - row['size'])
+    redis.call('HINCRBY', p .. 'tot', 'compressed_bytes', 0 - row['compressed_size'])
+    return old
+end
+"""
+
+PUT: Final = (
+    DATA_PREFIX
+    + UNINDEX
+    + """
+local shared, key, data, ttl, info = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
+-- A conditional put (ARGV[6] = "1") is refused once the purge generation moved: a page
+-- rendered before a purge began must not outlive it. ARGV[7] is the generation the renderer
+-- saw ("" when there was none yet).
+if ARGV[6] == '1' then
+    local generation = redis.call('GET', shared .. 'gen')
+    if (generation or '') ~= ARGV[7] then return 0 end
+end
+-- Epochs (#18): the entry is written under the current epoch's prefix.
+local p = data_prefix(shared)
+unindex(p, key)
+local row = cjson.decode(info)
+if ttl > 0 then
+    redis.call('SET', p .. 'e:' .. key, data, 'PX', ttl)
+else
+    redis.call('SET', p .. 'e:' .. key, data)
+end
+redis.call('HSET', p .. 'i', key, info)
+if row['status'] > 0 then
+    redis.call('ZADD', p .. 'byc', row['created'], key)
+    redis.call('HINCRBY', p .. 'tot', 'entries', 1)
+end
+if row['expires'] > 0 then
+    redis.call('ZADD', p .. 'bye', row['expires'], key)
+    if row['status'] == 0 then redis.call('ZADD', p .. 'bxp', row['expires'], key) end
+end
+for _, tag in ipairs(row['tags']) do redis.call('SADD', p .. 't:' .. tag, key) end
+redis.call('SADD', p .. 'u:' .. row['url'], key)
+redis.call('SADD', p .. 'h:' .. row['host'], key)
+redis.call('SADD', p .. 'p:' .. row['path'], key)
+redis.call('HINCRBY', p .. 'tot', 'bytes', row['size'])
+redis.call('HINCRBY', p .. 'tot', 'compressed_bytes', row['compressed_size'])
+return 1
+"""
+)
+
+DELETE: Final = (
+    DATA_PREFIX
+    + UNINDEX
+    + """
+local p = data_prefix(ARGV[1])
+local removed = {}
+for i = 2, #ARGV do
+    local old = unindex(p, ARGV[i])
+    redis.call('DEL', p .. 'e:' .. ARGV[i])
+    if old then table.insert(removed, old) end
+end
+return removed
+"""
+)
+
+MARK_STALE: Final = (
+    DATA_PREFIX
+    + """
+local p, now, stamp = data_prefix(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local touched = {}
+for i = 4, #ARGV do
+    local key = ARGV[i]
+    local old = redis.call('HGET', p .. 'i', key)
+    if old then
+        local row = cjson.decode(old)
+        table.insert(touched, old)
+        if row['expires'] == 0 or row['expires'] > now then
+            if redis.call('EXISTS', p .. 'e:' .. key) == 1 then
+                redis.call('SETRANGE', p .. 'e:' .. key, {offset}, stamp)
+            end
+            row['expires'] = now
+            redis.call('HSET', p .. 'i', key, cjson.encode(row))
+            redis.call('ZADD', p .. 'bye', now, key)
+            if row['status'] == 0 then redis.call('ZADD', p .. 'bxp', now, key) end
+        end
+    end
+end
+return touched
+""".replace("{offset}", str(EXPIRES_OFFSET))
+)
+
+#: An entry of the current epoch (a read without the request's token).
+GET: Final = (
+    DATA_PREFIX
+    + """
+return redis.call('GET', data_prefix(ARGV[1]) .. 'e:' .. ARGV[2])
+"""
+)
+
+#: Move to the next epoch; record the old one (its totals, its scan cursor) for removal.
+INVALIDATE: Final = (
+    DATA_PREFIX
+    + """
+local shared = ARGV[1]
+local p = data_prefix(shared)
+local old = tonumber(redis.call('GET', shared .. 'ep') or '0')
+local totals = redis.call('HMGET', p .. 'tot', 'entries', 'bytes', 'compressed_bytes')
+local entries = tonumber(totals[1] or '0')
+local size = tonumber(totals[2] or '0') + tonumber(totals[3] or '0')
+redis.call('SET', shared .. 'ep', old + 1)
+if redis.call('HLEN', p .. 'i') > 0 or redis.call('EXISTS', p .. 'tot') == 1 then
+    local record = cjson.encode({cursor = '0', entries = entries, bytes = size})
+    redis.call('HSET', shared .. 'dead', tostring(old), record)
+end
+return {entries, size}
+"""
+)
+
+#: Whether every entry of the current epoch is of one of the hosts in ARGV[2..].
+ONLY_HOSTS: Final = (
+    DATA_PREFIX
+    + """
+local p = data_prefix(ARGV[1])
+local held = 0
+for i = 2, #ARGV do held = held + redis.call('SCARD', p .. 'h:' .. ARGV[i]) end
+if held == redis.call('HLEN', p .. 'i') then return 1 end
+return 0
+"""
+)
+
+ACQUIRE: Final = """
+local held = redis.call('GET', KEYS[1])
+if held == ARGV[1] then
+    redis.call('PEXPIRE', KEYS[1], ARGV[2])
+    return 1
+end
+if held then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+
+RELEASE: Final = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+#: Move the expiry cut (``xb``) to ARGV[2] when later; the pages and bytes it newly hides.
+INVALIDATE_EXPIRED: Final = (
+    DATA_PREFIX
+    + """
+local shared, before = ARGV[1], tonumber(ARGV[2])
+local p = data_prefix(shared)
+local cut = tonumber(redis.call('GET', shared .. 'xb') or '0')
+if before <= cut then return {0, 0} end
+local pages, size = 0, 0
+for _, key in ipairs(redis.call('ZRANGEBYSCORE', p .. 'bye', '(' .. ARGV[3], ARGV[2])) do
+    local raw = redis.call('HGET', p .. 'i', key)
+    if raw then
+        local row = cjson.decode(raw)
+        if row['status'] > 0 then pages = pages + 1 end
+        size = size + row['size'] + row['compressed_size']
+    end
+end
+redis.call('SET', shared .. 'xb', ARGV[2])
+return {pages, size}
+"""
+)

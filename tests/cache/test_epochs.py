@@ -1,0 +1,403 @@
+"""Purges of everything in O(1) (#18): epochs, what they invalidate at once, and GC's slices."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from werkzeug.test import Client
+
+from sitecache.cache import CacheEngine, CacheEntry, CacheRules, PageCache, Storage
+from sitecache.cache.entry import encode_entry
+from sitecache.cache.storage import PendingRemoval
+from sitecache.cache.storage.disk_schema import CHUNK_MAX
+from sitecache.cache.storage.redis_listing import visible_span
+from tests.cache.conftest import REDIS_URL, FakeClock, PageApp, make_storage
+
+SITE = "http://example.org"
+
+
+def entry(number: int, *, host: str = "example.org", created: float = 1000.0,
+          expires: float = 0.0) -> CacheEntry:  # fmt: skip
+    return CacheEntry(
+        url=f"http://{host}/p{number}", host=host, path=f"/p{number}", variant="", status=200,
+        headers=(("Content-Type", "text/html"),), body=b"<p>%d</p>" % number, gzip_body=b"gz",
+        created=created, expires=expires, tags=(f"t{number % 7}", "all"), etag='"e"',
+    )  # fmt: skip
+
+
+def put(storage: Storage, number: int, **fields: Any) -> str:
+    key = f"{number:032x}"
+    value = entry(number, **fields)
+    storage.put(key, encode_entry(value), value.info(key), None)
+    return key
+
+
+def leftovers(storage: Storage, backend: str) -> int:
+    """Rows, bodies or keys of entries still physically held (whatever their epoch)."""
+    if backend == "memory":
+        return sum(len(shelf.index) for shelf in storage._invalidated) + len(  # type: ignore[attr-defined]
+            storage._shelf.index  # type: ignore[attr-defined]
+        )
+    if backend == "disk":
+        connection = storage._connection()  # type: ignore[attr-defined]
+        return sum(
+            connection.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]  # noqa: S608
+            for table in ("entries", "bodies", "entry_tags")
+        )
+    client = storage.client  # type: ignore[attr-defined]
+    shared = {b"gen", b"ep", b"dead", b"c"}
+    prefix = storage.prefix.encode()  # type: ignore[attr-defined]
+    return sum(
+        1
+        for key in client.keys(storage.prefix + "*")  # type: ignore[attr-defined]
+        if key.removeprefix(prefix) not in shared
+        and not key.removeprefix(prefix).startswith((b"v:", b"l:"))
+    )
+
+
+@pytest.fixture
+def engine(storage: Storage) -> CacheEngine:
+    return CacheEngine(storage, CacheRules(hosts=frozenset({"example.org"})), clock=FakeClock())
+
+
+# ---------------------------------------------------------------------- the purge itself
+def test_a_purge_of_everything_is_a_miss_at_once_and_gc_removes_it_in_slices(
+    storage: Storage, engine: CacheEngine, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    keys = [put(storage, number) for number in range(1200)]
+    held = storage.summary(2000.0)
+    storage.set_value("settings", b"{}")
+    storage.add_counters({"hit": 3})
+
+    def walked(*args: Any) -> Any:
+        raise AssertionError("a purge of everything walked the entries")
+
+    for name in ("delete", "keys_for", "infos", "mark_stale"):
+        monkeypatch.setattr(storage, name, walked)
+    result = engine.purge_all()
+    monkeypatch.undo()
+
+    assert (result.deleted, result.bytes) == (1200, held.bytes + held.compressed_bytes)
+    assert (result.scope, result.urls) == ("all", [])
+    assert all(storage.get(key) is None for key in keys[::37])
+    assert storage.keys_for("tag", ["all"]) == set()
+    assert storage.keys_for("host", None) == set()
+    assert storage.summary(2000.0).total == 0
+    assert storage.list_entries(0, 20, now=2000.0) == ([], 0)
+    assert storage.pending_removal() == PendingRemoval(1200, result.bytes)
+    # GC: a batch at a time (budget 0), the pending figure shrinking to nothing.
+    slices = 0
+    while storage.remove_invalidated(0.0):
+        slices += 1
+    assert slices > 1
+    assert not storage.pending_removal()
+    assert leftovers(storage, backend) == 0
+    assert storage.get_value("settings") == b"{}"  # the shared state is not an epoch's
+    assert storage.counters()["hit"] == 3
+
+
+def test_entries_stored_after_the_purge_are_live_and_gc_leaves_them(
+    storage: Storage, engine: CacheEngine
+) -> None:
+    old = [put(storage, number) for number in range(30)]
+    engine.purge_all()
+    again = put(storage, 3)  # the same key, stored anew
+    new = put(storage, 100)
+    assert storage.summary(2000.0).total == 2
+    while storage.remove_invalidated(0.0):
+        pass
+    assert storage.get(again) is not None
+    assert storage.get(new) is not None
+    assert {storage.get(key) for key in old if key != again} == {None}
+    rows, total = storage.list_entries(0, 10, now=2000.0)
+    assert (sorted(info.key for info in rows), total) == (sorted([again, new]), 2)
+    assert storage.keys_for("tag", ["all"]) == {again, new}
+
+
+def test_two_purges_in_a_row_leave_both_epochs_to_gc(storage: Storage, engine: CacheEngine) -> None:
+    for number in range(10):
+        put(storage, number)
+    assert engine.purge_all().deleted == 10
+    for number in range(10, 15):
+        put(storage, number)
+    assert engine.purge_all().deleted == 5
+    assert storage.pending_removal().entries == 15
+    while storage.remove_invalidated(0.0):
+        pass
+    assert not storage.pending_removal()
+    assert engine.purge_all().deleted == 0  # nothing to invalidate: nothing left behind
+    assert not storage.pending_removal()
+
+
+def test_the_site_is_purged_at_once_when_its_hosts_are_all_the_storage_holds(
+    storage: Storage, engine: CacheEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for number in range(5):
+        put(storage, number)
+    assert storage.only_hosts(["example.org"])
+    monkeypatch.setattr(storage, "delete", lambda keys: pytest.fail("walked"))
+    result = engine.purge_site()
+    monkeypatch.undo()
+    assert (result.scope, result.deleted, result.urls) == ("site", 5, [])
+    # Another host shares the storage: only the site's own entries go, one by one.
+    put(storage, 1)
+    other = put(storage, 50, host="other.org")
+    assert not storage.only_hosts(["example.org"])
+    assert storage.only_hosts(["example.org", "other.org"])
+    result = engine.purge_site()
+    assert (result.deleted, result.urls) == (1, ["http://example.org/p1"])
+    assert storage.get(other) is not None
+
+
+def test_a_purge_of_expired_entries_hides_them_at_once_and_gc_deletes_them(
+    storage: Storage, engine: CacheEngine, backend: str
+) -> None:
+    engine.clock.now = 3000.0  # type: ignore[attr-defined]
+    for number in range(40):  # p0..p9 expired at 1500, p10..p19 at 2995, the rest fresh
+        expires = 1500.0 if number < 10 else 2995.0 if number < 20 else 0.0
+        put(storage, number, created=1000.0 + number, expires=expires)
+    one = entry(1, expires=1500.0)
+    result = engine.purge_expired()  # before = 3000 - 10 (the stale window)
+    assert (result.scope, result.deleted, result.urls) == ("expired", 10, [])
+    assert result.bytes == 10 * (one.size + len(one.gzip_body))
+    summary = storage.summary(3000.0)
+    assert (summary.total, summary.expired) == (30, 10)  # p10..p19: expired, not yet purged
+    rows, total = storage.list_entries(0, 50, now=3000.0)
+    assert total == 30
+    assert {info.url for info in rows} == {f"http://example.org/p{n}" for n in range(10, 40)}
+    assert storage.list_entries(0, 50, now=3000.0, status="expired")[1] == 10
+    assert storage.list_entries(0, 50, now=3000.0, status="fresh")[1] == 20
+    assert storage.list_entries(0, 50, now=3000.0, search="p1")[1] == 10  # p10..p19 only
+    assert storage.keys_for("tag", ["all"]) == {f"{n:032x}" for n in range(10, 40)}
+    assert storage.pending_removal() == PendingRemoval(10, result.bytes)
+    assert engine.purge_expired().deleted == 0  # nothing newly expired past the window
+    put(storage, 2, created=3000.0)  # stored again: no longer hidden
+    assert storage.summary(3000.0).total == 31
+    while storage.remove_invalidated(0.0):
+        pass
+    assert not storage.pending_removal()
+    assert storage.get(f"{5:032x}") is None
+    assert storage.get(f"{2:032x}") is not None
+    assert storage.summary(3000.0).total == 31
+    assert leftovers(storage, backend) > 0  # the live ones stay
+
+
+# ---------------------------------------------------------------------- other processes
+@pytest.mark.parametrize("backend", ["disk", "redis"])
+def test_another_process_misses_every_old_entry_right_after_the_purge(
+    tmp_path: Path, backend: str
+) -> None:
+    namespace = f"test-{uuid.uuid4().hex}"
+    stores = [make_storage(backend, tmp_path / "cache", namespace) for _ in range(2)]
+    rules = CacheRules(hosts=frozenset({"example.org"}))
+    app = PageApp()
+    workers = [PageCache(app, engine=CacheEngine(store, rules)) for store in stores]
+    clients = [Client(worker, use_cookies=False) for worker in workers]
+    paths = [f"/p{number}/" for number in range(40)]
+    try:
+        for path in paths:
+            assert "stored" in clients[0].get(path, base_url=SITE).headers["Cache-Status"]
+            # The other worker holds every page in its memory tier too.
+            assert (
+                clients[1]
+                .get(path, base_url=SITE)
+                .headers["Cache-Status"]
+                .startswith("sitecache; hit")
+            )
+        assert workers[0].purge_all().deleted == len(paths)
+        for path in paths:
+            answer = clients[1].get(path, base_url=SITE)
+            assert answer.headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored", path
+        assert workers[1].engine.stats()["entries"]["total"] == len(paths)  # the new ones
+    finally:
+        if backend == "redis":
+            stores[0].clear_namespace()  # type: ignore[attr-defined]
+        for store in stores:
+            store.close()
+
+
+# ---------------------------------------------------------------------- listings
+def reference(rows: list[Any], offset: int, limit: int) -> list[str]:
+    ordered = sorted(rows, key=lambda info: (-info.created, info.url, info.key))
+    return [info.key for info in ordered[offset : offset + limit]]
+
+
+def assert_listings(
+    storage: Storage, live: dict[str, Any], now: float, limits: tuple[int, ...] = (7, 20)
+) -> None:
+    """Every page (of each of ``limits`` rows) of every filter equals the reference
+    ordering."""
+    filters: list[tuple[dict[str, Any], Any]] = [
+        ({}, lambda info: True),
+        ({"status": "fresh"}, lambda info: info.is_fresh(now)),
+        ({"status": "expired"}, lambda info: not info.is_fresh(now)),
+        ({"search": "P1"}, lambda info: "p1" in info.url),
+        ({"search": "p2", "status": "fresh"}, lambda info: "p2" in info.url and info.is_fresh(now)),
+    ]
+    for query, keep in filters:
+        wanted = [info for info in live.values() if keep(info)]
+        for limit in limits:
+            for offset in range(0, len(wanted) + limit, limit):
+                rows, total = storage.list_entries(offset, limit, now=now, **query)
+                assert total == len(wanted), (query, total)
+                assert [info.key for info in rows] == reference(wanted, offset, limit), (
+                    query,
+                    offset,
+                    limit,
+                )
+
+
+def test_every_page_equals_the_reference_ordering(storage: Storage) -> None:
+    live: dict[str, Any] = {}
+    for number in range(90):  # distinct times (Redis orders ties by key)
+        expires = 1500.0 if number % 6 == 0 else 0.0
+        key = put(storage, number, created=1000.0 + number * 1.5, expires=expires)
+        live[key] = entry(number, created=1000.0 + number * 1.5, expires=expires).info(key)
+    for number in range(0, 90, 11):
+        key = f"{number:032x}"
+        storage.delete([key])
+        del live[key]
+    assert_listings(storage, live, now=2000.0)
+
+
+@pytest.fixture
+def disk(tmp_path: Path) -> Iterator[Storage]:
+    """A disk store in memory when the machine has a RAM file system (thousands of writes)."""
+    shm = Path("/dev/shm")
+    base = Path(tempfile.mkdtemp(dir=shm)) if shm.is_dir() and os.access(shm, os.W_OK) else None
+    store = make_storage("disk", (base or tmp_path) / "cache")
+    yield store
+    store.close()
+    if base is not None:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def chunk_counts(storage: Storage) -> list[int]:
+    rows = storage._connection().execute(  # type: ignore[attr-defined]
+        "SELECT count FROM chunks WHERE epoch = (SELECT current FROM epoch) ORDER BY t, url, key"
+    )
+    return [row[0] for row in rows]
+
+
+def test_disk_pages_stay_exact_through_splits_merges_moves_ties_and_purges(disk: Storage) -> None:
+    live: dict[str, Any] = {}
+
+    def store(number: int, created: float, expires: float = 0.0) -> None:
+        key = put(disk, number, created=created, expires=expires)
+        live[key] = entry(number, created=created, expires=expires).info(key)
+
+    for number in range(2 * CHUNK_MAX + 300):  # splits; groups of ten share their time
+        store(number, 1000.0 + number // 10, 1500.0 if number % 97 == 0 else 0.0)
+    assert len(chunk_counts(disk)) >= 3
+    assert sum(chunk_counts(disk)) == len(live)
+    assert_listings(disk, live, now=2000.0, limits=(45,))
+    doomed = [f"{number:032x}" for number in range(300, 1100)]  # a run empties: merges
+    disk.delete(doomed)
+    for key in doomed:
+        del live[key]
+    for number in range(1500, 1800):  # stored again later: they move to the top
+        store(number, 5000.0 + number % 3)
+    counts = chunk_counts(disk)
+    assert sum(counts) == len(live)
+    assert max(counts) <= CHUNK_MAX
+    assert_listings(disk, live, now=2000.0, limits=(60,))
+    disk.invalidate_all()
+    live.clear()
+    for number in range(CHUNK_MAX + 10):
+        store(number, 7000.0 - number // 3)
+    assert_listings(disk, live, now=2000.0, limits=(100,))
+    while disk.remove_invalidated(0.0):
+        pass
+    assert_listings(disk, live, now=2000.0, limits=(100,))
+
+
+def test_an_older_disk_layout_is_made_again_on_open(tmp_path: Path) -> None:
+    directory = tmp_path / "cache"
+    storage = make_storage("disk", directory)
+    put(storage, 1)
+    storage.set_value("settings", b'{"max_age": 60}')
+    storage.close()
+    with sqlite3.connect(directory / "index.sqlite3") as connection:
+        connection.execute("PRAGMA user_version = 2")
+    reopened = make_storage("disk", directory)
+    assert reopened.summary(2000.0).total == 0
+    assert reopened.get_value("settings") == b'{"max_age": 60}'  # named values are kept
+    put(reopened, 2)
+    assert reopened.list_entries(0, 5, now=2000.0)[1] == 1
+    reopened.close()
+
+
+# ---------------------------------------------------------------------- Redis's epochs
+def test_redis_removes_the_first_layouts_keys_and_keeps_the_shared_ones(tmp_path: Path) -> None:
+    storage = make_storage("redis", tmp_path)
+    try:
+        client = storage.client  # type: ignore[attr-defined]
+        prefix = storage.prefix  # type: ignore[attr-defined]
+        for number in range(5):
+            put(storage, number)
+        storage.set_value("preload", b"x")
+        assert storage.acquire_lock("timers", "me", 30)
+        assert client.exists(prefix + "i")  # epoch 0 is the namespace's own prefix
+        token = storage.generation()
+        assert token.epoch is None  # type: ignore[attr-defined]
+        storage.invalidate_all()
+        assert storage.generation().epoch == b"1"  # type: ignore[attr-defined]
+        key = put(storage, 9)
+        assert client.exists(f"{prefix}1:e:{key}")
+        while storage.remove_invalidated(0.0):
+            pass
+        assert not client.exists(prefix + "i")
+        assert not client.keys(prefix + "e:*")
+        assert storage.get_value("preload") == b"x"
+        assert storage.lock_owner("timers") == "me"
+        assert storage.get(key) is not None
+        assert storage.get(key, storage.generation()) is not None
+    finally:
+        storage.clear_namespace()  # type: ignore[attr-defined]
+        storage.close()
+
+
+def test_redis_namespaces_with_glob_characters_are_swept_alone(tmp_path: Path) -> None:
+    from sitecache.cache.storage.redis import RedisStorage
+
+    plain = make_storage("redis", tmp_path)
+    odd = RedisStorage(REDIS_URL, f"t[*]?-{uuid.uuid4().hex}")
+    try:
+        put(odd, 1)
+        put(plain, 1)
+        odd.invalidate_all()
+        while odd.remove_invalidated(0.0):
+            pass
+        assert plain.get(f"{1:032x}") is not None
+        assert odd.get(f"{1:032x}") is None
+    finally:
+        for store in (odd, plain):
+            store.clear_namespace()  # type: ignore[attr-defined]
+            store.close()
+
+
+@given(
+    hidden=st.sets(st.integers(min_value=0, max_value=60)),
+    offset=st.integers(min_value=0, max_value=70),
+    limit=st.integers(min_value=1, max_value=20),
+)
+def test_the_fresh_page_span_skips_exactly_the_hidden_ranks(
+    hidden: set[int], offset: int, limit: int
+) -> None:
+    ranks = sorted(hidden)
+    start, stop = visible_span(ranks, offset, limit)
+    shown = [rank for rank in range(stop + 50) if rank not in hidden]
+    assert [rank for rank in range(start, stop) if rank not in hidden] == shown[
+        offset : offset + limit
+    ]
+    assert start == shown[offset]
