@@ -38,6 +38,7 @@ __all__ = [
     "DIMENSIONS",
     "Dimension",
     "EntryStatus",
+    "LockStore",
     "RemovalReport",
     "Storage",
     "StorageBase",
@@ -91,6 +92,19 @@ class StorageSummary:
     expired: int
     bytes: int
     compressed_bytes: int
+
+
+class LockStore(Protocol):
+    """Named cross-process locks, taken and freed by owner token (a `Storage` has them)."""
+
+    def acquire_lock(self, name: str, owner: str, ttl: float) -> bool:
+        """Take the cross-process lock ``name`` for ``ttl`` seconds; ``False`` if held."""
+
+    def lock_owner(self, name: str) -> str | None:
+        """Who holds the lock ``name`` now, or ``None`` when it is free or expired."""
+
+    def release_lock(self, name: str, owner: str) -> None:
+        """Release ``name`` if ``owner`` still holds it."""
 
 
 class Storage(Protocol):
@@ -190,6 +204,10 @@ class Storage(Protocol):
 
     def release_lock(self, name: str, owner: str) -> None:
         """Release ``name`` if ``owner`` still holds it."""
+
+    def fill_locks(self) -> LockStore:
+        """Where a miss takes the lock of its key while it renders (`sitecache.cache.fills`):
+        locks every process sharing this store sees, held for seconds at most."""
 
     def generation(self) -> object:
         """A cheap token that changes whenever `bump_generation` runs anywhere."""
@@ -411,6 +429,10 @@ class StorageBase(Storage):
         """Nothing to do (the store frees what goes); backends with upkeep override."""
         del budget
         return 0
+
+    def fill_locks(self) -> LockStore:
+        """The store's own named locks; backends with cheaper ones for misses override."""
+        return self
 
     def close(self) -> None:
         """Nothing to release; backends with connections override."""
