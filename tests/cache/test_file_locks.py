@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -75,6 +76,30 @@ def test_a_lock_goes_with_the_process_that_held_it(tmp_path: Path) -> None:
     try:
         assert locks.lock_owner("fill:a") is None
         assert locks.acquire_lock("fill:a", "me", 30)
+    finally:
+        locks.close()
+
+
+def test_a_forked_child_holds_none_of_its_parents_locks(tmp_path: Path) -> None:
+    locks = FileLocks(tmp_path / "fill.lock")
+    try:
+        assert locks.acquire_lock("fill:a", "parent", 30)
+        pid = os.fork()
+        if pid == 0:  # the child: the same object, its own open file
+            seen = (
+                locks.lock_owner("fill:a") == ELSEWHERE
+                and not locks.acquire_lock("fill:a", "child", 30)
+                and locks.acquire_lock("fill:b", "child", 30)
+            )
+            locks.release_lock("fill:a", "parent")  # not the child's: the parent keeps it
+            os._exit(0 if seen else 1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert locks.lock_owner("fill:a") == "parent"
+        assert locks.lock_owner("fill:b") is None  # the child's went with it
+        other = FileLocks(tmp_path / "fill.lock")
+        assert other.lock_owner("fill:a") == ELSEWHERE
+        other.close()
     finally:
         locks.close()
 

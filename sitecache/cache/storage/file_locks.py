@@ -66,15 +66,17 @@ class FileLocks:
         return _SET >= 0 and _GET >= 0 and _FLOCK.size == 32
 
     def _descriptor(self) -> int:
-        """This process's descriptor of the lock file (a forked child opens its own)."""
+        """This process's descriptor of the lock file, opened on first use; a forked child
+        forgets its parent's locks and opens its own (called under ``_lock``)."""
         pid = os.getpid()
         if self._pid != pid:
             if self._fd >= 0:
                 os.close(self._fd)  # the parent's open file: its locks stay the parent's
             self._fd = -1
             self._held.clear()
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             self._pid = pid
+        if self._fd < 0:
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         return self._fd
 
     def _fcntl(self, command: int, kind: int, name: str) -> bytes:
@@ -82,13 +84,20 @@ class FileLocks:
         or `PermissionError` (``EAGAIN``/``EACCES``), any other failure `StorageError`."""
         request = _FLOCK.pack(kind, os.SEEK_SET, _offset(name), 1, 0)
         try:
-            descriptor = self._descriptor()
-        except OSError as exc:
-            raise StorageError(f"disk cache lock file {self.path}: {exc}") from exc
-        try:
-            return fcntl.fcntl(descriptor, command, request)
+            return fcntl.fcntl(self._fd, command, request)
         except (BlockingIOError, PermissionError):
             raise
+        except OSError as exc:
+            raise StorageError(f"disk cache lock file {self.path}: {exc}") from exc
+
+    def _open(self) -> None:
+        """Open the lock file for this process if needed (under ``_lock``).
+
+        Raises:
+            StorageError: it could not be opened.
+        """
+        try:
+            self._descriptor()
         except OSError as exc:
             raise StorageError(f"disk cache lock file {self.path}: {exc}") from exc
 
@@ -100,6 +109,7 @@ class FileLocks:
         """
         del ttl  # the lock lives as long as its holder's process, or until released
         with self._lock:
+            self._open()
             held = self._held.get(name)
             if held is not None:
                 return held == owner
@@ -118,6 +128,7 @@ class FileLocks:
             StorageError: the lock file could not be opened or read.
         """
         with self._lock:
+            self._open()
             held = self._held.get(name)
             if held is not None:
                 return held
@@ -131,17 +142,17 @@ class FileLocks:
             StorageError: the lock file could not be unlocked.
         """
         with self._lock:
+            self._open()  # a forked child holds none of its parent's locks
             if self._held.get(name) != owner:
                 return
             del self._held[name]
-            if self._pid == os.getpid():
-                self._fcntl(_SET, fcntl.F_UNLCK, name)
+            self._fcntl(_SET, fcntl.F_UNLCK, name)
 
     def close(self) -> None:
         """Close the lock file (every lock of this process on it is freed)."""
         with self._lock:
-            if self._fd >= 0 and self._pid == os.getpid():
-                os.close(self._fd)
+            if self._fd >= 0:
+                os.close(self._fd)  # a child's copy: the parent's locks stay the parent's
             self._fd = -1
             self._pid = 0
             self._held.clear()
