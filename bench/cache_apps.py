@@ -4,6 +4,9 @@
   on the storage named by ``SITECACHE_BENCH_BACKEND`` (``disk``: a `DiskStorage` under
   ``SITECACHE_BENCH_PATH``; ``redis``: a `RedisStorage` on ``SITECACHE_BENCH_REDIS_URL`` in the
   namespace ``SITECACHE_BENCH_NAMESPACE``; ``memory``).
+- `tagged_app()`: the same page as `origin` with a ``Cache-Tag`` of ten tags
+  (`tagged_origin`), no cache: "the same app with caching off" of the miss benchmark
+  (`miss_bench.py`); `cached_app("tagged")` is it behind `PageCache`.
 - `bare_app()`: the ceiling. It replays, with no logic at all, the status, headers and bytes
   of a real cache hit recorded by the benchmark in the JSON file ``SITECACHE_BENCH_REPLAY``
   (one answer for clients that accept gzip, one for the others), so that both sides send the
@@ -90,6 +93,30 @@ def origin(environ: dict[str, Any], start_response: StartResponse) -> Iterable[b
     return [PAGE]
 
 
+#: ten purge tags, as a post page of the site carries (post, author, terms, archives)
+TAGS = ", ".join(
+    ["front-page", "post-42", "author-3", "category-7", "category-12"]
+    + [f"term-{number}" for number in (4, 9, 15, 21, 30)]
+)
+
+
+def tagged_origin(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+    """`origin` with a ``Cache-Tag`` of ten tags (`TAGS`)."""
+    start_response(
+        "200 OK",
+        [
+            ("Content-Type", "text/html; charset=utf-8"),
+            ("Content-Length", str(len(PAGE))),
+            ("Cache-Tag", TAGS),
+        ],
+    )
+    return [PAGE]
+
+
+#: The applications `cached_app` may put behind the cache, by name.
+ORIGINS: dict[str, WsgiApp] = {"origin": origin, "tagged": tagged_origin}
+
+
 def open_bench_storage() -> Storage:
     """The storage the environment names (see the module docstring)."""
     backend = os.environ.get("SITECACHE_BENCH_BACKEND", "memory")
@@ -105,9 +132,15 @@ def open_bench_storage() -> Storage:
     return MemoryStorage()
 
 
-def cached_app() -> WsgiApp:
-    """`PageCache` around `origin` on the configured storage (loopback hosts only)."""
-    return PageCache(origin, open_bench_storage())
+def cached_app(name: str = "origin") -> WsgiApp:
+    """`PageCache` around the origin called ``name`` (`ORIGINS`) on the configured storage
+    (loopback hosts only)."""
+    return PageCache(ORIGINS[name], open_bench_storage())
+
+
+def tagged_app() -> WsgiApp:
+    """`tagged_origin` alone: the cached app of the miss benchmark with caching off."""
+    return tagged_origin
 
 
 def bare_app() -> WsgiApp:

@@ -8,7 +8,8 @@ Measured in one run, the contenders alternating round by round (the machine is n
    installed, else from a bounded Python load generator (threads, ``http.client``).
    (``SITECACHE_BENCH_LOADER=python`` forces the latter.) Goals: hit >= 0.85x bare on disk,
    >= 0.7x on Redis. The workers' CPU time per request is reported beside req/s.
-2. **Misses**: every request a new path (stored, then never asked again) beside the bare app.
+2. **Misses**: every request a new path (stored, then never asked again) beside the bare app
+   (`miss_bench.py` compares them with the same app with caching off, #18).
 3. **Index costs** in-process: ``engine.stats()`` (count), ``list_entries`` (first page of 20)
    and ``purge_tags`` of one tag touching 10 entries, at 1k and 100k entries, on memory, disk
    and Redis. Goal: 100k costs at most 2x what 1k costs.

@@ -91,7 +91,11 @@ class CacheEngine:
         #: told of every purge (static-file copies, webhooks), whatever removed the entries
         self.purge_listeners: list[PurgeListener] = self.invalidator.listeners
         self.hold = PurgeHold(hold_path)
-        self.fills = FillCoordinator(self.locks, warn)
+        # A miss's lock may live elsewhere than the others (the disk backend's lock file).
+        fill_locks = storage.fill_locks()
+        self.fills = FillCoordinator(
+            self.locks if fill_locks is storage else Locks(fill_locks, warn), warn
+        )
 
     # ------------------------------------------------------------------ settings
     def settings(self, now: float | None = None) -> CacheSettings:

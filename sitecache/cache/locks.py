@@ -13,7 +13,7 @@ import threading
 import uuid
 from typing import Protocol
 
-from sitecache.cache.storage import Storage, StorageError
+from sitecache.cache.storage import LockStore, StorageError
 from sitecache.cache.storage_log import Warn
 
 __all__ = ["LockService", "Locks"]
@@ -44,11 +44,12 @@ class Locks:
     """The storage's named locks, with owner tokens of this process (a `LockService`).
 
     Args:
-        storage: where the locks live.
+        storage: where the locks live (a `Storage`, or the locks it keeps for misses:
+            `Storage.fill_locks`).
         warn: reports storage failures of `release` (rate-limited by the caller).
     """
 
-    def __init__(self, storage: Storage, warn: Warn) -> None:
+    def __init__(self, storage: LockStore, warn: Warn) -> None:
         self.storage = storage
         self.warn = warn
         self._prefix = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"

@@ -66,8 +66,11 @@ while True:
     time.sleep(0.005)
 """
 
-#: What may lie beside the database: the index (with SQLite's WAL files) and the generation.
-DATABASE_FILES = {"index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm", "generation"}
+#: What may lie beside the database: the index (with SQLite's WAL files), the generation and
+#: the (always empty) file whose bytes are the locks of misses being rendered.
+DATABASE_FILES = {
+    "index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm", "generation", "fill.lock",
+}  # fmt: skip
 
 
 def start(script: str, directory: Path) -> subprocess.Popen[bytes]:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from sitecache.cache.capture import call_app, response_facts, zero_lifetime
-from sitecache.cache.entry import MIN_GZIP_SIZE, UNSTORED_HEADERS, CacheEntry
+from sitecache.cache.entry import GZIP_LEVEL, MIN_GZIP_SIZE, UNSTORED_HEADERS, CacheEntry
 from sitecache.cache.vary import keyed_vary, pointer_entry, vary_values
 
 NOW = 1_800_000_000.0
@@ -80,6 +80,16 @@ def test_a_gzip_copy_is_kept_for_compressible_bodies(
     if zipped:
         assert gzip.decompress(entry.gzip_body) == body
         assert ("Vary", "Accept-Encoding") in entry.headers
+
+
+def test_the_gzip_copy_is_made_for_speed_and_is_the_same_bytes_every_time() -> None:
+    # #18: level 1 (deflate's fast strategy), no file name, mtime 0: a miss pays little, and
+    # two processes storing one page store one copy.
+    entry = build([("Content-Type", "text/html")])
+    assert GZIP_LEVEL == 1
+    assert entry.gzip_body == gzip.compress(BODY, compresslevel=GZIP_LEVEL, mtime=0)
+    assert entry.gzip_body[8] == 4  # the header's XFL byte: "fastest algorithm"
+    assert build([("Content-Type", "text/html")]).gzip_body == entry.gzip_body
 
 
 def test_the_vary_header_names_the_keyed_headers_and_accept_encoding_once() -> None:

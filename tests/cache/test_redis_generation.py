@@ -51,3 +51,37 @@ def test_closing_the_storage_closes_the_generation_connection(redis_storage: Any
     connection = redis_storage._generation_connection()
     redis_storage.close()
     assert connection._sock is None
+
+
+# ---------------------------------------------------------------------- a miss's commands
+def entry_bytes(key: str) -> tuple[bytes, Any]:
+    from sitecache.cache import CacheEntry
+    from sitecache.cache.entry import encode_entry
+
+    page = CacheEntry(
+        url="http://example.org/a", host="example.org", path="/a", variant="", status=200,
+        headers=(("Content-Type", "text/html"),), body=b"<p>a</p>", gzip_body=b"",
+        created=1000.0, expires=0.0, tags=("home",), etag='"e"',
+    )  # fmt: skip
+    return encode_entry(page), page.info(key)
+
+
+def test_a_miss_stores_and_locks_after_redis_forgot_its_scripts(redis_storage: Any) -> None:
+    data, info = entry_bytes("k" * 32)
+    redis_storage.client.script_flush()  # a restarted Redis knows no script
+    assert redis_storage.acquire_lock("fill:k", "me", 30)
+    assert redis_storage.put("k" * 32, data, info, None, generation=redis_storage.generation())
+    redis_storage.release_lock("fill:k", "me")
+    assert redis_storage.get("k" * 32) == data
+    assert redis_storage.lock_owner("fill:k") is None
+    assert redis_storage.keys_for("tag", ["home"]) == {"k" * 32}
+
+
+def test_a_miss_stores_after_redis_dropped_the_connection(redis_storage: Any) -> None:
+    data, info = entry_bytes("k" * 32)
+    generation = redis_storage.generation()
+    connection = redis_storage._generation_connection()
+    connection.send_command("CLIENT", "ID")
+    redis_storage.client.client_kill_filter(_id=connection.read_response())
+    assert redis_storage.put("k" * 32, data, info, None, generation=generation)
+    assert redis_storage.get("k" * 32) == data

@@ -49,6 +49,25 @@ def test_a_put_replaces_the_entry_and_its_index_row(storage: Storage) -> None:
     assert storage.summary(2000.0).total == 1
 
 
+def test_a_put_keeps_or_rewrites_the_tag_rows_as_its_tags_require(storage: Storage) -> None:
+    key, url = "a" * 32, "http://example.org/a"
+
+    def tagged(*tags: str) -> dict[str, set[str]]:
+        return {tag: storage.keys_for("tag", [tag]) for tag in tags}
+
+    put(storage, key, entry(url, tags=("x", "y")))
+    put(storage, key, entry(url, tags=("x", "y"), created=2000.0))  # regenerated: same tags
+    assert tagged("x", "y") == {"x": {key}, "y": {key}}
+    put(storage, key, entry(url, tags=("y", "z")))
+    assert tagged("x", "y", "z") == {"x": set(), "y": {key}, "z": {key}}
+    storage.delete([key])
+    assert tagged("y", "z") == {"y": set(), "z": set()}
+    put(storage, key, entry(url, tags=("y", "z")))
+    assert tagged("y", "z") == {"y": {key}, "z": {key}}
+    put(storage, key, entry(url))
+    assert tagged("y", "z") == {"y": set(), "z": set()}
+
+
 def test_delete_removes_entries_and_reports_what_was_there(storage: Storage) -> None:
     put(storage, "a" * 32, entry("http://example.org/a"))
     put(storage, "b" * 32, entry("http://example.org/b"))

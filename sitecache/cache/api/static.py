@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import grp
-import gzip
 import logging
 import os
 import pwd
@@ -38,7 +37,7 @@ from typing import Final
 from urllib.parse import unquote, urlsplit
 
 from sitecache.cache.engine import CacheEngine
-from sitecache.cache.entry import CacheEntry
+from sitecache.cache.entry import CacheEntry, gzip_copy
 from sitecache.cache.policy import AUTH_COOKIE_PREFIXES
 from sitecache.cache.purging import PurgeResult
 
@@ -118,7 +117,7 @@ class StaticFiles:
         directory = self.directory(entry.url)
         if directory is None:
             return
-        gzip_body = entry.gzip_body or gzip.compress(entry.body, compresslevel=6, mtime=0)
+        gzip_body = entry.gzip_body or gzip_copy(entry.body)
         try:
             self._make_directories(directory)
             _write_atomic(directory / INDEX, entry.body)

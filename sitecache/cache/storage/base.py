@@ -60,6 +60,7 @@ __all__ = [
     "DIMENSIONS",
     "Dimension",
     "EntryStatus",
+    "LockStore",
     "PendingRemoval",
     "RemovalReport",
     "Storage",
@@ -70,6 +71,19 @@ __all__ = [
     "chunks",
     "matches_filter",
 ]
+
+
+class LockStore(Protocol):
+    """Named cross-process locks, taken and freed by owner token (a `Storage` has them)."""
+
+    def acquire_lock(self, name: str, owner: str, ttl: float) -> bool:
+        """Take the cross-process lock ``name`` for ``ttl`` seconds; ``False`` if held."""
+
+    def lock_owner(self, name: str) -> str | None:
+        """Who holds the lock ``name`` now, or ``None`` when it is free or expired."""
+
+    def release_lock(self, name: str, owner: str) -> None:
+        """Release ``name`` if ``owner`` still holds it."""
 
 
 class Storage(Protocol):
@@ -197,6 +211,10 @@ class Storage(Protocol):
     def remove_invalidated(self, budget: float) -> int:
         """Remove entries of invalidated epochs for at most about ``budget`` seconds; how many
         keys or rows went (0 when nothing is left)."""
+
+    def fill_locks(self) -> LockStore:
+        """Where a miss takes the lock of its key while it renders (`sitecache.cache.fills`):
+        locks every process sharing this store sees, held for seconds at most."""
 
     def generation(self) -> object:
         """A cheap token that changes whenever `bump_generation` runs anywhere."""
@@ -397,6 +415,10 @@ class StorageBase(EpochOperations, Storage):
         """Nothing to do (the store frees what goes); backends with upkeep override."""
         del budget
         return 0
+
+    def fill_locks(self) -> LockStore:
+        """The store's own named locks; backends with cheaper ones for misses override."""
+        return self
 
     def close(self) -> None:
         """Nothing to release; backends with connections override."""

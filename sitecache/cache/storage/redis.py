@@ -176,9 +176,9 @@ class RedisStorage(StorageBase):
         with self.translate_errors("read"):
             if isinstance(generation, RedisToken):
                 # The epoch the request read with its generation: one plain GET.
-                value = self.client.get(f"{self._epoch_prefix(generation.epoch)}e:{key}")
+                value = self._command("GET", f"{self._epoch_prefix(generation.epoch)}e:{key}")
             else:
-                value = self._get(args=[self.prefix, key])
+                value = self._script(self._get, [], [self.prefix, key])
         return value if isinstance(value, bytes) else None
 
     def put(
@@ -198,7 +198,9 @@ class RedisStorage(StorageBase):
         seen = seen or (generation if isinstance(generation, bytes) else b"")
         row = json.dumps(info.as_json())
         with self.translate_errors("write"):
-            stored = self._put(args=[self.prefix, key, data, ttl_ms, row, conditional, seen])
+            stored = self._script(
+                self._put, [], [self.prefix, key, data, ttl_ms, row, conditional, seen]
+            )
         return bool(stored)
 
     def _delete_rows(self, keys: list[str]) -> list[EntryInfo]:
@@ -382,7 +384,7 @@ class RedisStorage(StorageBase):
     def acquire_lock(self, name: str, owner: str, ttl: float) -> bool:
         milliseconds = max(1, int(ttl * 1000))
         with self.translate_errors("lock"):
-            held = self._acquire(keys=[self._key("l:", name)], args=[owner, milliseconds])
+            held = self._script(self._acquire, [self._key("l:", name)], [owner, milliseconds])
         return bool(held)
 
     def lock_owner(self, name: str) -> str | None:
@@ -392,7 +394,7 @@ class RedisStorage(StorageBase):
 
     def release_lock(self, name: str, owner: str) -> None:
         with self.translate_errors("lock"):
-            self._release(keys=[self._key("l:", name)], args=[owner])
+            self._script(self._release, [self._key("l:", name)], [owner])
 
     def _generation_connection(self) -> Any:
         """This thread's own connection for `generation` (a new one after a fork)."""
@@ -405,6 +407,37 @@ class RedisStorage(StorageBase):
             local.connection = connection
             local.pid = pid
         return connection
+
+    def _command(self, *args: str | bytes | int) -> Any:
+        """One command of a request's path (a read, a write, a lock) on this thread's own
+        connection, sent in one piece: `Redis.execute_command` spends as much Python time
+        again on the pool, retries and instrumentation, and sends a large value in three
+        writes. A connection that went stale while idle is retried once on a fresh one
+        (every such command may run twice: a put or a lock of the same owner gives the same
+        result); a timeout is not.
+
+        Raises:
+            redis.RedisError: Redis failed or refused the command.
+        """
+        connection = self._generation_connection()
+        try:
+            connection.send_packed_command([b"".join(connection.pack_command(*args))])
+            return connection.read_response()
+        except redis.TimeoutError:
+            connection.disconnect()
+            raise
+        except redis.ConnectionError:
+            connection.disconnect()
+        connection.send_packed_command([b"".join(connection.pack_command(*args))])
+        return connection.read_response()
+
+    def _script(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """Run a registered Lua script by its digest (`_command`); loaded first when Redis
+        does not know it (a restart, ``SCRIPT FLUSH``)."""
+        try:
+            return self._command("EVALSHA", script.sha, len(keys), *keys, *args)
+        except redis.exceptions.NoScriptError:
+            return script(keys=keys, args=args)
 
     def generation(self) -> object:
         # Every request asks (a purge anywhere is seen on the very next request), so this MGET
