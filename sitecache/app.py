@@ -20,6 +20,7 @@ from sitecache.auth import AuthService, AuthViews, PasswordHasher
 from sitecache.cache import CacheEngine, CacheRules, PageCache, StorageError
 from sitecache.cache.api import CacheApi
 from sitecache.cache.deployment import engine_for, rules_for
+from sitecache.cache_front import CacheFront
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.hooks import Hooks
 from sitecache.invalidation import ContentInvalidation
@@ -101,13 +102,14 @@ class App:
         self.templates = make_template_environment()
         self._build_site(config)
         self._build_cache(config)
-        self._entry: Callable[..., Iterable[bytes]] = self.cache
+        self._front = CacheFront(self.cache, self._serve)
+        self._entry: Callable[..., Iterable[bytes]] = self._front
         # Behind trusted reverse proxies, take the client's address, scheme and host from their
         # X-Forwarded-* headers (and from nobody else's).
         if config.proxy_count:
             count = config.proxy_count
             self._entry = ProxyFix(
-                self.cache, x_for=count, x_proto=count, x_host=count, x_port=count
+                self._front, x_for=count, x_proto=count, x_host=count, x_port=count
             )
         for spec in config.plugins:
             self.load_plugin(spec)

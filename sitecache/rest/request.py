@@ -65,8 +65,15 @@ class RestRequest:
         self._order: list[str] | None = None
         self._method = method.upper()
         self.route = route
-        self._attributes: dict[str, Any] = dict(attributes or {})
-        self._params: dict[str, dict[str, Any]] = {source: {} for source in SOURCES}
+        self._attributes: dict[str, Any] = dict(attributes) if attributes else {}
+        self._params: dict[str, dict[str, Any]] = {
+            "JSON": {},
+            "POST": {},
+            "GET": {},
+            "URL": {},
+            "defaults": {},
+            "FILES": {},
+        }  # every one of SOURCES, in order
         self._headers: dict[str, list[str]] = {}
         self._body: bytes = b""
         self._parsed_json = False
@@ -130,7 +137,7 @@ class RestRequest:
 
     def get_header(self, key: str) -> str | None:
         """The header's values joined with ``,``; ``None`` when absent."""
-        values = self._headers.get(canonical_header_name(key))
+        values = self._headers.get(key.lower().replace("-", "_"))  # canonical_header_name
         return None if values is None else ",".join(values)
 
     def get_header_as_array(self, key: str) -> list[str] | None:
@@ -160,8 +167,11 @@ class RestRequest:
         """Set several headers; with ``override`` the old set is dropped first."""
         if override:
             self._headers = {}
+        kept = self._headers
         for key, value in headers.items():
-            self.set_header(key, value)
+            # set_header, without a call per header
+            kept[key.lower().replace("-", "_")] = [value] if isinstance(value, str) else list(value)
+        self._order = None
 
     def get_content_type(self) -> dict[str, str] | None:
         """``{value, type, subtype, parameters}`` of the Content-Type header, or ``None``."""
@@ -169,6 +179,8 @@ class RestRequest:
 
     def is_json_content_type(self) -> bool:
         """Whether the body is declared as JSON (``application/json``, ``…+json``)."""
+        if "content_type" not in self._headers:
+            return False  # most requests (every GET): no Content-Type, nothing to parse
         content_type = self.get_content_type()
         return content_type is not None and is_json_media_type(content_type["value"])
 
@@ -278,8 +290,9 @@ class RestRequest:
 
     def get_param(self, key: str) -> Any:
         """The first non-null value of ``key`` in priority order, or ``None``."""
-        for source in self.parameter_order():
-            value = self._params[source].get(key)
+        params = self._params
+        for source in self._order or self.parameter_order():
+            value = params[source].get(key)
             if value is not None:
                 return value
         return None
@@ -379,9 +392,7 @@ class RestRequest:
         missing = [
             key
             for key, arg in args.items()
-            if isinstance(arg, Mapping)
-            and arg.get("required") is True
-            and self.get_param(key) is None
+            if _is_mapping(arg) and arg.get("required") is True and self.get_param(key) is None
         ]
         if missing:
             return RestError(
@@ -392,11 +403,13 @@ class RestRequest:
         invalid: dict[str, str] = {}
         details: dict[str, Any] = {}
         for key, arg in args.items():
-            if not isinstance(arg, Mapping):
+            if not _is_mapping(arg):
+                continue
+            validate = arg.get("validate_callback")
+            if not validate:
                 continue
             value = self.get_param(key)
-            validate = arg.get("validate_callback")
-            if value is None or not validate:
+            if value is None:
                 continue
             result = self._run_arg_callback(validate, value, key, arg)
             if result is False:
@@ -426,11 +439,13 @@ class RestRequest:
             return True
         invalid: dict[str, str] = {}
         details: dict[str, Any] = {}
-        for source in self.parameter_order():
+        for source in self._order or self.parameter_order():
             params = self._params[source]
+            if not params:
+                continue
             for key in list(params):
                 arg = args.get(key)
-                if not isinstance(arg, Mapping):
+                if arg is None or not _is_mapping(arg):
                     continue
                 callback = arg.get("sanitize_callback", _UNSET)
                 if callback is _UNSET:
@@ -512,6 +527,11 @@ class RestRequest:
 MAX_JSON_DEPTH: Final = 128
 """Deeper JSON bodies are refused (PHP's json_decode refuses past 512)."""
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _is_mapping(value: object) -> bool:
+    """``isinstance(value, Mapping)``, without the ABC machinery for a plain dict."""
+    return value.__class__ is dict or isinstance(value, Mapping)
 
 
 def _reject_constant(name: str) -> Any:

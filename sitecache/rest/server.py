@@ -320,11 +320,12 @@ class RestServer:
         request.memo.pop(_PERMISSIONS, None)  # verdicts depend on the URL parameters
         request.set_url_params(params)
         request.set_attributes(handler)
-        defaults = {
-            name: options["default"]
-            for name, options in (handler.get("args") or {}).items()
-            if isinstance(options, Mapping) and options.get("default") is not None
-        }
+        defaults = {}
+        for name, options in (handler.get("args") or {}).items():
+            if options.__class__ is dict or isinstance(options, Mapping):
+                default = options.get("default")
+                if default is not None:
+                    defaults[name] = default
         request.set_default_params(defaults)
         return route, handler
 
@@ -410,15 +411,16 @@ class RestServer:
         verdicts: dict[str, bool] = {}
         for handler in route.handlers:
             callback = handler.get("permission_callback")
-            for method in handler["methods"]:
-                if not callback:
-                    verdicts[method] = True
-                    continue
+            allowed = True
+            if callback:
+                # One verdict per handler, for each of its methods (as WordPress asks).
                 try:
-                    verdicts[method] = check_permission(callback, request) is True
+                    allowed = check_permission(callback, request) is True
                 except Exception:
                     logger.exception("Permission callback failed while computing Allow")
-                    verdicts[method] = False
+                    allowed = False
+            for method in handler["methods"]:
+                verdicts[method] = allowed
         return [method.upper() for method, allowed in verdicts.items() if allowed]
 
     def send_allow_header(
