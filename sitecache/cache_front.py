@@ -49,6 +49,14 @@ class CacheFront:
         prefixes = cache.rules.bypass_path_prefixes
         self._exact = frozenset(prefixes)
         self._below = tuple(f"{prefix}/" for prefix in prefixes)
+        # Outcomes are values: each is built (and its Cache-Status written) once.
+        self._outcomes = {
+            enabled: (outcome, outcome.header())
+            for enabled, outcome in (
+                (True, Outcome.bypass("rest_or_admin")),
+                (False, Outcome.bypass("disabled")),
+            )
+        }
 
     def is_bypass_path(self, environ: dict[str, Any]) -> bool:
         """Whether the request is a GET or HEAD under one of the cache's bypass paths (the
@@ -75,9 +83,8 @@ class CacheFront:
         settings = engine.settings(now)
         if settings.debug:
             start_response = debugging(cache.debug_logger, environ, start_response)
-        outcome = Outcome.bypass("rest_or_admin" if settings.enabled else "disabled")
+        outcome, cache_status = self._outcomes[bool(settings.enabled)]
         outcome.count(engine.count)
-        cache_status = outcome.header()
 
         def bypass_start_response(
             status: str, headers: list[tuple[str, str]], exc_info: Any = None

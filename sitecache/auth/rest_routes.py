@@ -113,7 +113,12 @@ _TARGETS: Final = "application_password_targets"
 
 
 class _Targets:
-    """`ApplicationPasswordRoutes._targets`: per HTTP request, environ and current user."""
+    """`ApplicationPasswordRoutes._targets`: per HTTP request, environ and current user.
+
+    Attributes:
+        available: whether application passwords are available to the request.
+        found: the user each ``user_id`` (``me`` or digits) names, or ``None``.
+    """
 
     __slots__ = ("available", "current", "environ", "found")
 
@@ -121,7 +126,14 @@ class _Targets:
         self.environ = environ
         self.current = current
         self.available = available
-        self.found: dict[str, SiteUser | None] = {}
+        self.found: dict[str, Any] = {}
+
+
+_UNRESOLVED: Final[Any] = object()
+
+
+def _not_logged_in() -> RestError:
+    return RestError("rest_not_logged_in", "You are not currently logged in.", {"status": 401})
 
 
 _CONTEXT_ARG: Final = {
@@ -284,10 +296,13 @@ class ApplicationPasswordRoutes:
         ``capability``, so the answer does not tell which user ids exist."""
         current = request.user
         if not current.id:
-            return RestError(
-                "rest_not_logged_in", "You are not currently logged in.", {"status": 401}
-            )
-        targets = self._targets(request, current)
+            return _not_logged_in()
+        return self._target(request, current, self._targets(request, current), capability)
+
+    def _target(
+        self, request: RestRequest, current: User, targets: _Targets, capability: str
+    ) -> SiteUser | RestError:
+        """`target_user` for a logged-in ``current`` user, with the request's `_Targets`."""
         if not targets.available:
             return RestError(
                 "application_passwords_disabled",
@@ -295,24 +310,23 @@ class ApplicationPasswordRoutes:
                 {"status": 501},
             )
         raw = request.get_url_params().get("user_id", "me")
-        found: SiteUser | None
-        if raw.__class__ is str and raw in targets.found:
-            found = targets.found[raw]
+        if raw.__class__ is str:
+            found = targets.found.get(raw, _UNRESOLVED)
+            if found is _UNRESOLVED:
+                found = targets.found[raw] = self._resolve(request, current, raw)
         else:
             found = self._resolve(request, current, raw)
-            if raw.__class__ is str:
-                targets.found[raw] = found
         if found is None:
             if current.can("edit_users"):
                 return RestError("rest_user_invalid_id", "Invalid user ID.", {"status": 404})
             # SECURITY: without edit_users, an unknown id looks like someone else's.
             return self._forbidden(capability, request)
-        return found
+        return found  # type: ignore[no-any-return]  # a SiteUser (found is typed loosely)
 
     def _targets(self, request: RestRequest, current: User) -> _Targets:
         """What `target_user` works out for the HTTP request (its internal requests share it):
-        whether application passwords are available to it, and the user each ``user_id``
-        names. Kept for the request's environ and current user only."""
+        whether application passwords are available to it, the user each ``user_id`` names,
+        and the permissions granted. Kept for the request's environ and current user only."""
         memo = shared_memo(request)
         environ = request.environ
         known: _Targets | None = memo.get(_TARGETS)
@@ -337,10 +351,13 @@ class ApplicationPasswordRoutes:
 
     def _permission(self, capability: str) -> Any:
         def check(request: RestRequest) -> bool | RestError:
-            user = self.target_user(request, capability)
+            current = request.user
+            if not current.id:
+                return _not_logged_in()
+            user = self._target(request, current, self._targets(request, current), capability)
             if isinstance(user, RestError):
                 return user
-            if not request.user.can(capability, user.id):
+            if not current.can(capability, user.id):
                 return self._forbidden(capability, request)
             return True
 

@@ -6,7 +6,6 @@ unknown length (``Transfer-Encoding: chunked``), which werkzeug would otherwise 
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -22,23 +21,38 @@ MAX_BODY_BYTES: Final = 16 * 1024 * 1024
 """The largest request body accepted (413 beyond)."""
 
 
-def _request_headers(environ: Mapping[str, Any]) -> dict[str, str]:
-    headers: dict[str, str] = {}
+def _request_headers(environ: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The request's headers as `RestRequest` keeps them: canonical name → ``[value]``."""
+    headers: dict[str, list[str]] = {}
     for key, value in environ.items():
-        if key.startswith("HTTP_"):
-            headers[key[5:]] = str(value)
-        elif key in ("CONTENT_TYPE", "CONTENT_LENGTH", "CONTENT_MD5") and value:
-            headers[key] = str(value)
-    if not headers.get("AUTHORIZATION") and environ.get("REDIRECT_HTTP_AUTHORIZATION"):
-        headers["AUTHORIZATION"] = str(environ["REDIRECT_HTTP_AUTHORIZATION"])
+        # NOTE: the first letter turns away most keys at the cost of one comparison.
+        if key and key[0] in "HC":
+            if key.startswith("HTTP_"):
+                # canonical_header_name of the name without HTTP_
+                headers[key[5:].lower().replace("-", "_")] = [str(value)]
+            elif key in _BODY_HEADERS and value:
+                headers[key.lower()] = [str(value)]
+    authorization = headers.get("authorization")
+    if (authorization is None or not authorization[0]) and environ.get(
+        "REDIRECT_HTTP_AUTHORIZATION"
+    ):
+        headers["authorization"] = [str(environ["REDIRECT_HTTP_AUTHORIZATION"])]
     return headers
+
+
+_BODY_HEADERS: Final = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH", "CONTENT_MD5"})
 
 
 def query_params(environ: Mapping[str, Any]) -> dict[str, Any]:
     """The PHP-style query parameters of a WSGI request (``QUERY_STRING`` read as UTF-8)."""
-    raw = str(environ.get("QUERY_STRING") or "")
-    with contextlib.suppress(UnicodeEncodeError):  # already text beyond latin-1: use as is
+    raw = environ.get("QUERY_STRING")
+    if not raw:
+        return {}
+    raw = str(raw)
+    try:
         raw = raw.encode("latin-1").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return parse_query_string(raw)  # already text beyond latin-1: used as is
     return parse_query_string(raw)
 
 
@@ -90,7 +104,7 @@ def build_request(
     request.environ = environ
     request.plain_permalinks = plain_permalinks
     request.set_query_params(query)
-    request.set_headers(_request_headers(environ))
+    request.set_canonical_headers(_request_headers(environ))
     if _may_have_body(environ):
         read_bounded_body(http)
         request.set_body(http.get_data(cache=True))

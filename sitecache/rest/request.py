@@ -23,11 +23,19 @@ from sitecache.schema.arguments import (
 )
 from sitecache.schema.compiled import CompiledSchema
 
-__all__ = ["COMPILED_ARGS", "RestRequest"]
+__all__ = ["ARG_RESULTS", "COMPILED_ARGS", "RestRequest"]
 
 COMPILED_ARGS: Final = "compiled_args"
 """The handler attribute holding each argument definition's `CompiledSchema` by name (set when
 the route is registered). The default argument callbacks run through it (#18)."""
+ARG_RESULTS: Final = "compiled_arg_results"
+"""The handler attribute holding the default callbacks' kept results for text values
+(``(callback kind, name, value)`` → result; `RestRequest._text_arg`), made at registration."""
+ARG_RESULTS_KEPT: Final = 256
+"""Most results kept per handler (all are dropped at once beyond)."""
+ARG_RESULT_MAX_TEXT: Final = 200
+"""The longest text value whose result is kept (the memo stays small whatever clients send)."""
+_IMMUTABLE: Final = frozenset({str, int, float, bool, type(None)})
 
 SOURCES: Final = ("JSON", "POST", "GET", "URL", "defaults", "FILES")
 BODY_METHODS: Final = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -171,6 +179,12 @@ class RestRequest:
         for key, value in headers.items():
             # set_header, without a call per header
             kept[key.lower().replace("-", "_")] = [value] if isinstance(value, str) else list(value)
+        self._order = None
+
+    def set_canonical_headers(self, headers: dict[str, list[str]]) -> None:
+        """Replace every header with ``headers``, whose names are canonical already
+        (`canonical_header_name`) and whose values are lists (kept, not copied)."""
+        self._headers = headers
         self._order = None
 
     def get_content_type(self) -> dict[str, str] | None:
@@ -441,8 +455,8 @@ class RestRequest:
         details: dict[str, Any] = {}
         for source in self._order or self.parameter_order():
             params = self._params[source]
-            if not params:
-                continue
+            if not params or params.keys().isdisjoint(args):
+                continue  # nothing here has an argument definition
             for key in list(params):
                 arg = args.get(key)
                 if arg is None or not _is_mapping(arg):
@@ -472,12 +486,41 @@ class RestRequest:
         ):
             compiled = self._compiled_arg(key, arg)
             if compiled is not None:
+                if value.__class__ is str and len(value) <= ARG_RESULT_MAX_TEXT:
+                    return self._text_arg(compiled, callback, value, key)
                 if callback is validate_request_arg:
                     return compiled.validate(value, key)
                 if callback is sanitize_request_arg:
                     return compiled.sanitize(value, key)
                 return compiled.parse(value, key)
         return callback(value, self, key)
+
+    def _text_arg(self, compiled: CompiledSchema, callback: Any, value: str, key: str) -> Any:
+        """A default callback's result for the text ``value`` of argument ``key``, from the
+        handler's memo of earlier results (`ARG_RESULTS`) when it has one.
+
+        The compiled schema is a pure function of the value (its notices come only from
+        schemas it does not compile) and an accepted value's result does not depend on the
+        parameter's name, so an accepted text value's result is kept when it is immutable
+        (text, a number, a boolean, ``None``); errors and containers are worked out anew."""
+        if callback is validate_request_arg:
+            kind, work = "validate", compiled.validate
+        elif callback is sanitize_request_arg:
+            kind, work = "sanitize", compiled.sanitize
+        else:
+            kind, work = "parse", compiled.parse
+        memo = self._attributes.get(ARG_RESULTS)
+        if memo.__class__ is not dict:
+            return work(value, key)
+        known = memo.get((kind, key, value), _UNSET)
+        if known is not _UNSET:
+            return known
+        result = work(value, key)
+        if result.__class__ in _IMMUTABLE:
+            if len(memo) >= ARG_RESULTS_KEPT:
+                memo.clear()
+            memo[(kind, key, value)] = result
+        return result
 
     def _compiled_arg(self, key: str, arg: Mapping[str, Any]) -> CompiledSchema | None:
         """The compiled form of ``arg`` when the handler has one for this very definition (the

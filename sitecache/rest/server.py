@@ -111,8 +111,12 @@ class RestServer:
         self._initializing = False
         self._init_lock = threading.RLock()
         self._register_core_routes()
-        self.index_bodies = IndexBodies(hooks, self._add_default_filters())
+        own = self._add_default_filters()
+        self.index_bodies = IndexBodies(hooks, own)
         """Encoded bodies of the API index (`sitecache.rest.index_body`)."""
+        self._own_filters = own
+        self._own_only: tuple[int, frozenset[str]] = (-1, frozenset())
+        """The hooks version and the filters running only the server's callbacks then."""
 
     # ------------------------------------------------------------------ setup
     def _register_core_routes(self) -> None:
@@ -152,6 +156,19 @@ class RestServer:
             for callback, priority in callbacks:
                 self.hooks.add_filter(name, callback, priority)
         return {name: tuple(callback for callback, _ in entries) for name, entries in own.items()}
+
+    def runs_only_own(self, name: str) -> bool:
+        """Whether the filter ``name`` runs the server's own callbacks and nothing else (worked
+        out once per change to the hooks): its callbacks are then called directly, in order,
+        with the very arguments `Hooks.apply_filters` would pass them."""
+        version, names = self._own_only
+        if version != self.hooks.version:
+            version = self.hooks.version
+            names = frozenset(
+                name for name, own in self._own_filters.items() if self.hooks.callbacks(name) == own
+            )
+            self._own_only = (version, names)
+        return name in names
 
     def _options_filter(self, result: Any, server: RestServer, request: RestRequest) -> Any:
         return index.handle_options_request(result, self, request)
@@ -337,7 +354,10 @@ class RestServer:
         """
         token = _current_request.set(request) if _current_request.get() is None else None
         try:
-            early = self.hooks.apply_filters("rest_pre_dispatch", None, self, request)
+            if self.runs_only_own("rest_pre_dispatch"):
+                early = index.handle_options_request(None, self, request)
+            else:
+                early = self.hooks.apply_filters("rest_pre_dispatch", None, self, request)
             if early:
                 result = ensure_response(early)
                 return error_to_response(result) if isinstance(result, RestError) else result
@@ -479,7 +499,12 @@ class RestServer:
 
     def post_dispatch(self, response: RestResponse, request: RestRequest) -> RestResponse:
         """Run the ``rest_post_dispatch`` filters (Allow header, ``_fields``, plugins')."""
-        result = self.hooks.apply_filters("rest_post_dispatch", response, self, request)
+        if self.runs_only_own("rest_post_dispatch"):
+            result = self.filter_response_by_context(response, self, request)
+            result = self.send_allow_header(result, self, request)
+            result = self.filter_response_fields(result, self, request)
+        else:
+            result = self.hooks.apply_filters("rest_post_dispatch", response, self, request)
         return result if isinstance(result, RestResponse) else response
 
     # ------------------------------------------------------------------ links and embedding

@@ -8,7 +8,7 @@ functions return new containers and never modify their input.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from sitecache.errors import RestError
 from sitecache.schema import php
@@ -42,7 +42,7 @@ def filter_response_by_context(data: Any, schema: Mapping[str, Any], context: st
 
 
 def _filter_by_context(data: Any, schema: Any, context: str) -> Any:
-    if not isinstance(schema, Mapping):
+    if schema.__class__ is not dict and not isinstance(schema, Mapping):
         return data
     if "anyOf" in schema:
         matched = find_any_matching_schema(data, schema, "")
@@ -57,7 +57,8 @@ def _filter_by_context(data: Any, schema: Any, context: str) -> Any:
                 schema = {**schema, "type": matched.get("type")}
             data = _filter_by_context(data, matched, context)
 
-    if not php.is_php_array(data):
+    kind = data.__class__
+    if kind is not dict and kind is not list and not php.is_php_array(data):
         return data
     type_name = schema.get("type")
     if type_name is None:
@@ -72,32 +73,60 @@ def _filter_by_context(data: Any, schema: Any, context: str) -> Any:
             is_object_type = False
         else:
             is_array_type = False
+    # NOTE: each key's schema is found as `get_property_schema`, then
+    # `find_matching_pattern_property_schema`, then ``additionalProperties`` find it; the
+    # lookups are inlined for plain dicts (a response's every item and key pass here).
+    items_schema = schema.get("items") if is_array_type else None
+    properties = schema.get("properties") if is_object_type and not is_array_type else None
+    plain_properties = properties if properties.__class__ is dict else None
+    patterns = is_object_type and not is_array_type and "patternProperties" in schema
     additional = schema.get("additionalProperties") if is_object_type else None
+    if additional is not None and not isinstance(additional, Mapping):
+        additional = None
 
     result: dict[Any, Any] = {}
-    for key, value in php.array_items(data):
+    for key, value in data.items() if kind is dict else php.array_items(data):
         check: Any = None
         if is_array_type:
-            check = schema.get("items")
+            check = items_schema
         elif is_object_type:
-            check = get_property_schema(schema.get("properties"), key)
-            if check is None:
+            if plain_properties is not None:
+                check = plain_properties.get(key)
+                if check is None and key.__class__ is not str:
+                    check = plain_properties.get(str(key))
+            else:
+                check = get_property_schema(properties, key)
+            if check is None and patterns:
                 check = find_matching_pattern_property_schema(key, schema)
-            if check is None and isinstance(additional, Mapping):
+            if check is None:
                 check = additional
-        allowed = check.get("context") if isinstance(check, Mapping) else None
+        if check.__class__ is dict or isinstance(check, Mapping):
+            allowed = check.get("context")
+        else:
+            allowed = None
         if allowed is None:
             result[key] = value
             continue
-        if not (php.is_php_array(allowed) and context in _values(allowed)):
+        if not (context in allowed if allowed.__class__ is list else _lists(allowed, context)):
             if is_array_type:
                 return []  # all items share one schema: none of them is visible
             continue
-        if php.is_php_array(value):
-            result[key] = _filter_by_context(value, check, context)
-        else:
+        if value.__class__ in _SCALARS or not php.is_php_array(value):
             result[key] = value
+        else:
+            result[key] = _filter_by_context(value, check, context)
     return _like(data, result)
+
+
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+"""Value types that are never a PHP array (checked first: most values are one of these)."""
+
+
+def _lists(allowed: Any, context: str) -> bool:
+    """Whether the ``context`` list ``allowed`` (a PHP array) holds ``context``."""
+    if allowed.__class__ is list:
+        return context in allowed
+    return php.is_php_array(allowed) and context in _values(allowed)
 
 
 def _values(container: Any) -> list[Any]:
