@@ -27,6 +27,7 @@ from sitecache.rest.cors import send_cors_headers
 from sitecache.rest.http_hosts import Host
 from sitecache.rest.http_request import (
     MAX_BODY_BYTES,
+    BodilessRequest,
     build_request,
     query_params,
     read_bounded_body,
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_BODY_BYTES",
     "NOCACHE_HEADERS",
+    "BodilessRequest",
     "RestHttpResponse",
     "encode_json",
     "error_response",

@@ -15,7 +15,13 @@ from werkzeug.wrappers import Request
 from sitecache.rest.params import parse_pairs, parse_query_string
 from sitecache.rest.request import RestRequest
 
-__all__ = ["MAX_BODY_BYTES", "build_request", "query_params", "read_bounded_body"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "BodilessRequest",
+    "build_request",
+    "query_params",
+    "read_bounded_body",
+]
 
 MAX_BODY_BYTES: Final = 16 * 1024 * 1024
 """The largest request body accepted (413 beyond)."""
@@ -41,6 +47,41 @@ def _request_headers(environ: Mapping[str, Any]) -> dict[str, list[str]]:
 
 
 _BODY_HEADERS: Final = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH", "CONTENT_MD5"})
+
+
+class BodilessRequest(Request):
+    """werkzeug's `Request` of a GET or HEAD without a body, made lazily (#18).
+
+    Serving a REST GET reads the request's environ, method and path only, while werkzeug's
+    constructor works out every part of the URL and the headers. This one sets those three
+    (``method`` and ``path`` exactly as werkzeug does) and runs werkzeug's constructor the first
+    time anything else is read, so it behaves as werkzeug's request in every other respect.
+    """
+
+    def __init__(self, environ: dict[str, Any]) -> None:  # werkzeug's runs on first need
+        self.environ = environ
+        self.method = environ.get("REQUEST_METHOD", "GET").upper()
+        path = environ.get("PATH_INFO") or ""
+        # werkzeug: "/" + _wsgi_decoding_dance(PATH_INFO).lstrip("/")
+        self.path = "/" + path.encode("latin1").decode("utf-8", "replace").lstrip("/")
+        self.shallow = False
+
+    def __getattr__(self, name: str) -> Any:
+        """Any attribute werkzeug's constructor sets: run it now, then read the attribute."""
+        if name.startswith("__") or "headers" in self.__dict__:
+            raise AttributeError(name)
+        Request.__init__(self, self.environ)
+        return getattr(self, name)
+
+    @staticmethod
+    def suits(environ: Mapping[str, Any]) -> bool:
+        """Whether ``environ`` is a GET or HEAD without a body (`_may_have_body`)."""
+        return environ.get("REQUEST_METHOD", "GET") in _BODILESS_METHODS and not _may_have_body(
+            environ
+        )
+
+
+_BODILESS_METHODS: Final = frozenset({"GET", "HEAD"})
 
 
 def query_params(environ: Mapping[str, Any]) -> dict[str, Any]:
