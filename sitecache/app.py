@@ -96,6 +96,9 @@ class App:
         cache: the page cache in front of the site (`PageCache`); ``cache.engine`` purges.
     """
 
+    _rest_paths: tuple[str, ...] = ()
+    """Where REST paths start (``/site-json``, ...): GETs there get a lazy werkzeug request."""
+
     def __init__(self, config: Config) -> None:
         self.config = config
         self.hooks = Hooks()
