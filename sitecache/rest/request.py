@@ -30,7 +30,8 @@ COMPILED_ARGS: Final = "compiled_args"
 the route is registered). The default argument callbacks run through it (#18)."""
 ARG_RESULTS: Final = "compiled_arg_results"
 """The handler attribute holding the default callbacks' kept results for text values
-(``(callback kind, name, value)`` → result; `RestRequest._text_arg`), made at registration."""
+(``(callback kind, name, value)`` → ``(argument definition, result)``;
+`RestRequest._text_arg`), made at registration."""
 ARG_RESULTS_KEPT: Final = 256
 """Most results kept per handler (all are dropped at once beyond)."""
 ARG_RESULT_MAX_TEXT: Final = 200
@@ -459,7 +460,7 @@ class RestRequest:
                 continue  # nothing here has an argument definition
             for key in list(params):
                 arg = args.get(key)
-                if arg is None or not _is_mapping(arg):
+                if arg is None or not (arg.__class__ is dict or isinstance(arg, Mapping)):
                     continue
                 callback = arg.get("sanitize_callback", _UNSET)
                 if callback is _UNSET:
@@ -479,47 +480,41 @@ class RestRequest:
     def _run_arg_callback(self, callback: Any, value: Any, key: str, arg: Mapping[str, Any]) -> Any:
         """``callback(value, request, key)``; for the default callbacks, which apply the
         argument's own schema, the same result from the schema compiled at registration."""
-        if (
-            callback is validate_request_arg
-            or callback is sanitize_request_arg
-            or callback is parse_request_arg
-        ):
+        kind = _DEFAULT_CALLBACKS.get(callback)
+        if kind is not None:
+            if value.__class__ is str and len(value) <= ARG_RESULT_MAX_TEXT:
+                return self._text_arg(kind, callback, value, key, arg)
             compiled = self._compiled_arg(key, arg)
             if compiled is not None:
-                if value.__class__ is str and len(value) <= ARG_RESULT_MAX_TEXT:
-                    return self._text_arg(compiled, callback, value, key)
-                if callback is validate_request_arg:
-                    return compiled.validate(value, key)
-                if callback is sanitize_request_arg:
-                    return compiled.sanitize(value, key)
-                return compiled.parse(value, key)
+                return _run_compiled(compiled, kind, value, key)
         return callback(value, self, key)
 
-    def _text_arg(self, compiled: CompiledSchema, callback: Any, value: str, key: str) -> Any:
+    def _text_arg(
+        self, kind: str, callback: Any, value: str, key: str, arg: Mapping[str, Any]
+    ) -> Any:
         """A default callback's result for the text ``value`` of argument ``key``, from the
-        handler's memo of earlier results (`ARG_RESULTS`) when it has one.
+        handler's memo of earlier results (`ARG_RESULTS`) when it has one for this very
+        argument definition.
 
         The compiled schema is a pure function of the value (its notices come only from
         schemas it does not compile) and an accepted value's result does not depend on the
         parameter's name, so an accepted text value's result is kept when it is immutable
         (text, a number, a boolean, ``None``); errors and containers are worked out anew."""
-        if callback is validate_request_arg:
-            kind, work = "validate", compiled.validate
-        elif callback is sanitize_request_arg:
-            kind, work = "sanitize", compiled.sanitize
-        else:
-            kind, work = "parse", compiled.parse
         memo = self._attributes.get(ARG_RESULTS)
         if memo.__class__ is not dict:
-            return work(value, key)
-        known = memo.get((kind, key, value), _UNSET)
-        if known is not _UNSET:
-            return known
-        result = work(value, key)
-        if result.__class__ in _IMMUTABLE:
+            memo = None
+        else:
+            kept = memo.get((kind, key, value))
+            if kept is not None and kept[0] is arg:
+                return kept[1]
+        compiled = self._compiled_arg(key, arg)
+        if compiled is None:
+            return callback(value, self, key)
+        result = _run_compiled(compiled, kind, value, key)
+        if memo is not None and result.__class__ in _IMMUTABLE:
             if len(memo) >= ARG_RESULTS_KEPT:
                 memo.clear()
-            memo[(kind, key, value)] = result
+            memo[(kind, key, value)] = (arg, result)  # the definition it was worked out for
         return result
 
     def _compiled_arg(self, key: str, arg: Mapping[str, Any]) -> CompiledSchema | None:
@@ -570,6 +565,23 @@ class RestRequest:
 MAX_JSON_DEPTH: Final = 128
 """Deeper JSON bodies are refused (PHP's json_decode refuses past 512)."""
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+_DEFAULT_CALLBACKS: Final[dict[Any, str]] = {
+    validate_request_arg: "validate",
+    sanitize_request_arg: "sanitize",
+    parse_request_arg: "parse",
+}
+"""The default argument callbacks, which a compiled schema answers, by kind."""
+
+
+def _run_compiled(compiled: CompiledSchema, kind: str, value: Any, key: str) -> Any:
+    """The default callback ``kind`` of `_DEFAULT_CALLBACKS` run by ``compiled``."""
+    if kind == "validate":
+        return compiled.validate(value, key)
+    if kind == "sanitize":
+        return compiled.sanitize(value, key)
+    return compiled.parse(value, key)
 
 
 def _is_mapping(value: object) -> bool:

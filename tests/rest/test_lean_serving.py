@@ -175,7 +175,7 @@ def test_a_containers_result_is_never_shared_between_requests(app: App) -> None:
     first["ids"].append(3)
     assert second["ids"] == [1, 2]
     kept = handler[ARG_RESULTS]
-    assert ("parse", "mode", "a") in kept
+    assert kept[("parse", "mode", "a")] == (TEXT_ARG, "a")
     assert not any(key[1] == "ids" for key in kept)
 
 
@@ -209,3 +209,16 @@ def test_the_kept_results_are_bounded(app: App) -> None:
         assert isinstance(answered, RestRequest)
         assert answered["free"] == f"v{number}"
     assert 0 < len(handler[ARG_RESULTS]) <= ARG_RESULTS_KEPT
+
+
+def test_a_kept_result_answers_for_its_own_definition_only(app: App) -> None:
+    _handler(app)
+    assert isinstance(_sanitized(app, {"mode": "a"}), RestRequest)  # kept now
+    request = RestRequest("GET", "/kept/v1/thing")
+    request.set_query_params({"mode": "a"})
+    assert not isinstance(app.server.match_request_to_handler(request), RestError)
+    attributes = request.get_attributes()
+    attributes["args"] = {**attributes["args"], "mode": {"type": "string", "enum": ["b"]}}
+    refused = request.sanitize_params()
+    assert isinstance(refused, RestError)
+    assert refused.code == "rest_invalid_param"
