@@ -95,7 +95,7 @@ def _default_headers(server: RestServer, host: Host, jsonp: bool) -> dict[str, s
     if server.hooks.has_filter("rest_url"):
         return _base_headers(server, jsonp)
     stamp = (server.hooks.version, server.settings)
-    return host.headers(stamp, jsonp, lambda: _base_headers(server, jsonp))
+    return host.headers(stamp, jsonp, _base_headers, server, jsonp)
 
 
 def _jsonp_error(code: str, message: str, base: Mapping[str, str]) -> Answer:

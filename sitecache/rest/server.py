@@ -108,6 +108,7 @@ class RestServer:
         self.hosts = HostDefaults()
         """Host contexts and default headers per host (`sitecache.rest.http_hosts`)."""
         self._initialized = threading.Event()
+        self._ready = False  # set after _initialized: read without a call on every request
         self._initializing = False
         self._init_lock = threading.RLock()
         self._register_core_routes()
@@ -175,7 +176,7 @@ class RestServer:
 
     def ensure_initialized(self) -> None:
         """Fire ``rest_api_init`` once for this server, before its first request."""
-        if self._initialized.is_set():
+        if self._ready or self._initialized.is_set():
             return
         with self._init_lock:
             # The lock is re-entrant: a callback that dispatches internally must not fire the
@@ -190,6 +191,7 @@ class RestServer:
                 # Other threads waited on the lock until every route was in place.
                 self._initializing = False
                 self._initialized.set()
+                self._ready = True
 
     # ------------------------------------------------------------------ registration
     def register_rest_route(
