@@ -8,13 +8,12 @@ when the Content-Type is a JSON media type, POST only for POST, PUT, PATCH and D
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from sitecache.errors import RestError
 from sitecache.rest.authentication import ANONYMOUS, User
+from sitecache.rest.json_body import decode_json_body
 from sitecache.rest.params import is_json_media_type, parse_content_type, parse_query_string
 from sitecache.schema.arguments import (
     parse_request_arg,
@@ -224,32 +223,8 @@ class RestRequest:
         body = self._body
         if not body or body == b"0":
             return None
-        try:
-            text, malformed = body.decode("utf-8"), False
-        except UnicodeDecodeError:
-            # Bad bytes outside a string are a syntax error below; inside one, PHP's error 5.
-            text, malformed = body.decode("utf-8", "surrogateescape"), True
-        try:
-            decoded = json.loads(text, parse_constant=_reject_constant)
-        except (ValueError, RecursionError) as exc:
-            self._json_error = _invalid_json(4, "Syntax error")
-            self._json_error.__cause__ = exc
-            return self._json_error
-        if malformed:
-            self._json_error = _invalid_json(
-                5, "Malformed UTF-8 characters, possibly incorrectly encoded"
-            )
-            return self._json_error
-        if _too_deep(decoded):
-            self._json_error = _invalid_json(1, "Maximum stack depth exceeded")
-            return self._json_error
-        # SECURITY: decided once, here: a lone surrogate (``"\ud800"``) cannot be encoded as
-        # UTF-8, stored or answered, so such a body is invalid JSON, as PHP's json_decode says
-        # (JSON_ERROR_UTF16). Only an escape can produce one, so most bodies skip the walk.
-        if b"\\u" in body and _has_lone_surrogate(decoded):
-            self._json_error = _invalid_json(
-                10, "Single unpaired UTF-16 surrogate in unicode escape"
-            )
+        decoded, self._json_error = decode_json_body(body)
+        if self._json_error is not None:
             return self._json_error
         self._json_value = decoded
         self._params["JSON"] = _as_params(decoded)
@@ -562,11 +537,6 @@ class RestRequest:
         return clone
 
 
-MAX_JSON_DEPTH: Final = 128
-"""Deeper JSON bodies are refused (PHP's json_decode refuses past 512)."""
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
-
-
 _DEFAULT_CALLBACKS: Final[dict[Any, str]] = {
     validate_request_arg: "validate",
     sanitize_request_arg: "sanitize",
@@ -587,49 +557,6 @@ def _run_compiled(compiled: CompiledSchema, kind: str, value: Any, key: str) -> 
 def _is_mapping(value: object) -> bool:
     """``isinstance(value, Mapping)``, without the ABC machinery for a plain dict."""
     return value.__class__ is dict or isinstance(value, Mapping)
-
-
-def _reject_constant(name: str) -> Any:
-    """``NaN``, ``Infinity`` and ``-Infinity`` are not JSON: refuse them as a syntax error."""
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _too_deep(value: Any) -> bool:
-    """Whether ``value`` nests arrays and objects deeper than `MAX_JSON_DEPTH` (no recursion)."""
-    pending: list[tuple[Any, int]] = [(value, 1)]
-    while pending:
-        current, depth = pending.pop()
-        if isinstance(current, dict | list):
-            if depth > MAX_JSON_DEPTH:
-                return True
-            children = current.values() if isinstance(current, dict) else current
-            pending.extend((child, depth + 1) for child in children)
-    return False
-
-
-def _has_lone_surrogate(value: Any) -> bool:
-    """Whether a string of decoded JSON (a value or a key, at any depth) holds a lone UTF-16
-    surrogate (no recursion: the depth is bounded by `_too_deep` already, but stay safe)."""
-    pending: list[Any] = [value]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, str):
-            if not current.isascii() and _SURROGATE.search(current):
-                return True
-        elif isinstance(current, dict):
-            pending.extend(current.keys())
-            pending.extend(current.values())
-        elif isinstance(current, list):
-            pending.extend(current)
-    return False
-
-
-def _invalid_json(code: int, message: str) -> RestError:
-    return RestError(
-        "rest_invalid_json",
-        "Invalid JSON body passed.",
-        {"status": 400, "json_error_code": code, "json_error_message": message},
-    )
 
 
 def _invalid_params_error(invalid: dict[str, str], details: dict[str, Any]) -> RestError:

@@ -35,6 +35,12 @@ from sitecache.rest.index_body import IndexBodies
 from sitecache.rest.links import default_curies
 from sitecache.rest.params import parse_query_string
 from sitecache.rest.request import RestRequest
+from sitecache.rest.request_memo import (
+    PERMISSIONS,
+    check_permission,
+    inherit_caller,
+    shared_memo,
+)
 from sitecache.rest.response import RestResponse, ensure_response, error_to_response
 from sitecache.rest.routes import Handler, Route, RouteRegistry
 from sitecache.rest.urls import RequestContext, RestSettings, home_url, rest_url
@@ -336,7 +342,7 @@ class RestServer:
         route, handler, params = matched
         if not callable(handler.get("callback")):
             return route, handler
-        request.memo.pop(_PERMISSIONS, None)  # verdicts depend on the URL parameters
+        request.memo.pop(PERMISSIONS, None)  # verdicts depend on the URL parameters
         request.set_url_params(params)
         request.set_attributes(handler)
         defaults = {}
@@ -566,45 +572,5 @@ class _ActingFor:
             self._token = None
 
 
-_PERMISSIONS: Final = "permissions"
-
-
-def check_permission(callback: Callable[[RestRequest], Any], request: RestRequest) -> Any:
-    """What ``callback(request)`` answers, computed once per (callback, request).
-
-    Dispatch, the ``Allow`` header and target hints all ask the same callbacks about the same
-    request; the first answer is kept in ``request.memo`` and reused (an exception is not kept:
-    the next caller sees it again). Matching the request anew forgets the answers.
-    """
-    verdicts: dict[int, tuple[Any, Any]] = request.memo.setdefault(_PERMISSIONS, {})
-    known = verdicts.get(id(callback))
-    if known is not None and known[0] is callback:
-        return known[1]
-    verdict = callback(request)
-    verdicts[id(callback)] = (callback, verdict)
-    return verdict
-
-
 def _first_error(result: bool | RestError) -> RestError | None:
     return result if isinstance(result, RestError) else None
-
-
-def inherit_caller(request: RestRequest, caller: RestRequest) -> None:
-    """Internal requests (embedding, batch, target hints) run as the outer request's user."""
-    request.user = caller.user
-    request.app_password = caller.app_password
-    request.authentication_method = caller.authentication_method
-    request.environ = caller.environ
-    request.memo[_SHARED] = shared_memo(caller)
-
-
-_SHARED: Final = "shared"
-
-
-def shared_memo(request: RestRequest) -> dict[str, Any]:
-    """The memo of the outermost request: results (such as users read from the database) that
-    it and the internal requests made for it (`inherit_caller`) share."""
-    shared: dict[str, Any] | None = request.memo.get(_SHARED)
-    if shared is None:
-        shared = request.memo[_SHARED] = {}
-    return shared
