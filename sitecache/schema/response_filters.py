@@ -44,35 +44,15 @@ def filter_response_by_context(data: Any, schema: Mapping[str, Any], context: st
 def _filter_by_context(data: Any, schema: Any, context: str) -> Any:
     if schema.__class__ is not dict and not isinstance(schema, Mapping):
         return data
-    if "anyOf" in schema:
-        matched = find_any_matching_schema(data, schema, "")
-        if not isinstance(matched, RestError):
-            if schema.get("type") is None:
-                schema = {**schema, "type": matched.get("type")}
-            data = _filter_by_context(data, matched, context)
-    if "oneOf" in schema:
-        matched = find_one_matching_schema(data, schema, "", stop_after_first_match=True)
-        if not isinstance(matched, RestError):
-            if schema.get("type") is None:
-                schema = {**schema, "type": matched.get("type")}
-            data = _filter_by_context(data, matched, context)
-
+    if "anyOf" in schema or "oneOf" in schema:
+        data, schema = _through_branches(data, schema, context)
     kind = data.__class__
     if kind is not dict and kind is not list and not php.is_php_array(data):
         return data
-    type_name = schema.get("type")
-    if type_name is None:
-        if schema.get("properties") is None:
-            return data
-        type_name = "object"
-    types = list(type_name) if isinstance(type_name, list | tuple) else [type_name]
-    is_array_type = "array" in types
-    is_object_type = "object" in types
-    if is_array_type and is_object_type:
-        if is_array(data):
-            is_object_type = False
-        else:
-            is_array_type = False
+    shape = _shape(data, schema)
+    if shape is None:
+        return data
+    is_array_type, is_object_type = shape
     # NOTE: each key's schema is found as `get_property_schema`, then
     # `find_matching_pattern_property_schema`, then ``additionalProperties`` find it; the
     # lookups are inlined for plain dicts (a response's every item and key pass here).
@@ -120,6 +100,43 @@ def _filter_by_context(data: Any, schema: Any, context: str) -> Any:
 
 _SCALARS: Final = frozenset({str, int, float, bool, type(None)})
 """Value types that are never a PHP array (checked first: most values are one of these)."""
+
+
+def _through_branches(data: Any, schema: Any, context: str) -> tuple[Any, Any]:
+    """``data`` filtered by the first matching ``anyOf`` then ``oneOf`` branch, and the schema
+    to go on with (its ``type`` taken from the branch when it has none)."""
+    if "anyOf" in schema:
+        matched = find_any_matching_schema(data, schema, "")
+        if not isinstance(matched, RestError):
+            if schema.get("type") is None:
+                schema = {**schema, "type": matched.get("type")}
+            data = _filter_by_context(data, matched, context)
+    if "oneOf" in schema:
+        matched = find_one_matching_schema(data, schema, "", stop_after_first_match=True)
+        if not isinstance(matched, RestError):
+            if schema.get("type") is None:
+                schema = {**schema, "type": matched.get("type")}
+            data = _filter_by_context(data, matched, context)
+    return data, schema
+
+
+def _shape(data: Any, schema: Any) -> tuple[bool, bool] | None:
+    """Whether ``data`` is walked as an array and as an object by ``schema`` (never both), or
+    ``None`` when the schema says neither (no ``type`` and no ``properties``)."""
+    type_name = schema.get("type")
+    if type_name is None:
+        if schema.get("properties") is None:
+            return None
+        type_name = "object"
+    types = list(type_name) if isinstance(type_name, list | tuple) else [type_name]
+    is_array_type = "array" in types
+    is_object_type = "object" in types
+    if is_array_type and is_object_type:
+        if is_array(data):
+            is_object_type = False
+        else:
+            is_array_type = False
+    return is_array_type, is_object_type
 
 
 def _lists(allowed: Any, context: str) -> bool:
