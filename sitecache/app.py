@@ -28,6 +28,8 @@ from sitecache.plugin_loading import load_plugin_target
 from sitecache.rest.debug import DebugNotices
 from sitecache.rest.http import (
     MAX_BODY_BYTES,
+    BodilessRequest,
+    RestHttpResponse,
     error_response,
     payload_too_large,
     query_params,
@@ -93,6 +95,9 @@ class App:
         cache: the page cache in front of the site (`PageCache`); ``cache.engine`` purges.
     """
 
+    _rest_paths: tuple[str, ...] = ()
+    """Where REST paths start (``/site-json``, ...): GETs there get a lazy werkzeug request."""
+
     def __init__(self, config: Config) -> None:
         self.config = config
         self.hooks = Hooks()
@@ -101,6 +106,8 @@ class App:
         self.templates = make_template_environment()
         self._build_site(config)
         self._build_cache(config)
+        prefix = self.server.settings.prefix
+        self._rest_paths = (f"/{prefix}", f"//{prefix}", f"/index.php/{prefix}")
         self._entry: Callable[..., Iterable[bytes]] = self.cache
         # Behind trusted reverse proxies, take the client's address, scheme and host from their
         # X-Forwarded-* headers (and from nobody else's).
@@ -257,7 +264,15 @@ class App:
         return self._entry(environ, start_response)
 
     def _serve(self, environ: Any, start_response: StartResponse) -> Iterable[bytes]:
-        request = Request(dict(environ) if not isinstance(environ, dict) else environ)
+        if not isinstance(environ, dict):
+            environ = dict(environ)
+        # A REST GET without a body reads little of its request: werkzeug's is made lazily.
+        request = (
+            BodilessRequest(environ)
+            if (environ.get("PATH_INFO") or "").startswith(self._rest_paths)
+            and BodilessRequest.suits(environ)
+            else Request(environ)
+        )
         try:
             response = self.handle(request)
         except RequestEntityTooLarge:
@@ -275,6 +290,9 @@ class App:
 
 def _add_security_headers(response: Response) -> None:
     """The defaults of `EVERY_RESPONSE_HEADERS` and, on HTML, `HTML_PAGE_HEADERS`."""
+    if isinstance(response, RestHttpResponse):
+        response.set_default_headers(EVERY_RESPONSE_HEADERS, HTML_PAGE_HEADERS)
+        return
     headers = response.headers
     for name, value in EVERY_RESPONSE_HEADERS.items():
         headers.setdefault(name, value)

@@ -25,6 +25,7 @@ class RestError(Exception):
 
     def __init__(self, code: str, message: str, data: Any = None) -> None:
         super().__init__(code, message)
+        self._first = code  # codes are only ever added after it
         self._messages: dict[str, list[str]] = {code: [message]}
         self._data: dict[str, list[Any]] = {code: [] if data is None else [data]}
 
@@ -32,7 +33,7 @@ class RestError(Exception):
     @property
     def code(self) -> str:
         """The first error code."""
-        return next(iter(self._messages))
+        return self._first
 
     @property
     def message(self) -> str:
@@ -56,10 +57,13 @@ class RestError(Exception):
         code that has one (data added in several steps keeps an earlier status). A numeric string
         status is accepted, as WordPress accepts it.
         """
-        for data in reversed(self._data[self.code]):
+        for data in reversed(self._data[self._first]):
             if isinstance(data, dict) and "status" in data:
+                status = data["status"]
+                if status.__class__ is int:
+                    return status  # int() of an int is itself
                 try:
-                    return int(data["status"])
+                    return int(status)
                 except (TypeError, ValueError):
                     return 500
         return 500
@@ -110,7 +114,16 @@ class RestError(Exception):
         first code appear as ``additional_data``; every other message appears in
         ``additional_errors`` (later messages of the first code first, then the other codes).
         """
-        first = self.code
+        first = self._first
+        by_code = self._messages
+        entries = self._data[first]
+        if len(by_code) == 1 and len(entries) < 2 and len(by_code[first]) == 1:
+            # One code, one message, at most one data: nothing additional (most errors).
+            return {
+                "code": first,
+                "message": by_code[first][0],
+                "data": entries[-1] if entries else None,
+            }
         body: dict[str, Any] = {"code": first, "message": self.message, "data": self.data}
         earlier = self._data[first][:-1]
         if earlier:

@@ -21,7 +21,7 @@ import sqlite3
 import time
 import uuid as uuid_module
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Final
 
@@ -37,6 +37,7 @@ __all__ = [
     "ApplicationPasswordPolicy",
     "ApplicationPasswords",
     "BasicCredentials",
+    "PasswordListing",
     "chunk_password",
     "parse_basic_authorization",
 ]
@@ -51,6 +52,7 @@ MAX_PASSWORDS_PER_USER: Final = 100
 _PURPOSE: Final = "application-password"
 _NOT_ALPHANUMERIC = re.compile(r"[^A-Za-z0-9]")
 _LAST_USED_GRANULARITY: Final = 60
+_LIST: Final = "SELECT * FROM app_passwords WHERE user_id = ? ORDER BY created, rowid"
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +204,44 @@ def _password(row: sqlite3.Row) -> ApplicationPassword:
     )
 
 
+class PasswordListing:
+    """The passwords of one user as authentication read them (lazily converted), and the
+    database state they were read in: `ApplicationPasswords.listed` gives them back while this
+    thread's connection has written nothing since, so a request that authenticates with an
+    application password and lists the user's passwords reads them once (#18)."""
+
+    __slots__ = ("_changes", "_connection", "_records", "_rows", "_used", "user_id")
+
+    def __init__(
+        self,
+        user_id: int,
+        rows: list[sqlite3.Row],
+        used: ApplicationPassword | None,
+        connection: sqlite3.Connection,
+    ) -> None:
+        self.user_id = user_id
+        self._rows = rows
+        self._used = used
+        self._records: list[ApplicationPassword] | None = None
+        self._connection = connection
+        self._changes = connection.total_changes
+
+    def is_current(self, connection: sqlite3.Connection) -> bool:
+        """Whether ``connection`` is the one the rows were read on and has changed no row since
+        (another process's write meanwhile is a concurrent request's, ordered after this read)."""
+        return connection is self._connection and connection.total_changes == self._changes
+
+    def records(self) -> list[ApplicationPassword]:
+        """The passwords, oldest first, the one just used as its use was recorded."""
+        if self._records is None:
+            used = self._used
+            self._records = [
+                used if used is not None and used.uuid == row["uuid"] else _password(row)
+                for row in self._rows
+            ]
+        return list(self._records)
+
+
 class ApplicationPasswords:
     """The application passwords of the site's users.
 
@@ -264,15 +304,20 @@ class ApplicationPasswords:
             )
         return chunk_password(password), record
 
+    def listed(self, user: SiteUser, listing: PasswordListing | None) -> list[ApplicationPassword]:
+        """`list` of ``user``, from ``listing`` (what authentication read this request) when it
+        is that user's and nothing was written since, else from the database."""
+        if (
+            listing is not None
+            and listing.user_id == user.id
+            and listing.is_current(self.store.connection())
+        ):
+            return listing.records()
+        return self.list(user)
+
     def list(self, user: SiteUser) -> list[ApplicationPassword]:
         """The user's passwords, oldest first."""
-        rows = (
-            self.store.connection()
-            .execute(
-                "SELECT * FROM app_passwords WHERE user_id = ? ORDER BY created, rowid", (user.id,)
-            )
-            .fetchall()
-        )
+        rows = self.store.connection().execute(_LIST, (user.id,)).fetchall()
         return [_password(row) for row in rows]
 
     def get(self, user: SiteUser, uuid: str) -> ApplicationPassword | None:
@@ -323,6 +368,17 @@ class ApplicationPasswords:
                 has, ``invalid_username`` when no user has that login, ``incorrect_password``
                 when none of the user's application passwords matches.
         """
+        user, matched, _ = self.authenticate_listing(credentials, ip)
+        return user, matched
+
+    def authenticate_listing(
+        self, credentials: BasicCredentials, ip: str
+    ) -> tuple[SiteUser, ApplicationPassword, PasswordListing]:
+        """`authenticate`, with the user's passwords as it read them (for `listed`).
+
+        Raises:
+            UnauthorizedError: as `authenticate`.
+        """
         user = self.users.find(credentials.login)
         if user is None:
             # wp_authenticate_application_password's words, "<strong>Error:</strong>" included.
@@ -337,11 +393,8 @@ class ApplicationPasswords:
                 "<strong>Error:</strong> Unknown username. Check again or try your email address.",
             )
         presented = _NOT_ALPHANUMERIC.sub("", credentials.password)
-        rows = (
-            self.store.connection()
-            .execute("SELECT * FROM app_passwords WHERE user_id = ?", (user.id,))
-            .fetchall()
-        )
+        connection = self.store.connection()
+        rows = connection.execute(_LIST, (user.id,)).fetchall()
         matched: ApplicationPassword | None = None
         digest = keyed_hash(self.key, presented, _PURPOSE)  # the same for every row
         for row in rows:
@@ -352,23 +405,30 @@ class ApplicationPasswords:
             raise UnauthorizedError(
                 "incorrect_password", "The provided password is an invalid application password."
             )
-        self._record_use(matched, ip)
-        return user, matched
+        used = self._record_use(matched, ip)
+        # Taken after the use was recorded: the listing holds the record as stored now.
+        return user, matched, PasswordListing(user.id, rows, used, connection)
 
-    def _record_use(self, password: ApplicationPassword, ip: str) -> None:
+    def _record_use(self, password: ApplicationPassword, ip: str) -> ApplicationPassword:
+        """Record that ``password`` was used now from ``ip`` (at most one write a minute per
+        password and address); returns the record as the database holds it afterwards."""
         now = int(self.clock())
         recent = (
             password.last_used is not None and now - password.last_used < _LAST_USED_GRANULARITY
         )
         if recent and password.last_ip == ip:
-            return  # avoid a write per request; the record stays accurate to the minute
+            return password  # avoid a write per request; the record stays accurate to the minute
         try:
             with self.store.transaction() as db:
-                db.execute(
+                updated = db.execute(
                     "UPDATE app_passwords SET last_used = ?, last_ip = ? WHERE uuid = ?",
                     (now, ip or None, password.uuid),
-                )
+                ).rowcount
         except sqlite3.OperationalError as exc:
             # Bookkeeping only: a full disk (or a busy database) must not refuse the request,
             # least of all a DELETE that would free space.
             logger.warning("Could not record the use of an application password: %s", exc)
+            return password
+        if not updated:
+            return password  # deleted meanwhile: nothing recorded
+        return replace(password, last_used=now, last_ip=ip or None)

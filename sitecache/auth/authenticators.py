@@ -27,8 +27,10 @@ from sitecache.auth.sessions import SessionManager, session_token
 from sitecache.domain_errors import UnauthorizedError
 from sitecache.errors import RestError
 from sitecache.rest import ANONYMOUS, Authentication, RestRequest
+from sitecache.rest.server import shared_memo
 
 __all__ = [
+    "PASSWORD_LISTING",
     "REST_NONCE_ACTION",
     "ApplicationPasswordAuthenticator",
     "CookieNonceAuthenticator",
@@ -37,6 +39,8 @@ __all__ = [
 
 REST_NONCE_ACTION: Final = "site_rest"
 NONCE_HEADER: Final = "X-Site-Nonce"
+PASSWORD_LISTING: Final = "application_password_listing"  # noqa: S105 - a memo key
+"""The shared-memo key of the `PasswordListing` an application-password authentication read."""
 
 
 def client_ip(request: RestRequest) -> str:
@@ -65,7 +69,11 @@ class ApplicationPasswordAuthenticator:
             raise UnauthorizedError(
                 "application_passwords_disabled", "Application passwords are not available."
             )
-        user, password = self.passwords.authenticate(credentials, client_ip(request))
+        user, password, listing = self.passwords.authenticate_listing(
+            credentials, client_ip(request)
+        )
+        # The user's passwords as just read: listing them in this request reads them no more.
+        shared_memo(request)[PASSWORD_LISTING] = listing
         return Authentication(user, "application_password", app_password=password.uuid)
 
 

@@ -9,7 +9,8 @@ their own passwords and administrators anyone's (403 otherwise); the routes answ
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any, Final
 
 from sitecache.auth.app_passwords import (
@@ -18,11 +19,18 @@ from sitecache.auth.app_passwords import (
     ApplicationPasswordPolicy,
     ApplicationPasswords,
 )
+from sitecache.auth.authenticators import PASSWORD_LISTING
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.users import UserRepository
 from sitecache.domain_errors import InvalidValueError
 from sitecache.errors import RestError
-from sitecache.rest import RestRequest, RestResponse, RestServer, authorization_required_status
+from sitecache.rest import (
+    RestRequest,
+    RestResponse,
+    RestServer,
+    User,
+    authorization_required_status,
+)
 from sitecache.rest.server import shared_memo
 from sitecache.schema import (
     get_endpoint_args_for_schema,
@@ -100,6 +108,34 @@ APPLICATION_PASSWORD_SCHEMA: Final[dict[str, Any]] = {
     },
 }
 
+_TARGETS: Final = "application_password_targets"
+"""The shared-memo key of `ApplicationPasswordRoutes._targets`."""
+
+
+class _Targets:
+    """`ApplicationPasswordRoutes._targets`: per HTTP request, environ and current user.
+
+    Attributes:
+        available: whether application passwords are available to the request.
+        found: the user each ``user_id`` (``me`` or digits) names, or ``None``.
+    """
+
+    __slots__ = ("available", "current", "environ", "found")
+
+    def __init__(self, environ: Mapping[str, Any], current: User, available: bool) -> None:
+        self.environ = environ
+        self.current = current
+        self.available = available
+        self.found: dict[str, Any] = {}
+
+
+_UNRESOLVED: Final[Any] = object()
+
+
+def _not_logged_in() -> RestError:
+    return RestError("rest_not_logged_in", "You are not currently logged in.", {"status": 401})
+
+
 _CONTEXT_ARG: Final = {
     "context": {
         "description": "Scope under which the request is made; determines fields present in "
@@ -143,7 +179,9 @@ def _is_user_id(raw: object) -> bool:
     return text.isascii() and text.isdigit() and len(text) <= 19 and int(text) < 2**63
 
 
+@lru_cache(maxsize=1024)
 def _rfc3339(timestamp: int | None) -> str | None:
+    """``Y-m-d\\TH:i:s`` of a timestamp (kept: the same few times are shown on every listing)."""
     return None if timestamp is None else format_timestamp(timestamp).replace(" ", "T")
 
 
@@ -256,30 +294,52 @@ class ApplicationPasswordRoutes:
 
         Without ``edit_users``, an unknown id is refused exactly as someone else's id is for
         ``capability``, so the answer does not tell which user ids exist."""
-        if not request.user.id:
-            return RestError(
-                "rest_not_logged_in", "You are not currently logged in.", {"status": 401}
-            )
-        if not self.policy.available(request.environ):
+        current = request.user
+        if not current.id:
+            return _not_logged_in()
+        return self._target(request, current, self._targets(request, current), capability)
+
+    def _target(
+        self, request: RestRequest, current: User, targets: _Targets, capability: str
+    ) -> SiteUser | RestError:
+        """`target_user` for a logged-in ``current`` user, with the request's `_Targets`."""
+        if not targets.available:
             return RestError(
                 "application_passwords_disabled",
                 "Application passwords are not available.",
                 {"status": 501},
             )
         raw = request.get_url_params().get("user_id", "me")
-        found: SiteUser | None
-        if raw == "me" or raw == str(request.user.id):
-            # The current user was read from the database by authentication, this request.
-            current = request.user
-            found = current if isinstance(current, SiteUser) else self._user(request, current.id)
+        if raw.__class__ is str:
+            found = targets.found.get(raw, _UNRESOLVED)
+            if found is _UNRESOLVED:
+                found = targets.found[raw] = self._resolve(request, current, raw)
         else:
-            found = self._user(request, int(raw)) if _is_user_id(raw) else None
+            found = self._resolve(request, current, raw)
         if found is None:
-            if request.user.can("edit_users"):
+            if current.can("edit_users"):
                 return RestError("rest_user_invalid_id", "Invalid user ID.", {"status": 404})
             # SECURITY: without edit_users, an unknown id looks like someone else's.
             return self._forbidden(capability, request)
-        return found
+        return found  # type: ignore[no-any-return]  # a SiteUser (found is typed loosely)
+
+    def _targets(self, request: RestRequest, current: User) -> _Targets:
+        """What `target_user` works out for the HTTP request (its internal requests share it):
+        whether application passwords are available to it, the user each ``user_id`` names,
+        and the permissions granted. Kept for the request's environ and current user only."""
+        memo = shared_memo(request)
+        environ = request.environ
+        known: _Targets | None = memo.get(_TARGETS)
+        if known is None or known.environ is not environ or known.current is not current:
+            known = memo[_TARGETS] = _Targets(environ, current, self.policy.available(environ))
+        return known
+
+    def _resolve(self, request: RestRequest, current: User, raw: Any) -> SiteUser | None:
+        """The user ``raw`` (``me``, an id) names, or ``None``."""
+        if raw == "me" or raw == str(current.id):
+            # The current user was read from the database by authentication, this request.
+            return current if isinstance(current, SiteUser) else self._user(request, current.id)
+        return self._user(request, int(raw)) if _is_user_id(raw) else None
 
     def _user(self, request: RestRequest, user_id: int) -> SiteUser | None:
         """The user with ``user_id``, read from the database once per HTTP request (internal
@@ -291,10 +351,13 @@ class ApplicationPasswordRoutes:
 
     def _permission(self, capability: str) -> Any:
         def check(request: RestRequest) -> bool | RestError:
-            user = self.target_user(request, capability)
+            current = request.user
+            if not current.id:
+                return _not_logged_in()
+            user = self._target(request, current, self._targets(request, current), capability)
             if isinstance(user, RestError):
                 return user
-            if not request.user.can(capability, user.id):
+            if not current.can(capability, user.id):
                 return self._forbidden(capability, request)
             return True
 
@@ -375,7 +438,8 @@ class ApplicationPasswordRoutes:
         if isinstance(user, RestError):
             return user
         items = []
-        for record in self.passwords.list(user):
+        listing = shared_memo(request).get(PASSWORD_LISTING)
+        for record in self.passwords.listed(user, listing):
             response = self.prepare(user, record)
             items.append(self.server.response_to_data(response, False))
         return items

@@ -86,6 +86,7 @@ ROLE_CAPABILITIES: Final[Mapping[str, frozenset[str]]] = {
     "subscriber": _SUBSCRIBER,
 }
 ROLES: Final = tuple(ROLE_CAPABILITIES)
+_NOTHING: Final[frozenset[str]] = frozenset()
 
 _ABOUT_A_USER: Final = frozenset(
     {
@@ -116,14 +117,20 @@ def map_meta_capability(capability: str, user_id: int, args: tuple[object, ...])
     ``remove_user`` need ``delete_users``, ``promote_users`` and ``remove_users`` whoever the
     user is (as in WordPress); other capabilities map to themselves.
     """
-    if capability in _ANY_USER:
-        return [_ANY_USER[capability]]
+    return [_primitive_capability(capability, user_id, args)]
+
+
+def _primitive_capability(capability: str, user_id: int, args: tuple[object, ...]) -> str:
+    """The one primitive capability `map_meta_capability` maps ``capability`` to."""
+    mapped = _ANY_USER.get(capability)
+    if mapped is not None:
+        return mapped
     if capability in _ABOUT_A_USER:
         target = args[0] if args else None
         if isinstance(target, int) and not isinstance(target, bool) and target == user_id:
-            return ["read"]
-        return ["edit_users"]
-    return [capability]
+            return "read"
+        return "edit_users"
+    return capability
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,8 +153,16 @@ class SiteUser:
 
     def can(self, capability: str, *args: object) -> bool:
         """Whether this user has ``capability`` (meta capabilities are mapped first)."""
-        granted = ROLE_CAPABILITIES.get(self.role, frozenset())
-        return all(needed in granted for needed in map_meta_capability(capability, self.id, args))
+        granted = ROLE_CAPABILITIES.get(self.role, _NOTHING)
+        if capability in _ABOUT_A_USER:  # `_primitive_capability`, inlined (hot)
+            target = args[0] if args else None
+            if target == self.id and (
+                target.__class__ is int
+                or (isinstance(target, int) and not isinstance(target, bool))
+            ):
+                return "read" in granted
+            return "edit_users" in granted
+        return _ANY_USER.get(capability, capability) in granted
 
     @property
     def is_logged_in(self) -> bool:

@@ -75,6 +75,8 @@ class RequestClassifier:
 
     def __init__(self, rules: CacheRules) -> None:
         self.rules = rules
+        self._bypass_exact = frozenset(rules.bypass_path_prefixes)
+        self._bypass_below = tuple(f"{prefix}/" for prefix in rules.bypass_path_prefixes)
         #: alias host -> canonical host (normalized names): keyed under the canonical one
         self.host_aliases: dict[str, str] = {}
         self._hosts: dict[tuple[str, str], str] = {}
@@ -91,6 +93,23 @@ class RequestClassifier:
     def remembered(self) -> int:
         """How many plain request shapes are remembered now."""
         return len(self._memo[1])
+
+    def shortcut(self, environ: Mapping[str, Any], settings: CacheSettings) -> str | None:
+        """The bypass reason of a GET or HEAD whose full path (``SCRIPT_NAME`` + ``PATH_INFO``)
+        lies under one of the bypass paths, decided without classifying it: the first request
+        guard that fires for it is ``disabled`` when caching is off, else ``rest_or_admin``.
+        ``None`` for every other request, which `classify` decides (REST addressed by
+        ``?rest_route=``, paths the app normalizes, other methods).
+
+        REST calls are an API client's hottest path; this spares them the facts, guards and
+        key of a request the cache never stores.
+        """
+        if environ.get("REQUEST_METHOD", "GET") not in ("GET", "HEAD"):
+            return None
+        path = environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", "")
+        if path in self._bypass_exact or path.startswith(self._bypass_below):
+            return "rest_or_admin" if settings.enabled else "disabled"
+        return None
 
     def classify(
         self, environ: dict[str, Any], settings: CacheSettings

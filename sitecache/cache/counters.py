@@ -53,14 +53,14 @@ class Counters:
         self.flushed = clock()
         self._counts: dict[str, int] = {}
         self._lock = threading.Lock()
-        self._label = threading.local()
+        self._label = _Label()
         self._since_recorded = False
 
     @contextlib.contextmanager
     def counting_as(self, label: str) -> Iterator[None]:
         """Count this thread's requests apart, as ``<label>:<name>`` (preload traffic is not
         the visitors' hits and misses)."""
-        previous = getattr(self._label, "value", "")
+        previous = self._label.value
         self._label.value = label
         try:
             yield
@@ -69,7 +69,7 @@ class Counters:
 
     def count(self, name: str, amount: int = 1) -> None:
         """Add ``amount`` to the counter ``name`` of this process."""
-        label = getattr(self._label, "value", "")
+        label = self._label.value
         if label:
             name = f"{label}:{name}"
         with self._lock:  # gthread workers count from several threads
@@ -129,3 +129,11 @@ class Counters:
             self._counts = {}
         self.storage.reset_counters()
         self.values.write(SINCE_NAME, str(int(self.clock())).encode())
+
+
+class _Label(threading.local):
+    """This thread's counting label (``""``: the visitors' own counters). A class default,
+    so reading it never raises: a missing attribute of a plain `threading.local` costs an
+    exception on every count."""
+
+    value: str = ""

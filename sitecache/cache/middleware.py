@@ -156,6 +156,9 @@ class PageCache:
         settings = engine.settings(now)
         if settings.debug:
             start_response = debugging(self.debug_logger, environ, start_response)
+        shortcut = self._classifier.shortcut(environ, settings)
+        if shortcut is not None:  # REST, login or admin: never looked up, never stored
+            return self._bypass(environ, start_response, Outcome.bypass(shortcut))
         environ, decision = self._classifier.classify(environ, settings)
         if decision.bypass is not None:
             return self._bypass(environ, start_response, Outcome.bypass(decision.bypass))

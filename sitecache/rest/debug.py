@@ -47,6 +47,7 @@ class DebugNotices:
     def __init__(self, hooks: Hooks, debug: bool = False) -> None:
         self.hooks = hooks
         self.debug = debug
+        self._report = self.doing_it_wrong  # the schema engine's reporter, bound once
 
     def doing_it_wrong(self, function: str, message: str, version: str | None = None) -> None:
         """Record that ``function`` was used wrongly (``_doing_it_wrong``)."""
@@ -96,21 +97,24 @@ class DebugNotices:
     def collecting(self) -> _Collecting:
         """Collect debug headers for one REST request (also the schema engine's notices):
         ``with notices.collecting() as headers:``."""
-        return _Collecting(self.doing_it_wrong)
+        return _Collecting(self._report, self.debug)
 
 
 class _Collecting:
     """The ``with`` block of `DebugNotices.collecting` (a class: every REST request enters one)."""
 
-    __slots__ = ("_misuse", "_token")
+    __slots__ = ("_debug", "_misuse", "_token")
 
-    def __init__(self, doing_it_wrong: Callable[[str, str], None]) -> None:
+    def __init__(self, doing_it_wrong: Callable[[str, str], None], debug: bool) -> None:
         self._misuse = report_misuse_to(doing_it_wrong)
+        self._debug = debug
         self._token: Token[dict[str, str] | None] | None = None
 
     def __enter__(self) -> dict[str, str]:
         headers: dict[str, str] = {}
-        self._token = _collected.set(headers)
+        # Headers are collected in debug mode only (nothing reads them otherwise).
+        if self._debug:
+            self._token = _collected.set(headers)
         self._misuse.__enter__()
         return headers
 

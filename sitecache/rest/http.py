@@ -23,9 +23,11 @@ from werkzeug.wrappers import Request, Response
 
 from sitecache.errors import RestError
 from sitecache.rest.authentication import Authentication, is_logged_in
+from sitecache.rest.cors import send_cors_headers
 from sitecache.rest.http_hosts import Host
 from sitecache.rest.http_request import (
     MAX_BODY_BYTES,
+    BodilessRequest,
     build_request,
     query_params,
     read_bounded_body,
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_BODY_BYTES",
     "NOCACHE_HEADERS",
+    "BodilessRequest",
     "RestHttpResponse",
     "encode_json",
     "error_response",
@@ -92,7 +95,7 @@ def _default_headers(server: RestServer, host: Host, jsonp: bool) -> dict[str, s
     if server.hooks.has_filter("rest_url"):
         return _base_headers(server, jsonp)
     stamp = (server.hooks.version, server.settings)
-    return host.headers(stamp, jsonp, lambda: _base_headers(server, jsonp))
+    return host.headers(stamp, jsonp, _base_headers, server, jsonp)
 
 
 def _jsonp_error(code: str, message: str, base: Mapping[str, str]) -> Answer:
@@ -224,7 +227,10 @@ def _serve(
             override_from_header=override_from_header,
         )
         status = merged.get_status()
-        server.hooks.apply_filters("rest_pre_serve_request", False, merged, request, server)
+        if server.runs_only_own("rest_pre_serve_request"):
+            send_cors_headers(False, merged, request, server)
+        else:
+            server.hooks.apply_filters("rest_pre_serve_request", False, merged, request, server)
         return _encode(server, request, merged, status, embed, callback)
 
 
@@ -352,11 +358,8 @@ def _final_headers(
     """Stage 7, headers: the response's own headers replace the defaults of the same name;
     the no-cache headers go to logged-in callers (``rest_send_nocache_headers``), refused
     authentications and 4xx answers to a header method override."""
-    merged = RestResponse(result.get_data(), result.get_status())
-    merged.links = result.links
-    merged.set_matched_route(result.get_matched_route())
-    merged.set_matched_handler(result.get_matched_handler())
-    status = merged.get_status()
+    merged = result.copy_without_headers()
+    status = merged.status
     logged_in = bool(
         server.hooks.apply_filters("rest_send_nocache_headers", is_logged_in(request.user))
     )

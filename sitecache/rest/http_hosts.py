@@ -26,10 +26,6 @@ _Stamp = tuple[int, object]
 """The hooks version and the settings object that kept values were worked out under."""
 
 
-def _same(one: _Stamp, other: _Stamp) -> bool:
-    return one[0] == other[0] and one[1] is other[1]
-
-
 class Host:
     """One host's context and, under one stamp, its default headers (JSONP or not)."""
 
@@ -40,16 +36,21 @@ class Host:
         self.kept: tuple[_Stamp, dict[bool, dict[str, str]]] = ((-1, None), {})
 
     def headers(
-        self, stamp: _Stamp, jsonp: bool, build: Callable[[], dict[str, str]]
+        self,
+        stamp: _Stamp,
+        jsonp: bool,
+        build: Callable[..., dict[str, str]],
+        *arguments: Any,
     ) -> dict[str, str]:
-        """A copy of ``build()``'s headers for this host, kept per ``stamp`` and ``jsonp``."""
+        """A copy of ``build(*arguments)``'s headers for this host, kept per ``stamp`` (the
+        hooks version and the settings object) and ``jsonp``."""
         kept_stamp, kept = self.kept
-        if not _same(kept_stamp, stamp):
+        if kept_stamp[0] != stamp[0] or kept_stamp[1] is not stamp[1]:  # not _same
             kept = {}
             self.kept = (stamp, kept)
         found = kept.get(jsonp)
         if found is None:
-            found = kept[jsonp] = build()
+            found = kept[jsonp] = build(*arguments)
         return dict(found)
 
 

@@ -6,7 +6,6 @@ unknown length (``Transfer-Encoding: chunked``), which werkzeug would otherwise 
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -16,29 +15,85 @@ from werkzeug.wrappers import Request
 from sitecache.rest.params import parse_pairs, parse_query_string
 from sitecache.rest.request import RestRequest
 
-__all__ = ["MAX_BODY_BYTES", "build_request", "query_params", "read_bounded_body"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "BodilessRequest",
+    "build_request",
+    "query_params",
+    "read_bounded_body",
+]
 
 MAX_BODY_BYTES: Final = 16 * 1024 * 1024
 """The largest request body accepted (413 beyond)."""
 
 
-def _request_headers(environ: Mapping[str, Any]) -> dict[str, str]:
-    headers: dict[str, str] = {}
+def _request_headers(environ: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The request's headers as `RestRequest` keeps them: canonical name → ``[value]``."""
+    headers: dict[str, list[str]] = {}
     for key, value in environ.items():
-        if key.startswith("HTTP_"):
-            headers[key[5:]] = str(value)
-        elif key in ("CONTENT_TYPE", "CONTENT_LENGTH", "CONTENT_MD5") and value:
-            headers[key] = str(value)
-    if not headers.get("AUTHORIZATION") and environ.get("REDIRECT_HTTP_AUTHORIZATION"):
-        headers["AUTHORIZATION"] = str(environ["REDIRECT_HTTP_AUTHORIZATION"])
+        # NOTE: the first letter turns away most keys at the cost of one comparison.
+        if key and key[0] in "HC":
+            if key.startswith("HTTP_"):
+                # canonical_header_name of the name without HTTP_
+                headers[key[5:].lower().replace("-", "_")] = [str(value)]
+            elif key in _BODY_HEADERS and value:
+                headers[key.lower()] = [str(value)]
+    authorization = headers.get("authorization")
+    if (authorization is None or not authorization[0]) and environ.get(
+        "REDIRECT_HTTP_AUTHORIZATION"
+    ):
+        headers["authorization"] = [str(environ["REDIRECT_HTTP_AUTHORIZATION"])]
     return headers
+
+
+_BODY_HEADERS: Final = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH", "CONTENT_MD5"})
+
+
+class BodilessRequest(Request):
+    """werkzeug's `Request` of a GET or HEAD without a body, made lazily (#18).
+
+    Serving a REST GET reads the request's environ, method and path only, while werkzeug's
+    constructor works out every part of the URL and the headers. This one sets those three
+    (``method`` and ``path`` exactly as werkzeug does) and runs werkzeug's constructor the first
+    time anything else is read, so it behaves as werkzeug's request in every other respect.
+    """
+
+    def __init__(self, environ: dict[str, Any]) -> None:  # werkzeug's runs on first need
+        self.environ = environ
+        self.method = environ.get("REQUEST_METHOD", "GET").upper()
+        path = environ.get("PATH_INFO") or ""
+        # werkzeug: "/" + _wsgi_decoding_dance(PATH_INFO).lstrip("/")
+        self.path = "/" + path.encode("latin1").decode("utf-8", "replace").lstrip("/")
+        self.shallow = False
+
+    def __getattr__(self, name: str) -> Any:
+        """Any attribute werkzeug's constructor sets: run it now, then read the attribute."""
+        if name.startswith("__") or "headers" in self.__dict__:
+            raise AttributeError(name)
+        Request.__init__(self, self.environ)
+        return getattr(self, name)
+
+    @staticmethod
+    def suits(environ: Mapping[str, Any]) -> bool:
+        """Whether ``environ`` is a GET or HEAD without a body (`_may_have_body`)."""
+        return environ.get("REQUEST_METHOD", "GET") in _BODILESS_METHODS and not _may_have_body(
+            environ
+        )
+
+
+_BODILESS_METHODS: Final = frozenset({"GET", "HEAD"})
 
 
 def query_params(environ: Mapping[str, Any]) -> dict[str, Any]:
     """The PHP-style query parameters of a WSGI request (``QUERY_STRING`` read as UTF-8)."""
-    raw = str(environ.get("QUERY_STRING") or "")
-    with contextlib.suppress(UnicodeEncodeError):  # already text beyond latin-1: use as is
+    raw = environ.get("QUERY_STRING")
+    if not raw:
+        return {}
+    raw = str(raw)
+    try:
         raw = raw.encode("latin-1").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return parse_query_string(raw)  # already text beyond latin-1: used as is
     return parse_query_string(raw)
 
 
@@ -90,7 +145,7 @@ def build_request(
     request.environ = environ
     request.plain_permalinks = plain_permalinks
     request.set_query_params(query)
-    request.set_headers(_request_headers(environ))
+    request.set_canonical_headers(_request_headers(environ))
     if _may_have_body(environ):
         read_bounded_body(http)
         request.set_body(http.get_data(cache=True))

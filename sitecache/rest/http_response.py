@@ -58,19 +58,35 @@ class RestHttpResponse(Response):
     and sent as it is; any other case (a HEAD request, a status without a body, a ``Location``
     header, a close callback) goes through werkzeug's own rules.
 
+    The headers are kept by lower-cased name until something asks for werkzeug's `Headers`
+    (``response.headers``), which are then made from them and are the headers from there on.
+
     Args:
         body: the encoded body.
         status: the HTTP status.
-        pairs: the final header pairs (``Content-Length`` included unless left to werkzeug).
+        final: lower-cased name → the final ``(name, value)`` pair, in sending order
+            (``Content-Length`` included unless left to werkzeug); the response keeps it.
     """
 
-    def __init__(self, body: bytes, status: int, pairs: list[tuple[str, str]]) -> None:
+    def __init__(self, body: bytes, status: int, final: dict[str, tuple[str, str]]) -> None:
         # NOTE: what werkzeug's Response.__init__ sets, without its per-header work.
-        self.headers = _FinalHeaders(pairs)
+        self._final = final
+        self._headers: Headers | None = None
         self.status = status
         self.direct_passthrough = False
         self._on_close: list[Callable[[], Any]] = []
         self.response = [body]
+
+    @property
+    def headers(self) -> Headers:
+        """werkzeug's headers of the response, made from the final pairs on first use."""
+        if self._headers is None:
+            self._headers = _FinalHeaders(list(self._final.values()))
+        return self._headers
+
+    @headers.setter
+    def headers(self, headers: Headers) -> None:
+        self._headers = headers
 
     def __call__(self, environ: Any, start_response: Callable[..., Any]) -> Iterable[bytes]:
         """Send the response (see `werkzeug.wrappers.Response.__call__`)."""
@@ -83,19 +99,49 @@ class RestHttpResponse(Response):
             or not self._sent_as_is()
         ):
             return super().__call__(environ, start_response)
-        start_response(self.status, self.headers.to_wsgi_list())
+        if self._headers is None:
+            start_response(self.status, list(self._final.values()))
+        else:
+            start_response(self.status, self._headers.to_wsgi_list())
         return self.response  # type: ignore[return-value]
 
     def _sent_as_is(self) -> bool:
         """Whether werkzeug would send the headers unchanged: a ``Content-Length`` and no
         header it rewrites."""
+        if self._headers is None:
+            final = self._final
+            return "content-length" in final and final.keys().isdisjoint(_REWRITTEN_HEADERS)
         has_length = False
-        for name, _ in self.headers:
+        for name, _ in self._headers:
             lowered = name.lower()
             if lowered in _REWRITTEN_HEADERS:
                 return False
             has_length = has_length or lowered == "content-length"
         return has_length
+
+    def set_default_headers(
+        self, defaults: Mapping[str, str], html_defaults: Mapping[str, str]
+    ) -> None:
+        """What ``headers.setdefault`` of each of ``defaults`` then, on a ``text/html`` answer
+        (werkzeug's ``mimetype``), of each of ``html_defaults`` does: the same headers in the
+        same order. Every value must be one line of latin-1 text already (constants)."""
+        if self._headers is not None:
+            headers = self._headers
+            for name, value in defaults.items():
+                headers.setdefault(name, value)
+            if self.mimetype == "text/html":
+                for name, value in html_defaults.items():
+                    headers.setdefault(name, value)
+            return
+        final = self._final
+        for name, value in defaults.items():
+            if name.lower() not in final:
+                final[name.lower()] = (name, value)
+        content_type = final.get("content-type")
+        if content_type and content_type[1].partition(";")[0].strip() == "text/html":
+            for name, value in html_defaults.items():
+                if name.lower() not in final:
+                    final[name.lower()] = (name, value)
 
     def get_wsgi_headers(self, environ: Any) -> Headers:
         """The headers to send (see `werkzeug.wrappers.Response.get_wsgi_headers`)."""
@@ -118,7 +164,9 @@ def to_http(
     final: dict[str, tuple[str, str]] = {}
     for source in (headers, debug_headers):
         for name, value in source.items():
-            final[name.lower()] = (name, _header_value(value))
+            # _header_value, inlined (a call less per header)
+            text = _clean_header_text(value if isinstance(value, str) else str(value))
+            final[name.lower()] = (name, text)
     # A lone surrogate cannot be UTF-8: as a last resort it is written as its JSON escape
     # (request bodies holding one are refused, but a handler may still produce one).
     payload = b"" if body is None else body.encode("utf-8", "backslashreplace")
@@ -126,7 +174,7 @@ def to_http(
         final.pop("content-length", None)
     else:
         final["content-length"] = ("Content-Length", str(len(payload)))
-    return RestHttpResponse(payload, status, list(final.values()))
+    return RestHttpResponse(payload, status, final)
 
 
 def merge_headers(

@@ -8,13 +8,12 @@ when the Content-Type is a JSON media type, POST only for POST, PUT, PATCH and D
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from sitecache.errors import RestError
 from sitecache.rest.authentication import ANONYMOUS, User
+from sitecache.rest.json_body import decode_json_body
 from sitecache.rest.params import is_json_media_type, parse_content_type, parse_query_string
 from sitecache.schema.arguments import (
     parse_request_arg,
@@ -23,11 +22,20 @@ from sitecache.schema.arguments import (
 )
 from sitecache.schema.compiled import CompiledSchema
 
-__all__ = ["COMPILED_ARGS", "RestRequest"]
+__all__ = ["ARG_RESULTS", "COMPILED_ARGS", "RestRequest"]
 
 COMPILED_ARGS: Final = "compiled_args"
 """The handler attribute holding each argument definition's `CompiledSchema` by name (set when
 the route is registered). The default argument callbacks run through it (#18)."""
+ARG_RESULTS: Final = "compiled_arg_results"
+"""The handler attribute holding the default callbacks' kept results for text values
+(``(callback kind, name, value)`` → ``(argument definition, result)``;
+`RestRequest._text_arg`), made at registration."""
+ARG_RESULTS_KEPT: Final = 256
+"""Most results kept per handler (all are dropped at once beyond)."""
+ARG_RESULT_MAX_TEXT: Final = 200
+"""The longest text value whose result is kept (the memo stays small whatever clients send)."""
+_IMMUTABLE: Final = frozenset({str, int, float, bool, type(None)})
 
 SOURCES: Final = ("JSON", "POST", "GET", "URL", "defaults", "FILES")
 BODY_METHODS: Final = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -65,8 +73,15 @@ class RestRequest:
         self._order: list[str] | None = None
         self._method = method.upper()
         self.route = route
-        self._attributes: dict[str, Any] = dict(attributes or {})
-        self._params: dict[str, dict[str, Any]] = {source: {} for source in SOURCES}
+        self._attributes: dict[str, Any] = dict(attributes) if attributes else {}
+        self._params: dict[str, dict[str, Any]] = {
+            "JSON": {},
+            "POST": {},
+            "GET": {},
+            "URL": {},
+            "defaults": {},
+            "FILES": {},
+        }  # every one of SOURCES, in order
         self._headers: dict[str, list[str]] = {}
         self._body: bytes = b""
         self._parsed_json = False
@@ -130,7 +145,7 @@ class RestRequest:
 
     def get_header(self, key: str) -> str | None:
         """The header's values joined with ``,``; ``None`` when absent."""
-        values = self._headers.get(canonical_header_name(key))
+        values = self._headers.get(key.lower().replace("-", "_"))  # canonical_header_name
         return None if values is None else ",".join(values)
 
     def get_header_as_array(self, key: str) -> list[str] | None:
@@ -160,8 +175,17 @@ class RestRequest:
         """Set several headers; with ``override`` the old set is dropped first."""
         if override:
             self._headers = {}
+        kept = self._headers
         for key, value in headers.items():
-            self.set_header(key, value)
+            # set_header, without a call per header
+            kept[key.lower().replace("-", "_")] = [value] if isinstance(value, str) else list(value)
+        self._order = None
+
+    def set_canonical_headers(self, headers: dict[str, list[str]]) -> None:
+        """Replace every header with ``headers``, whose names are canonical already
+        (`canonical_header_name`) and whose values are lists (kept, not copied)."""
+        self._headers = headers
+        self._order = None
 
     def get_content_type(self) -> dict[str, str] | None:
         """``{value, type, subtype, parameters}`` of the Content-Type header, or ``None``."""
@@ -169,6 +193,8 @@ class RestRequest:
 
     def is_json_content_type(self) -> bool:
         """Whether the body is declared as JSON (``application/json``, ``…+json``)."""
+        if "content_type" not in self._headers:
+            return False  # most requests (every GET): no Content-Type, nothing to parse
         content_type = self.get_content_type()
         return content_type is not None and is_json_media_type(content_type["value"])
 
@@ -197,32 +223,8 @@ class RestRequest:
         body = self._body
         if not body or body == b"0":
             return None
-        try:
-            text, malformed = body.decode("utf-8"), False
-        except UnicodeDecodeError:
-            # Bad bytes outside a string are a syntax error below; inside one, PHP's error 5.
-            text, malformed = body.decode("utf-8", "surrogateescape"), True
-        try:
-            decoded = json.loads(text, parse_constant=_reject_constant)
-        except (ValueError, RecursionError) as exc:
-            self._json_error = _invalid_json(4, "Syntax error")
-            self._json_error.__cause__ = exc
-            return self._json_error
-        if malformed:
-            self._json_error = _invalid_json(
-                5, "Malformed UTF-8 characters, possibly incorrectly encoded"
-            )
-            return self._json_error
-        if _too_deep(decoded):
-            self._json_error = _invalid_json(1, "Maximum stack depth exceeded")
-            return self._json_error
-        # SECURITY: decided once, here: a lone surrogate (``"\ud800"``) cannot be encoded as
-        # UTF-8, stored or answered, so such a body is invalid JSON, as PHP's json_decode says
-        # (JSON_ERROR_UTF16). Only an escape can produce one, so most bodies skip the walk.
-        if b"\\u" in body and _has_lone_surrogate(decoded):
-            self._json_error = _invalid_json(
-                10, "Single unpaired UTF-16 surrogate in unicode escape"
-            )
+        decoded, self._json_error = decode_json_body(body)
+        if self._json_error is not None:
             return self._json_error
         self._json_value = decoded
         self._params["JSON"] = _as_params(decoded)
@@ -278,8 +280,9 @@ class RestRequest:
 
     def get_param(self, key: str) -> Any:
         """The first non-null value of ``key`` in priority order, or ``None``."""
-        for source in self.parameter_order():
-            value = self._params[source].get(key)
+        params = self._params
+        for source in self._order or self.parameter_order():
+            value = params[source].get(key)
             if value is not None:
                 return value
         return None
@@ -379,9 +382,7 @@ class RestRequest:
         missing = [
             key
             for key, arg in args.items()
-            if isinstance(arg, Mapping)
-            and arg.get("required") is True
-            and self.get_param(key) is None
+            if _is_mapping(arg) and arg.get("required") is True and self.get_param(key) is None
         ]
         if missing:
             return RestError(
@@ -392,11 +393,13 @@ class RestRequest:
         invalid: dict[str, str] = {}
         details: dict[str, Any] = {}
         for key, arg in args.items():
-            if not isinstance(arg, Mapping):
+            if not _is_mapping(arg):
+                continue
+            validate = arg.get("validate_callback")
+            if not validate:
                 continue
             value = self.get_param(key)
-            validate = arg.get("validate_callback")
-            if value is None or not validate:
+            if value is None:
                 continue
             result = self._run_arg_callback(validate, value, key, arg)
             if result is False:
@@ -426,11 +429,13 @@ class RestRequest:
             return True
         invalid: dict[str, str] = {}
         details: dict[str, Any] = {}
-        for source in self.parameter_order():
+        for source in self._order or self.parameter_order():
             params = self._params[source]
+            if not params or params.keys().isdisjoint(args):
+                continue  # nothing here has an argument definition
             for key in list(params):
                 arg = args.get(key)
-                if not isinstance(arg, Mapping):
+                if arg is None or not (arg.__class__ is dict or isinstance(arg, Mapping)):
                     continue
                 callback = arg.get("sanitize_callback", _UNSET)
                 if callback is _UNSET:
@@ -450,19 +455,42 @@ class RestRequest:
     def _run_arg_callback(self, callback: Any, value: Any, key: str, arg: Mapping[str, Any]) -> Any:
         """``callback(value, request, key)``; for the default callbacks, which apply the
         argument's own schema, the same result from the schema compiled at registration."""
-        if (
-            callback is validate_request_arg
-            or callback is sanitize_request_arg
-            or callback is parse_request_arg
-        ):
+        kind = _DEFAULT_CALLBACKS.get(callback)
+        if kind is not None:
+            if value.__class__ is str and len(value) <= ARG_RESULT_MAX_TEXT:
+                return self._text_arg(kind, callback, value, key, arg)
             compiled = self._compiled_arg(key, arg)
             if compiled is not None:
-                if callback is validate_request_arg:
-                    return compiled.validate(value, key)
-                if callback is sanitize_request_arg:
-                    return compiled.sanitize(value, key)
-                return compiled.parse(value, key)
+                return _run_compiled(compiled, kind, value, key)
         return callback(value, self, key)
+
+    def _text_arg(
+        self, kind: str, callback: Any, value: str, key: str, arg: Mapping[str, Any]
+    ) -> Any:
+        """A default callback's result for the text ``value`` of argument ``key``, from the
+        handler's memo of earlier results (`ARG_RESULTS`) when it has one for this very
+        argument definition.
+
+        The compiled schema is a pure function of the value (its notices come only from
+        schemas it does not compile) and an accepted value's result does not depend on the
+        parameter's name, so an accepted text value's result is kept when it is immutable
+        (text, a number, a boolean, ``None``); errors and containers are worked out anew."""
+        memo = self._attributes.get(ARG_RESULTS)
+        if memo.__class__ is not dict:
+            memo = None
+        else:
+            kept = memo.get((kind, key, value))
+            if kept is not None and kept[0] is arg:
+                return kept[1]
+        compiled = self._compiled_arg(key, arg)
+        if compiled is None:
+            return callback(value, self, key)
+        result = _run_compiled(compiled, kind, value, key)
+        if memo is not None and result.__class__ in _IMMUTABLE:
+            if len(memo) >= ARG_RESULTS_KEPT:
+                memo.clear()
+            memo[(kind, key, value)] = (arg, result)  # the definition it was worked out for
+        return result
 
     def _compiled_arg(self, key: str, arg: Mapping[str, Any]) -> CompiledSchema | None:
         """The compiled form of ``arg`` when the handler has one for this very definition (the
@@ -509,52 +537,26 @@ class RestRequest:
         return clone
 
 
-MAX_JSON_DEPTH: Final = 128
-"""Deeper JSON bodies are refused (PHP's json_decode refuses past 512)."""
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_DEFAULT_CALLBACKS: Final[dict[Any, str]] = {
+    validate_request_arg: "validate",
+    sanitize_request_arg: "sanitize",
+    parse_request_arg: "parse",
+}
+"""The default argument callbacks, which a compiled schema answers, by kind."""
 
 
-def _reject_constant(name: str) -> Any:
-    """``NaN``, ``Infinity`` and ``-Infinity`` are not JSON: refuse them as a syntax error."""
-    raise ValueError(f"{name} is not valid JSON")
+def _run_compiled(compiled: CompiledSchema, kind: str, value: Any, key: str) -> Any:
+    """The default callback ``kind`` of `_DEFAULT_CALLBACKS` run by ``compiled``."""
+    if kind == "validate":
+        return compiled.validate(value, key)
+    if kind == "sanitize":
+        return compiled.sanitize(value, key)
+    return compiled.parse(value, key)
 
 
-def _too_deep(value: Any) -> bool:
-    """Whether ``value`` nests arrays and objects deeper than `MAX_JSON_DEPTH` (no recursion)."""
-    pending: list[tuple[Any, int]] = [(value, 1)]
-    while pending:
-        current, depth = pending.pop()
-        if isinstance(current, dict | list):
-            if depth > MAX_JSON_DEPTH:
-                return True
-            children = current.values() if isinstance(current, dict) else current
-            pending.extend((child, depth + 1) for child in children)
-    return False
-
-
-def _has_lone_surrogate(value: Any) -> bool:
-    """Whether a string of decoded JSON (a value or a key, at any depth) holds a lone UTF-16
-    surrogate (no recursion: the depth is bounded by `_too_deep` already, but stay safe)."""
-    pending: list[Any] = [value]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, str):
-            if not current.isascii() and _SURROGATE.search(current):
-                return True
-        elif isinstance(current, dict):
-            pending.extend(current.keys())
-            pending.extend(current.values())
-        elif isinstance(current, list):
-            pending.extend(current)
-    return False
-
-
-def _invalid_json(code: int, message: str) -> RestError:
-    return RestError(
-        "rest_invalid_json",
-        "Invalid JSON body passed.",
-        {"status": 400, "json_error_code": code, "json_error_message": message},
-    )
+def _is_mapping(value: object) -> bool:
+    """``isinstance(value, Mapping)``, without the ABC machinery for a plain dict."""
+    return value.__class__ is dict or isinstance(value, Mapping)
 
 
 def _invalid_params_error(invalid: dict[str, str], details: dict[str, Any]) -> RestError:

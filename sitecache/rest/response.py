@@ -34,6 +34,18 @@ class RestResponse:
         self.matched_route: str = ""
         self.matched_handler: Mapping[str, Any] | None = None
 
+    def copy_without_headers(self) -> RestResponse:
+        """A new response with this one's data, status, links and matched route and handler,
+        and no headers of its own."""
+        copy = RestResponse.__new__(RestResponse)  # NOTE: what __init__ sets, without its work
+        copy.data = self.get_data()
+        copy.status = int(self.get_status())
+        copy.headers = {}
+        copy.links = self.links
+        copy.matched_route = self.get_matched_route()
+        copy.matched_handler = self.get_matched_handler()
+        return copy
+
     # ------------------------------------------------------------------ WordPress accessors
     def get_data(self) -> Any:
         """The response data."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from sitecache.errors import RestError
-from sitecache.rest.request import COMPILED_ARGS
+from sitecache.rest.request import ARG_RESULTS, COMPILED_ARGS
 from sitecache.rest.route_index import RouteIndex
 from sitecache.schema.compiled import CompiledSchema
 from sitecache.schema.patterns import compile_pcre
@@ -71,7 +71,10 @@ class Route:
         found = self.regex.search(path)
         if found is None:
             return None
-        return {name: value for name, value in found.groupdict().items() if value is not None}
+        params = found.groupdict()
+        if None in params.values():
+            return {name: value for name, value in params.items() if value is not None}
+        return params
 
     @property
     def has_variables(self) -> bool:
@@ -245,6 +248,7 @@ class RouteRegistry:
         self._changed()
         for handler in handlers:
             handler[COMPILED_ARGS] = self._compiled_args(handler.get("args"))
+            handler[ARG_RESULTS] = {}
         if namespace and namespace not in self.namespaces:
             self.namespaces[namespace] = {}
             self.add_route(namespace, f"/{namespace}", [self._namespace_index_handler(namespace)])

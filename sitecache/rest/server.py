@@ -35,6 +35,12 @@ from sitecache.rest.index_body import IndexBodies
 from sitecache.rest.links import default_curies
 from sitecache.rest.params import parse_query_string
 from sitecache.rest.request import RestRequest
+from sitecache.rest.request_memo import (
+    PERMISSIONS,
+    check_permission,
+    inherit_caller,
+    shared_memo,
+)
 from sitecache.rest.response import RestResponse, ensure_response, error_to_response
 from sitecache.rest.routes import Handler, Route, RouteRegistry
 from sitecache.rest.urls import RequestContext, RestSettings, home_url, rest_url
@@ -108,11 +114,16 @@ class RestServer:
         self.hosts = HostDefaults()
         """Host contexts and default headers per host (`sitecache.rest.http_hosts`)."""
         self._initialized = threading.Event()
+        self._ready = False  # set after _initialized: read without a call on every request
         self._initializing = False
         self._init_lock = threading.RLock()
         self._register_core_routes()
-        self.index_bodies = IndexBodies(hooks, self._add_default_filters())
+        own = self._add_default_filters()
+        self.index_bodies = IndexBodies(hooks, own)
         """Encoded bodies of the API index (`sitecache.rest.index_body`)."""
+        self._own_filters = own
+        self._own_only: tuple[int, frozenset[str]] = (-1, frozenset())
+        """The hooks version and the filters running only the server's callbacks then."""
 
     # ------------------------------------------------------------------ setup
     def _register_core_routes(self) -> None:
@@ -153,12 +164,25 @@ class RestServer:
                 self.hooks.add_filter(name, callback, priority)
         return {name: tuple(callback for callback, _ in entries) for name, entries in own.items()}
 
+    def runs_only_own(self, name: str) -> bool:
+        """Whether the filter ``name`` runs the server's own callbacks and nothing else (worked
+        out once per change to the hooks): its callbacks are then called directly, in order,
+        with the very arguments `Hooks.apply_filters` would pass them."""
+        version, names = self._own_only
+        if version != self.hooks.version:
+            version = self.hooks.version
+            names = frozenset(
+                name for name, own in self._own_filters.items() if self.hooks.callbacks(name) == own
+            )
+            self._own_only = (version, names)
+        return name in names
+
     def _options_filter(self, result: Any, server: RestServer, request: RestRequest) -> Any:
         return index.handle_options_request(result, self, request)
 
     def ensure_initialized(self) -> None:
         """Fire ``rest_api_init`` once for this server, before its first request."""
-        if self._initialized.is_set():
+        if self._ready or self._initialized.is_set():
             return
         with self._init_lock:
             # The lock is re-entrant: a callback that dispatches internally must not fire the
@@ -173,6 +197,7 @@ class RestServer:
                 # Other threads waited on the lock until every route was in place.
                 self._initializing = False
                 self._initialized.set()
+                self._ready = True
 
     # ------------------------------------------------------------------ registration
     def register_rest_route(
@@ -317,14 +342,15 @@ class RestServer:
         route, handler, params = matched
         if not callable(handler.get("callback")):
             return route, handler
-        request.memo.pop(_PERMISSIONS, None)  # verdicts depend on the URL parameters
+        request.memo.pop(PERMISSIONS, None)  # verdicts depend on the URL parameters
         request.set_url_params(params)
         request.set_attributes(handler)
-        defaults = {
-            name: options["default"]
-            for name, options in (handler.get("args") or {}).items()
-            if isinstance(options, Mapping) and options.get("default") is not None
-        }
+        defaults = {}
+        for name, options in (handler.get("args") or {}).items():
+            if options.__class__ is dict or isinstance(options, Mapping):
+                default = options.get("default")
+                if default is not None:
+                    defaults[name] = default
         request.set_default_params(defaults)
         return route, handler
 
@@ -336,7 +362,10 @@ class RestServer:
         """
         token = _current_request.set(request) if _current_request.get() is None else None
         try:
-            early = self.hooks.apply_filters("rest_pre_dispatch", None, self, request)
+            if self.runs_only_own("rest_pre_dispatch"):
+                early = index.handle_options_request(None, self, request)
+            else:
+                early = self.hooks.apply_filters("rest_pre_dispatch", None, self, request)
             if early:
                 result = ensure_response(early)
                 return error_to_response(result) if isinstance(result, RestError) else result
@@ -410,15 +439,16 @@ class RestServer:
         verdicts: dict[str, bool] = {}
         for handler in route.handlers:
             callback = handler.get("permission_callback")
-            for method in handler["methods"]:
-                if not callback:
-                    verdicts[method] = True
-                    continue
+            allowed = True
+            if callback:
+                # One verdict per handler, for each of its methods (as WordPress asks).
                 try:
-                    verdicts[method] = check_permission(callback, request) is True
+                    allowed = check_permission(callback, request) is True
                 except Exception:
                     logger.exception("Permission callback failed while computing Allow")
-                    verdicts[method] = False
+                    allowed = False
+            for method in handler["methods"]:
+                verdicts[method] = allowed
         return [method.upper() for method, allowed in verdicts.items() if allowed]
 
     def send_allow_header(
@@ -477,7 +507,12 @@ class RestServer:
 
     def post_dispatch(self, response: RestResponse, request: RestRequest) -> RestResponse:
         """Run the ``rest_post_dispatch`` filters (Allow header, ``_fields``, plugins')."""
-        result = self.hooks.apply_filters("rest_post_dispatch", response, self, request)
+        if self.runs_only_own("rest_post_dispatch"):
+            result = self.filter_response_by_context(response, self, request)
+            result = self.send_allow_header(result, self, request)
+            result = self.filter_response_fields(result, self, request)
+        else:
+            result = self.hooks.apply_filters("rest_post_dispatch", response, self, request)
         return result if isinstance(result, RestResponse) else response
 
     # ------------------------------------------------------------------ links and embedding
@@ -537,45 +572,5 @@ class _ActingFor:
             self._token = None
 
 
-_PERMISSIONS: Final = "permissions"
-
-
-def check_permission(callback: Callable[[RestRequest], Any], request: RestRequest) -> Any:
-    """What ``callback(request)`` answers, computed once per (callback, request).
-
-    Dispatch, the ``Allow`` header and target hints all ask the same callbacks about the same
-    request; the first answer is kept in ``request.memo`` and reused (an exception is not kept:
-    the next caller sees it again). Matching the request anew forgets the answers.
-    """
-    verdicts: dict[int, tuple[Any, Any]] = request.memo.setdefault(_PERMISSIONS, {})
-    known = verdicts.get(id(callback))
-    if known is not None and known[0] is callback:
-        return known[1]
-    verdict = callback(request)
-    verdicts[id(callback)] = (callback, verdict)
-    return verdict
-
-
 def _first_error(result: bool | RestError) -> RestError | None:
     return result if isinstance(result, RestError) else None
-
-
-def inherit_caller(request: RestRequest, caller: RestRequest) -> None:
-    """Internal requests (embedding, batch, target hints) run as the outer request's user."""
-    request.user = caller.user
-    request.app_password = caller.app_password
-    request.authentication_method = caller.authentication_method
-    request.environ = caller.environ
-    request.memo[_SHARED] = shared_memo(caller)
-
-
-_SHARED: Final = "shared"
-
-
-def shared_memo(request: RestRequest) -> dict[str, Any]:
-    """The memo of the outermost request: results (such as users read from the database) that
-    it and the internal requests made for it (`inherit_caller`) share."""
-    shared: dict[str, Any] | None = request.memo.get(_SHARED)
-    if shared is None:
-        shared = request.memo[_SHARED] = {}
-    return shared

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
@@ -122,6 +123,12 @@ def rest_url(settings: RestSettings, context: RequestContext, path: str = "/") -
     return url
 
 
+@lru_cache(maxsize=16)
+def _bases(prefix: str) -> tuple[str, str]:
+    """The two paths REST routes live under for ``prefix`` (kept: the prefix is fixed)."""
+    return f"/{prefix}", f"/index.php/{prefix}"
+
+
 def extract_rest_route(
     path: str, query: Mapping[str, Any], prefix: str, form: Mapping[str, Any] | None = None
 ) -> str | RestError | None:
@@ -133,7 +140,7 @@ def extract_rest_route(
     ``rest_path_invalid_type``.
     """
     rewritten: str | None = None
-    for base in (f"/{prefix}", f"/index.php/{prefix}"):
+    for base in _bases(prefix):
         if path == base:
             rewritten = "/"
             break

@@ -8,7 +8,7 @@ functions return new containers and never modify their input.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from sitecache.errors import RestError
 from sitecache.schema import php
@@ -42,8 +42,69 @@ def filter_response_by_context(data: Any, schema: Mapping[str, Any], context: st
 
 
 def _filter_by_context(data: Any, schema: Any, context: str) -> Any:
-    if not isinstance(schema, Mapping):
+    if schema.__class__ is not dict and not isinstance(schema, Mapping):
         return data
+    if "anyOf" in schema or "oneOf" in schema:
+        data, schema = _through_branches(data, schema, context)
+    kind = data.__class__
+    if kind is not dict and kind is not list and not php.is_php_array(data):
+        return data
+    shape = _shape(data, schema)
+    if shape is None:
+        return data
+    is_array_type, is_object_type = shape
+    # NOTE: each key's schema is found as `get_property_schema`, then
+    # `find_matching_pattern_property_schema`, then ``additionalProperties`` find it; the
+    # lookups are inlined for plain dicts (a response's every item and key pass here).
+    items_schema = schema.get("items") if is_array_type else None
+    properties = schema.get("properties") if is_object_type and not is_array_type else None
+    plain_properties = properties if properties.__class__ is dict else None
+    patterns = is_object_type and not is_array_type and "patternProperties" in schema
+    additional = schema.get("additionalProperties") if is_object_type else None
+    if additional is not None and not isinstance(additional, Mapping):
+        additional = None
+
+    result: dict[Any, Any] = {}
+    for key, value in data.items() if kind is dict else php.array_items(data):
+        check: Any = None
+        if is_array_type:
+            check = items_schema
+        elif is_object_type:
+            if plain_properties is not None:
+                check = plain_properties.get(key)
+                if check is None and key.__class__ is not str:
+                    check = plain_properties.get(str(key))
+            else:
+                check = get_property_schema(properties, key)
+            if check is None and patterns:
+                check = find_matching_pattern_property_schema(key, schema)
+            if check is None:
+                check = additional
+        if check.__class__ is dict or isinstance(check, Mapping):
+            allowed = check.get("context")
+        else:
+            allowed = None
+        if allowed is None:
+            result[key] = value
+            continue
+        if not (context in allowed if allowed.__class__ is list else _lists(allowed, context)):
+            if is_array_type:
+                return []  # all items share one schema: none of them is visible
+            continue
+        if value.__class__ in _SCALARS or not php.is_php_array(value):
+            result[key] = value
+        else:
+            result[key] = _filter_by_context(value, check, context)
+    return _like(data, result)
+
+
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+"""Value types that are never a PHP array (checked first: most values are one of these)."""
+
+
+def _through_branches(data: Any, schema: Any, context: str) -> tuple[Any, Any]:
+    """``data`` filtered by the first matching ``anyOf`` then ``oneOf`` branch, and the schema
+    to go on with (its ``type`` taken from the branch when it has none)."""
     if "anyOf" in schema:
         matched = find_any_matching_schema(data, schema, "")
         if not isinstance(matched, RestError):
@@ -56,13 +117,16 @@ def _filter_by_context(data: Any, schema: Any, context: str) -> Any:
             if schema.get("type") is None:
                 schema = {**schema, "type": matched.get("type")}
             data = _filter_by_context(data, matched, context)
+    return data, schema
 
-    if not php.is_php_array(data):
-        return data
+
+def _shape(data: Any, schema: Any) -> tuple[bool, bool] | None:
+    """Whether ``data`` is walked as an array and as an object by ``schema`` (never both), or
+    ``None`` when the schema says neither (no ``type`` and no ``properties``)."""
     type_name = schema.get("type")
     if type_name is None:
         if schema.get("properties") is None:
-            return data
+            return None
         type_name = "object"
     types = list(type_name) if isinstance(type_name, list | tuple) else [type_name]
     is_array_type = "array" in types
@@ -72,32 +136,14 @@ def _filter_by_context(data: Any, schema: Any, context: str) -> Any:
             is_object_type = False
         else:
             is_array_type = False
-    additional = schema.get("additionalProperties") if is_object_type else None
+    return is_array_type, is_object_type
 
-    result: dict[Any, Any] = {}
-    for key, value in php.array_items(data):
-        check: Any = None
-        if is_array_type:
-            check = schema.get("items")
-        elif is_object_type:
-            check = get_property_schema(schema.get("properties"), key)
-            if check is None:
-                check = find_matching_pattern_property_schema(key, schema)
-            if check is None and isinstance(additional, Mapping):
-                check = additional
-        allowed = check.get("context") if isinstance(check, Mapping) else None
-        if allowed is None:
-            result[key] = value
-            continue
-        if not (php.is_php_array(allowed) and context in _values(allowed)):
-            if is_array_type:
-                return []  # all items share one schema: none of them is visible
-            continue
-        if php.is_php_array(value):
-            result[key] = _filter_by_context(value, check, context)
-        else:
-            result[key] = value
-    return _like(data, result)
+
+def _lists(allowed: Any, context: str) -> bool:
+    """Whether the ``context`` list ``allowed`` (a PHP array) holds ``context``."""
+    if allowed.__class__ is list:
+        return context in allowed
+    return php.is_php_array(allowed) and context in _values(allowed)
 
 
 def _values(container: Any) -> list[Any]:
