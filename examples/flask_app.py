@@ -50,8 +50,10 @@ def home() -> tuple[str, int, list[tuple[str, str]]]:
     """Every note; tagged ``notes`` (purged when any note changes)."""
     with database() as connection:
         notes = connection.execute("SELECT id, text FROM note ORDER BY id").fetchall()
-    return render_template_string(PAGE, title="Notes", notes=notes), 200, cache_headers(
-        tags=["notes"]
+    return (
+        render_template_string(PAGE, title="Notes", notes=notes),
+        200,
+        cache_headers(tags=["notes"]),
     )
 
 

@@ -121,10 +121,11 @@ class ExampleServer:
         return response.headers["cache-status"]
 
 
-def gunicorn(app: str, *, workers: int = 2) -> list[str]:
-    """``python -m gunicorn`` serving ``app`` with sync workers on ``{bind}``."""
+def gunicorn(app: str, *, workers: int = 2, chdir: Path = REPOSITORY) -> list[str]:
+    """``python -m gunicorn`` serving ``app`` (imported from ``chdir``) with sync workers on
+    ``{bind}``."""
     return [sys.executable, "-m", "gunicorn", "--bind", "{bind}", "--workers", str(workers),
-            "--chdir", str(REPOSITORY), "--no-control-socket", app]  # fmt: skip
+            "--chdir", str(chdir), "--no-control-socket", app]  # fmt: skip
 
 
 @contextmanager

@@ -4,7 +4,6 @@ view that saves the form, and a miss after it."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -53,4 +52,3 @@ def test_an_empty_form_is_refused_and_purges_nothing(server: ExampleServer) -> N
     server.cache_status("/")
     assert server.request("POST", "/notes/", "text=", FORM).status == 400
     assert "; hit" in server.cache_status("/")
-
