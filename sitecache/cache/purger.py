@@ -7,6 +7,9 @@ storage's purge generation, so each worker of each node misses from the moment i
 (`sitecache.cache.purging`); nothing needs to reach the server's processes.
 
 Inside the server's process, `PageCache.purger` gives the same API on the cache's own engine.
+Purge listeners run in the process that purges: a `Purger` of another process does not tell
+the ones a server registered (static-file copies, webhooks of the companion plugins); a site
+that uses those purges through the ``site-cache/v1`` API or ``sitecache cache flush``.
 """
 
 from __future__ import annotations
