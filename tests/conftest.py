@@ -107,7 +107,7 @@ def xdist_rank(nodeid: str) -> int:
     (seconds each, mostly waiting on servers), then the rest."""
     if xdist_scope(nodeid) == "tests/e2e/races":
         return 0
-    return 1 if nodeid.startswith("tests/e2e/") else 2
+    return 1 if nodeid.startswith(("tests/e2e/", "tests/examples/")) else 2
 
 
 @pytest.hookimpl(optionalhook=True)

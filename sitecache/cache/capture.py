@@ -14,7 +14,15 @@ from typing import Any
 
 from sitecache.cache.policy import ResponseFacts, parse_cache_control, parse_list_header
 
-__all__ = ["Captured", "StartResponse", "WSGIApp", "call_app", "response_facts", "zero_lifetime"]
+__all__ = [
+    "Captured",
+    "StartResponse",
+    "WSGIApp",
+    "call_app",
+    "response_facts",
+    "shared_lifetime",
+    "zero_lifetime",
+]
 
 StartResponse = Callable[..., Any]
 WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
@@ -114,6 +122,7 @@ def response_facts(captured: Captured) -> ResponseFacts:
     vary: list[str] = []
     encoding = ""
     page_types: set[str] = set()
+    lifetime: int | None = None
     for name, value in captured.headers:
         lower = name.lower()
         if lower == "set-cookie":
@@ -122,6 +131,7 @@ def response_facts(captured: Captured) -> ResponseFacts:
             cache_control |= parse_cache_control(value)
             if zero_lifetime(value):
                 cache_control.add("no-cache")
+            lifetime = shared_lifetime(value, lifetime)
         elif lower == "vary":
             vary.extend(parse_list_header(value))
         elif lower == "content-encoding":
@@ -140,7 +150,20 @@ def response_facts(captured: Captured) -> ResponseFacts:
         body_length=captured.size,
         content_encoding=encoding,
         page_types=frozenset(page_types),
+        lifetime=lifetime,
     )
+
+
+def shared_lifetime(value: str, default: int | None = None) -> int | None:
+    """The seconds of a Cache-Control value's ``s-maxage`` (the lifetime it gives shared
+    caches such as this one), or ``default`` when it has none that is a number."""
+    for part in value.split(","):
+        name, _, argument = part.strip().partition("=")
+        if name.strip().lower() == "s-maxage":
+            seconds = argument.strip().strip('"')
+            if seconds.isdigit():
+                return int(seconds)
+    return default
 
 
 def zero_lifetime(value: str) -> bool:

@@ -27,6 +27,7 @@ from sitecache.cache.debug_log import close_debug_log, debug_logger, debugging
 from sitecache.cache.engine import CacheEngine, PurgeResult
 from sitecache.cache.outcome import FRESH_HIT, STALE_HIT, Fwd, Outcome
 from sitecache.cache.policy import CacheRules
+from sitecache.cache.purger import Purger
 from sitecache.cache.render import CacheRequest, Renderer, StoredListener, StoreFilter
 from sitecache.cache.storage import MemoryStorage, Storage, StorageError
 from sitecache.cache.tier import MemoryTier
@@ -123,6 +124,13 @@ class PageCache:
         self._classifier.set_host_aliases(aliases)
 
     # ------------------------------------------------------------------ purge shortcuts
+    @property
+    def purger(self) -> Purger:
+        """The purge API (`sitecache.cache.purger.Purger`) on this cache's engine, for the
+        embedding application's code in this process (another process opens its own
+        `Purger` on the same storage)."""
+        return Purger(engine=self.engine)
+
     def purge_url(self, url: str, *, soft: bool = False) -> PurgeResult:
         """Purge every variant of ``url`` (absolute, or a /path on every host).
 

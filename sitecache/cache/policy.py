@@ -134,6 +134,9 @@ class ResponseFacts:
     body_length: int
     content_encoding: str
     page_types: frozenset[str]
+    #: seconds the response's ``Cache-Control: s-maxage`` gives it (``None``: not said; the
+    #: ``max_age`` setting applies)
+    lifetime: int | None = None
 
 
 FactsT = TypeVar("FactsT", RequestFacts, ResponseFacts)

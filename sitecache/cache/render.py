@@ -131,7 +131,8 @@ class Renderer:
         return CacheEntry.from_response(
             facts.status, captured.headers, body,
             url=decision.url, host=decision.host, path=decision.path, variant=decision.variant,
-            vary=facts.vary, now=now, max_age=settings.max_age, compress=settings.compression,
+            vary=facts.vary, now=now, compress=settings.compression,
+            max_age=settings.max_age if facts.lifetime is None else facts.lifetime,
         )  # fmt: skip
 
     def _store(

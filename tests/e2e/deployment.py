@@ -11,6 +11,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,6 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
+
+import pytest
 
 from tests.e2e.server import REPOSITORY, Response, free_port
 
@@ -126,8 +129,10 @@ class Deployment:
 
     # ------------------------------------------------------------------ the server
     def serve(self, kind: str, *, workers: int = 2, timeout: float = 60) -> None:
-        """Start the server (``serve``: ``sitecache serve``, gunicorn with its settings;
-        ``waitress``: ``waitress-serve --call``) and wait until it answers."""
+        """Start the server and wait until it answers: ``serve`` (``sitecache serve``:
+        gunicorn's threaded workers with its settings), ``gunicorn-sync`` (gunicorn's default
+        sync workers), ``waitress`` (``waitress-serve --call``: one process, threads) or
+        ``uwsgi`` (pre-forked processes with threads; skipped where it is not installed)."""
         self.port = free_port()
         bind = f"127.0.0.1:{self.port}"
         if kind == "serve":
@@ -143,6 +148,14 @@ class Deployment:
                 "--call",
                 "sitecache.app:create_app",
             ]
+        elif kind == "gunicorn-sync":
+            command = [
+                *self._program("gunicorn", "gunicorn"),
+                "--bind", bind, "--workers", str(workers), "--worker-class", "sync",
+                "--no-control-socket", "sitecache.app:create_app()",
+            ]  # fmt: skip
+        elif kind == "uwsgi":
+            command = uwsgi_command(self.bin_dir, bind, workers)
         else:
             raise ValueError(kind)
         with self.log_path.open("ab") as log:  # the child keeps its own copy of the handle
@@ -223,6 +236,44 @@ class Deployment:
         response = self.request(method, CACHE_API + route, body, admin=True)
         assert response.status == 200, (route, response.status, response.body[:500])
         return response.json()
+
+
+#: The server kinds `Deployment.serve` starts.
+SERVER_KINDS = ("serve", "gunicorn-sync", "waitress", "uwsgi")
+
+
+def uwsgi_program(bin_dir: Path | None = None) -> str | None:
+    """The ``uwsgi`` program beside this interpreter (or in ``bin_dir``, or on the PATH), or
+    ``None`` when it is not installed."""
+    for directory in (bin_dir, Path(sys.executable).parent):
+        if directory is not None and (directory / "uwsgi").is_file():
+            return str(directory / "uwsgi")
+    return shutil.which("uwsgi")
+
+
+def uwsgi_or_skip(bin_dir: Path | None = None) -> str:
+    """The ``uwsgi`` program, or skip the test with how to get it."""
+    program = uwsgi_program(bin_dir)
+    if program is None:
+        pytest.skip(
+            "uWSGI is not installed (`pip install uwsgi` compiles it; it needs a C compiler "
+            "and the Python headers): the uWSGI cases are skipped"
+        )
+    return program
+
+
+def uwsgi_command(bin_dir: Path | None, bind: str, workers: int) -> list[str]:
+    """uWSGI serving ``sitecache.app:create_app()`` on ``bind`` the way a deployment would:
+    a master, pre-forked ``workers`` with two threads each, the app loaded in each worker
+    (``--lazy-apps``: its timer threads start after the fork), SIGTERM stops it."""
+    return [
+        uwsgi_or_skip(bin_dir),
+        "--http-socket", bind,
+        "--master", "--processes", str(workers), "--threads", "2", "--enable-threads",
+        "--lazy-apps", "--die-on-term", "--need-app", "--strict",
+        "--buffer-size", "32768",
+        "--eval", "from sitecache.app import create_app\napplication = create_app()",
+    ]  # fmt: skip
 
 
 def wait_for(probe: Callable[[], T | None], timeout: float, what: str) -> T:

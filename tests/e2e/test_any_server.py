@@ -1,8 +1,9 @@
 """The cache's background work and its one identity under the servers users run (#16).
 
 Each case initializes a site with ``sitecache init`` (no ``site_url``, no ``cache_namespace``),
-serves it with ``sitecache serve`` (gunicorn, pre-forked workers) or ``waitress-serve --call``
-(one process, threads), on disk or on Redis, then checks that:
+serves it with ``sitecache serve`` (gunicorn, pre-forked workers with threads), gunicorn's
+sync workers, ``waitress-serve --call`` (one process, threads) or uWSGI (pre-forked, threads;
+#20), on disk or on Redis, then checks that:
 
 - ``sitecache cache stats`` and ``flush`` act on exactly what the server stored (before #16,
   on Redis the command line looked under another namespace than ``serve``);
@@ -25,7 +26,7 @@ from sitecache.cache.api.timers import GC_NAME
 from sitecache.cache.deployment import IDENTITY_FILE
 from sitecache.cache.storage import DiskStorage, Storage
 from tests.cache.conftest import REDIS_URL, redis_or_skip
-from tests.e2e.deployment import Deployment, wait_for, warning_codes
+from tests.e2e.deployment import SERVER_KINDS, Deployment, wait_for, warning_codes
 
 
 def open_storage(site: Deployment, backend: str) -> Storage:
@@ -39,14 +40,22 @@ def open_storage(site: Deployment, backend: str) -> Storage:
     return RedisStorage(REDIS_URL, namespace)
 
 
-@pytest.fixture(params=["serve", "waitress"])
-def server(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
+#: ``(server, backend)``: every server kind on disk (#20), the two of #16 on Redis too (the
+#: namespace the server and the command line agree on does not depend on the server).
+CASES = [*((kind, "disk") for kind in SERVER_KINDS), ("serve", "redis"), ("waitress", "redis")]
 
 
-@pytest.fixture(params=["disk", "redis"])
-def site(request: pytest.FixtureRequest, tmp_path: Path, server: str) -> Iterator[Deployment]:
-    backend = str(request.param)
+@pytest.fixture(params=CASES, ids="-".join)
+def case(request: pytest.FixtureRequest) -> tuple[str, str]:
+    server, backend = request.param
+    return str(server), str(backend)
+
+
+@pytest.fixture
+def site(
+    request: pytest.FixtureRequest, tmp_path: Path, case: tuple[str, str]
+) -> Iterator[Deployment]:
+    server, backend = case
     lines = [f'cache_backend = "{backend}"']
     if backend == "redis":
         redis_or_skip()
