@@ -227,7 +227,14 @@ def test_sixty_concurrent_first_requests_render_the_page_once(
         statuses = [answer.headers["Cache-Status"] for answer in answers]
         assert page_app.calls == 1, statuses
         assert statuses.count("sitecache; fwd=uri-miss; stored") == 1
-        assert statuses.count("sitecache; fwd=uri-miss; collapsed") == 59
+        # Every other request waited on the one render, or (on a loaded machine, where a thread
+        # may start only after the page was stored) found it stored: never a second render.
+        others = [status for status in statuses if not status.endswith("; stored")]
+        assert len(others) == 59
+        assert all(
+            status == "sitecache; fwd=uri-miss; collapsed" or status.startswith("sitecache; hit")
+            for status in others
+        ), statuses
         assert len({answer.data for answer in answers}) == 1
     finally:
         cleanup(storage, backend)
