@@ -259,13 +259,16 @@ class _Breaker:
         if item_schema is not None:
             items = self.valid(item_schema)
             bad = self.of(item_schema)
+            prefixes = st.just([]) if items.is_empty else st.lists(items, max_size=2)
             options.append(
-                st.tuples(st.lists(items, max_size=2), bad).map(
+                st.tuples(prefixes, bad).map(
                     lambda found: Invalid([*found[0], found[1].value], found[1].code)
                 )
             )
         else:
             items = self.valid({})
+        if items.is_empty:
+            return options  # no valid item: no count or duplicate to break
         low = _limit(schema.get("minItems"), math.ceil)
         high = _limit(schema.get("maxItems"), math.floor)
         unique = schema.get("uniqueItems")

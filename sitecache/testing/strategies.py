@@ -350,6 +350,8 @@ class _Valid:
         if high is not None and high < low:
             return st.nothing()
         size = {"min_size": low, "max_size": high if high is not None else low + MAX_ITEMS}
+        if items.is_empty:  # only the empty array, if it is allowed
+            return self._array_forms([]) if low == 0 else st.nothing()
         unique = schema.get("uniqueItems")
         if unique is not None and flag(unique):
             sanitized_item = _as_schema(item_schema) if item_schema is not None else None

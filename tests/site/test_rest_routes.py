@@ -425,3 +425,22 @@ def test_category_and_tag_filters_must_both_match(app_factory: AppFactory) -> No
     found = body(client.get(f"/site-json/site/v2/posts?categories={category.id}&tags={tag.id}"))
     assert [post["id"] for post in found] == [both.id]
     assert len(body(client.get(f"/site-json/site/v2/posts?tags={tag.id}"))) == 2
+
+
+@pytest.mark.parametrize(
+    ("date", "expected"),
+    [
+        ("1000-00-00T00:00:00", "0999-11-30T00:00:00"),
+        ("0042-07-04T12:00:00", "0042-07-04T12:00:00"),
+    ],
+)
+def test_dates_before_the_year_1000_keep_four_digits(
+    rest_site: RestSite, date: str, expected: str
+) -> None:
+    """Found by sitecache.testing.check_routes (#20): "1000-00-00T00:00:00" is a valid date
+    (month and day 0 roll back) for the year 999, which strftime wrote "999-11-30T00:00:00",
+    a date the post's own schema refuses. PHP's ``Y`` writes at least four digits."""
+    made = body(rest_site.call("POST", "/site/v2/posts", "editor", {"title": "Old", "date": date}))
+    assert made["date"] == expected
+    assert made["date_gmt"] == expected
+    assert validate_value_from_schema(made["date"], {"type": "string", "format": "date-time"})
