@@ -75,7 +75,9 @@ def _date_times() -> Strategy:
     )
 
 
-_LOCAL_CHARACTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+/=?^_`{|}~.-"
+_LOCAL_CHARACTERS = (
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+/=?^_`{|}~.-"
+)
 _LABEL = st.from_regex(r"\A[a-zA-Z0-9]([a-zA-Z0-9-]{0,6}[a-zA-Z0-9])?\Z")
 
 
@@ -155,4 +157,3 @@ def invalid_format_strings(name: str) -> Strategy | None:
         return None
     candidates = st.one_of(st.sampled_from(_NEAR_MISSES[name]), st.text(TEXT, max_size=12))
     return candidates.filter(lambda text: check(text, "") is not None)
-

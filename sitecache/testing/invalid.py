@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, Final, NamedTuple
 
 from hypothesis import assume
@@ -47,6 +48,7 @@ from sitecache.testing.formats import FORMAT_CODES, TEXT, invalid_format_strings
 from sitecache.testing.strategies import (
     SHADOWED,
     Transport,
+    best_type_is,
     from_schema,
     number_rules_pass,
     object_child_schema,
@@ -85,9 +87,9 @@ _QUERY_POOL: Final[tuple[Any, ...]] = (
     "", "abc", "1", "1.5", "-7", "true", "yes", "x y", "a,b", ["a"], ["1", "2"], {"k": "v"},
 )  # fmt: skip
 _TYPE_TESTS: Final[dict[str, Callable[[Any], bool]]] = {
-    name: (lambda value, n=name: get_best_type_for_value(value, [n]) == n) for name in ALLOWED_TYPES
+    name: partial(best_type_is, [name], name) for name in ALLOWED_TYPES
 }
-_TYPE_TESTS["string"] = lambda value: isinstance(value, str)  # "" is a string whatever follows
+_TYPE_TESTS["string"] = partial(best_type_is, ["string"], "string")  # "" is a string too
 
 
 def _as_schema(schema: Any) -> Schema:
@@ -155,10 +157,7 @@ class _Breaker:
                     continue
                 breaks = self._rule_breaks({**schema, "type": name}, name)
                 options.extend(
-                    found.filter(
-                        lambda pair, n=name: get_best_type_for_value(pair.value, types) == n
-                    )
-                    for found in breaks
+                    found.filter(partial(_pair_best_type_is, types, name)) for found in breaks
                 )
             return options
         if isinstance(type_name, str) and type_name in ALLOWED_TYPES:
@@ -229,8 +228,9 @@ class _Breaker:
         if pattern is not None and pattern_matches(pattern, "") is not None:
             texts = st.text(TEXT, min_size=max(low or 0, 0), max_size=max(low or 0, 0) + 12)
             options.append(
-                texts.filter(lambda text: fits(text) and pattern_matches(pattern, text) is False)
-                .map(_pair(messages.INVALID_PATTERN))
+                texts.filter(
+                    lambda text: fits(text) and pattern_matches(pattern, text) is False
+                ).map(_pair(messages.INVALID_PATTERN))
             )
         if schema.get("enum") is None:
             options.extend(self._format_breaks(schema))
@@ -301,6 +301,10 @@ class _Breaker:
         return self.valid(base).filter(outside).map(_pair(messages.INVALID_PARAM))
 
 
+def _pair_best_type_is(types: list[Any], name: str, pair: Invalid) -> bool:
+    return best_type_is(types, name, pair.value)
+
+
 def _limit(value: Any, kind: Callable[[float], float]) -> int | None:
     if value is None:
         return None
@@ -340,7 +344,9 @@ def _object_breaks(draw: st.DrawFn, breaker: _Breaker, schema: Schema) -> Invali
     if way == "value":
         properties = schema.get("properties")
         names = [str(name) for name in properties] if isinstance(properties, Mapping) else []
-        key = draw(st.sampled_from(names)) if names and draw(st.booleans()) else "zz_extra"
+        key = "zz_extra"
+        if names and draw(st.booleans()):
+            key = draw(st.sampled_from(names))
         child = object_child_schema(schema, key)
         if child is False:
             way = "extra"

@@ -70,7 +70,9 @@ def argument_is_checked(definition: Mapping[str, Any]) -> bool:
         return True
     if validate is not None:
         return False
-    sanitize = definition.get("sanitize_callback", parse_request_arg if "type" in definition else None)
+    sanitize = definition.get(
+        "sanitize_callback", parse_request_arg if "type" in definition else None
+    )
     return sanitize is parse_request_arg
 
 
@@ -126,7 +128,9 @@ def _paths(shape: RouteShape, seeds: Mapping[str, Sequence[str]]) -> Strategy:
             parts.append(st.just(text))
         elif kind == "group":
             regex = pieces[index + 1][1]
-            parts.append(_capture_values(regex, [*shape.path_values.get(text, ()), *seeds.get(text, ())]))
+            parts.append(
+                _capture_values(regex, [*shape.path_values.get(text, ()), *seeds.get(text, ())])
+            )
     return st.tuples(*parts).map(lambda found: "".join(quote(part, safe="/") for part in found))
 
 
@@ -149,12 +153,10 @@ def drafts(draw: st.DrawFn, shape: RouteShape, seeds: Mapping[str, Sequence[str]
         for name, definition in shape.args.items()
         if isinstance(definition, Mapping) and name not in captured
     }
-    breakable = [
-        name
-        for name, definition in definitions.items()
-        if _has_rules(definition)
-    ]
-    broken = draw(st.sampled_from(breakable)) if breakable and draw(st.booleans()) else None
+    breakable = [name for name, definition in definitions.items() if _has_rules(definition)]
+    broken: str | None = None
+    if breakable and draw(st.booleans()):
+        broken = draw(st.sampled_from(breakable))
     args: dict[str, Any] = {}
     code: str | None = None
     for name, definition in definitions.items():
@@ -177,10 +179,7 @@ def drafts(draw: st.DrawFn, shape: RouteShape, seeds: Mapping[str, Sequence[str]
 
 def _has_rules(definition: Mapping[str, Any]) -> bool:
     """Whether an argument declares a schema a value can break."""
-    return any(
-        key in definition
-        for key in ("type", "enum", "anyOf", "oneOf", "format", "pattern")
-    )
+    return any(key in definition for key in ("type", "enum", "anyOf", "oneOf", "format", "pattern"))
 
 
 def encode_pairs(args: Mapping[str, Any]) -> str:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, Final, Literal
 
 from hypothesis import assume
@@ -40,6 +41,7 @@ from sitecache.testing.formats import TEXT, valid_format_strings
 __all__ = [
     "SHADOWED",
     "Transport",
+    "best_type_is",
     "flag",
     "from_schema",
     "number_rules_pass",
@@ -216,14 +218,12 @@ class _Valid:
 
     def _type_list(self, schema: Schema, types: list[Any]) -> Strategy:
         known = [name for name in types if isinstance(name, str) and name in ALLOWED_TYPES]
-        options = []
+        options: list[Strategy] = []
         for position, name in enumerate(known):
             if any((earlier, name) in SHADOWED for earlier in known[:position]):
                 continue
             typed = self._typed({**schema, "type": name}, name)
-            options.append(
-                typed.filter(lambda value, n=name: get_best_type_for_value(value, types) == n)
-            )
+            options.append(typed.filter(partial(best_type_is, types, name)))
         return st.one_of(options) if options else st.nothing()
 
     def _enum(self, schema: Schema, enum: Any) -> Strategy:
@@ -248,9 +248,9 @@ class _Valid:
             forms.extend(_string_forms(member)[:1])
         elif type_name == "boolean" and isinstance(member, bool):
             forms.extend(["true", "1"] if member else ["false", "0"])
-        elif self.query and isinstance(member, str):
-            forms.append(member)
-        elif self.query and php.is_php_array(member) and member and _query_safe(member):
+        elif (self.query and isinstance(member, str)) or (
+            self.query and php.is_php_array(member) and member and _query_safe(member)
+        ):
             forms.append(member)
         return forms
 
@@ -263,14 +263,14 @@ class _Valid:
             values = self.of({**rest, **branch})
             others = branches[:position] + branches[position + 1 :]
             if keyword == "oneOf":
-                values = values.filter(lambda v, o=others: _matches_none(v, o))
+                values = values.filter(partial(_matches_none, branches=others))
             elif "oneOf" in schema:
                 one_of = _branches(schema, "oneOf")
-                values = values.filter(lambda v, b=one_of: _matches_exactly_one(v, b))
+                values = values.filter(partial(_matches_exactly_one, branches=one_of))
             if keyword == "anyOf" and _has_constraints(rest):
                 # The parent's own rules run with the first matching branch's type.
                 earlier = branches[:position]
-                values = values.filter(lambda v, e=earlier: _matches_none(v, e))
+                values = values.filter(partial(_matches_none, branches=earlier))
             options.append(values)
         return st.one_of(options) if options else st.nothing()
 
@@ -307,10 +307,10 @@ class _Valid:
             if step == 0.0 or not math.isfinite(step):
                 return st.nothing()
             first, last = sorted((math.floor(low / step), math.ceil(high / step)))
-            numbers = st.integers(first, last).map(lambda k, s=step, d=divisor: _times(k, s, d))
+            numbers = st.integers(first, last).map(partial(_times, step=step, divisor=divisor))
         if integral:
             numbers = numbers.filter(php.is_integral).map(_integral)
-        numbers = numbers.filter(lambda n, s=schema: number_rules_pass(n, s))
+        numbers = numbers.filter(partial(number_rules_pass, schema=schema))
         return numbers.flatmap(self._number_forms)
 
     def _number_forms(self, number: int | float) -> Strategy:
@@ -338,7 +338,7 @@ class _Valid:
         else:
             return st.text(TEXT, min_size=low, max_size=high if high is not None else low + 12)
         if pattern is not None:
-            texts = texts.filter(lambda text, p=pattern: pattern_matches(p, text) is True)
+            texts = texts.filter(partial(_matches_pattern, pattern))
         return texts.filter(lambda text: low <= len(text) and (high is None or len(text) <= high))
 
     # ------------------------------------------------------------------ containers
@@ -349,7 +349,7 @@ class _Valid:
         high = _bound(schema.get("maxItems"), math.floor)
         if high is not None and high < low:
             return st.nothing()
-        size = {"min_size": low, "max_size": high if high is not None else low + MAX_ITEMS}
+        top = high if high is not None else low + MAX_ITEMS
         if items.is_empty:  # only the empty array, if it is allowed
             return self._array_forms([]) if low == 0 else st.nothing()
         unique = schema.get("uniqueItems")
@@ -361,9 +361,11 @@ class _Valid:
                     return php.stable_form(item)
                 return php.stable_form(sanitize_value_from_schema(item, sanitized_item))
 
-            lists = st.lists(items, unique_by=(php.stable_form, sanitized), **size)
+            lists = st.lists(
+                items, min_size=low, max_size=top, unique_by=(php.stable_form, sanitized)
+            )
         else:
-            lists = st.lists(items, **size)
+            lists = st.lists(items, min_size=low, max_size=top)
         return lists.flatmap(self._array_forms)
 
     def _array_forms(self, items: list[Any]) -> Strategy:
@@ -495,6 +497,15 @@ def _branches(schema: Schema, keyword: str) -> list[Schema]:
             branch_schema["type"] = parent_type
         found.append(branch_schema)
     return found
+
+
+def best_type_is(types: list[Any], name: str, value: Any) -> bool:
+    """Whether the engine resolves ``value`` against the type list ``types`` to ``name``."""
+    return get_best_type_for_value(value, types) == name
+
+
+def _matches_pattern(pattern: Any, text: str) -> bool:
+    return pattern_matches(pattern, text) is True
 
 
 def _matches_none(value: Any, branches: list[Schema]) -> bool:

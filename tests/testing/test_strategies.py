@@ -79,7 +79,8 @@ def test_every_drawn_invalid_value_fails_with_its_code(transport: str, data: st.
         assert isinstance(verdict, RestError), pair
         assert verdict.code == pair.code, (pair, verdict.code, verdict.message)
         again = compiled.validate(pair.value, "p")
-        assert isinstance(again, RestError) and again.code == pair.code
+        assert isinstance(again, RestError)
+        assert again.code == pair.code
         if transport == "query":
             assert is_query_value(pair.value), pair
 
@@ -100,7 +101,10 @@ COERCIONS = [
     ({"type": "string", "format": "hex-color"}, lambda v: v.endswith("\n")),
     ({"type": "string", "format": "date-time"}, lambda v: v[4:7] == "-00"),
     ({"type": "string", "format": "ip"}, lambda v: ":" in v),
-    ({"type": ["integer", "string"], "minimum": 5}, lambda v: isinstance(v, str) and not v.strip().isdigit()),
+    (
+        {"type": ["integer", "string"], "minimum": 5},
+        lambda v: isinstance(v, str) and not v.strip().isdigit(),
+    ),
     ({"anyOf": [{"type": "integer"}, {"type": "boolean"}]}, lambda v: v in ("true", "false")),
 ]
 
@@ -138,7 +142,8 @@ def test_the_invalid_values_include_each_rules_code(schema: Any, code: str) -> N
         settings=settings(database=None, max_examples=2000),
     )
     verdict = validate_value_from_schema(found.value, schema, "p")
-    assert isinstance(verdict, RestError) and verdict.code == code
+    assert isinstance(verdict, RestError)
+    assert verdict.code == code
 
 
 def test_a_schema_with_no_valid_value_in_a_transport_draws_nothing() -> None:
