@@ -290,8 +290,9 @@ class UserRepository:
         connection = self.store.connection()
         total = int(
             connection.execute(
-                f"SELECT COUNT(*) FROM users{clause}", sql_values(params)
-            ).fetchone()[0]  # noqa: S608 - fixed fragments, values bound
+                f"SELECT COUNT(*) FROM users{clause}",  # noqa: S608 - fixed fragments, values bound
+                sql_values(params),
+            ).fetchone()[0]
         )
         rows = connection.execute(
             f"SELECT * FROM users{clause} ORDER BY {column} {direction}, id {direction}"  # noqa: S608 - fixed fragments, values bound

@@ -305,6 +305,11 @@ def _pair_best_type_is(types: list[Any], name: str, pair: Invalid) -> bool:
     return best_type_is(types, name, pair.value)
 
 
+def _coin(draw: st.DrawFn) -> bool:
+    flipped: bool = draw(st.booleans())
+    return flipped
+
+
 def _limit(value: Any, kind: Callable[[float], float]) -> int | None:
     if value is None:
         return None
@@ -345,7 +350,7 @@ def _object_breaks(draw: st.DrawFn, breaker: _Breaker, schema: Schema) -> Invali
         properties = schema.get("properties")
         names = [str(name) for name in properties] if isinstance(properties, Mapping) else []
         key = "zz_extra"
-        if names and draw(st.booleans()):
+        if names and _coin(draw):
             key = draw(st.sampled_from(names))
         child = object_child_schema(schema, key)
         if child is False:

@@ -155,8 +155,9 @@ def drafts(draw: st.DrawFn, shape: RouteShape, seeds: Mapping[str, Sequence[str]
     }
     breakable = [name for name, definition in definitions.items() if _has_rules(definition)]
     broken: str | None = None
-    if breakable and draw(st.booleans()):
-        broken = draw(st.sampled_from(breakable))
+    if breakable:
+        coin: bool = draw(st.booleans())
+        broken = draw(st.sampled_from(breakable)) if coin else None
     args: dict[str, Any] = {}
     code: str | None = None
     for name, definition in definitions.items():
