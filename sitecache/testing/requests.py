@@ -59,6 +59,9 @@ class RouteShape:
     method: str
     args: Mapping[str, Any]
     path_values: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    body_properties: Mapping[str, Any] = field(default_factory=dict)
+    """For a write method without ``args``: the writable properties of the route's schema,
+    sent in a JSON body (the handler validates it itself, so only "no 5xx" is checked)."""
 
 
 def argument_is_checked(definition: Mapping[str, Any]) -> bool:
@@ -144,6 +147,8 @@ def drafts(draw: st.DrawFn, shape: RouteShape, seeds: Mapping[str, Sequence[str]
     method = shape.method
     if method in _QUERY_METHODS:
         body = "query"
+    elif not shape.args and shape.body_properties:
+        return draw(_schema_bodies(shape, seeds))
     else:
         body = draw(st.sampled_from(["json", "json", "json", "form"]))
     transport: Transport = "json" if body == "json" else "query"
@@ -176,6 +181,28 @@ def drafts(draw: st.DrawFn, shape: RouteShape, seeds: Mapping[str, Sequence[str]
                 args[name] = value
     path = draw(_paths(shape, seeds))
     return Draft(method, path, args, body, broken, code)
+
+
+@st.composite
+def _schema_bodies(draw: st.DrawFn, shape: RouteShape, seeds: Mapping[str, Sequence[str]]) -> Draft:
+    """A JSON body of some of the route's writable properties, now and then one of them invalid
+    (not reported as broken: the handler's own checks decide the code)."""
+    args: dict[str, Any] = {}
+    for name, definition in shape.body_properties.items():
+        if not isinstance(definition, Mapping) or not _coin(draw):
+            continue
+        schema = _argument_schema(definition)
+        if draw(st.integers(0, 4)) == 0:
+            pair: Invalid = draw(invalid_from_schema(schema))
+            args[name] = pair.value
+        else:
+            args[name] = draw(from_schema(schema))
+    return Draft(shape.method, draw(_paths(shape, seeds)), args, "json")
+
+
+def _coin(draw: st.DrawFn) -> bool:
+    flipped: bool = draw(st.booleans())
+    return flipped
 
 
 def _has_rules(definition: Mapping[str, Any]) -> bool:

@@ -202,7 +202,13 @@ class _Run:
         return self.report
 
     def route(self, route: Route, handler: dict[str, Any], method: str) -> None:
-        shape = RouteShape(route.pattern, method, handler.get("args") or {}, self.path_values)
+        shape = RouteShape(
+            route.pattern,
+            method,
+            handler.get("args") or {},
+            self.path_values,
+            _writable_properties(route) if method not in ("GET", "HEAD", "DELETE") else {},
+        )
         seeds: dict[str, list[str]] = {}
         if self.identity is not None:
             self.identity.ensure()
@@ -273,6 +279,20 @@ class _Run:
             return None
         published = schema() if callable(schema) else schema
         return _response_problem(body, published, _context(draft, args))
+
+
+def _writable_properties(route: Route) -> dict[str, Any]:
+    """The properties of the route's published schema a client may send (not ``readonly``)."""
+    schema = route.options.get("schema")
+    published = schema() if callable(schema) else schema
+    properties = published.get("properties") if isinstance(published, Mapping) else None
+    if not isinstance(properties, Mapping):
+        return {}
+    return {
+        name: definition
+        for name, definition in properties.items()
+        if isinstance(definition, Mapping) and not definition.get("readonly")
+    }
 
 
 def _argument_problem(draft: Draft, args: Mapping[str, Any], status: int, body: Any) -> str | None:
