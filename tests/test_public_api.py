@@ -203,5 +203,5 @@ def test_the_testing_kit_has_the_api_md_names() -> None:
     from sitecache.testing.strategies import from_schema
 
     assert sitecache.testing.from_schema is from_schema
-    assert list(inspect.signature(from_schema).parameters)[0] == "schema"
-    assert list(inspect.signature(sitecache.testing.check_routes).parameters)[0] == "app"
+    assert next(iter(inspect.signature(from_schema).parameters)) == "schema"
+    assert next(iter(inspect.signature(sitecache.testing.check_routes).parameters)) == "app"
