@@ -194,3 +194,14 @@ def test_create_app_and_the_server_registration_have_the_api_md_signatures(tmp_p
     assert register.parameters["override"].default is False
     for keyword in ("route_args", "schema", "allow_batch"):
         assert register.parameters[keyword].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+def test_the_testing_kit_has_the_api_md_names() -> None:
+    """API.md "Names fixed for the next features": sitecache.testing.from_schema(schema) and
+    sitecache.testing.check_routes(app) (#20)."""
+    import sitecache.testing
+    from sitecache.testing.strategies import from_schema
+
+    assert sitecache.testing.from_schema is from_schema
+    assert next(iter(inspect.signature(from_schema).parameters)) == "schema"
+    assert next(iter(inspect.signature(sitecache.testing.check_routes).parameters)) == "app"

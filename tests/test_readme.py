@@ -172,6 +172,9 @@ def test_every_python_block_of_the_readme_runs(
     namespace["activate"](app)
     answer = Client(app).get("/site-json/greetings/v1/hello?name=Ada")
     assert answer.json == {"message": "Hello, Ada!"}
+    # The testing block (#20): its tests run as a plugin author's test suite would run them.
+    namespace["test_greetings_routes"]()
+    namespace["test_names"]()
     # The PageCache block: a hit on the second request.
     client = Client(namespace["app"])
     client.get("/", base_url="http://example.org")

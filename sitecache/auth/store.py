@@ -12,14 +12,30 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from sitecache.sqlite_wal import enable_wal
 
-__all__ = ["MIGRATIONS", "SiteStore", "make_private_directory"]
+__all__ = ["MIGRATIONS", "SiteStore", "make_private_directory", "sql_values"]
+
+
+_INT64_MIN: Final = -(2**63)
+_INT64_MAX: Final = 2**63 - 1
+
+
+def sql_values(values: Iterable[Any]) -> list[Any]:
+    """Bound parameters with every integer clamped to SQLite's 64 bits, as PHP clamps an
+    integer cast: an id, page or offset beyond them (REST arguments are Python integers,
+    never clamped) finds nothing instead of raising `OverflowError`."""
+    return [
+        min(max(value, _INT64_MIN), _INT64_MAX)
+        if value.__class__ is int and not _INT64_MIN <= value <= _INT64_MAX
+        else value
+        for value in values
+    ]
 
 
 def make_private_directory(path: Path) -> None:

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from sitecache.auth.passwords import PasswordHasher
 from sitecache.auth.roles import ROLES, SiteUser
-from sitecache.auth.store import SiteStore
+from sitecache.auth.store import SiteStore, sql_values
 from sitecache.domain_errors import ConflictError, InvalidValueError, NotFoundError
 from sitecache.schema import is_email
 
@@ -191,7 +191,7 @@ class UserRepository:
         """The user with this id, or ``None``."""
         row = (
             self.store.connection()
-            .execute("SELECT * FROM users WHERE id = ?", (user_id,))
+            .execute("SELECT * FROM users WHERE id = ?", sql_values([user_id]))
             .fetchone()
         )
         return None if row is None else self._from_row(row)
@@ -289,12 +289,15 @@ class UserRepository:
         column = _ORDER_COLUMNS.get(query.orderby, "display_name COLLATE NOCASE")
         connection = self.store.connection()
         total = int(
-            connection.execute(f"SELECT COUNT(*) FROM users{clause}", params).fetchone()[0]  # noqa: S608 - fixed fragments, values bound
+            connection.execute(
+                f"SELECT COUNT(*) FROM users{clause}",  # noqa: S608 - fixed fragments, values bound
+                sql_values(params),
+            ).fetchone()[0]
         )
         rows = connection.execute(
             f"SELECT * FROM users{clause} ORDER BY {column} {direction}, id {direction}"  # noqa: S608 - fixed fragments, values bound
             " LIMIT ? OFFSET ?",
-            [*params, query.limit, query.offset],
+            sql_values([*params, query.limit, query.offset]),
         ).fetchall()
         users = [_user(row) for row in rows]
         if query.orderby in ("include", "include_slugs"):

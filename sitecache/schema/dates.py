@@ -97,6 +97,12 @@ def parse_date(date: object, force_utc: bool = False) -> int | bool:
     return timestamp - _offset_seconds(zone)
 
 
+def _wall_time(moment: datetime) -> str:
+    """``Y-m-d H:i:s`` with a year of at least four digits, as PHP writes it (``strftime``'s
+    ``%Y`` writes the year 999 as ``999``, which no date-time check accepts)."""
+    return moment.replace(tzinfo=None).isoformat(sep=" ", timespec="seconds")
+
+
 def get_date_with_gmt(
     date: object, is_utc: bool = False, *, timezone: tzinfo = UTC
 ) -> tuple[str, str] | None:
@@ -117,9 +123,9 @@ def get_date_with_gmt(
     try:
         if not is_utc and not has_offset:
             local = datetime.strptime(wall, "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone)
-            return wall, local.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+            return wall, _wall_time(local.astimezone(UTC))
         instant = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=timestamp)
-        return instant.astimezone(timezone).strftime("%Y-%m-%d %H:%M:%S"), wall
+        return _wall_time(instant.astimezone(timezone)), wall
     except (ValueError, OverflowError):
         # Outside the years 1 to 9999 that datetime can convert in a non-UTC zone.
         return None

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Final
 
+from sitecache.auth.store import sql_values
 from sitecache.domain_errors import ForbiddenError, GoneError, InvalidValueError, NotFoundError
 from sitecache.site.content_base import ContentBase, transactional
 from sitecache.site.models import COMMENT_STATUSES, Comment
@@ -38,7 +39,9 @@ class CommentStore(ContentBase):
 
     def get_comment(self, comment_id: int) -> Comment | None:
         """The comment with this id, or ``None``."""
-        rows = self.store.connection().execute("SELECT * FROM comments WHERE id = ?", (comment_id,))
+        rows = self.store.connection().execute(
+            "SELECT * FROM comments WHERE id = ?", sql_values([comment_id])
+        )
         comments = self._comments_from_rows(rows)
         return comments[0] if comments else None
 
@@ -65,9 +68,9 @@ class CommentStore(ContentBase):
         clause = " AND ".join(where)
         connection = self.store.connection()
         total = int(
-            connection.execute(f"SELECT COUNT(*) FROM comments c WHERE {clause}", args).fetchone()[
-                0
-            ]
+            connection.execute(
+                f"SELECT COUNT(*) FROM comments c WHERE {clause}", sql_values(args)
+            ).fetchone()[0]
         )
         order = COMMENT_ORDER.get(query.orderby, COMMENT_ORDER["date_gmt"]).format(
             "ASC" if query.order.lower() == "asc" else "DESC"
@@ -75,7 +78,7 @@ class CommentStore(ContentBase):
         offset = query.offset if query.offset is not None else (query.page - 1) * query.per_page
         rows = connection.execute(
             f"SELECT c.* FROM comments c WHERE {clause} ORDER BY {order} LIMIT ? OFFSET ?",
-            [*args, query.per_page, max(offset, 0)],
+            sql_values([*args, query.per_page, max(offset, 0)]),
         )
         return self._comments_from_rows(rows), total
 

@@ -32,6 +32,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from sitecache.auth.store import sql_values
 from sitecache.domain_errors import GoneError, InvalidValueError, NotFoundError
 from sitecache.site.comment_store import CommentStore
 from sitecache.site.content_base import transactional
@@ -108,7 +109,9 @@ class ContentService(TermStore, CommentStore):
 
     def get_post(self, post_id: int) -> Post | None:
         """The post with this id (any type and status), or ``None``."""
-        rows = self.store.connection().execute("SELECT * FROM posts WHERE id = ?", (post_id,))
+        rows = self.store.connection().execute(
+            "SELECT * FROM posts WHERE id = ?", sql_values([post_id])
+        )
         posts = self._posts_from_rows(rows)
         return posts[0] if posts else None
 
@@ -118,7 +121,7 @@ class ContentService(TermStore, CommentStore):
             return {}
         rows = self.store.connection().execute(
             f"SELECT * FROM posts WHERE id IN ({placeholders(post_ids)})",
-            tuple(post_ids),
+            sql_values(post_ids),
         )
         return {post.id: post for post in self._posts_from_rows(rows)}
 
@@ -129,7 +132,7 @@ class ContentService(TermStore, CommentStore):
         if parent is not None:
             sql += " AND parent = ?"
             args.append(parent)
-        rows = self.store.connection().execute(sql + " ORDER BY id DESC LIMIT 1", args)
+        rows = self.store.connection().execute(sql + " ORDER BY id DESC LIMIT 1", sql_values(args))
         posts = self._posts_from_rows(rows)
         return posts[0] if posts else None
 
@@ -141,14 +144,14 @@ class ContentService(TermStore, CommentStore):
         total = int(
             connection.execute(
                 f"SELECT COUNT(*) FROM posts p WHERE {clause}",
-                args,
+                sql_values(args),
             ).fetchone()[0]
         )
         offset = query.offset if query.offset is not None else (query.page - 1) * query.per_page
         rows = connection.execute(
             f"SELECT p.* FROM posts p WHERE {clause} ORDER BY {_post_order(query)}"
             " LIMIT ? OFFSET ?",
-            [*args, query.per_page, max(offset, 0)],
+            sql_values([*args, query.per_page, max(offset, 0)]),
         )
         return self._posts_from_rows(rows), total
 

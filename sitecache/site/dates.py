@@ -53,5 +53,6 @@ def format_php_date(moment: datetime, fmt: str) -> str:
 
 
 def rfc3339_local(moment: datetime) -> str:
-    """``YYYY-MM-DDTHH:MM:SS`` without an offset (the REST ``date`` fields)."""
-    return moment.strftime("%Y-%m-%dT%H:%M:%S")
+    """``YYYY-MM-DDTHH:MM:SS`` without an offset (the REST ``date`` fields); the year has at
+    least four digits, as PHP's ``Y`` writes it (``strftime("%Y")`` writes ``999``)."""
+    return moment.replace(tzinfo=None, microsecond=0).isoformat()

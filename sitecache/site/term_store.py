@@ -6,6 +6,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from sitecache.auth.store import sql_values
 from sitecache.domain_errors import ForbiddenError, InvalidValueError, NotFoundError
 from sitecache.site.content_base import ContentBase, transactional
 from sitecache.site.models import TAXONOMIES, Term, sanitize_title
@@ -53,7 +54,7 @@ class TermStore(ContentBase):
             return {}
         rows = self.store.connection().execute(
             f"SELECT t.*, {TERM_COUNT} FROM terms t WHERE t.id IN ({placeholders(term_ids)})",
-            tuple(term_ids),
+            sql_values(term_ids),
         )
         return {term.id: term for term in self._terms_from_rows(rows)}
 
@@ -92,7 +93,9 @@ class TermStore(ContentBase):
         inner = f"SELECT t.*, {TERM_COUNT} FROM terms t WHERE {clause}"
         connection = self.store.connection()
         total = int(
-            connection.execute(f"SELECT COUNT(*) FROM ({inner}){having}", args).fetchone()[0]
+            connection.execute(
+                f"SELECT COUNT(*) FROM ({inner}){having}", sql_values(args)
+            ).fetchone()[0]
         )
         order = TERM_ORDER.get(query.orderby, TERM_ORDER["name"]).format(
             "DESC" if query.order.lower() == "desc" else "ASC"
@@ -100,7 +103,7 @@ class TermStore(ContentBase):
         offset = query.offset if query.offset is not None else (query.page - 1) * query.per_page
         rows = connection.execute(
             f"SELECT * FROM ({inner}) t{having} ORDER BY {order} LIMIT ? OFFSET ?",
-            [*args, query.per_page, max(offset, 0)],
+            sql_values([*args, query.per_page, max(offset, 0)]),
         )
         return self._terms_from_rows(rows), total
 

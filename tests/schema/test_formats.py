@@ -319,6 +319,19 @@ def test_get_date_with_gmt_keeps_the_day_of_early_years(date: str, expected: str
     assert get_date_with_gmt(date) == (None if expected is None else (expected, expected))
 
 
+def test_get_date_with_gmt_writes_four_digit_years_in_any_timezone() -> None:
+    """Found by sitecache.testing.check_routes (#20): strftime's %Y wrote the year 999 as
+    "999", a wall time no date-time check accepts; PHP writes "0999"."""
+    assert get_date_with_gmt("1000-00-00T00:00:00", timezone=INDIA) == (
+        "0999-11-30 00:00:00",
+        "0999-11-29 18:30:00",
+    )
+    assert get_date_with_gmt("0999-11-30T00:00:00Z", timezone=INDIA) == (
+        "0999-11-30 05:30:00",
+        "0999-11-30 00:00:00",
+    )
+
+
 @pytest.mark.parametrize(
     ("date", "is_utc", "expected"),
     [

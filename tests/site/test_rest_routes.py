@@ -425,3 +425,46 @@ def test_category_and_tag_filters_must_both_match(app_factory: AppFactory) -> No
     found = body(client.get(f"/site-json/site/v2/posts?categories={category.id}&tags={tag.id}"))
     assert [post["id"] for post in found] == [both.id]
     assert len(body(client.get(f"/site-json/site/v2/posts?tags={tag.id}"))) == 2
+
+
+@pytest.mark.parametrize(
+    ("date", "expected"),
+    [
+        ("1000-00-00T00:00:00", "0999-11-30T00:00:00"),
+        ("0042-07-04T12:00:00", "0042-07-04T12:00:00"),
+    ],
+)
+def test_dates_before_the_year_1000_keep_four_digits(
+    rest_site: RestSite, date: str, expected: str
+) -> None:
+    """Found by sitecache.testing.check_routes (#20): "1000-00-00T00:00:00" is a valid date
+    (month and day 0 roll back) for the year 999, which strftime wrote "999-11-30T00:00:00",
+    a date the post's own schema refuses. PHP's ``Y`` writes at least four digits."""
+    made = body(rest_site.call("POST", "/site/v2/posts", "editor", {"title": "Old", "date": date}))
+    assert made["date"] == expected
+    assert made["date_gmt"] == expected
+    assert validate_value_from_schema(made["date"], {"type": "string", "format": "date-time"})
+
+
+BEYOND_64_BITS = 10**19
+HUGE_INTEGER_PATHS = [
+    f"/site/v2/{path}"
+    for path in (
+        "posts/{n}", "pages/{n}", "comments/{n}", "categories/{n}", "tags/{n}", "users/{n}",
+        "posts?include[]={n}", "posts?author={n}", "posts?categories={n}", "posts?exclude={n}",
+        "posts?offset={n}", "posts?page={n}", "pages?parent={n}", "comments?post={n}",
+        "comments?page={n}", "categories?post={n}", "categories?parent={n}", "tags?offset={n}",
+        "search?include={n}", "users?include={n}", "users?offset={n}", "users?page={n}",
+    )
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", HUGE_INTEGER_PATHS)
+def test_integers_beyond_64_bits_find_nothing_rather_than_fail(
+    rest_site: RestSite, path: str
+) -> None:
+    """Found by sitecache.testing.check_routes (#20): an id, page or offset beyond SQLite's
+    64-bit integers raised OverflowError (a 500); clamped as PHP clamps it, it finds nothing."""
+    answer = rest_site.call("GET", path.format(n=BEYOND_64_BITS), "administrator")
+    assert answer.status_code in (200, 400, 404), answer.text
+    assert answer.mimetype == "application/json"
