@@ -47,6 +47,11 @@ _KEPT: Final = frozenset(
         "const",
     }
 )  # fmt: skip
+#: WordPress formats whose meaning differs from JSON Schema's format of the same name: a
+#: WordPress ``date-time`` may leave the time zone out (``2026-11-01T10:00:00``, read in the
+#: site's time zone), so it becomes a description; a ``uri`` may be empty or hold
+#: non-ASCII text (``""``, an IRI), an ``iri-reference``.
+_FORMATS: Final[Mapping[str, str | None]] = {"date-time": None, "uri": "iri-reference"}
 _BODY_METHODS: Final = frozenset({"POST", "PUT", "PATCH"})
 _OPERATIONS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
@@ -96,36 +101,47 @@ def _group_end(pattern: str, start: int) -> int:
     return index
 
 
-def to_openapi_schema(schema: Any) -> dict[str, Any]:
+def to_openapi_schema(schema: Any, *, answer: bool = False) -> dict[str, Any]:
     """A WordPress-style argument or resource schema in OpenAPI 3.1's words (see the module
-    docstring)."""
+    docstring); for an ``answer`` a property's ``required`` (required when creating) is left
+    out, as WordPress's answers do not promise it."""
     if not isinstance(schema, Mapping):
         return {}
     out: dict[str, Any] = {key: value for key, value in schema.items() if key in _KEPT}
+    form = out.get("format")
+    if isinstance(form, str) and form in _FORMATS:
+        translated = _FORMATS[form]
+        if translated is None:
+            del out["format"]
+            out["x-wordpress-format"] = form
+        else:
+            out["format"] = translated
     if schema.get("readonly") or schema.get("readOnly"):
         out["readOnly"] = True
     items = schema.get("items")
     if isinstance(items, Mapping):
-        out["items"] = to_openapi_schema(items)
+        out["items"] = to_openapi_schema(items, answer=answer)
     properties = schema.get("properties")
     if isinstance(properties, Mapping):
-        out["properties"] = {name: to_openapi_schema(value) for name, value in properties.items()}
+        out["properties"] = {
+            name: to_openapi_schema(value, answer=answer) for name, value in properties.items()
+        }
         required = [
             name
             for name, value in properties.items()
             if isinstance(value, Mapping) and value.get("required") is True
         ]
-        if required:
+        if required and not answer:
             out["required"] = required
     extra = schema.get("additionalProperties")
     if isinstance(extra, bool):
         out["additionalProperties"] = extra
     elif isinstance(extra, Mapping):
-        out["additionalProperties"] = to_openapi_schema(extra)
+        out["additionalProperties"] = to_openapi_schema(extra, answer=answer)
     for keyword in ("anyOf", "oneOf"):
         options = schema.get(keyword)
         if isinstance(options, list):
-            out[keyword] = [to_openapi_schema(option) for option in options]
+            out[keyword] = [to_openapi_schema(option, answer=answer) for option in options]
     return out
 
 
@@ -192,10 +208,11 @@ def _operation(
         ]
     success: dict[str, Any] = {"description": "The answer."}
     if resource is not None and method != "DELETE":
-        item = to_openapi_schema(resource)
-        success["content"] = {
-            "application/json": {"schema": {"anyOf": [item, {"type": "array", "items": item}]}}
-        }
+        # An item, a list of items, or (types, statuses, taxonomies) an object of items.
+        item = to_openapi_schema(resource, answer=True)
+        listed = [item, {"type": "array", "items": item}]
+        listed.append({"type": "object", "additionalProperties": item})
+        success["content"] = {"application/json": {"schema": {"anyOf": listed}}}
     operation["responses"]["2XX"] = success
     return operation
 
