@@ -29,7 +29,7 @@ END_MARKER: Final = "<!-- settings-reference: end -->"
 #: what a cell without a value shows
 NONE: Final = "\N{EN DASH}"
 
-_TYPE_WORDS: Final = {
+_TYPE_WORDS: Final[dict[str, str]] = {
     "boolean": "boolean",
     "integer": "integer",
     "string": "string",
@@ -40,9 +40,8 @@ _TYPE_WORDS: Final = {
 
 def _type_text(schema: Mapping[str, Any]) -> str:
     kinds = schema.get("type", "")
-    words = [
-        _TYPE_WORDS.get(kind, kind) for kind in (kinds if isinstance(kinds, list) else [kinds])
-    ]
+    listed: list[str] = kinds if isinstance(kinds, list) else [kinds]
+    words = [_TYPE_WORDS.get(kind, kind) for kind in listed]
     text = " or ".join(words)
     items = schema.get("items")
     if text == "list" and isinstance(items, Mapping):
