@@ -121,7 +121,7 @@ class App:
         # Metrics, health and the OpenAPI document (#19), each request timed for the metrics.
         ops = OpsViews(self.server, self.auth, self.cache_api, config.metrics_token)
         self.views.update(ops.routes())
-        self._entry = LatencyRecorder(self.cache.engine.count).wrap(self._entry)
+        self._entry = LatencyRecorder(self.cache.engine.counters.count_all).wrap(self._entry)
         for spec in config.plugins:
             self.load_plugin(spec)
 

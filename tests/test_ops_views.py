@@ -128,10 +128,11 @@ def test_a_failing_storage_is_a_503_and_is_counted(
 def test_the_histogram_is_cumulative_and_bounded() -> None:
     counts: dict[str, int] = {}
 
-    def count(name: str, amount: int) -> None:
-        counts[name] = counts.get(name, 0) + amount
+    def count_all(amounts: tuple[tuple[str, int], ...]) -> None:
+        for name, amount in amounts:
+            counts[name] = counts.get(name, 0) + amount
 
-    recorder = LatencyRecorder(count)
+    recorder = LatencyRecorder(count_all)
     for seconds in (0.0, 0.0005, 0.0007, 0.3, 99.0):
         recorder.observe(seconds)
     figures = histogram(counts)

@@ -32,24 +32,24 @@ COUNT_PREFIX: Final = "latency_le:"
 SUM_NAME: Final = "latency_us"
 _NAMES: Final = (*(f"{COUNT_PREFIX}{bound:g}" for bound in BUCKETS), f"{COUNT_PREFIX}+Inf")
 
-Count = Callable[[str, int], None]
+CountAll = Callable[[tuple[tuple[str, int], ...]], None]
 
 
 class LatencyRecorder:
     """Counts request durations into the histogram's counters.
 
     Args:
-        count: the engine's counter (`CacheEngine.count`: ``name, amount``).
+        count_all: the engine's counters' `Counters.count_all` (``((name, amount), ...)``,
+            under one lock).
     """
 
-    def __init__(self, count: Count) -> None:
-        self._count = count
+    def __init__(self, count_all: CountAll) -> None:
+        self._count_all = count_all
 
     def observe(self, seconds: float) -> None:
         """Count one request that took ``seconds``."""
-        count = self._count
-        count(_NAMES[bisect.bisect_left(BUCKETS, seconds)], 1)
-        count(SUM_NAME, max(0, round(seconds * 1_000_000)))
+        bucket = _NAMES[bisect.bisect_left(BUCKETS, seconds)]
+        self._count_all(((bucket, 1), (SUM_NAME, max(0, round(seconds * 1_000_000)))))
 
     def wrap(self, app: Callable[..., Iterable[bytes]]) -> Callable[..., Iterable[bytes]]:
         """``app`` (a WSGI callable) with each call's duration observed: the time until it
