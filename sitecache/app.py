@@ -20,9 +20,11 @@ from sitecache.auth import AuthService, AuthViews, PasswordHasher
 from sitecache.cache import CacheEngine, CacheRules, PageCache, StorageError
 from sitecache.cache.api import CacheApi
 from sitecache.cache.deployment import engine_for, rules_for
+from sitecache.cache.latency import LatencyRecorder
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.hooks import Hooks
 from sitecache.invalidation import ContentInvalidation
+from sitecache.ops_views import OpsViews
 from sitecache.page_headers import EVERY_RESPONSE_HEADERS, HTML_PAGE_HEADERS, rest_settings
 from sitecache.plugin_loading import load_plugin_target
 from sitecache.rest.debug import DebugNotices
@@ -116,6 +118,10 @@ class App:
             self._entry = ProxyFix(
                 self.cache, x_for=count, x_proto=count, x_host=count, x_port=count
             )
+        # Metrics, health and the OpenAPI document (#19), each request timed for the metrics.
+        ops = OpsViews(self.server, self.auth, self.cache_api, config.metrics_token)
+        self.views.update(ops.routes())
+        self._entry = LatencyRecorder(self.cache.engine.counters.count_all).wrap(self._entry)
         for spec in config.plugins:
             self.load_plugin(spec)
 

@@ -29,7 +29,7 @@ from sitecache.auth.rest_routes import check_application_password_fields
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import make_private_directory
 from sitecache.auth.users_schema import check_user_input
-from sitecache.cache.api.commands import print_nginx_config, run_cache_command
+from sitecache.cache.api.commands import SITE_COMMANDS, print_nginx_config, run_cache_command
 from sitecache.cache.deployment import engine_for, site_identity
 from sitecache.cache.storage import StorageError
 from sitecache.cli_parser import Command
@@ -37,6 +37,7 @@ from sitecache.config import Config, ConfigError, load_config
 from sitecache.domain_errors import DomainError, InvalidValueError, NotFoundError
 from sitecache.hooks import Hooks
 from sitecache.page_headers import page_headers
+from sitecache.rest.openapi import openapi_document
 from sitecache.schema.dates import format_timestamp
 from sitecache.serving import check_bind, check_plugin, gunicorn_argv, site_url_for
 from sitecache.site import ContentService
@@ -363,8 +364,28 @@ def command_serve(args: argparse.Namespace) -> int:
 
 
 def command_cache(args: argparse.Namespace) -> int:
-    """``sitecache cache ...`` on the storage the server uses (`sitecache.cache.api.commands`)."""
+    """``sitecache cache ...`` on the storage the server uses (`sitecache.cache.api.commands`).
+
+    The commands that purge or change settings run on the site's own application (its
+    plugins loaded, as the server's workers load them), so a purge from here reaches the same
+    listeners and webhooks as one over REST.
+    """
     config = _configure_environment(args)
+    if args.cache_command in SITE_COMMANDS:
+        from sitecache.app import App  # the whole site: only for these commands
+
+        app = App(config)
+        try:
+            return run_cache_command(
+                args, app.cache.engine, config.site_url, config.static_directory, app.cache_api
+            )
+        except StorageError as exc:
+            print(f"sitecache: the cache storage failed: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            app.cache_api.close()
+            app.cache.close()
+            app.auth.store.close()
     try:
         engine = engine_for(
             data_dir=config.data_dir,
@@ -390,6 +411,20 @@ def command_nginx_config(args: argparse.Namespace) -> int:
     return print_nginx_config(args, config.site_url, config.static_directory, page_headers(config))
 
 
+def command_openapi(args: argparse.Namespace) -> int:
+    """``sitecache openapi``: the OpenAPI 3.1 document of every route of the site (its
+    plugins' routes included), as JSON on standard output."""
+    from sitecache.app import App  # the whole site: its routes are registered by its parts
+
+    app = App(_configure_environment(args))
+    try:
+        print(json.dumps(openapi_document(app.server), indent=2))
+    finally:
+        app.cache.close()
+        app.auth.store.close()
+    return 0
+
+
 #: what each command of `sitecache.cli_parser.COMMANDS` runs
 HANDLERS: dict[str, Command] = {
     "serve": command_serve,
@@ -403,6 +438,7 @@ HANDLERS: dict[str, Command] = {
     "app-password revoke": command_app_password_revoke,
     "cache": command_cache,
     "nginx-config": command_nginx_config,
+    "openapi": command_openapi,
 }
 
 

@@ -34,6 +34,7 @@ COMMANDS: Final = (
     "app-password revoke",
     "cache",
     "nginx-config",
+    "openapi",
 )
 
 
@@ -106,6 +107,9 @@ def build_parser(handlers: Mapping[str, Command]) -> argparse.ArgumentParser:
 
     add_cache_commands(commands).set_defaults(handler=handlers["cache"])
     add_nginx_command(commands).set_defaults(handler=handlers["nginx-config"])
+    commands.add_parser(
+        "openapi", help="print the OpenAPI 3.1 document of every REST route (JSON)"
+    ).set_defaults(handler=handlers["openapi"])
     return parser
 
 

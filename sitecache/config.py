@@ -61,6 +61,8 @@ class Config:
     cache_namespace: str = ""
     static_root: Path | None = None
     cache_timers: bool = True
+    #: a bearer token that may read ``/site-admin/metrics`` without logging in ("": none)
+    metrics_token: str = field(default="", repr=False)
 
     @property
     def static_directory(self) -> Path:
@@ -112,6 +114,8 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
         "cache_namespace": {"type": "string", "pattern": r"^[A-Za-z0-9._-]{0,64}$"},
         "static_root": {"type": "string", "minLength": 1},
         "cache_timers": {"type": "boolean"},
+        # Printable ASCII without spaces, long enough not to be guessed ("" turns it off).
+        "metrics_token": {"type": "string", "pattern": r"^(|[\x21-\x7e]{16,512})$"},
     },
 }
 
@@ -122,6 +126,7 @@ _ENVIRONMENT: Final = {
     "SITECACHE_CACHE_BACKEND": "cache_backend",
     "SITECACHE_REDIS_URL": "redis_url",
     "SITECACHE_CACHE_NAMESPACE": "cache_namespace",
+    "SITECACHE_METRICS_TOKEN": "metrics_token",
 }
 
 

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
+from sitecache.domain_errors import InvalidValueError
 from sitecache.sqlite_wal import enable_wal
 
 __all__ = ["MIGRATIONS", "SiteStore", "make_private_directory", "sql_values"]
@@ -123,6 +124,23 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
 """``(version, SQL)`` pairs, applied in order; never edit one that has shipped, add another."""
 
 
+class _SiteConnection(sqlite3.Connection):
+    """A connection whose statements refuse, as a domain error, an integer SQLite cannot hold.
+
+    Request arguments are Python integers (never clamped, README "The schema engine"): an id,
+    a page or an offset past 2**63 - 1 names no row, and is a 400 ``rest_invalid_param`` (as
+    WordPress, whose PHP integers stop there, refuses it) rather than an OverflowError.
+    """
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        try:
+            return super().execute(sql, parameters)
+        except OverflowError as exc:
+            raise InvalidValueError(
+                "rest_invalid_param", "A number given is too large (at most 9223372036854775807)."
+            ) from exc
+
+
 class SiteStore:
     """The site's SQLite database.
 
@@ -139,7 +157,11 @@ class SiteStore:
     def _open(self) -> sqlite3.Connection:
         make_private_directory(self.path.parent)
         connection = sqlite3.connect(
-            self.path, timeout=10.0, isolation_level=None, check_same_thread=True
+            self.path,
+            timeout=10.0,
+            isolation_level=None,
+            check_same_thread=True,
+            factory=_SiteConnection,
         )
         connection.row_factory = sqlite3.Row
         connection.execute("PRAGMA foreign_keys = ON")

@@ -76,6 +76,17 @@ class Counters:
             counts = self._counts
             counts[name] = counts.get(name, 0) + amount
 
+    def count_all(self, amounts: tuple[tuple[str, int], ...]) -> None:
+        """Add each ``(name, amount)`` of ``amounts`` (one lock for them all: the latency
+        histogram's bucket and sum of each request)."""
+        label = self._label.value
+        with self._lock:
+            counts = self._counts
+            for name, amount in amounts:
+                if label:
+                    name = f"{label}:{name}"
+                counts[name] = counts.get(name, 0) + amount
+
     def pending(self) -> dict[str, int]:
         """The counts not flushed yet (a copy)."""
         with self._lock:

@@ -29,6 +29,8 @@ from sitecache.cache.storage import StorageError, open_storage
 
 __all__ = ["IDENTITY_FILE", "cache_namespace", "engine_for", "rules_for", "site_identity"]
 
+#: the load balancers' health check (answered by the application, never cached)
+HEALTH_PATH: Final = "/healthz"
 #: the file of the data directory that holds the site's identity
 IDENTITY_FILE: Final = "site-id"
 _IDENTITY = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -41,7 +43,8 @@ def rules_for(site_url: str | None, rest_prefix: str) -> CacheRules:
         parts = urlsplit(site_url)
         hosts = frozenset({normalize_host(parts.netloc, parts.scheme)})
     prefix = "/" + rest_prefix.strip("/")
-    namespace_paths = (prefix, "/index.php" + prefix)
+    # The OpenAPI document and the health check are never looked up or stored (#19).
+    namespace_paths = (prefix, "/index.php" + prefix, prefix + "-openapi", HEALTH_PATH)
     return CacheRules(
         hosts=hosts,
         bypass_path_prefixes=tuple(dict.fromkeys((*namespace_paths, *BYPASS_PATH_PREFIXES))),

@@ -85,6 +85,7 @@ class CacheEngine:
         self.counters = Counters(
             storage, self.values, clock=clock, interval=flush_interval, warn=warn
         )
+        warn.count = self.counters.count  # every storage failure is counted (metrics, #19)
         self._settings = SettingsStore(self.values, self.locks)
         self.invalidator = Invalidator(storage, self.counters, self.settings, self.rules, clock)
         self.reports = CacheReports(storage, self.counters, clock)

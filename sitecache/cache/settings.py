@@ -44,6 +44,20 @@ PAGE_TYPES: Final = (
     "author",
 )
 
+#: What each page type of ``pages`` covers (the site's ``X-Site-Page-Type`` values).
+PAGE_TYPE_LABELS: Final = {
+    "search": "search results",
+    "feed": "feeds (RSS)",
+    "category": "category archives",
+    "home": "the home page (the latest posts) and its pagination",
+    "frontpage": "the front page",
+    "tag": "tag archives",
+    "archives": "every archive (date, category, tag and author)",
+    "pages": "pages",
+    "single": "single posts",
+    "author": "author archives",
+}
+
 #: Tracking parameters stripped before the key is built (WP Super Cache's list, plus more).
 TRACKING_PARAMS: Final = (
     "utm_*",
@@ -164,12 +178,14 @@ SETTINGS_SCHEMA: Final[dict[str, Any]] = {
         },
         "rejected_cookies": {
             **_STRING_LIST,
-            "description": "Cookie-name prefixes that force a bypass.",
+            "description": "Cookie-name prefixes that force a bypass: a request carrying such a "
+            "cookie gets a live page, never stored.",
         },
         "mobile": {"type": "boolean", "description": "A separate variant for mobile browsers."},
         "mobile_user_agents": {
             **_STRING_LIST,
-            "description": "Case-insensitive user-agent substrings that count as mobile.",
+            "description": "Case-insensitive user-agent substrings that count as mobile (when "
+            "`mobile` is on).",
         },
         "cache_404": {"type": "boolean", "description": "Store 404 pages."},
         "use_304": {
@@ -191,8 +207,13 @@ SETTINGS_SCHEMA: Final[dict[str, Any]] = {
         "pages": {
             "type": "object",
             "additionalProperties": False,
-            "properties": {name: {"type": "boolean"} for name in PAGE_TYPES},
-            "description": "Page types never cached.",
+            "properties": {
+                name: {"type": "boolean", "description": f"true: never cache {label}."}
+                for name, label in PAGE_TYPE_LABELS.items()
+            },
+            "description": "Page types never cached: a type set to true is NEVER cached "
+            '(`"feed": true` means "never cache feeds"); false, the default, caches it. An '
+            "update names only the types it changes.",
         },
         "preload_interval": {
             "type": "integer",

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Protocol
+from collections.abc import Callable
+from typing import Final, Protocol
 
-__all__ = ["RateLimitedLog", "Warn"]
+__all__ = ["STORAGE_ERROR_COUNTER", "RateLimitedLog", "Warn"]
+
+#: The counter every reported storage failure adds one to (``/site-admin/metrics``, #19).
+STORAGE_ERROR_COUNTER: Final = "storage_error"
 
 logger = logging.getLogger("sitecache.cache")
 
@@ -36,9 +40,14 @@ class RateLimitedLog:
     def __init__(self, interval: float = 60.0) -> None:
         self.interval = interval
         self._last: dict[str, float] = {}
+        #: told of every failure, logged or not (the engine counts them: `STORAGE_ERROR_COUNTER`)
+        self.count: Callable[[str], object] | None = None
 
     def __call__(self, message: str, *args: object) -> None:
-        """Log ``message % args`` unless the same template was logged within the interval."""
+        """Log ``message % args`` unless the same template was logged within the interval;
+        count the failure either way."""
+        if self.count is not None:
+            self.count(STORAGE_ERROR_COUNTER)
         now = time.monotonic()
         if now - self._last.get(message, float("-inf")) >= self.interval:
             if len(self._last) > MAX_TEMPLATES:

@@ -149,6 +149,8 @@ class TermStore(ContentBase):
         return term
 
     def _check_parent(self, db: sqlite3.Connection, taxonomy: str, parent: int) -> None:
+        if parent and not 0 < parent < 2**63:  # no row has such an id (SQLite's INTEGER)
+            raise InvalidValueError("rest_term_invalid", "Parent term does not exist.")
         if (
             parent
             and not db.execute(

@@ -1,4 +1,5 @@
-"""``sitecache cache status|stats|list|flush|preload``: the cache from the command line.
+"""``sitecache cache status|stats|list|flush|preload|settings|enable|disable``: the cache from
+the command line.
 
 The commands work on the storage the server uses (the same data directory or Redis namespace);
 ``--json`` prints what a script reads. A failure exits non-zero with one line on standard error.
@@ -25,15 +26,18 @@ from rich.table import Column
 
 from sitecache.cache.api import CacheApi
 from sitecache.cache.api.preload import Preloader
+from sitecache.cache.api.purge_request import purge_request
 from sitecache.cache.api.routes import parse_list_query
 from sitecache.cache.api.static import DEFAULT_WEB_USER, nginx_config, unreadable_reason
 from sitecache.cache.api.timers import PRELOAD_REQUEST_NAME
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.middleware import PageCache
+from sitecache.cache.settings import SETTINGS_SCHEMA
 from sitecache.domain_errors import DomainError, InvalidFields
 from sitecache.hooks import Hooks
 
 __all__ = [
+    "SITE_COMMANDS",
     "CommandError",
     "add_cache_commands",
     "add_nginx_command",
@@ -70,7 +74,13 @@ def add_cache_commands(commands: Any) -> argparse.ArgumentParser:
     scope.add_argument("--expired", action="store_true", help="only expired pages")
     scope.add_argument("--url", action="append", help="a URL or /path (repeatable)")
     scope.add_argument("--tag", action="append", help="a purge tag (repeatable)")
+    scope.add_argument("--post-id", help="a post and its related pages")
     flush.add_argument("--soft", action="store_true", help="mark stale instead of deleting")
+    settings = command("settings", "read every setting, read one, or set one (as the REST API)")
+    settings.add_argument("key", nargs="?", help="a setting (pages.feed for one page type)")
+    settings.add_argument("value", nargs="?", help="the new value (JSON, or plain text)")
+    command("enable", "turn caching on")
+    command("disable", "turn caching off (pages are served live)")
     preload = command("preload", "ask the server to preload the site and follow it")
     preload.add_argument("--no-wait", action="store_true", help="ask and return at once")
     preload.add_argument("--cancel", action="store_true", help="cancel the running preload")
@@ -99,23 +109,32 @@ class CommandError(DomainError):
     without a site_url); the command line prints the message."""
 
 
+#: the commands that change the cache as the server's REST routes do: the command line runs
+#: them on the site's own application (its plugins, webhooks and filters loaded)
+SITE_COMMANDS: Final = frozenset({"flush", "settings", "enable", "disable"})
+
+
 def run_cache_command(
     args: argparse.Namespace,
     engine: CacheEngine,
     site_url: str | None,
     static_root: Path | None = None,
+    api: CacheApi | None = None,
 ) -> int:
     """Run ``sitecache cache <command>``; the exit status.
 
-    Purges remove static-file copies under ``static_root`` as the server's do. (A purge webhook
-    is configured in the site's code, so the command line does not call it.)
+    ``api`` is the site's own cache API (`SITE_COMMANDS` need it): purges and settings go
+    through the very functions the REST routes call, so the purge listeners (static-file
+    copies, the purge webhook of the site's code) and the ``cache_post_tags`` filter act as
+    they do for the server; the command waits for the webhook's deliveries before it returns.
+    Without it, purges remove static-file copies under ``static_root`` only.
 
     Raises:
         DomainError: the command was refused (a bad option or URL, no server to preload).
         StorageError: the storage failed.
     """
     command = _COMMANDS[args.cache_command]
-    return command(_Run(args, engine, site_url, static_root, bool(args.json)))
+    return command(_Run(args, engine, site_url, static_root, bool(args.json), api))
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +146,13 @@ class _Run:
     site_url: str | None
     static_root: Path | None
     as_json: bool
+    api: CacheApi | None = None
+
+    def site_api(self) -> CacheApi:
+        """The site's cache API, else one built on the engine alone."""
+        if self.api is not None:
+            return self.api
+        return _api(self.engine, self.site_url, self.static_root)
 
 
 def _status(run: _Run) -> int:
@@ -205,24 +231,35 @@ def _list(run: _Run) -> int:
     return 0
 
 
-def _flush(run: _Run) -> int:
-    args, engine = run.args, run.engine
-    _api(engine, run.site_url, run.static_root)  # its purge listeners: static-file copies
-    soft = bool(args.soft)
+def _flush_body(args: argparse.Namespace) -> dict[str, Any]:
+    """``POST /cache``'s body for the ``flush`` options."""
+    body: dict[str, Any] = {}
     if args.all:
-        result = engine.purge_all(soft=soft)
+        body["all"] = True
     elif args.expired:
-        result = engine.purge_expired()
+        body["expired"] = True
     elif args.url:
-        result = engine.purge_urls(
-            args.url, soft=soft, scope="url" if len(args.url) == 1 else "urls"
-        )
+        body.update({"url": args.url[0]} if len(args.url) == 1 else {"urls": args.url})
     elif args.tag:
-        result = engine.purge_tags(
-            args.tag, soft=soft, scope="tag" if len(args.tag) == 1 else "tags"
-        )
-    else:
-        result = engine.purge_site(soft=soft)
+        body.update({"tag": args.tag[0]} if len(args.tag) == 1 else {"tags": args.tag})
+    elif args.post_id is not None:
+        body["post_id"] = args.post_id
+    if args.soft:
+        body["soft"] = True
+    return body
+
+
+def _flush(run: _Run) -> int:
+    api = run.site_api()
+    try:
+        result = purge_request(api, _flush_body(run.args))
+    except InvalidFields as refused:
+        raise _field_error(refused) from None
+    finally:
+        webhook = api.plugins.get("purge_webhook")
+        if webhook is not None and hasattr(webhook, "wait"):
+            webhook.wait()  # the notifications leave before the command exits
+    soft = bool(run.args.soft)
     verb = "marked stale" if soft else "deleted"
     noun = "entry" if result.deleted == 1 else "entries"
     line = f"{result.deleted} {noun} {verb} ({result.bytes} bytes), scope {result.scope}"
@@ -231,6 +268,73 @@ def _flush(run: _Run) -> int:
         line += "; the server's timers remove them in the background (see `cache status`)"
     _print(result.as_json(), run.as_json, [line])
     return 0
+
+
+def _field_error(error: InvalidFields) -> InvalidFields:
+    """A refusal of the REST API in one line: each bad field's own message (the REST
+    answer's ``details``), else the refusal's message."""
+    details = error.details.get("details", {})
+    messages = [str(detail.get("message", "")) for detail in details.values()]
+    return InvalidFields(error.code, " ".join(m for m in messages if m) or error.message,
+                         error.details)  # fmt: skip
+
+
+def _setting_value(key: str, text: str) -> Any:
+    """The value ``text`` stands for: plain text for a text setting, else JSON when it parses
+    (``600``, ``true``, ``["/a"]``), else the text itself (refused by the schema's check in
+    the REST API's words)."""
+    schema = SETTINGS_SCHEMA["properties"].get(key.partition(".")[0], {})
+    if schema.get("type") == "string" and "." not in key:
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _settings(run: _Run) -> int:
+    args, engine = run.args, run.engine
+    if args.key is None:
+        values = engine.settings_values()
+        _print(values, run.as_json, [f"{k} = {json.dumps(v)}" for k, v in values.items()])
+        return 0
+    key, _, page_type = args.key.partition(".")
+    if args.value is None:
+        values = engine.settings_values()
+        value = values.get(key)
+        if page_type:
+            value = value.get(page_type) if isinstance(value, dict) else None
+        if value is None:
+            raise _field_error(InvalidFields.from_fields(
+                {args.key: {"code": "rest_invalid_param",
+                            "message": f"{args.key} is not a valid property of Object."}}
+            ))  # fmt: skip
+        _print(value, run.as_json, [value if isinstance(value, str) else json.dumps(value)])
+        return 0
+    value = _setting_value(args.key, args.value)
+    update = {key: {page_type: value}} if page_type else {key: value}
+    return _update_settings(run, update, f"{args.key} = {json.dumps(value)}")
+
+
+def _update_settings(run: _Run, update: dict[str, Any], line: str) -> int:
+    """Apply ``update`` as ``POST /settings`` does (all or nothing, the same messages)."""
+    try:
+        values = run.engine.update_settings(update)
+    except InvalidFields as refused:
+        if run.as_json:
+            _print({"code": refused.code, "message": refused.message,
+                    "data": {"status": 400, **refused.details}}, True, [])  # fmt: skip
+        raise _field_error(refused) from None
+    _print(values, run.as_json, [line])
+    return 0
+
+
+def _enable(run: _Run) -> int:
+    return _update_settings(run, {"enabled": True}, "caching enabled")
+
+
+def _disable(run: _Run) -> int:
+    return _update_settings(run, {"enabled": False}, "caching disabled: pages are served live")
 
 
 #: ``cache list`` options by the REST parameter they fill
@@ -330,6 +434,9 @@ _COMMANDS: Final[Mapping[str, Callable[[_Run], int]]] = {
     "list": _list,
     "flush": _flush,
     "preload": _preload,
+    "settings": _settings,
+    "enable": _enable,
+    "disable": _disable,
 }
 
 

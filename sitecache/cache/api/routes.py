@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from sitecache.auth import require_site_admin
 from sitecache.cache.api.preload import Answer, iso_time
+from sitecache.cache.api.purge_request import PURGE_SCOPES, purge_request
 from sitecache.cache.api.schemas import (
     CACHE_SCHEMA,
     PLUGINS_SCHEMA,
@@ -28,7 +29,6 @@ from sitecache.cache.api.schemas import (
     validate_body,
 )
 from sitecache.cache.outcome import explanations
-from sitecache.cache.purging import PurgeResult
 from sitecache.cache.storage import EntryStatus, StorageError
 from sitecache.domain_errors import InvalidFields, InvalidURL
 from sitecache.errors import RestError
@@ -38,13 +38,10 @@ from sitecache.rest.pagination import pagination_link_header
 if TYPE_CHECKING:
     from sitecache.cache.api import CacheApi
 
-__all__ = ["NAMESPACE", "CacheRoutes"]
+__all__ = ["NAMESPACE", "PURGE_SCOPES", "CacheRoutes"]
 
 NAMESPACE: Final = "site-cache/v1"
 TEST_AGENT: Final = "sitecache-cache-test"
-
-#: Purge scopes of ``POST /cache``: body key -> scope name.
-PURGE_SCOPES: Final = ("all", "expired", "url", "urls", "post_id", "tag", "tags")
 
 #: Why a page was not cached, by the ``detail`` of its ``Cache-Status`` (the cache test): each
 #: guard's own explanation and the outcome reasons' (`sitecache.cache.outcome.explanations`).
@@ -150,63 +147,12 @@ class CacheRoutes:
         return response
 
     def purge(self, request: RestRequest) -> Any:
-        """POST /cache: purge exactly one scope (``{}`` is this site)."""
+        """POST /cache: purge exactly one scope (``{}`` is this site), through
+        `purge_request`, as ``sitecache cache flush`` does."""
         body = _json_body(request)
         if isinstance(body, RestError):
             return body
-        clean = validate_body(body, CACHE_SCHEMA)
-        if isinstance(clean, RestError):
-            return clean
-        soft = bool(clean.pop("soft", False))
-        scopes = [key for key in PURGE_SCOPES if key in clean]
-        if len(scopes) > 1:
-            return invalid_params(
-                {
-                    key: {
-                        "code": "rest_invalid_param",
-                        "message": f"Send exactly one purge scope, not {', '.join(scopes)}.",
-                    }
-                    for key in scopes
-                }
-            )
-        return self._purge(scopes[0] if scopes else "site", clean, soft).as_json()
-
-    def _purge(self, scope: str, clean: Mapping[str, Any], soft: bool) -> PurgeResult:
-        """Purge ``scope`` (a refusal is raised as the `RestError` answered)."""
-        engine = self.engine
-        if scope == "site":
-            return engine.purge_site(soft=soft)
-        if scope == "all":
-            return engine.purge_all(soft=soft)
-        if scope == "expired":
-            if soft:
-                raise _one_error("soft", "soft does not apply to expired entries.")
-            return engine.purge_expired()
-        if scope in ("url", "urls"):
-            return self._purge_urls(scope, clean, soft)
-        if scope == "post_id":
-            post_id = int(clean["post_id"])
-            if self.api.post_exists(post_id) is False:
-                raise RestError("rest_post_invalid_id", "Invalid post ID.", {"status": 404})
-            tags = self.api.post_tags(post_id)
-            return engine.purge_tags(tags, soft=soft, scope="post_id")
-        tags = [clean["tag"]] if scope == "tag" else list(clean["tags"])
-        if not tags:
-            raise _one_error("tags", "tags must name at least one tag.")
-        return engine.purge_tags(tags, soft=soft, scope=scope)
-
-    def _purge_urls(self, scope: str, clean: Mapping[str, Any], soft: bool) -> PurgeResult:
-        urls = [clean["url"]] if scope == "url" else list(clean["urls"])
-        if not urls:
-            raise _one_error("urls", "urls must name at least one URL.")
-        for index, url in enumerate(urls):
-            # Errors are reported under the field that was sent (url, or urls[i]).
-            try:
-                self.engine.resolve_url(url)
-            except InvalidURL as refused:
-                name = "url" if scope == "url" else f"urls[{index}]"
-                raise url_error(refused, scope, name) from None
-        return self.engine.purge_urls(urls, soft=soft, scope=scope)
+        return purge_request(self.api, body).as_json()
 
     # ------------------------------------------------------------------ preload and test
     def preload(self, request: RestRequest) -> Any:

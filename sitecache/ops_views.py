@@ -1,0 +1,165 @@
+"""The operator's endpoints outside the REST routes (#19): metrics, health, the OpenAPI document.
+
+- ``GET /site-admin/metrics``: Prometheus text (`sitecache.cache.api.metrics`), for an
+  administrator's session or ``Authorization: Bearer <metrics_token>``; anyone else gets a
+  JSON 401 (no credentials) or 403 (a logged-in non-administrator).
+- ``GET /healthz``: 200 when the cache storage and the site database answer, 503 naming the
+  part that does not; no authentication, no secrets.
+- ``GET /<rest_prefix>-openapi``: the OpenAPI 3.1 document of every route
+  (`sitecache.rest.openapi`).
+
+Every answer is ``Cache-Control: no-store`` and their paths are among the page cache's bypass
+paths: none is ever looked up or stored.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+from collections.abc import Callable
+from typing import Any, Final
+
+from werkzeug.wrappers import Request, Response
+
+from sitecache.auth import AuthService
+from sitecache.cache.api import CacheApi
+from sitecache.cache.api.metrics import CONTENT_TYPE, metrics_text
+from sitecache.cache.deployment import HEALTH_PATH
+from sitecache.cache.storage import StorageError
+from sitecache.rest.openapi import openapi_document
+from sitecache.rest.server import RestServer
+
+__all__ = ["HEALTH_PATH", "METRICS_PATH", "OpsViews", "openapi_path_for"]
+
+logger = logging.getLogger("sitecache")
+
+METRICS_PATH: Final = "/site-admin/metrics"
+_NO_STORE: Final = {"Cache-Control": "no-store, private"}
+
+View = Callable[[Request], Response]
+
+
+def openapi_path_for(rest_prefix: str) -> str:
+    """``/<rest_prefix>-openapi`` (``/site-json-openapi`` by default)."""
+    return "/" + rest_prefix.strip("/") + "-openapi"
+
+
+def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    response = Response(
+        json.dumps(body, indent=None, separators=(",", ":")) + "\n",
+        status=status,
+        mimetype="application/json",
+    )
+    for name, value in {**_NO_STORE, **(headers or {})}.items():
+        response.headers[name] = value
+    return response
+
+
+def _error(code: str, message: str, status: int, **headers: str) -> Response:
+    return _json({"code": code, "message": message, "data": {"status": status}}, status, headers)
+
+
+def _method_not_allowed() -> Response:
+    return _error("rest_no_route", "Only GET and HEAD are allowed here.", 405, Allow="GET, HEAD")
+
+
+class OpsViews:
+    """The three endpoints, bound to one application's parts.
+
+    Args:
+        server: the REST server (its routes, its settings).
+        auth: the auth service (sessions, the site database).
+        cache_api: the page cache's management API (its engine and preloader).
+        metrics_token: the bearer token that may read the metrics (``""``: none).
+    """
+
+    def __init__(
+        self, server: RestServer, auth: AuthService, cache_api: CacheApi, metrics_token: str = ""
+    ) -> None:
+        self.server = server
+        self.auth = auth
+        self.cache_api = cache_api
+        self.metrics_token = metrics_token
+
+    def routes(self) -> dict[str, View]:
+        """Path → view."""
+        return {
+            METRICS_PATH: self.metrics,
+            HEALTH_PATH: self.health,
+            openapi_path_for(self.server.settings.prefix): self.openapi,
+        }
+
+    # ------------------------------------------------------------------ metrics
+    def _metrics_refusal(self, request: Request) -> Response | None:
+        """``None`` when the request may read the metrics, else the JSON 401/403."""
+        token = self.metrics_token
+        header = request.headers.get("Authorization", "")
+        scheme, _, given = header.partition(" ")
+        if token and scheme.lower() == "bearer":
+            # SECURITY: constant-time comparison of bytes (a non-ASCII token simply differs).
+            if hmac.compare_digest(given.strip().encode("utf-8", "replace"), token.encode()):
+                return None
+            return _error("rest_forbidden", "The metrics token is not valid.", 401,
+                          **{"WWW-Authenticate": 'Bearer realm="metrics"'})  # fmt: skip
+        session = self.auth.session_from_environ(request.environ)
+        if session is None:
+            return _error("rest_forbidden", "Log in as an administrator, or send the metrics "
+                          "token, to read the metrics.", 401,
+                          **{"WWW-Authenticate": 'Bearer realm="metrics"'})  # fmt: skip
+        if not session.user.can("manage_options"):
+            return _error("rest_forbidden", "Sorry, you are not allowed to read the metrics.", 403)
+        return None
+
+    def metrics(self, request: Request) -> Response:
+        """``GET /site-admin/metrics``."""
+        if request.method not in ("GET", "HEAD"):
+            return _method_not_allowed()
+        refusal = self._metrics_refusal(request)
+        if refusal is not None:
+            return refusal
+        api = self.cache_api
+        try:
+            text = metrics_text(api.engine, api.preloader.progress())
+        except StorageError as exc:
+            return _error("site_cache_storage_error", f"The cache storage failed: {exc}", 503)
+        response = Response(text, content_type=CONTENT_TYPE)
+        for name, value in _NO_STORE.items():
+            response.headers[name] = value
+        return response
+
+    # ------------------------------------------------------------------ health
+    def _check_storage(self) -> dict[str, Any]:
+        engine = self.cache_api.engine
+        try:
+            engine.read_value("status_probe")  # one read: a key lookup, a SQL row
+        except StorageError:
+            return {"status": "fail", "backend": engine.backend, "error": "did not answer"}
+        return {"status": "ok", "backend": engine.backend}
+
+    def _check_database(self) -> dict[str, Any]:
+        try:
+            self.auth.store.connection().execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except Exception:  # any failure is the answer here: the check reports it
+            logger.warning("health check: the site database did not answer", exc_info=True)
+            return {"status": "fail", "error": "did not answer"}
+        return {"status": "ok"}
+
+    def health(self, request: Request) -> Response:
+        """``GET /healthz``: ``{"status", "checks": {"storage", "database"}}``, 200 or 503."""
+        if request.method not in ("GET", "HEAD"):
+            return _method_not_allowed()
+        checks = {"storage": self._check_storage(), "database": self._check_database()}
+        failing = [name for name, check in checks.items() if check["status"] != "ok"]
+        body: dict[str, Any] = {"status": "fail" if failing else "ok", "checks": checks}
+        if failing:
+            body["failing"] = failing
+        return _json(body, 503 if failing else 200)
+
+    # ------------------------------------------------------------------ OpenAPI
+    def openapi(self, request: Request) -> Response:
+        """``GET /<rest_prefix>-openapi``: the OpenAPI 3.1 document (servers: this host)."""
+        if request.method not in ("GET", "HEAD"):
+            return _method_not_allowed()
+        # (App.handle runs views in the request's context: the servers entry is this host.)
+        return _json(openapi_document(self.server))
