@@ -64,13 +64,24 @@ from sitecache.cache.storage.redis_scripts import (
     PUT,
     RELEASE,
 )
+from sitecache.cache.storage.redis_search import (
+    INDEX,
+    MIN_TERM,
+    SEARCH_CATCH_UP,
+    SEARCH_KEYS,
+    catch_up,
+    search_candidates,
+    trigram_sets,
+)
 
 __all__ = ["RedisStorage", "RedisToken"]
 
 #: The prefix of the set of keys of each lookup dimension (tags, URLs, paths, hosts).
 _SETS: Final[dict[str, str]] = {"tag": "t:", "url": "u:", "path": "p:", "host": "h:"}
 #: The one-of-a-kind keys of an epoch (beside ``e:``, ``t:``, ``u:``, ``h:`` and ``p:`` ones).
-_EPOCH_KEYS: Final = ("i", "byc", "bye", "bxp", "tot")
+_EPOCH_KEYS: Final = ("i", "byc", "bye", "bxp", "tot", *SEARCH_KEYS)
+#: Entries a housekeeping call indexes for search at most (`redis_search.catch_up`).
+HOUSEKEEPING_BATCH: Final = 5000
 #: The sets an index row names (beside one per tag): (key prefix, row field).
 _ROW_SETS: Final = (("u", "url"), ("h", "host"), ("p", "path"))
 
@@ -146,6 +157,7 @@ class RedisStorage(StorageBase):
         self._only_hosts_script = self.client.register_script(ONLY_HOSTS)
         self._release = self.client.register_script(RELEASE)
         self._acquire = self.client.register_script(ACQUIRE)
+        self._index_search = self.client.register_script(INDEX)
         self._generation_keys = (self._key("gen"), self._key("ep"))
         self._local = threading.local()
 
@@ -249,13 +261,22 @@ class RedisStorage(StorageBase):
     def _matching(
         self, offset: int, limit: int, now: float, search: str, status: EntryStatus | None
     ) -> tuple[list[EntryInfo], int]:
-        """``status`` alone through the expiry set (`redis_listing`); a ``search`` walks every
-        row (no index can answer a substring; `search_rows` skips decoding most of them)."""
+        """``status`` alone through the expiry set (`redis_listing`); a ``search`` through the
+        trigram sets (`redis_search`), or, for a term under three bytes, a walk of every row
+        (`search_rows` skips decoding most of them)."""
         data, cut = self._state()
         if search:
+            indexed = len(search.lower().encode()) >= MIN_TERM
+            if indexed and self.client.scard(data + "sq") > SEARCH_CATCH_UP:
+                catch_up(self.client, self._index_search, self.prefix, data, 1 << 62)
+            found = (
+                search_candidates(self.client, data, search)
+                if indexed
+                else search_rows(self.client, data + "i", search)
+            )
             rows = [
                 info
-                for info in search_rows(self.client, data + "i", search)
+                for info in found
                 if info.status
                 and not 0 < info.expires <= cut
                 and matches_filter(info, now, search, status)
@@ -338,12 +359,13 @@ class RedisStorage(StorageBase):
         # The old epoch's own index names every key it holds: walking it costs what the epoch
         # held, whatever else the Redis database holds (a SCAN would visit every key).
         cursor, rows = self.client.hscan(data + "i", int(record["cursor"]), count=self.batch_size)
-        names: set[str] = set()
+        names: set[str | bytes] = set()
         for key, raw in rows.items():
             row = json.loads(raw)
             names.add(f"{data}e:{_text(key)}")
             names.update(f"{data}t:{tag}" for tag in row["tags"])
             names.update(f"{data}{kind}:{row[field]}" for kind, field in _ROW_SETS)
+            names.update(trigram_sets(data, row["url"]))
         if names:
             self.client.unlink(*names)
         if int(cursor) == 0:
@@ -353,6 +375,15 @@ class RedisStorage(StorageBase):
             record["cursor"] = str(int(cursor))
             self.client.hset(self._key("dead"), str(epoch), json.dumps(record))
         return max(1, len(rows))
+
+    def housekeeping(self, budget: float) -> int:
+        """Index the entries queued for the search index (`redis_search.catch_up`), a bounded
+        batch per call (``budget`` is not consulted: the batch is the bound); how many."""
+        del budget
+        with self.translate_errors("housekeeping"):
+            return catch_up(
+                self.client, self._index_search, self.prefix, self._data(), HOUSEKEEPING_BATCH
+            )
 
     def get_value(self, name: str) -> bytes | None:
         with self.translate_errors("read"):
