@@ -46,6 +46,7 @@ class _Shelf:
         "expiry_seconds",
         "grams",
         "index",
+        "search_pending",
         "size",
         "totals",
     )
@@ -63,8 +64,10 @@ class _Shelf:
         self.expiry: dict[int, set[str]] = {}
         self.expiry_seconds: list[int] = []
         self.totals = [0, 0, 0]  # entries (pointers excluded), bytes, compressed bytes
-        #: the keys of each trigram of the lowered URLs (``search``: `trigrams`)
+        #: the keys of each trigram of the lowered URLs (``search``: `trigrams`), and the keys
+        #: stored since the last search, not in them yet (a store adds one key, not ~40)
         self.grams: defaultdict[str, set[str]] = defaultdict(set)
+        self.search_pending: set[str] = set()
         #: the expiry cut: entries that expired at or before it are hidden (0: none)
         self.expired_before = 0.0
 
@@ -88,8 +91,7 @@ class _Shelf:
         self.by["url"][info.url].add(key)
         self.by["path"][info.path].add(key)
         self.by["host"][info.host].add(key)
-        for gram in trigrams(info.url):
-            self.grams[gram].add(key)
+        self.search_pending.add(key)
         if info.expires:
             second = int(info.expires)
             bucket = self.expiry.get(second)
@@ -109,12 +111,15 @@ class _Shelf:
             self.discard(name, value, key)
         for tag in info.tags:
             self.discard("tag", tag, key)
-        for gram in trigrams(info.url):
-            keys = self.grams.get(gram)
-            if keys is not None:
-                keys.discard(key)
-                if not keys:
-                    del self.grams[gram]
+        if key in self.search_pending:
+            self.search_pending.discard(key)
+        else:
+            for gram in trigrams(info.url):
+                keys = self.grams.get(gram)
+                if keys is not None:
+                    keys.discard(key)
+                    if not keys:
+                        del self.grams[gram]
         if info.expires:
             second = int(info.expires)
             bucket = self.expiry.get(second)
@@ -127,6 +132,13 @@ class _Shelf:
         self.totals[1] -= info.size
         self.totals[2] -= info.compressed_size
         return info
+
+    def search_catch_up(self) -> None:
+        """Put the keys stored since the last search into their trigram sets."""
+        for key in self.search_pending:
+            for gram in trigrams(self.index[key].url):
+                self.grams[gram].add(key)
+        self.search_pending.clear()
 
     def discard(self, name: str, value: str, key: str) -> None:
         keys = self.by[name].get(value)
@@ -281,14 +293,16 @@ class MemoryStorage(StorageBase):
     def _matching(
         self, offset: int, limit: int, now: float, search: str, status: EntryStatus | None
     ) -> tuple[list[EntryInfo], int]:
-        """A ``search`` of three characters or more through the trigram sets: only the rows
-        holding every trigram of the lowered term are checked (`matches_filter`); other
-        filters are a scan of every row (`StorageBase._matching`)."""
+        """A ``search`` of three characters or more through the trigram sets (the keys stored
+        since the last search join them first): only the rows holding every trigram of the
+        lowered term are checked (`matches_filter`); other filters are a scan of every row
+        (`StorageBase._matching`)."""
         grams = trigrams(search)
         if not grams:
             return super()._matching(offset, limit, now, search, status)
         with self._lock:
             shelf = self._shelf
+            shelf.search_catch_up()
             sets = sorted((shelf.grams.get(gram, set()) for gram in grams), key=len)
             keys = set(sets[0]).intersection(*sets[1:])
             rows = [
