@@ -40,8 +40,9 @@ __all__ = [
 
 #: Characters a term needs for the trigram index (shorter ones are a scan).
 MIN_TERM: Final = 3
-#: Pending rows a catch-up moves per transaction (one FTS segment each).
-CATCH_UP_BATCH: Final = 5000
+#: Pending rows a catch-up moves per transaction (one FTS segment each; ~7 µs a row, so the
+#: write lock, which stores wait for, is held ~10 ms).
+CATCH_UP_BATCH: Final = 1000
 #: Pending rows past which a search catches up first (fewer are read as they are).
 SEARCH_CATCH_UP: Final = 1000
 

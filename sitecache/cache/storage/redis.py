@@ -3,7 +3,8 @@
 Every key starts with a per-site prefix (``sitecache:<namespace>:``). Entries are the encoded
 bytes of `sitecache.cache.entry` (no pickle), with a Redis expiry; the index is a hash of JSON
 rows plus sorted sets by creation (pages) and expiry time (pages and Vary pointers, the
-pointers' also apart), one set per tag, URL, path and host, and a totals hash. Writes and
+pointers' also apart), one set per tag, URL, path and host, a totals hash, and the trigram
+sets of ``search`` (`sitecache.cache.storage.redis_search`). Writes and
 deletes run as Lua scripts, so the index never disagrees with the entries it describes. A lookup
 is one ``SUNION``. Locks are taken and released by Lua scripts (atomic compare-and-set and
 compare-and-delete); the purge generation is an ``INCR`` counter.
