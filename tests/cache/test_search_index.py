@@ -160,3 +160,22 @@ def test_a_layout_3_disk_cache_gains_the_search_index_in_place(tmp_path: Path) -
         assert reopened.list_entries(0, 10, now=NOW, search="POST-2")[1] == 1
     finally:
         reopened.close()
+
+
+@pytest.mark.parametrize("backend", ["disk", "redis"])
+def test_a_search_indexes_a_long_queue_first(backend: str, tmp_path: Path) -> None:
+    storage = make_storage(backend, tmp_path)
+    try:
+        for number in range(1100):  # more than a search reads unindexed
+            put(storage, f"{number:032d}", entry(f"http://example.org/post-{number}/", number))
+        assert storage.list_entries(0, 5, now=NOW, search="post-109")[1] == 11
+        assert storage.list_entries(0, 5, now=NOW, search="post-1099/")[1] == 1
+        if backend == "redis":
+            assert storage.client.scard(storage._data() + "sq") == 0  # type: ignore[attr-defined]
+        else:
+            connection = storage._connection()  # type: ignore[attr-defined]
+            assert connection.execute("SELECT COUNT(*) FROM search_pending").fetchone()[0] == 0
+    finally:
+        if backend == "redis":
+            storage.clear_namespace()  # type: ignore[attr-defined]
+        storage.close()

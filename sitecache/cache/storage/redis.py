@@ -70,8 +70,9 @@ from sitecache.cache.storage.redis_search import (
     MIN_TERM,
     SEARCH_CATCH_UP,
     SEARCH_KEYS,
+    candidate_keys,
+    candidate_rows,
     catch_up,
-    search_candidates,
     trigram_sets,
 )
 
@@ -267,12 +268,9 @@ class RedisStorage(StorageBase):
         (`search_rows` skips decoding most of them)."""
         data, cut = self._state()
         if search:
-            indexed = len(search.lower().encode()) >= MIN_TERM
-            if indexed and self.client.scard(data + "sq") > SEARCH_CATCH_UP:
-                catch_up(self.client, self._index_search, self.prefix, data, 1 << 62)
             found = (
-                search_candidates(self.client, data, search)
-                if indexed
+                self._search_candidates(data, search)
+                if len(search.lower().encode()) >= MIN_TERM
                 else search_rows(self.client, data + "i", search)
             )
             rows = [
@@ -292,6 +290,15 @@ class RedisStorage(StorageBase):
         keys, total = fresh_page_keys(self.client, data, hidden, offset, limit)
         rows = self._rows(keys, data)
         return sorted(rows, key=lambda info: (-info.created, info.url)), total
+
+    def _search_candidates(self, data: str, search: str) -> Iterator[EntryInfo]:
+        """The rows the trigram sets and the queue name for ``search`` (`redis_search`); the
+        queue is indexed first when many wait."""
+        keys, queued = candidate_keys(self.client, data, search)
+        if queued > SEARCH_CATCH_UP:
+            catch_up(self.client, self._index_search, self.prefix, data, 1 << 62)
+            keys, _ = candidate_keys(self.client, data, search)
+        return candidate_rows(self.client, data, keys)
 
     def _every_row(self) -> Iterator[EntryInfo]:
         data, cut = self._state()

@@ -31,8 +31,9 @@ __all__ = [
     "MIN_TERM",
     "SEARCH_CATCH_UP",
     "SEARCH_KEYS",
+    "candidate_keys",
+    "candidate_rows",
     "catch_up",
-    "search_candidates",
     "trigram_sets",
 ]
 
@@ -139,18 +140,22 @@ def catch_up(client: Any, script: Any, prefix: str, data: str, limit: int) -> in
     return done
 
 
-def search_candidates(client: Any, data: str, search: str) -> Iterator[EntryInfo]:
-    """The rows under ``data`` that may hold ``search`` in their URL (a superset: the caller
-    filters them): the members of every trigram set of the lowered term, and the queue."""
+def candidate_keys(client: Any, data: str, search: str) -> tuple[list[str], int]:
+    """The keys under ``data`` that may hold ``search`` in their URL (a superset: the caller
+    filters their rows): the members of every trigram set of the lowered term, and the queue;
+    with how many are queued (one round trip)."""
     lowered = search.lower().encode()
     names = sorted({f"{data}g:".encode() + lowered[i : i + 3] for i in range(len(lowered) - 2)})
     pipe = client.pipeline(transaction=True)  # a catch-up moves keys between the two
     pipe.sinter(names)
     pipe.smembers(data + "sq")
     found, queued = pipe.execute()
-    keys = sorted({_text(key) for key in found} | {_text(key) for key in queued})
+    return sorted({_text(key) for key in found} | {_text(key) for key in queued}), len(queued)
+
+
+def candidate_rows(client: Any, data: str, keys: list[str]) -> Iterator[EntryInfo]:
+    """The index rows of ``keys`` under ``data`` (those still there)."""
     for start in range(0, len(keys), 1000):
-        chunk = keys[start : start + 1000]
-        for raw in client.hmget(data + "i", chunk):
+        for raw in client.hmget(data + "i", keys[start : start + 1000]):
             if raw:
                 yield EntryInfo.from_json(json.loads(raw))
