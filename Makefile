@@ -49,9 +49,10 @@ TEST_WORKERS ?= 3
 unit: $(STAMP)
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope
 
+# Every benchmark, then bench/RESULTS.md (bench/run_all.py); BENCH_FLAGS=--quick: a smoke run.
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
-	@for script in bench/*_bench.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	$(BIN)/python bench/run_all.py $(BENCH_FLAGS)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache

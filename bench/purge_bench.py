@@ -5,9 +5,13 @@ noisy, and other people's load only ever adds time, so each figure is the best o
 
 1. **Index costs** in-process, at 1k and ``--entries`` entries: ``engine.stats()``, a purge of
    one URL, a purge of one tag (10 entries), ``GET /cache`` first and last page (20 a page),
-   the last page of ``status=fresh``, and the first page of a ``search`` (a scan: reported, no
-   goal). Goal: the large store costs at most 2x the small one (the last page: against the
-   small store's last page).
+   the last page of ``status=fresh``, and ``search`` pages: terms matching as many entries at
+   both sizes (``post-123/``: one; ``/0/post-98``: eleven, first and last page) through the
+   trigram index, a term whose matches grow with the store (``post-98``: 11 vs 1,111;
+   reported, the goal is per match) and a two-character term (a scan: reported, no goal).
+   Goal: the large store costs at most 2x the small one (the last page: against the small
+   store's last page). Before the rounds, the entries stored by the fill are indexed for
+   search as GC's housekeeping does (its time is reported).
 2. **Purge of everything**: ``POST /cache {"all": true}`` through the REST route in-process
    (an application password, as an administrator's script would), then, right after the
    answer, every sampled old entry must be a miss through *another* application sharing the
@@ -181,8 +185,14 @@ OPERATIONS = (
     "list first page",
     "list last page",
     "list last page, fresh",
-    "search first page",
+    "search 1 match",
+    "search 11 matches",
+    "search 11 matches, last page",
+    "search 11 vs 1,111 matches",
+    "search 2 chars (scan)",
 )
+#: Rows reported without the growth goal: what they cost grows with their matches, or a scan.
+UNBOUNDED = ("search 11 vs 1,111 matches", "search 2 chars (scan)")
 
 
 def index_round(store: Store, run: int) -> dict[str, float]:
@@ -201,7 +211,21 @@ def index_round(store: Store, run: int) -> dict[str, float]:
     figures["list last page, fresh"] = best_ms(
         lambda: engine.list_entries(fresh_pages, 20, status="fresh")
     )
-    figures["search first page"] = best_ms(lambda: engine.list_entries(1, 20, search="post-12"))
+    # Terms no round purges (URL victims 7, 27, .. 287; tags of entries 500-649).
+    searches = {
+        "search 1 match": (1, "post-123/"),
+        "search 11 matches": (1, "/0/post-98"),
+        "search 11 matches, last page": (3, "/0/POST-98"),  # 5 a page
+        "search 11 vs 1,111 matches": (1, "post-98"),
+        "search 2 chars (scan)": (1, "12"),
+    }
+    for name, (page, term) in searches.items():
+        per_page = 5 if page > 1 else 20
+        figures[name] = best_ms(
+            lambda p=page, t=term, n=per_page: engine.list_entries(p, n, search=t)
+        )
+    assert engine.list_entries(1, 20, search="post-123/")[1] == 1
+    assert engine.list_entries(3, 5, search="/0/POST-98")[0], "the last search page is empty"
     assert engine.list_entries(pages, 20)[0], "the last page is empty"
     assert engine.list_entries(fresh_pages, 20, status="fresh")[0], "the last fresh page"
     return figures
@@ -218,6 +242,20 @@ def index_costs(small: Store, large: Store, rounds: int) -> dict[str, dict[str, 
             for operation, value in index_round(store, run).items():
                 best[name][operation] = min(value, best[name].get(operation, float("inf")))
     return best
+
+
+def search_catch_up(store: Store) -> float:
+    """Index what the fill stored for search, as GC's housekeeping does between requests
+    (a bounded batch a call); its wall time."""
+    storage = store.engine.storage
+    start = time.perf_counter()
+    pending = getattr(storage, "_catch_up_search", None)
+    if pending is not None:  # disk: until nothing waits
+        pending(0, float("inf"))
+    else:
+        while store.engine.housekeeping(1.0):
+            pass
+    return time.perf_counter() - start
 
 
 # ---------------------------------------------------------------------- part 2
@@ -386,7 +424,9 @@ def redis_answers() -> bool:
     return True
 
 
-def run_backend(backend: str, scratch: Path, large: int, rounds: int) -> dict[str, Any]:
+def run_backend(
+    backend: str, scratch: Path, large: int, rounds: int, index_only: bool = False
+) -> dict[str, Any]:
     run_id = uuid.uuid4().hex[:10]
 
     def store(size: int, name: str) -> Store:
@@ -399,7 +439,12 @@ def run_backend(backend: str, scratch: Path, large: int, rounds: int) -> dict[st
         small.fill()
         big.fill()
         print(f"  {backend}: filled 1k and {large:,} in {time.monotonic() - began:.0f} s")
+        results["search catch-up s"] = search_catch_up(big)
+        search_catch_up(small)
+        print(f"  {backend}: search index of {large:,}: {results['search catch-up s']:.2f} s")
         results["index"] = index_costs(small, big, rounds)
+        if index_only:
+            return results
         other_small, other_big = quiet_app(small.config), quiet_app(big.config)
         small_purges = []
         for _ in range(rounds):
@@ -440,10 +485,11 @@ def report(results: dict[str, dict[str, Any]], large: int, start_time: float) ->
         small, big = found["index"]["small"], found["index"]["large"]
         for operation in OPERATIONS:
             growth = big[operation] / small[operation]
-            goal = "scan" if operation.startswith("search") else f"<= {GROWTH_GOAL:.0f}x"
-            ok = operation.startswith("search") or growth <= GROWTH_GOAL
+            unbounded = operation in UNBOUNDED
+            goal = "reported" if unbounded else f"<= {GROWTH_GOAL:.0f}x"
+            ok = unbounded or growth <= GROWTH_GOAL
             met &= ok
-            verdict = "" if operation.startswith("search") else ("met" if ok else "**NOT met**")
+            verdict = "" if unbounded else ("met" if ok else "**NOT met**")
             print(
                 f"| {backend} | {operation} | {small[operation]:.3f} | {big[operation]:.3f} | "
                 f"{growth:.1f}x | {goal} | {verdict} |"
@@ -455,6 +501,8 @@ def report(results: dict[str, dict[str, Any]], large: int, start_time: float) ->
     )
     print("|---|---:|---:|---:|---|---:|---|")
     for backend, found in results.items():
+        if "purge small" not in found:  # --index-only
+            continue
         for size, name in ((1000, "small"), (large, "large")):
             purge = found[f"purge {name}"]
             removal = purge["removal"]
@@ -476,6 +524,10 @@ def report(results: dict[str, dict[str, Any]], large: int, start_time: float) ->
                 f"| {backend} | {size:,} | {purge['ms']:.1f} ms | {purge['deleted']:,} | {gc} | "
                 f"{flush:.2f} s | {through} |"
             )
+    catch_up = ", ".join(
+        f"{backend} {found['search catch-up s']:.2f} s" for backend, found in results.items()
+    )
+    print(f"\nSearch index of the {large:,} stored by the fill, caught up after it: {catch_up}")
     print(f"\n(`sitecache --version` alone takes {start_time:.2f} s to start)")
     return met
 
@@ -486,6 +538,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds (>= 3)")
     parser.add_argument("--dir", default=None, help="where the disk stores live")
     parser.add_argument("--backend", choices=["disk", "redis"], action="append")
+    parser.add_argument("--index-only", action="store_true", help="part 1 only")
     options = parser.parse_args()
     backends = options.backend or ["disk", "redis"]
     if "redis" in backends and not redis_answers():
@@ -498,9 +551,9 @@ def main() -> int:
         for backend in backends:
             print(f"{backend}...", flush=True)
             results[backend] = run_backend(
-                backend, Path(directory), options.entries, options.rounds
+                backend, Path(directory), options.entries, options.rounds, options.index_only
             )
-        started = command_start()
+        started = 0.0 if options.index_only else command_start()
     met = report(results, options.entries, started)
     print(f"\nload average after: {os.getloadavg()}; took {time.monotonic() - began:.0f} s")
     print(f"all goals met: {'yes' if met else 'no'}")

@@ -61,6 +61,12 @@ from sitecache.cache.storage.disk_schema import (
     info_row,
     row_to_info,
 )
+from sitecache.cache.storage.disk_search import (
+    MIN_TERM,
+    SEARCH_CATCH_UP,
+    catch_up,
+    pending_count,
+)
 from sitecache.cache.storage.file_locks import FileLocks
 from sitecache.cache.storage.index import rewrite_expires
 
@@ -273,7 +279,10 @@ class DiskStorage(StorageBase):
     def _matching(
         self, offset: int, limit: int, now: float, search: str, status: EntryStatus | None
     ) -> tuple[list[EntryInfo], int]:
-        """The filters through the indexes (`disk_listing`)."""
+        """The filters through the indexes (`disk_listing`); a search first indexes the rows
+        stored since the last catch-up when many wait (`disk_search`)."""
+        if len(search) >= MIN_TERM:
+            self._catch_up_search(SEARCH_CATCH_UP, float("inf"))
         with self._snapshot() as connection:
             cut = disk_epochs.cut(connection)
             if search:
@@ -425,6 +434,7 @@ class DiskStorage(StorageBase):
             removed, done = self._remove_legacy_files(deadline)
             if not done:
                 return removed
+            self._catch_up_search(0, deadline)  # the search index, in batches
             connection = self._connection()
             free = int(connection.execute("PRAGMA freelist_count").fetchone()[0])
             if free > 256:
@@ -432,6 +442,23 @@ class DiskStorage(StorageBase):
                 connection.execute("PRAGMA incremental_vacuum(256)")
                 removed += min(free, 256)
         return removed
+
+    def _catch_up_search(self, above: int, deadline: float) -> int:
+        """Move the rows waiting for the search index into it (`disk_search.catch_up`), a
+        batch per transaction, when more than ``above`` wait, until none is left or
+        ``deadline`` (monotonic) passed; how many moved."""
+        moved = 0
+        with self._snapshot() as connection:
+            waiting = pending_count(connection)
+        if waiting <= above:
+            return 0
+        while time.monotonic() < deadline:
+            with self._transaction() as connection:
+                done = catch_up(connection)
+            moved += done
+            if done == 0:
+                break
+        return moved
 
     def _remove_legacy_files(self, deadline: float) -> tuple[int, bool]:
         """Unlink the first layout's entry files until ``deadline``; how many went and

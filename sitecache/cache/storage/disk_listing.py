@@ -13,10 +13,11 @@ Filters use the same runs where they can:
   index and subtracted from each run's count; the page query skips them. Rows hidden by an
   expired purge's cut (until GC has deleted them) are left out of every listing the same way;
 - ``status=expired``: only the expired rows, read through the expiry index, sorted;
-- ``search``: a URL substring cannot use an index (a trigram index would cost every stored
-  page ~30 µs more), so the matching rows are counted and paged by one scan of the listing
-  index (the URLs are in it: no table row is read for a row that does not match). It grows
-  with the number of entries; every other listing does not.
+- ``search``: a URL substring of three characters or more is found through the trigram index
+  (`sitecache.cache.storage.disk_search`): only its candidates are read and checked with the
+  same ``LIKE``, so it costs what the matches cost, not what the table holds. A shorter term
+  is counted and paged by one scan of the listing index (the URLs are in it: no table row is
+  read for a row that does not match); it grows with the number of entries.
 
 Every function runs inside one read transaction, so the counts and the rows agree.
 """
@@ -29,6 +30,7 @@ from typing import Any, Final
 
 from sitecache.cache.entry import EntryInfo
 from sitecache.cache.storage.disk_schema import COLUMNS, LIVE, row_to_info
+from sitecache.cache.storage.disk_search import match_query
 
 __all__ = ["expired_page", "search_page", "visible_page"]
 
@@ -153,7 +155,8 @@ def search_page(
 ) -> tuple[list[EntryInfo], int]:
     """A page of the rows whose URL holds ``search`` (ASCII letters in any case, ``%`` and
     ``_`` literal), fresh or expired at ``now`` when ``status`` says, less those the expiry
-    ``cut`` hides, and their count: one scan of the listing index."""
+    ``cut`` hides, and their count: through the trigram index, or one scan of the listing
+    index for a term shorter than `MIN_TERM` characters."""
     escaped = search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     condition = "AND url LIKE ? ESCAPE '\\' AND NOT (expires > 0 AND expires <= ?)"
     parameters: tuple[Any, ...] = (f"%{escaped}%", cut)
@@ -163,6 +166,9 @@ def search_page(
     elif status == "expired":
         condition += " AND (expires > 0 AND expires <= ?)"
         parameters += (now,)
+    query = match_query(search)
+    if query is not None:
+        return _indexed_page(connection, query, offset, limit, condition, parameters)
     count = connection.execute(
         f"SELECT COUNT(*) FROM entries INDEXED BY entries_order "  # noqa: S608
         f"WHERE {LIVE} AND status > 0 {condition}",
@@ -170,3 +176,32 @@ def search_page(
     ).fetchone()[0]
     rows = _page_from(connection, _START, offset, limit, condition, parameters)
     return rows, int(count)
+
+
+#: The candidates of a search: the FTS rows holding its trigrams, and every pending row.
+_CANDIDATES: Final = (
+    "rowid IN (SELECT rowid FROM entries_search WHERE entries_search MATCH ? "
+    "UNION ALL SELECT id FROM search_pending)"
+)
+#: Conditions that only filter the candidates (``+``: no index walk over the epoch).
+_LIVE_CANDIDATE: Final = "+epoch = (SELECT current FROM epoch) AND +status > 0"
+
+
+def _indexed_page(
+    connection: sqlite3.Connection,
+    query: str,
+    offset: int,
+    limit: int,
+    condition: str,
+    parameters: tuple[Any, ...],
+) -> tuple[list[EntryInfo], int]:
+    """A page (listing order) of the live rows among the candidates of the FTS ``query``
+    passing ``condition`` (``AND ...`` with its ``parameters``: the ``LIKE`` and the status
+    filters), and their count: what the candidates cost, not what the table holds."""
+    where = f"{_CANDIDATES} AND {_LIVE_CANDIDATE} {condition}"
+    rows = connection.execute(
+        f"SELECT {COLUMNS} FROM entries WHERE {where} "  # noqa: S608
+        "ORDER BY neg_created, url, key",
+        (query, *parameters),
+    ).fetchall()
+    return [row_to_info(row) for row in rows[offset : offset + limit]], len(rows)

@@ -16,8 +16,10 @@ grows past `CHUNK_MAX` is split, one that shrinks below `CHUNK_MERGE` joins the 
 page N is found by summing a few hundred counts and stepping at most `CHUNK_MAX` rows, so
 the last page costs what the first does (an order-statistic over SQLite's own indexes).
 
-Older layouts (entry files under ``entries/``, or entry tables without epochs) are dropped and
-made again when opened: a cache is disposable; named values, counters and locks are kept.
+The URLs' trigram index of ``search`` (layout 4, `sitecache.cache.storage.disk_search`) is
+added to a layout-3 database in place, its rows queued for indexing. Older layouts (entry
+files under ``entries/``, or entry tables without epochs) are dropped and made again when
+opened: a cache is disposable; named values, counters and locks are kept.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import sqlite3
 from typing import Any, Final
 
 from sitecache.cache.entry import EntryInfo
+from sitecache.cache.storage.disk_search import MIGRATE_ROWS, SEARCH_OBJECTS, SEARCH_SCHEMA
 from sitecache.sqlite_wal import enable_wal
 
 __all__ = [
@@ -43,7 +46,9 @@ __all__ = [
 ]
 
 #: The layout version, kept in SQLite's ``user_version``.
-LAYOUT_VERSION: Final = 3
+LAYOUT_VERSION: Final = 4
+#: The layout that gains only the search index (`SEARCH_SCHEMA`) on the way to version 4.
+_SEARCHLESS_VERSION: Final = 3
 #: Rows a chunk of the listing order keeps after a split.
 CHUNK_MIN: Final = 512
 #: Rows past which a chunk is split in two.
@@ -190,7 +195,15 @@ CREATE TABLE IF NOT EXISTS locks (
 
 #: The entry tables of older layouts: dropped (with their indexes and triggers) when such a
 #: database is opened, then made again.
-_OLD_TABLES: Final = ("entries", "entry_tags", "bodies", "totals", "chunks", "epoch")
+_OLD_TABLES: Final = (
+    "entries",
+    "entry_tags",
+    "bodies",
+    "totals",
+    "chunks",
+    "epoch",
+    *SEARCH_OBJECTS,
+)
 
 #: The columns of an index row, in the order of `row_to_info` and `info_row`.
 COLUMNS: Final = (
@@ -259,11 +272,16 @@ def create_schema(connection: sqlite3.Connection) -> None:
     connection.execute("BEGIN IMMEDIATE")
     try:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
-        if version != LAYOUT_VERSION:
+        if version == _SEARCHLESS_VERSION:  # the entries stay: only the search index is new
+            for statement in _statements(SEARCH_SCHEMA):
+                connection.execute(statement)
+            connection.execute(MIGRATE_ROWS)
+        elif version != LAYOUT_VERSION:
             for table in _OLD_TABLES:
                 connection.execute(f"DROP TABLE IF EXISTS {table}")
-            for statement in _statements(_SCHEMA):
+            for statement in _statements(_SCHEMA + SEARCH_SCHEMA):
                 connection.execute(statement)
+        if version != LAYOUT_VERSION:
             connection.execute(f"PRAGMA user_version={LAYOUT_VERSION}")
         connection.execute("COMMIT")
     except BaseException:

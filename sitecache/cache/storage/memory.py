@@ -2,7 +2,8 @@
 
 Like the other backends it keeps an index beside the entries, so counting, listing the newest
 entries and tag, URL, path and host lookups cost the same at 1k entries as at 100k: running
-totals, one set of keys per tag, URL, path and host, and a sorted list of expiry times. It
+totals, one set of keys per tag, URL, path and host, one per trigram of the lowered URLs
+(``search``), and a sorted list of expiry times. It
 implements the primitives of `StorageBase`; nothing it does raises (it translates no errors).
 An epoch is a shelf of entries with its own index: invalidating everything swaps in an empty
 one.
@@ -20,7 +21,13 @@ from dataclasses import replace
 from itertools import islice
 
 from sitecache.cache.entry import EntryInfo
-from sitecache.cache.storage.base import ANY_GENERATION, Dimension, StorageBase
+from sitecache.cache.storage.base import (
+    ANY_GENERATION,
+    Dimension,
+    EntryStatus,
+    StorageBase,
+    matches_filter,
+)
 from sitecache.cache.storage.index import rewrite_expires
 
 __all__ = ["MemoryStorage"]
@@ -37,7 +44,9 @@ class _Shelf:
         "expired_before",
         "expiry",
         "expiry_seconds",
+        "grams",
         "index",
+        "search_pending",
         "size",
         "totals",
     )
@@ -55,6 +64,10 @@ class _Shelf:
         self.expiry: dict[int, set[str]] = {}
         self.expiry_seconds: list[int] = []
         self.totals = [0, 0, 0]  # entries (pointers excluded), bytes, compressed bytes
+        #: the keys of each trigram of the lowered URLs (``search``: `trigrams`), and the keys
+        #: stored since the last search, not in them yet (a store adds one key, not ~40)
+        self.grams: defaultdict[str, set[str]] = defaultdict(set)
+        self.search_pending: set[str] = set()
         #: the expiry cut: entries that expired at or before it are hidden (0: none)
         self.expired_before = 0.0
 
@@ -78,6 +91,7 @@ class _Shelf:
         self.by["url"][info.url].add(key)
         self.by["path"][info.path].add(key)
         self.by["host"][info.host].add(key)
+        self.search_pending.add(key)
         if info.expires:
             second = int(info.expires)
             bucket = self.expiry.get(second)
@@ -97,6 +111,15 @@ class _Shelf:
             self.discard(name, value, key)
         for tag in info.tags:
             self.discard("tag", tag, key)
+        if key in self.search_pending:
+            self.search_pending.discard(key)
+        else:
+            for gram in trigrams(info.url):
+                keys = self.grams.get(gram)
+                if keys is not None:
+                    keys.discard(key)
+                    if not keys:
+                        del self.grams[gram]
         if info.expires:
             second = int(info.expires)
             bucket = self.expiry.get(second)
@@ -109,6 +132,13 @@ class _Shelf:
         self.totals[1] -= info.size
         self.totals[2] -= info.compressed_size
         return info
+
+    def search_catch_up(self) -> None:
+        """Put the keys stored since the last search into their trigram sets."""
+        for key in self.search_pending:
+            for gram in trigrams(self.index[key].url):
+                self.grams[gram].add(key)
+        self.search_pending.clear()
 
     def discard(self, name: str, value: str, key: str) -> None:
         keys = self.by[name].get(value)
@@ -260,6 +290,31 @@ class MemoryStorage(StorageBase):
             rows.extend(islice(pages, offset, offset + limit))
             return rows, shelf.totals[0] - shelf.hidden_totals()[0]
 
+    def _matching(
+        self, offset: int, limit: int, now: float, search: str, status: EntryStatus | None
+    ) -> tuple[list[EntryInfo], int]:
+        """A ``search`` of three characters or more through the trigram sets (the keys stored
+        since the last search join them first): only the rows holding every trigram of the
+        lowered term are checked (`matches_filter`); other filters are a scan of every row
+        (`StorageBase._matching`)."""
+        grams = trigrams(search)
+        if not grams:
+            return super()._matching(offset, limit, now, search, status)
+        with self._lock:
+            shelf = self._shelf
+            shelf.search_catch_up()
+            sets = sorted((shelf.grams.get(gram, set()) for gram in grams), key=len)
+            keys = set(sets[0]).intersection(*sets[1:])
+            rows = [
+                info
+                for info in map(shelf.index.__getitem__, keys)
+                if info.status
+                and not shelf.hidden(info)
+                and matches_filter(info, now, search, status)
+            ]
+        rows.sort(key=lambda info: (-info.created, info.url, info.key))
+        return rows[offset : offset + limit], len(rows)
+
     def _every_row(self) -> list[EntryInfo]:
         with self._lock:
             shelf = self._shelf
@@ -373,6 +428,13 @@ class MemoryStorage(StorageBase):
     def bump_generation(self) -> None:
         with self._lock:
             self._generation += 1
+
+
+def trigrams(text: str) -> set[str]:
+    """The trigrams of ``text`` lowered (none under three characters): a URL holding a term
+    (in any case, `matches_filter`) holds every trigram of the term."""
+    lowered = text.lower()
+    return {lowered[i : i + 3] for i in range(len(lowered) - 2)}
 
 
 def _age(info: EntryInfo) -> tuple[float, str]:

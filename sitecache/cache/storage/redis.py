@@ -3,7 +3,8 @@
 Every key starts with a per-site prefix (``sitecache:<namespace>:``). Entries are the encoded
 bytes of `sitecache.cache.entry` (no pickle), with a Redis expiry; the index is a hash of JSON
 rows plus sorted sets by creation (pages) and expiry time (pages and Vary pointers, the
-pointers' also apart), one set per tag, URL, path and host, and a totals hash. Writes and
+pointers' also apart), one set per tag, URL, path and host, a totals hash, and the trigram
+sets of ``search`` (`sitecache.cache.storage.redis_search`). Writes and
 deletes run as Lua scripts, so the index never disagrees with the entries it describes. A lookup
 is one ``SUNION``. Locks are taken and released by Lua scripts (atomic compare-and-set and
 compare-and-delete); the purge generation is an ``INCR`` counter.
@@ -64,13 +65,25 @@ from sitecache.cache.storage.redis_scripts import (
     PUT,
     RELEASE,
 )
+from sitecache.cache.storage.redis_search import (
+    INDEX,
+    MIN_TERM,
+    SEARCH_CATCH_UP,
+    SEARCH_KEYS,
+    candidate_keys,
+    candidate_rows,
+    catch_up,
+    trigram_sets,
+)
 
 __all__ = ["RedisStorage", "RedisToken"]
 
 #: The prefix of the set of keys of each lookup dimension (tags, URLs, paths, hosts).
 _SETS: Final[dict[str, str]] = {"tag": "t:", "url": "u:", "path": "p:", "host": "h:"}
 #: The one-of-a-kind keys of an epoch (beside ``e:``, ``t:``, ``u:``, ``h:`` and ``p:`` ones).
-_EPOCH_KEYS: Final = ("i", "byc", "bye", "bxp", "tot")
+_EPOCH_KEYS: Final = ("i", "byc", "bye", "bxp", "tot", *SEARCH_KEYS)
+#: Entries a housekeeping call indexes for search at most (`redis_search.catch_up`).
+HOUSEKEEPING_BATCH: Final = 5000
 #: The sets an index row names (beside one per tag): (key prefix, row field).
 _ROW_SETS: Final = (("u", "url"), ("h", "host"), ("p", "path"))
 
@@ -146,6 +159,7 @@ class RedisStorage(StorageBase):
         self._only_hosts_script = self.client.register_script(ONLY_HOSTS)
         self._release = self.client.register_script(RELEASE)
         self._acquire = self.client.register_script(ACQUIRE)
+        self._index_search = self.client.register_script(INDEX)
         self._generation_keys = (self._key("gen"), self._key("ep"))
         self._local = threading.local()
 
@@ -249,13 +263,19 @@ class RedisStorage(StorageBase):
     def _matching(
         self, offset: int, limit: int, now: float, search: str, status: EntryStatus | None
     ) -> tuple[list[EntryInfo], int]:
-        """``status`` alone through the expiry set (`redis_listing`); a ``search`` walks every
-        row (no index can answer a substring; `search_rows` skips decoding most of them)."""
+        """``status`` alone through the expiry set (`redis_listing`); a ``search`` through the
+        trigram sets (`redis_search`), or, for a term under three bytes, a walk of every row
+        (`search_rows` skips decoding most of them)."""
         data, cut = self._state()
         if search:
+            found = (
+                self._search_candidates(data, search)
+                if len(search.lower().encode()) >= MIN_TERM
+                else search_rows(self.client, data + "i", search)
+            )
             rows = [
                 info
-                for info in search_rows(self.client, data + "i", search)
+                for info in found
                 if info.status
                 and not 0 < info.expires <= cut
                 and matches_filter(info, now, search, status)
@@ -270,6 +290,15 @@ class RedisStorage(StorageBase):
         keys, total = fresh_page_keys(self.client, data, hidden, offset, limit)
         rows = self._rows(keys, data)
         return sorted(rows, key=lambda info: (-info.created, info.url)), total
+
+    def _search_candidates(self, data: str, search: str) -> Iterator[EntryInfo]:
+        """The rows the trigram sets and the queue name for ``search`` (`redis_search`); the
+        queue is indexed first when many wait."""
+        keys, queued = candidate_keys(self.client, data, search)
+        if queued > SEARCH_CATCH_UP:
+            catch_up(self.client, self._index_search, self.prefix, data, 1 << 62)
+            keys, _ = candidate_keys(self.client, data, search)
+        return candidate_rows(self.client, data, keys)
 
     def _every_row(self) -> Iterator[EntryInfo]:
         data, cut = self._state()
@@ -338,12 +367,13 @@ class RedisStorage(StorageBase):
         # The old epoch's own index names every key it holds: walking it costs what the epoch
         # held, whatever else the Redis database holds (a SCAN would visit every key).
         cursor, rows = self.client.hscan(data + "i", int(record["cursor"]), count=self.batch_size)
-        names: set[str] = set()
+        names: set[str | bytes] = set()
         for key, raw in rows.items():
             row = json.loads(raw)
             names.add(f"{data}e:{_text(key)}")
             names.update(f"{data}t:{tag}" for tag in row["tags"])
             names.update(f"{data}{kind}:{row[field]}" for kind, field in _ROW_SETS)
+            names.update(trigram_sets(data, row["url"]))
         if names:
             self.client.unlink(*names)
         if int(cursor) == 0:
@@ -353,6 +383,15 @@ class RedisStorage(StorageBase):
             record["cursor"] = str(int(cursor))
             self.client.hset(self._key("dead"), str(epoch), json.dumps(record))
         return max(1, len(rows))
+
+    def housekeeping(self, budget: float) -> int:
+        """Index the entries queued for the search index (`redis_search.catch_up`), a bounded
+        batch per call (``budget`` is not consulted: the batch is the bound); how many."""
+        del budget
+        with self.translate_errors("housekeeping"):
+            return catch_up(
+                self.client, self._index_search, self.prefix, self._data(), HOUSEKEEPING_BATCH
+            )
 
     def get_value(self, name: str) -> bytes | None:
         with self.translate_errors("read"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 from sitecache.cache.entry import EXPIRES_OFFSET
+from sitecache.cache.storage.redis_search import FORGET
 
 __all__ = [
     "ACQUIRE",
@@ -59,6 +60,7 @@ end
 PUT: Final = (
     DATA_PREFIX
     + UNINDEX
+    + FORGET
     + """
 local shared, key, data, ttl, info = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
 -- A conditional put (ARGV[6] = "1") is refused once the purge generation moved: a page
@@ -70,8 +72,9 @@ if ARGV[6] == '1' then
 end
 -- Epochs (#18): the entry is written under the current epoch's prefix.
 local p = data_prefix(shared)
-unindex(p, key)
+local old = unindex(p, key)
 local row = cjson.decode(info)
+search_put(p, key, old, row['url'])
 if ttl > 0 then
     redis.call('SET', p .. 'e:' .. key, data, 'PX', ttl)
 else
@@ -99,11 +102,13 @@ return 1
 DELETE: Final = (
     DATA_PREFIX
     + UNINDEX
+    + FORGET
     + """
 local p = data_prefix(ARGV[1])
 local removed = {}
 for i = 2, #ARGV do
     local old = unindex(p, ARGV[i])
+    search_forget(p, ARGV[i])
     redis.call('DEL', p .. 'e:' .. ARGV[i])
     if old then table.insert(removed, old) end
 end

@@ -1,0 +1,116 @@
+"""``GET /cache?search=...`` on the disk backend through a trigram index (#18 point 2).
+
+A ``search`` is a URL substring (ASCII letters in any case, ``%`` and ``_`` literal: the
+``LIKE`` of `sitecache.cache.storage.disk_listing`). An index cannot answer it in one B-tree
+step, so the URLs are indexed by their trigrams in an FTS5 table (``entries_search``, the
+``trigram`` tokenizer, contentless: it stores no URL): a term of three characters or more is
+found as the rows holding every one of its trigrams, and each candidate is then checked with
+the same ``LIKE`` as before (the trigram tokenizer folds case beyond ASCII: its rows are a
+superset of ``LIKE``'s), so the answer is exactly the scan's. Shorter terms keep the scan.
+
+The index is kept in step by triggers, in the transaction that writes the index row, at the
+cost of one small row: a new (or re-addressed) entry row only joins ``search_pending`` by its
+rowid. Writing FTS5 in every store's own transaction would flush a new FTS segment per stored
+page (about 70-90 µs each, measured); `catch_up` instead moves the pending rows into the FTS
+table in batches (one flush per batch), from GC's housekeeping and before a search when many
+wait. A search reads both: the FTS candidates and the pending rows (few), so it is always
+exact, whether or not a catch-up ran. A deleted entry row leaves the FTS table (or the pending
+one) in the delete's own transaction, through the trigger.
+
+Every statement here runs on a connection the caller holds in a transaction; the page
+query is `sitecache.cache.storage.disk_listing.search_page`'s.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Final
+
+__all__ = [
+    "CATCH_UP_BATCH",
+    "MIGRATE_ROWS",
+    "MIN_TERM",
+    "SEARCH_CATCH_UP",
+    "SEARCH_OBJECTS",
+    "SEARCH_SCHEMA",
+    "catch_up",
+    "match_query",
+    "pending_count",
+]
+
+#: Characters a term needs for the trigram index (shorter ones are a scan).
+MIN_TERM: Final = 3
+#: Pending rows a catch-up moves per transaction (one FTS segment each; ~7 µs a row, so the
+#: write lock, which stores wait for, is held ~10 ms).
+CATCH_UP_BATCH: Final = 1000
+#: Pending rows past which a search catches up first (fewer are read as they are).
+SEARCH_CATCH_UP: Final = 1000
+
+#: A row not pending (``{row}``: ``OLD`` or ``NEW``). The FTS delete runs only for such a row
+#: (a contentless FTS table must be told the exact indexed text, and only of rows it holds);
+#: the pending insert is conditional rather than ``OR IGNORE``, which the UPSERT's own conflict
+#: clause would override inside the trigger.
+_NOT_PENDING: Final = "NOT EXISTS (SELECT 1 FROM search_pending WHERE id = {row}.rowid)"
+
+#: The trigram index, its pending rows and the triggers keeping them (``CREATE ... IF NOT
+#: EXISTS``: run on a new database and by the migration of an existing one).
+SEARCH_SCHEMA: Final = f"""
+CREATE VIRTUAL TABLE IF NOT EXISTS entries_search USING fts5(
+    url, tokenize='trigram', content='', detail='none', columnsize=0
+);
+CREATE TABLE IF NOT EXISTS search_pending (id INTEGER PRIMARY KEY);
+CREATE TRIGGER IF NOT EXISTS entries_search_insert AFTER INSERT ON entries BEGIN
+    INSERT INTO search_pending (id) SELECT NEW.rowid WHERE {_NOT_PENDING.format(row="NEW")};
+END;
+CREATE TRIGGER IF NOT EXISTS entries_search_delete AFTER DELETE ON entries BEGIN
+    INSERT INTO entries_search (entries_search, rowid, url)
+        SELECT 'delete', OLD.rowid, OLD.url WHERE {_NOT_PENDING.format(row="OLD")};
+    DELETE FROM search_pending WHERE id = OLD.rowid;
+END;
+CREATE TRIGGER IF NOT EXISTS entries_search_update AFTER UPDATE OF url ON entries
+WHEN OLD.url IS NOT NEW.url BEGIN
+    INSERT INTO entries_search (entries_search, rowid, url)
+        SELECT 'delete', OLD.rowid, OLD.url WHERE {_NOT_PENDING.format(row="OLD")};
+    INSERT INTO search_pending (id) SELECT NEW.rowid WHERE {_NOT_PENDING.format(row="NEW")};
+END;
+"""  # noqa: S608 (constants only)
+
+#: The tables of the search index (dropped with an older layout's).
+SEARCH_OBJECTS: Final = ("entries_search", "search_pending")
+
+#: Every row already in the table, pending (the migration of a database without the index).
+MIGRATE_ROWS: Final = "INSERT OR IGNORE INTO search_pending (id) SELECT rowid FROM entries"
+
+
+def pending_count(connection: sqlite3.Connection) -> int:
+    """How many entry rows wait for the FTS table."""
+    return int(connection.execute("SELECT COUNT(*) FROM search_pending").fetchone()[0])
+
+
+def catch_up(connection: sqlite3.Connection, limit: int = CATCH_UP_BATCH) -> int:
+    """Move up to ``limit`` pending rows (the oldest) into the FTS table, inside the caller's
+    write transaction; how many moved."""
+    last = connection.execute(
+        "SELECT id FROM search_pending ORDER BY id LIMIT 1 OFFSET ?", (limit - 1,)
+    ).fetchone()
+    bound = int(last[0]) if last is not None else None
+    if bound is None:
+        found = connection.execute("SELECT MAX(id) FROM search_pending").fetchone()
+        if found is None or found[0] is None:
+            return 0
+        bound = int(found[0])
+    connection.execute(
+        "INSERT INTO entries_search (rowid, url) SELECT p.id, e.url FROM search_pending p "
+        "JOIN entries e ON e.rowid = p.id WHERE p.id <= ?",
+        (bound,),
+    )
+    return int(connection.execute("DELETE FROM search_pending WHERE id <= ?", (bound,)).rowcount)
+
+
+def match_query(search: str) -> str | None:
+    """The FTS5 query of the rows holding every trigram of ``search`` (each quoted, so no
+    character is an operator), or ``None`` for a term too short for the index."""
+    if len(search) < MIN_TERM:
+        return None
+    trigrams = sorted({search[i : i + MIN_TERM] for i in range(len(search) - MIN_TERM + 1)})
+    return " AND ".join('"' + trigram.replace('"', '""') + '"' for trigram in trigrams)
