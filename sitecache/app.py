@@ -20,6 +20,7 @@ from sitecache.auth import AuthService, AuthViews, PasswordHasher
 from sitecache.cache import CacheEngine, CacheRules, PageCache, StorageError
 from sitecache.cache.api import CacheApi
 from sitecache.cache.deployment import engine_for, rules_for
+from sitecache.cache.outcome import explanations
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.hooks import Hooks
 from sitecache.invalidation import ContentInvalidation
@@ -40,6 +41,7 @@ from sitecache.rest.params import parse_pairs
 from sitecache.rest.server import RestServer
 from sitecache.rest.urls import RequestContext, extract_rest_route
 from sitecache.site import ContentService, FrontSite
+from sitecache.site.dashboard import CacheDashboard
 from sitecache.site.outbox import Outbox
 from sitecache.site.rest import SiteRoutes
 from sitecache.templating import make_template_environment
@@ -173,6 +175,10 @@ class App:
         self.hooks.add_filter("cache_post_tags", self._cache_post_tags)
         self.hooks.add_filter("cache_post_exists", self._cache_post_exists)
         self.hooks.add_filter("cache_preload_urls", self._cache_preload_urls)
+        # The cache dashboard (#19): drives the cache through the site-cache/v1 routes only.
+        self.views.update(
+            CacheDashboard(self.auth, self.server, self.templates, explanations()).routes()
+        )
 
     # ------------------------------------------------------------------ cache seams
     def _cache_post_tags(self, tags: list[str], post_id: int) -> list[str]:
