@@ -368,10 +368,15 @@ class AuthViews:
             answer = call_rest(self.server, request, "POST", base, nonce, {"name": name})
             if answer.ok and isinstance(answer.data, dict):
                 data = answer.data
-                return 201, f"Created {data.get('name', name)}.", "", {
-                    "name": str(data.get("name", name)),
-                    "password": str(data.get("password", "")),
-                }
+                return (
+                    201,
+                    f"Created {data.get('name', name)}.",
+                    "",
+                    {
+                        "name": str(data.get("name", name)),
+                        "password": str(data.get("password", "")),
+                    },
+                )
         elif action == "revoke_app_password":
             uuid = request.form.get("uuid", "")
             if not is_uuid(uuid):

@@ -87,7 +87,7 @@ def call_rest(
         query_string=query,
         data=None if body is None else json.dumps(body),
         content_type=None if body is None else "application/json",
-        headers={"X-Site-Nonce": nonce},
+        headers=[("X-Site-Nonce", nonce)],
     )
     try:
         environ = builder.get_environ()

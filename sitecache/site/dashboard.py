@@ -223,7 +223,9 @@ class CacheDashboard:
         links = {}
         for name, number in (("prev", page - 1), ("next", page + 1)):
             if 1 <= number <= pages:
-                links[name] = "?" + urlencode({"s": search, "paged": number} if search else {"paged": number})
+                links[name] = "?" + urlencode(
+                    {"s": search, "paged": number} if search else {"paged": number}
+                )
         return {
             "entries": entries,
             "search": search,
@@ -269,7 +271,10 @@ class CacheDashboard:
             status=status_data if isinstance(status_data, dict) else {},
             stats=stats if isinstance(stats, dict) else {},
             chart=bar_chart(
-                [(name, int(requests.get(name) or 0)) for name in ("hit", "stale", "miss", "bypass")]
+                [
+                    (name, int(requests.get(name) or 0))
+                    for name in ("hit", "stale", "miss", "bypass")
+                ]
             ),
             reasons=[
                 (reason, count, self.explanations.get(reason, "No explanation recorded."))
