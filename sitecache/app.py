@@ -168,6 +168,8 @@ class App:
         # Scheduled posts are published by the timers' holder (about a second late at most),
         # never on a page read.
         timers.holder_jobs.append(self.content.publish_due_posts)
+        # The stats' per-minute series is kept to its window by one process (#19).
+        timers.holder_jobs.append(self.cache.engine.counters.prune_series)
         # GC and scheduled preloads start with the first request this process serves.
         self.cache_api.autostart_timers = config.cache_timers
         # The content site fills the cache API's seams: what a post purges, whether it exists,

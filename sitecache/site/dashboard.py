@@ -27,7 +27,7 @@ from sitecache.auth.sessions import Session
 from sitecache.rest.internal_call import RestAnswer, call_rest
 from sitecache.rest.server import RestServer
 from sitecache.site.settings_form import body_from_form, form_fields
-from sitecache.site.stats_chart import bar_chart
+from sitecache.site.stats_chart import bar_chart, line_chart
 
 __all__ = ["DASHBOARD_PATH", "CacheDashboard"]
 
@@ -276,6 +276,7 @@ class CacheDashboard:
                     for name in ("hit", "stale", "miss", "bypass")
                 ]
             ),
+            history=line_chart(stats.get("series") if isinstance(stats, dict) else None),
             reasons=[
                 (reason, count, self.explanations.get(reason, "No explanation recorded."))
                 for reason, count in sorted(reasons.items(), key=lambda item: -int(item[1]))

@@ -84,6 +84,7 @@ def test_renders_every_part_without_javascript(site: Site) -> None:
     for part in ("status", "stats", "preload", "test", "purge", "contents", "settings"):
         assert f'<section id="{part}">' in html
     assert "<svg" in html
+    assert 'id="history-chart"' in html  # the last 24 hours, from the series of GET /stats
     assert "Requests by cache outcome" in html
     assert 'name="f_max_age"' in html
     assert 'min="0"' in html
