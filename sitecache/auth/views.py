@@ -38,16 +38,37 @@ LOGIN_PATH: Final = "/login"
 LOGOUT_PATH: Final = "/logout"
 ADMIN_PATH: Final = "/site-admin/"
 NONCE_PATH: Final = "/site-admin/rest-nonce"
+COPY_SCRIPT_PATH: Final = "/site-admin/copy.js"
+#: The account page's copy button: shown only when scripts run, copies the new password.
+COPY_SCRIPT: Final = """\
+document.querySelectorAll("button[data-copy]").forEach(function (button) {
+  var field = document.getElementById(button.getAttribute("data-copy"));
+  if (!field) { return; }
+  button.hidden = false;
+  button.addEventListener("click", function () {
+    field.select();
+    var done = function () { button.textContent = "Copied"; };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(field.value).then(done, function () {
+        document.execCommand("copy"); done();
+      });
+    } else {
+      document.execCommand("copy"); done();
+    }
+  });
+});
+"""
 LOGOUT_ACTION: Final = "log-out"
 AUTHORIZE_ACTION: Final = "authorize_application_password"
 BAD_LOGIN: Final = "The username or password you entered is incorrect."
 _PRIVATE_HEADERS: Final = {
     "Cache-Control": "no-store, private",
     "X-Frame-Options": "DENY",
-    # No scripts, no plugins, no frames; the pages' one inline style sheet is allowed.
+    # No plugins, no frames, no inline or foreign script (only the site's own copy button
+    # script, `COPY_SCRIPT_PATH`); the pages' one inline style sheet is allowed.
     "Content-Security-Policy": (
-        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; "
-        "frame-ancestors 'none'"
+        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self'; "
+        "base-uri 'none'; frame-ancestors 'none'"
     ),
     "Referrer-Policy": "same-origin",
 }
@@ -131,6 +152,7 @@ class AuthViews:
             LOGIN_PATH: self.login,
             LOGOUT_PATH: self.logout,
             NONCE_PATH: self.rest_nonce,
+            COPY_SCRIPT_PATH: self.copy_script,
             "/site-admin": self.account,
             ADMIN_PATH: self.account,
             AUTHORIZE_PATH: self.authorize_application,
@@ -325,6 +347,15 @@ class AuthViews:
             )
         nonce = self._nonce(REST_NONCE_ACTION, session)
         return self._private(Response(nonce, mimetype="text/plain"))
+
+    def copy_script(self, request: Request) -> Response:
+        """``GET /site-admin/copy.js``: the account page's copy button (a fixed script)."""
+        if request.method not in ("GET", "HEAD"):
+            return self._method_not_allowed("GET, HEAD")
+        response = Response(COPY_SCRIPT, mimetype="text/javascript")
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
 
     def account(self, request: Request) -> Response:
         """``GET /site-admin/``: who is logged in, their application passwords, log out.

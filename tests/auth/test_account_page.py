@@ -78,3 +78,12 @@ def test_anonymous_visitors_cannot_post(site: Site) -> None:
     )
     assert response.status_code == 303
     assert response.headers["Location"].startswith("/login")
+
+
+def test_the_copy_button_script_is_the_sites_own(site: Site) -> None:
+    response = site.client().get("/site-admin/copy.js", base_url=BASE)
+    assert response.status_code == 200
+    assert response.mimetype == "text/javascript"
+    assert "data-copy" in response.text
+    page = site.logged_in("author").get("/site-admin/", base_url=BASE)
+    assert "script-src 'self'" in page.headers["Content-Security-Policy"]

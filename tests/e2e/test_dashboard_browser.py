@@ -135,6 +135,10 @@ def test_an_application_password_is_created_and_revoked(
     browser.find_element(By.ID, "create-app-password").click()
     password = value_of(browser, "new-password-value")
     assert len(password.replace(" ", "")) == 24
+    copy = browser.find_element(By.ID, "copy-password")  # shown by the page's own script
+    assert copy.is_displayed()
+    copy.click()
+    assert copy.text == "Copied"
     shoot(browser, tmp_path, "app-password")
     browser.get(f"{live_server.base_url}/site-admin/")
     assert password not in browser.page_source  # shown once
