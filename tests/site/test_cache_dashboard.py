@@ -169,3 +169,13 @@ def test_a_cross_site_form_is_refused(site: Site) -> None:
         headers={"Origin": "http://evil.example"},
     )
     assert response.status_code == 403
+
+
+def test_the_page_cache_never_stores_the_dashboard(site: Site) -> None:
+    admin = admin_of(site)
+    for _ in range(2):
+        response = admin.get(DASHBOARD_PATH, base_url=BASE)
+        assert "fwd=bypass" in response.headers["Cache-Status"]
+        assert "hit" not in response.headers["Cache-Status"]
+    listed = site.app.cache.engine.list_entries(1, 100)[0]
+    assert not any("/site-admin" in entry["url"] for entry in listed)
