@@ -21,6 +21,7 @@ from sitecache.cache import CacheEngine, CacheRules, PageCache, StorageError
 from sitecache.cache.api import CacheApi
 from sitecache.cache.deployment import engine_for, rules_for
 from sitecache.cache.latency import LatencyRecorder
+from sitecache.cache.outcome import explanations
 from sitecache.config import Config, ConfigError, load_config
 from sitecache.hooks import Hooks
 from sitecache.invalidation import ContentInvalidation
@@ -42,6 +43,7 @@ from sitecache.rest.params import parse_pairs
 from sitecache.rest.server import RestServer
 from sitecache.rest.urls import RequestContext, extract_rest_route
 from sitecache.site import ContentService, FrontSite
+from sitecache.site.dashboard import CacheDashboard
 from sitecache.site.outbox import Outbox
 from sitecache.site.rest import SiteRoutes
 from sitecache.templating import make_template_environment
@@ -172,6 +174,8 @@ class App:
         # Scheduled posts are published by the timers' holder (about a second late at most),
         # never on a page read.
         timers.holder_jobs.append(self.content.publish_due_posts)
+        # The stats' per-minute series is kept to its window by one process (#19).
+        timers.holder_jobs.append(self.cache.engine.counters.prune_series)
         # GC and scheduled preloads start with the first request this process serves.
         self.cache_api.autostart_timers = config.cache_timers
         # The content site fills the cache API's seams: what a post purges, whether it exists,
@@ -179,6 +183,10 @@ class App:
         self.hooks.add_filter("cache_post_tags", self._cache_post_tags)
         self.hooks.add_filter("cache_post_exists", self._cache_post_exists)
         self.hooks.add_filter("cache_preload_urls", self._cache_preload_urls)
+        # The cache dashboard (#19): drives the cache through the site-cache/v1 routes only.
+        self.views.update(
+            CacheDashboard(self.auth, self.server, self.templates, explanations()).routes()
+        )
 
     # ------------------------------------------------------------------ cache seams
     def _cache_post_tags(self, tags: list[str], post_id: int) -> list[str]:

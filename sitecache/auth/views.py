@@ -26,6 +26,7 @@ from sitecache.auth.sessions import COOKIE_NAME, Session
 from sitecache.auth.throttle import describe_wait
 from sitecache.domain_errors import DomainError
 from sitecache.rest import RestServer
+from sitecache.rest.internal_call import call_rest
 from sitecache.schema import is_uuid
 from sitecache.schema.dates import format_timestamp
 
@@ -37,16 +38,37 @@ LOGIN_PATH: Final = "/login"
 LOGOUT_PATH: Final = "/logout"
 ADMIN_PATH: Final = "/site-admin/"
 NONCE_PATH: Final = "/site-admin/rest-nonce"
+COPY_SCRIPT_PATH: Final = "/site-admin/copy.js"
+#: The account page's copy button: shown only when scripts run, copies the new password.
+COPY_SCRIPT: Final = """\
+document.querySelectorAll("button[data-copy]").forEach(function (button) {
+  var field = document.getElementById(button.getAttribute("data-copy"));
+  if (!field) { return; }
+  button.hidden = false;
+  button.addEventListener("click", function () {
+    field.select();
+    var done = function () { button.textContent = "Copied"; };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(field.value).then(done, function () {
+        document.execCommand("copy"); done();
+      });
+    } else {
+      document.execCommand("copy"); done();
+    }
+  });
+});
+"""
 LOGOUT_ACTION: Final = "log-out"
 AUTHORIZE_ACTION: Final = "authorize_application_password"
 BAD_LOGIN: Final = "The username or password you entered is incorrect."
 _PRIVATE_HEADERS: Final = {
     "Cache-Control": "no-store, private",
     "X-Frame-Options": "DENY",
-    # No scripts, no plugins, no frames; the pages' one inline style sheet is allowed.
+    # No plugins, no frames, no inline or foreign script (only the site's own copy button
+    # script, `COPY_SCRIPT_PATH`); the pages' one inline style sheet is allowed.
     "Content-Security-Policy": (
-        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; "
-        "frame-ancestors 'none'"
+        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self'; "
+        "base-uri 'none'; frame-ancestors 'none'"
     ),
     "Referrer-Policy": "same-origin",
 }
@@ -130,6 +152,7 @@ class AuthViews:
             LOGIN_PATH: self.login,
             LOGOUT_PATH: self.logout,
             NONCE_PATH: self.rest_nonce,
+            COPY_SCRIPT_PATH: self.copy_script,
             "/site-admin": self.account,
             ADMIN_PATH: self.account,
             AUTHORIZE_PATH: self.authorize_application,
@@ -325,26 +348,81 @@ class AuthViews:
         nonce = self._nonce(REST_NONCE_ACTION, session)
         return self._private(Response(nonce, mimetype="text/plain"))
 
-    def account(self, request: Request) -> Response:
-        """``GET /site-admin/``: who is logged in, their application passwords, log out."""
+    def copy_script(self, request: Request) -> Response:
+        """``GET /site-admin/copy.js``: the account page's copy button (a fixed script)."""
         if request.method not in ("GET", "HEAD"):
             return self._method_not_allowed("GET, HEAD")
+        response = Response(COPY_SCRIPT, mimetype="text/javascript")
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
+
+    def account(self, request: Request) -> Response:
+        """``GET /site-admin/``: who is logged in, their application passwords, log out.
+
+        ``POST`` (with the ``site_rest`` nonce) creates or revokes an application password
+        through the REST routes ``site/v2/users/me/application-passwords``; a new password is
+        shown once, with a copy button.
+        """
+        if request.method not in ("GET", "HEAD", "POST"):
+            return self._method_not_allowed("GET, HEAD, POST")
         session = self._session(request)
         if session is None:
             return self._login_redirect(request)
+        created: dict[str, str] = {}
+        status, notice, error = 200, "", ""
+        if request.method == "POST":
+            status, notice, error, created = self._account_action(request)
         passwords = self.auth.app_passwords.list(session.user)
         return self.render(
             "site_admin.html",
+            status=status,
             user=session.user,
             passwords=[self._describe(password) for password in passwords],
             logout_nonce=self._nonce(LOGOUT_ACTION, session),
+            rest_nonce=self._nonce(REST_NONCE_ACTION, session),
             nonce_path=NONCE_PATH,
             api_root=self.server.rest_url("/"),
+            notice=notice,
+            error=error,
+            created=created,
         )
+
+    def _account_action(self, request: Request) -> tuple[int, str, str, dict[str, str]]:
+        """Run the account form's action through the REST API: (status, notice, error, the
+        new password's name and secret when one was created)."""
+        nonce = request.form.get("_sitenonce", "")
+        base = "/site/v2/users/me/application-passwords"
+        action = request.form.get("action", "")
+        if action == "create_app_password":
+            name = request.form.get("name", "").strip()
+            answer = call_rest(self.server, request, "POST", base, nonce, {"name": name})
+            if answer.ok and isinstance(answer.data, dict):
+                data = answer.data
+                return (
+                    201,
+                    f"Created {data.get('name', name)}.",
+                    "",
+                    {
+                        "name": str(data.get("name", name)),
+                        "password": str(data.get("password", "")),
+                    },
+                )
+        elif action == "revoke_app_password":
+            uuid = request.form.get("uuid", "")
+            if not is_uuid(uuid):
+                return 400, "", "That application password does not exist.", {}
+            answer = call_rest(self.server, request, "DELETE", f"{base}/{uuid}", nonce)
+            if answer.ok:
+                return 200, "Application password revoked.", "", {}
+        else:
+            return 400, "", "The form asked for nothing known.", {}
+        return answer.status, "", answer.error_message, {}
 
     @staticmethod
     def _describe(password: ApplicationPassword) -> dict[str, str]:
         return {
+            "uuid": password.uuid,
             "name": password.name,
             "created": format_timestamp(password.created) + " UTC",
             "last_used": (

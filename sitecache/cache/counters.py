@@ -17,6 +17,7 @@ from typing import Final
 from sitecache.cache.named_values import NamedValues
 from sitecache.cache.storage import Storage, StorageError
 from sitecache.cache.storage_log import Warn
+from sitecache.cache.timeseries import prune_deltas, series_deltas
 
 __all__ = ["SINCE_NAME", "Counters"]
 
@@ -111,12 +112,24 @@ class Counters:
                 if self.values.read(SINCE_NAME) is None:
                     self.values.write(SINCE_NAME, str(int(self.flushed)).encode())
                 self._since_recorded = True
-            self.storage.add_counters(counts)
+            # The per-minute series (`sitecache.cache.timeseries`) in the same write.
+            self.storage.add_counters({**counts, **series_deltas(counts, self.flushed)})
         except StorageError as exc:
             self.warn("cache counters not written yet: %s", exc)
             with self._lock:  # kept for the next flush
                 for name, value in counts.items():
                     self._counts[name] = self._counts.get(name, 0) + value
+
+    def prune_series(self) -> None:
+        """Clear the series slots outside the shown window (`sitecache.cache.timeseries`);
+        run by the timers' holder only.
+
+        Raises:
+            StorageError: the storage failed.
+        """
+        deltas = prune_deltas(self.storage.counters(), self.clock())
+        if deltas:
+            self.storage.add_counters(deltas)
 
     def since(self) -> int | None:
         """When the counters started (Unix time), if known.

@@ -9,6 +9,7 @@ from typing import Any, Final
 from sitecache.cache.counters import Counters
 from sitecache.cache.entry import EntryInfo
 from sitecache.cache.storage import EntryStatus, Storage
+from sitecache.cache.timeseries import read_series
 
 __all__ = ["CacheReports"]
 
@@ -72,6 +73,8 @@ class CacheReports:
             "preload": {name: counters.get(f"preload:{name}", 0) for name in OUTCOMES},
             "bypass_reasons": _by_prefix(counters, "bypass:"),
             "purges": _by_prefix(counters, "purge:"),
+            # Requests by outcome per minute over the last 24 hours (all workers and nodes).
+            "series": read_series(counters, now),
         }
 
 

@@ -154,6 +154,22 @@ STATS_SCHEMA: Final[dict[str, Any]] = {
             },
             "bypass_reasons": {**_COUNTS, "description": "Bypasses by reason."},
             "purges": {**_COUNTS, "description": "Purges by scope."},
+            "series": {
+                "type": "object",
+                "additionalProperties": False,
+                "description": (
+                    "Requests by outcome per minute over the last 24 hours, oldest first "
+                    "(start: the first minute's Unix time)."
+                ),
+                "properties": {
+                    "interval": _COUNT,
+                    "start": _COUNT,
+                    **{
+                        name: {"type": "array", "items": _COUNT}
+                        for name in ("hit", "stale", "miss", "bypass")
+                    },
+                },
+            },
         }
     ),
 }

@@ -1,0 +1,89 @@
+"""The geometry of the admin pages' charts; the templates draw them as inline SVG (no script,
+no CDN, every label escaped by Jinja2)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+__all__ = ["COLOURS", "Bar", "Line", "LineChart", "bar_chart", "line_chart"]
+
+#: outcome -> bar colour
+COLOURS: Final = {"hit": "#00a32a", "stale": "#dba617", "miss": "#2271b1", "bypass": "#8c8f94"}
+LABEL_WIDTH: Final = 70
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One horizontal bar: its label, count, colour and place (in SVG user units)."""
+
+    name: str
+    count: int
+    colour: str
+    y: int
+    length: int
+
+
+def bar_chart(bars: Sequence[tuple[str, int]], width: int = 320, row: int = 28) -> list[Bar]:
+    """One bar per ``(name, count)``, in order, scaled so the largest fills the chart's room
+    (``width`` less the label and the count); a zero count has no bar."""
+    largest = max((count for _, count in bars), default=0) or 1
+    room = width - LABEL_WIDTH - 60
+    return [
+        Bar(
+            name=name,
+            count=count,
+            colour=COLOURS.get(name, "#50575e"),
+            y=index * row,
+            length=max(1, count * room // largest) if count > 0 else 0,
+        )
+        for index, (name, count) in enumerate(bars)
+    ]
+
+
+@dataclass(frozen=True)
+class Line:
+    """One outcome's line: its name, colour, SVG ``points`` and total."""
+
+    name: str
+    colour: str
+    points: str
+    total: int
+
+
+@dataclass(frozen=True)
+class LineChart:
+    """Lines over time, the largest count per bucket and the bucket length in minutes."""
+
+    lines: list[Line]
+    largest: int
+    bucket_minutes: int
+    width: int
+    height: int
+
+
+def line_chart(
+    series: Any, buckets: int = 48, width: int = 480, height: int = 160
+) -> LineChart | None:
+    """The ``series`` of ``GET /stats`` (one count per minute per outcome) summed into
+    ``buckets`` equal spans, as one line per outcome scaled to the largest span's count;
+    ``None`` when the API sent no series."""
+    if not isinstance(series, Mapping) or not isinstance(series.get("hit"), list):
+        return None
+    minutes = len(series["hit"])
+    span = max(1, -(-minutes // buckets))
+    summed: dict[str, list[int]] = {}
+    for name in COLOURS:
+        counts = [int(value) for value in series.get(name) or []]
+        summed[name] = [sum(counts[start : start + span]) for start in range(0, minutes, span)]
+    largest = max((max(values, default=0) for values in summed.values()), default=0) or 1
+    lines = []
+    for name, values in summed.items():
+        step = width / max(1, len(values) - 1)
+        points = " ".join(
+            f"{index * step:.1f},{height - value * (height - 4) / largest:.1f}"
+            for index, value in enumerate(values)
+        )
+        lines.append(Line(name, COLOURS[name], points, sum(values)))
+    return LineChart(lines, largest, span, width, height)

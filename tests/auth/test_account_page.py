@@ -1,0 +1,89 @@
+"""The account page (``/site-admin/``) creates and revokes application passwords through the
+REST routes ``site/v2/users/me/application-passwords``, with the ``site_rest`` nonce."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from werkzeug.test import Client
+
+from tests.auth.conftest import Site, hidden_field, log_in
+
+BASE = "http://localhost"
+
+
+def account(client: Client) -> str:
+    response = client.get("/site-admin/", base_url=BASE)
+    assert response.status_code == 200, response.text
+    return response.text
+
+
+def post(client: Client, nonce: str | None = None, **fields: str) -> tuple[int, str]:
+    form = account(client)
+    sent = (
+        nonce
+        if nonce is not None
+        else re.findall(
+            r'name="_sitenonce" value="([^"]+)"><input type="hidden" name="action"', form
+        )[-1]
+    )
+    response = client.post("/site-admin/", data={"_sitenonce": sent, **fields}, base_url=BASE)
+    return response.status_code, response.text
+
+
+@pytest.fixture
+def author(site: Site) -> Client:
+    client = site.client()
+    assert log_in(client, site.users["author"].login).status_code == 303
+    return client
+
+
+def test_create_shows_the_password_once_and_revoke_removes_it(site: Site, author: Client) -> None:
+    status, html = post(author, action="create_app_password", name="laptop")
+    assert status == 201, html
+    password = hidden_field(
+        html.replace('type="text" id="new-password-value" readonly', 'type="hidden" name="pw"'),
+        "pw",
+    )
+    assert re.fullmatch(r"[A-Za-z0-9]{4}( [A-Za-z0-9]{4}){5}", password)
+    assert site.app.auth.app_passwords.list(site.users["author"])[0].name == "laptop"
+    again = account(author)
+    assert password not in again  # shown once
+    assert "laptop" in again
+    uuid = hidden_field(again, "uuid")
+    status, html = post(author, action="revoke_app_password", uuid=uuid)
+    assert status == 200, html
+    assert "Application password revoked." in html
+    assert site.app.auth.app_passwords.list(site.users["author"]) == []
+
+
+def test_a_form_with_a_bad_nonce_changes_nothing(site: Site, author: Client) -> None:
+    status, html = post(author, nonce="forged", action="create_app_password", name="x")
+    assert status == 403
+    assert "nonce" in html.lower()
+    assert site.app.auth.app_passwords.list(site.users["author"]) == []
+
+
+def test_a_name_the_api_refuses_is_shown(site: Site, author: Client) -> None:
+    status, html = post(author, action="create_app_password", name="")
+    assert status == 400
+    assert 'id="error"' in html
+    assert site.app.auth.app_passwords.list(site.users["author"]) == []
+
+
+def test_anonymous_visitors_cannot_post(site: Site) -> None:
+    response = site.client().post(
+        "/site-admin/", data={"action": "create_app_password"}, base_url=BASE
+    )
+    assert response.status_code == 303
+    assert response.headers["Location"].startswith("/login")
+
+
+def test_the_copy_button_script_is_the_sites_own(site: Site) -> None:
+    response = site.client().get("/site-admin/copy.js", base_url=BASE)
+    assert response.status_code == 200
+    assert response.mimetype == "text/javascript"
+    assert "data-copy" in response.text
+    page = site.logged_in("author").get("/site-admin/", base_url=BASE)
+    assert "script-src 'self'" in page.headers["Content-Security-Policy"]

@@ -1,0 +1,181 @@
+"""The cache dashboard (``/site-admin/cache``) without a browser: who may see it, what it
+renders without JavaScript, and its forms, which reach the cache only through the REST API."""
+
+from __future__ import annotations
+
+import pytest
+from werkzeug.test import Client
+
+from sitecache.site.dashboard import DASHBOARD_PATH
+from tests.auth.conftest import Site, build_site, hidden_field, log_in
+from tests.conftest import AppFactory
+
+BASE = "http://example.org"
+
+
+@pytest.fixture
+def site(app_factory: AppFactory) -> Site:
+    return build_site(app_factory())
+
+
+def admin_of(site: Site, role: str = "administrator") -> Client:
+    """A client holding a session of the user with ``role``, on the site's own host."""
+    client = site.client()
+    assert log_in(client, site.users[role].login, base_url=BASE).status_code == 303
+    return client
+
+
+def page(client: Client, query: str = "") -> str:
+    response = client.get(DASHBOARD_PATH + query, base_url=BASE)
+    assert response.status_code == 200, response.text
+    return response.text
+
+
+def post(client: Client, nonce: str | None = None, **fields: str) -> tuple[int, str]:
+    data = {"_sitenonce": nonce if nonce is not None else hidden_field(page(client), "_sitenonce")}
+    response = client.post(
+        DASHBOARD_PATH, data={**data, **fields}, base_url=BASE, headers={"Origin": BASE}
+    )
+    return response.status_code, response.text
+
+
+def settings_fields(client: Client) -> dict[str, str]:
+    """The settings form as the browser would send it unchanged (text fields and ticked boxes)."""
+    html = page(client)
+    form = html[html.index('id="settings-form"') : html.index('id="settings-save"')]
+    import re
+
+    fields = dict(
+        re.findall(r'<input type="(?:number|text)" id="[^"]+" name="([^"]+)" value="([^"]*)"', form)
+    )
+    fields.update(
+        (name, "1")
+        for name in re.findall(r'<input type="checkbox" name="([^"]+)" value="1" checked', form)
+    )
+    fields.update(re.findall(r'<textarea id="[^"]+" name="([^"]+)">([^<]*)</textarea>', form))
+    for name, options in re.findall(r'<select id="[^"]+" name="([^"]+)">(.*?)</select>', form):
+        fields[name] = re.findall(r"<option selected>([^<]+)</option>", options)[0]
+    return fields
+
+
+@pytest.mark.parametrize(
+    ("role", "status"),
+    [("administrator", 200), ("editor", 403), ("author", 403), ("subscriber", 403)],
+)
+def test_only_administrators_see_the_dashboard(site: Site, role: str, status: int) -> None:
+    response = admin_of(site, role).get(DASHBOARD_PATH, base_url=BASE)
+    assert response.status_code == status
+    assert "no-store" in response.headers["Cache-Control"]
+    assert ("Page cache" in response.text) is (status == 200)
+
+
+def test_anonymous_visitors_are_sent_to_the_login_form(site: Site) -> None:
+    response = site.client().get(DASHBOARD_PATH, base_url=BASE)
+    assert response.status_code == 303
+    assert response.headers["Location"].startswith("/login?redirect_to=%2Fsite-admin%2Fcache")
+
+
+def test_renders_every_part_without_javascript(site: Site) -> None:
+    anonymous = site.client()
+    assert anonymous.get("/", base_url=BASE).status_code == 200
+    assert anonymous.get("/?utm=1&x=2", base_url=BASE).status_code == 200  # a bypass
+    html = page(admin_of(site))
+    assert "<script" not in html
+    for part in ("status", "stats", "preload", "test", "purge", "contents", "settings"):
+        assert f'<section id="{part}">' in html
+    assert "<svg" in html
+    assert 'id="history-chart"' in html  # the last 24 hours, from the series of GET /stats
+    assert "Requests by cache outcome" in html
+    assert 'name="f_max_age"' in html
+    assert 'min="0"' in html
+    assert '<select id="f_known_users"' in html
+    assert "bypass_any_cookie" in html
+    assert (
+        "Seconds between garbage-collection runs." in html
+    )  # help text from the schema's descriptions
+    assert '<td class="entry-url">http://example.org/</td>' in html
+    assert "query_string" in html
+    assert "not cached" in html
+
+
+def test_a_setting_saved_through_the_form_persists(site: Site) -> None:
+    admin = admin_of(site)
+    fields = settings_fields(admin)
+    fields["f_max_age"] = "1234"
+    status, html = post(admin, action="save_settings", **fields)
+    assert status == 200, html
+    assert "Settings saved." in html
+    assert site.app.cache.engine.settings().max_age == 1234
+    assert 'name="f_max_age" value="1234"' in page(admin)
+
+
+def test_a_bad_value_is_shown_inline_and_nothing_is_saved(site: Site) -> None:
+    admin = admin_of(site)
+    fields = settings_fields(admin)
+    fields["f_max_age"] = "99"
+    fields["f_gc_interval"] = "5"  # below its minimum of 60
+    status, html = post(admin, action="save_settings", **fields)
+    assert status == 400
+    assert 'id="error-gc_interval"' in html
+    assert 'name="f_gc_interval" value="5"' in html  # what was typed is kept
+    assert "error-max_age" not in html
+    assert site.app.cache.engine.settings().max_age == 3600  # all or nothing
+
+
+def test_purging_one_entry_removes_it_from_the_list(site: Site) -> None:
+    site.client().get("/", base_url=BASE)
+    admin = admin_of(site)
+    assert "http://example.org/</td>" in page(admin)
+    status, html = post(admin, action="purge", scope="url", url="http://example.org/")
+    assert status == 200, html
+    assert "Purged: 1 entries deleted" in html
+    assert "http://example.org/</td>" not in html
+
+
+def test_search_filters_the_contents(site: Site) -> None:
+    site.client().get("/", base_url=BASE)
+    admin = admin_of(site)
+    assert 'id="no-entries"' in page(admin, "?s=nothing-like-this")
+    assert "http://example.org/</td>" in page(admin, "?s=example")
+
+
+def test_preload_start_and_cancel_and_the_cache_test(site: Site) -> None:
+    admin = admin_of(site)
+    status, html = post(admin, action="preload_start")
+    assert status == 200
+    assert "Preload started." in html
+    status, html = post(admin, action="preload_cancel")
+    assert status == 200
+    assert "Preload cancelled." in html
+    status, html = post(admin, action="test", url="/")
+    assert status == 200
+    assert 'id="test-result">Passed' in html
+
+
+def test_a_form_without_a_valid_nonce_changes_nothing(site: Site) -> None:
+    admin = admin_of(site)
+    status, html = post(admin, nonce="forged", action="purge", scope="all")
+    assert status == 403
+    assert "nonce" in html.lower()
+
+
+def test_a_cross_site_form_is_refused(site: Site) -> None:
+    admin = admin_of(site)
+    nonce = hidden_field(page(admin), "_sitenonce")
+    response = admin.post(
+        DASHBOARD_PATH,
+        data={"_sitenonce": nonce, "action": "purge", "scope": "all"},
+        base_url=BASE,
+        headers={"Origin": "http://evil.example"},
+    )
+    assert response.status_code == 403
+
+
+def test_the_page_cache_never_stores_the_dashboard(site: Site) -> None:
+    admin = admin_of(site)
+    for _ in range(2):
+        response = admin.get(DASHBOARD_PATH, base_url=BASE)
+        assert "fwd=bypass" in response.headers["Cache-Status"]
+        assert "hit" not in response.headers["Cache-Status"]
+    listed = site.app.cache.engine.list_entries(1, 100)[0]
+    assert not any("/site-admin" in entry["url"] for entry in listed)
