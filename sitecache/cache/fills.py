@@ -7,6 +7,10 @@ the lock. When the lead is done (stored or not) the waiters look the key up agai
 answered from the stored page (``Cache-Status: sitecache; fwd=uri-miss; collapsed``, RFC 9211),
 or render it themselves when nothing usable was stored or their wait ran out.
 
+A request whose lookup missed just before the lead stored the page would find no lead left
+and become a second one: for a second after a store, `begin` sends such a request back to the
+storage instead (`Fill.recheck`).
+
 A page that turned out not to be storable (it set a cookie, say) is remembered for a few
 seconds as *pass*, so that concurrent requests for it render at once instead of queueing.
 """
@@ -32,6 +36,11 @@ LOCK_TTL: Final = 30.0
 PASS_TTL: Final = 10.0
 #: Remembered pass decisions before the memo is emptied.
 PASS_MEMO_SIZE: Final = 1024
+#: Seconds a key stored by a lead of this process sends late arrivals to the storage: a request
+#: whose lookup missed just before the lead stored would otherwise become a second lead.
+STORED_TTL: Final = 1.0
+#: Remembered stored keys before the memo is emptied.
+STORED_MEMO_SIZE: Final = 1024
 
 
 @dataclass
@@ -47,6 +56,9 @@ class Fill:
     remote: bool = False
     #: this request registered ``event`` and must set it when done
     registered: bool = False
+    #: a lead of this process stored the key a moment ago: look it up again instead of
+    #: waiting; when it is gone already (purged), `forget` it and begin again
+    recheck: bool = False
 
 
 class FillCoordinator:
@@ -63,6 +75,7 @@ class FillCoordinator:
         self._lock = threading.Lock()
         self._inflight: dict[str, threading.Event] = {}
         self._passes: dict[str, float] = {}
+        self._stored: dict[str, float] = {}
 
     def begin(self, key: str) -> Fill:
         """Become the lead for ``key`` or a waiter of the current one."""
@@ -75,6 +88,12 @@ class FillCoordinator:
             event = self._inflight.get(key)
             if event is not None:
                 return Fill(name, lead=False, event=event)
+            stored_at = self._stored.get(key)
+            if stored_at is not None and now - stored_at < STORED_TTL:
+                # Its lead stored it since this request's lookup: look again, do not render.
+                done = threading.Event()
+                done.set()
+                return Fill(name, lead=False, event=done, recheck=True)
             event = threading.Event()
             self._inflight[key] = event
         try:
@@ -103,6 +122,12 @@ class FillCoordinator:
             time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
             pause = min(pause * 1.5, 0.05)
 
+    def forget(self, key: str) -> None:
+        """Drop the memo that ``key`` was stored a moment ago (its lookup found nothing: it was
+        purged since), so that the next `begin` collapses the renders again."""
+        with self._lock:
+            self._stored.pop(key, None)
+
     def finish(self, fill: Fill, *, stored: bool, unstorable: bool = False) -> None:
         """The lead (or a remote waiter) is done: free the lock and wake local waiters.
 
@@ -120,6 +145,9 @@ class FillCoordinator:
                 self._passes[key] = time.monotonic() + PASS_TTL
             elif stored:
                 self._passes.pop(key, None)
+                if len(self._stored) >= STORED_MEMO_SIZE:
+                    self._stored.clear()
+                self._stored[key] = time.monotonic()
             if fill.registered and self._inflight.get(key) is fill.event:
                 del self._inflight[key]
         if fill.registered:

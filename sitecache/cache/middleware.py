@@ -249,6 +249,9 @@ class PageCache:
             return self._bypass(request.environ, request.start_response, outcome)
         if prepared is not None and (not prepared.expires or later < prepared.expires):
             return self._send(request, prepared, later, Outcome.collapsed_into(fwd))
+        if fill.recheck:  # stored a moment ago and gone since: collapse with the others again
+            engine.fills.forget(base)
+            return self._fill(request, later, fwd, generation)
         return self._renderer.render(request, later, fwd, generation)[0]
 
     def _send(

@@ -438,3 +438,35 @@ def test_a_hold_works_without_a_marker_in_this_process() -> None:
     assert hold.since() is not None
     hold.release()
     assert not hold.active()
+
+
+def test_a_request_that_missed_just_before_the_lead_stored_does_not_render_again(
+    page_app: PageApp,
+) -> None:
+    # The race behind a second render: this request's lookup missed, then the lead stored the
+    # page and left before this request asked to lead. It is sent back to the storage instead.
+    cache = build(page_app)
+    fills = cache.engine.fills
+    lead = fills.begin("k")
+    assert lead.lead
+    fills.finish(lead, stored=True)
+    late = fills.begin("k")
+    assert not late.lead
+    assert late.recheck
+    assert late.event.is_set()  # nothing to wait for
+    fills.forget("k")  # its lookup found nothing (purged since): lead again
+    again = fills.begin("k")
+    assert again.lead
+    fills.finish(again, stored=False)
+
+
+def test_a_page_purged_right_after_it_was_stored_is_rendered_and_stored_again(
+    page_app: PageApp,
+) -> None:
+    cache = build(page_app)
+    assert get(cache, "/fresh/").headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
+    cache.engine.purge_all()
+    second = get(cache, "/fresh/")  # within the stored memo's second, but the page is gone
+    assert second.headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
+    assert page_app.calls == 2
+    assert get(cache, "/fresh/").headers["Cache-Status"].startswith("sitecache; hit")
