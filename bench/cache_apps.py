@@ -24,6 +24,7 @@ import os
 import random
 from collections.abc import Callable, Iterable
 from typing import Any
+from urllib.parse import urlsplit
 
 from sitecache.cache import DiskStorage, MemoryStorage, PageCache, Storage
 
@@ -164,3 +165,56 @@ def bare_app() -> WsgiApp:
         return plain_body
 
     return app
+
+
+# ---------------------------------------------------------------------- the demo site (#18)
+def fill_site(data_dir: str) -> int:
+    """Fill ``data_dir`` with the demo content (`sitecache.site.demo.fill_demo`) for
+    `site_app`; how many pages `site_pages` then finds."""
+    from sitecache.app import create_app
+    from sitecache.site.demo import fill_demo
+
+    app = create_app({"data_dir": data_dir, "cache_timers": False})
+    fill_demo(app.content, app.auth.users)
+    return len(site_pages(app))
+
+
+def site_pages(app: Any) -> list[str]:
+    """The paths of the demo site's pages: home, every post and page, term archives."""
+    return [urlsplit(url).path or "/" for url in app.site.preload_urls(None, True)]
+
+
+def site_app(cached: str = "on") -> WsgiApp:
+    """The realistic origin of the miss benchmark: the project's own demo site (data under
+    ``SITECACHE_BENCH_SITE_DIR``, filled by `fill_site`), its pages rendered from SQLite
+    through templates (no ``site_url``: the cache keys loopback hosts by port), behind
+    `PageCache` on the configured storage (``cached="on"``) or alone (``"off"``: the same app
+    with caching off, ``App._serve``).
+
+    Request ``/<anything>/<n>`` is answered with the site's page number ``n`` (modulo their
+    count; home without a number), so the load generator's new paths are each a miss of the
+    cache, yet each renders a real page of the site: a post, a page or an archive.
+    """
+    from sitecache.app import create_app
+
+    backend = os.environ.get("SITECACHE_BENCH_BACKEND", "disk")
+    config: dict[str, Any] = {
+        "data_dir": os.environ["SITECACHE_BENCH_SITE_DIR"],
+        "cache_timers": False,
+        "cache_backend": backend,
+    }
+    if backend == "redis":
+        config["redis_url"] = os.environ.get("SITECACHE_BENCH_REDIS_URL", "")
+        config["cache_namespace"] = os.environ.get("SITECACHE_BENCH_NAMESPACE", "bench")
+    app = create_app(config)
+    pages = site_pages(app)
+    serve = app._serve
+
+    def origin(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        last = str(environ.get("PATH_INFO", "")).rstrip("/").rsplit("/", 1)[-1]
+        page = pages[int(last) % len(pages)] if last.isdigit() else "/"
+        return serve({**environ, "PATH_INFO": page}, start_response)
+
+    if cached == "off":
+        return origin
+    return PageCache(origin, engine=app.cache.engine)

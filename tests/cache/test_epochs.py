@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import sqlite3
@@ -334,6 +335,37 @@ def test_an_older_disk_layout_is_made_again_on_open(tmp_path: Path) -> None:
     assert reopened.get_value("settings") == b'{"max_age": 60}'  # named values are kept
     put(reopened, 2)
     assert reopened.list_entries(0, 5, now=2000.0)[1] == 1
+    reopened.close()
+
+
+def tag_rows(directory: Path) -> list[tuple[str, str]]:
+    with sqlite3.connect(directory / "index.sqlite3") as connection:
+        return sorted(connection.execute("SELECT tag, key FROM entry_tags").fetchall())
+
+
+def test_tag_rows_follow_their_entry_without_a_second_index(tmp_path: Path) -> None:
+    """#18 point 3: no ``entry_tags_key`` index; a database that has it (made before) loses
+    it in place on open, entries kept, and deleting, re-tagging or purging an entry still
+    takes exactly its tag rows with it (the delete trigger goes through the row's tags)."""
+    directory = tmp_path / "cache"
+    storage = make_storage("disk", directory)
+    first, second = put(storage, 1), put(storage, 2)
+    storage.close()
+    with sqlite3.connect(directory / "index.sqlite3") as connection:  # the layout before #18
+        connection.execute("CREATE INDEX entry_tags_key ON entry_tags (key)")
+    reopened = make_storage("disk", directory)
+    with sqlite3.connect(directory / "index.sqlite3") as connection:
+        names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+    assert "entry_tags_key" not in names
+    assert "entries_delete" in names
+    assert reopened.summary(2000.0).total == 2  # made in place: the entries stay
+    assert tag_rows(directory) == [("all", first), ("all", second), ("t1", first), ("t2", second)]
+    retagged = dataclasses.replace(entry(1), tags=("t5",))
+    reopened.put(first, encode_entry(retagged), retagged.info(first), None)
+    assert tag_rows(directory) == [("all", second), ("t2", second), ("t5", first)]
+    reopened.delete([second])
+    assert tag_rows(directory) == [("t5", first)]
+    assert reopened.keys_for("tag", ["t5"]) == {first}
     reopened.close()
 
 

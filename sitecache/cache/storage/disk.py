@@ -51,15 +51,16 @@ from sitecache.cache.storage.base import (
 from sitecache.cache.storage.disk_listing import expired_page, search_page, visible_page
 from sitecache.cache.storage.disk_schema import (
     COLUMNS,
-    LAYOUT_VERSION,
     LIVE,
     LIVE_ROW,
+    TAG_ROWS,
     UPSERT,
     VISIBLE,
     VISIBLE_ROW,
     create_schema,
     info_row,
     row_to_info,
+    schema_outdated,
 )
 from sitecache.cache.storage.disk_search import (
     MIN_TERM,
@@ -140,8 +141,7 @@ class DiskStorage(StorageBase):
             path.chmod(0o600)
         connection.execute(f"PRAGMA busy_timeout={50 if quick else 10000}")
         # The schema (a write) only when missing: a new connection must not wait on a writer.
-        version = connection.execute("PRAGMA user_version").fetchone()[0]
-        if version != LAYOUT_VERSION:
+        if schema_outdated(connection):
             create_schema(connection)
             connection.execute(f"PRAGMA busy_timeout={50 if quick else 10000}")
         connection.execute("PRAGMA synchronous=NORMAL")
@@ -210,7 +210,7 @@ class DiskStorage(StorageBase):
             connection.execute(UPSERT, row)
             if old is None or old[0] != row[_TAGS]:
                 if old is not None:
-                    connection.execute("DELETE FROM entry_tags WHERE key = ?", (key,))
+                    connection.execute(f"DELETE FROM entry_tags WHERE {TAG_ROWS}", (key, old[0]))  # noqa: S608
                 connection.executemany(
                     "INSERT OR IGNORE INTO entry_tags (tag, key) VALUES (?, ?)",
                     [(tag, key) for tag in info.tags],

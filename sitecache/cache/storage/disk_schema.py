@@ -9,6 +9,13 @@ table of that name, read by the upsert itself), and the totals are kept per epoc
 new epoch invalidates every older row at once; GC deletes them later in slices. The same row
 holds the expiry cut (``expired_before``): rows that expired before it are hidden (`HIDDEN`).
 
+Tag rows (#18 point 3): ``entry_tags`` is found by its primary key ``(tag, key)`` only; an
+entry's rows are deleted through the tags its index row lists (``tags``, a JSON list,
+`TAG_ROWS`), so a stored page writes no second index of its tag rows (the old
+``entry_tags_key``: ten more B-tree inserts per page of ten tags). A database that still has
+that index loses it, and its delete trigger is made again, in place when opened (the entries
+stay; the layout version is unchanged).
+
 The listing order of ``GET /cache`` (newest first, then by URL, then by key) is the index
 ``entries_order`` on ``(epoch, neg_created, url, key)``. ``chunks`` cuts it into runs of
 `CHUNK_MIN` to `CHUNK_MAX` rows, each with its row count, kept exact by triggers (a run that
@@ -38,11 +45,13 @@ __all__ = [
     "HIDDEN",
     "LAYOUT_VERSION",
     "LIVE",
+    "TAG_ROWS",
     "UPSERT",
     "VISIBLE",
     "create_schema",
     "info_row",
     "row_to_info",
+    "schema_outdated",
 ]
 
 #: The layout version, kept in SQLite's ``user_version``.
@@ -114,7 +123,6 @@ CREATE TABLE IF NOT EXISTS entry_tags (
     key TEXT NOT NULL,
     PRIMARY KEY (tag, key)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS entry_tags_key ON entry_tags (key);
 CREATE TABLE IF NOT EXISTS bodies (key TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS epoch (
     id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -147,7 +155,7 @@ WHEN NEW.status > 0 BEGIN
 END;
 CREATE TRIGGER IF NOT EXISTS entries_delete AFTER DELETE ON entries BEGIN
     {_TOTALS_SUBTRACT}
-    DELETE FROM entry_tags WHERE key = OLD.key;
+    DELETE FROM entry_tags WHERE key = OLD.key AND tag IN (SELECT value FROM json_each(OLD.tags));
     DELETE FROM bodies WHERE key = OLD.key;
 END;
 CREATE TRIGGER IF NOT EXISTS entries_delete_order AFTER DELETE ON entries
@@ -204,6 +212,10 @@ _OLD_TABLES: Final = (
     "epoch",
     *SEARCH_OBJECTS,
 )
+
+#: The tag rows of entry ``?1`` whose index row lists the tags ``?2`` (a JSON list): found by
+#: the primary key, with no index on ``key``.
+TAG_ROWS: Final = "key = ?1 AND tag IN (SELECT value FROM json_each(?2))"
 
 #: The columns of an index row, in the order of `row_to_info` and `info_row`.
 COLUMNS: Final = (
@@ -283,11 +295,38 @@ def create_schema(connection: sqlite3.Connection) -> None:
                 connection.execute(statement)
         if version != LAYOUT_VERSION:
             connection.execute(f"PRAGMA user_version={LAYOUT_VERSION}")
+        _drop_tag_key_index(connection)
         connection.execute("COMMIT")
     except BaseException:
         if connection.in_transaction:
             connection.execute("ROLLBACK")
         raise
+
+
+def schema_outdated(connection: sqlite3.Connection) -> bool:
+    """Whether `create_schema` has work to do here: another layout version, or the tag rows'
+    second index left from before #18 (two reads, no write: a new connection never waits)."""
+    if connection.execute("PRAGMA user_version").fetchone()[0] != LAYOUT_VERSION:
+        return True
+    return _has_tag_key_index(connection)
+
+
+def _has_tag_key_index(connection: sqlite3.Connection) -> bool:
+    found = connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'entry_tags_key'"
+    ).fetchone()
+    return found is not None
+
+
+def _drop_tag_key_index(connection: sqlite3.Connection) -> None:
+    """Drop the second index of the tag rows (``entry_tags_key``) where it is left from before
+    #18, with the delete trigger that used it, and make the trigger again (`TAG_ROWS`)."""
+    if not _has_tag_key_index(connection):
+        return
+    connection.execute("DROP INDEX entry_tags_key")
+    connection.execute("DROP TRIGGER IF EXISTS entries_delete")
+    for statement in _statements(_SCHEMA):  # every object IF NOT EXISTS: only the trigger
+        connection.execute(statement)
 
 
 def _statements(script: str) -> list[str]:
