@@ -144,7 +144,9 @@ def flask_app(kind: str | None = None) -> WsgiApp:
     from flask_caching import Cache
 
     app = Flask("sitecache_bench_flask")
-    cache = Cache(app, config=flask_config(kind or os.environ.get("SITECACHE_BENCH_PEER_CACHE", "simple")))
+    cache = Cache(
+        app, config=flask_config(kind or os.environ.get("SITECACHE_BENCH_PEER_CACHE", "simple"))
+    )
 
     @app.route("/", defaults={"path": ""})
     @app.route("/<path:path>")

@@ -4,11 +4,14 @@ one's quick flags are flags the script declares, and a quick run writes a result
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+
+import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
@@ -64,3 +67,71 @@ def test_a_quick_run_writes_the_results_with_the_benchmark_tables(tmp_path: Path
     assert "| [search](#search) |" in text
     assert "| storage | store, indexed | store, no index |" in text
     assert "| disk |" in text
+
+
+def test_a_table_is_titled_by_its_heading_above_the_explanations() -> None:
+    output = "\n".join(
+        [
+            "### Hits through gunicorn",
+            "",
+            "| storage | hit/bare |",
+            "|---|---:|",
+            "| disk | 1.05x |",
+            "",
+            "### Peers: other page caches in front of the same page",
+            "",
+            "Same page, same gunicorn settings.",
+            "",
+            "- Django per-site cache, LocMemCache answers with: Content-Type",
+            "- Flask-Caching @cached(), SimpleCache answers with: Content-Type",
+            "",
+            "| cache | hit/bare |",
+            "|---|---:|",
+            "| Django per-site cache, LocMemCache | 0.57x |",
+            "",
+            "| untitled | x |",
+            "|---|---|",
+        ]
+    )
+    found = runner().tables(output)
+    assert [table.split("\n")[0] for table in found] == [
+        "**Hits through gunicorn**",
+        "**Peers: other page caches in front of the same page**",
+        "| untitled | x |",  # the heading of the table before it is not its own
+    ]
+    assert "| Django per-site cache, LocMemCache | 0.57x |" in found[1]
+
+
+_PEER_PROBE = """
+import os, sys, tempfile
+from pathlib import Path
+from werkzeug.test import Client
+import peer_apps
+scratch = Path(tempfile.mkdtemp())
+os.environ["SITECACHE_BENCH_RENDERS"] = str(scratch / "renders")
+os.environ["SITECACHE_BENCH_PATH"] = str(scratch / "store")
+client = Client(getattr(peer_apps, sys.argv[1])(sys.argv[2]))
+for _ in range(3):
+    response = client.get("/a-page/", headers={"Host": "127.0.0.1:8080"})
+    assert response.status_code == 200, response.status
+    assert response.data == peer_apps.PAGE
+    assert response.headers["Cache-Tag"] == "front-page, post-42"
+print(peer_apps.render_count(scratch / "renders"))
+"""
+
+
+@pytest.mark.parametrize(
+    ("factory", "kind"),
+    [("django_app", "locmem"), ("django_app", "file"), ("flask_app", "simple")],
+)
+def test_each_peer_cache_renders_the_page_once_then_answers_from_its_cache(
+    factory: str, kind: str
+) -> None:
+    # one process per peer: Django's settings are configured once per process
+    done = subprocess.run(
+        [sys.executable, "-c", _PEER_PROBE, factory, kind],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(BENCH.parent), str(BENCH)])},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == "1"
