@@ -135,3 +135,41 @@ def test_each_peer_cache_renders_the_page_once_then_answers_from_its_cache(
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == "1"
+
+
+def test_the_peer_rows_name_each_peer_and_flag_one_that_rendered_under_load(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    spec = importlib.util.spec_from_file_location("cache_bench", BENCH / "cache_bench.py")
+    assert spec is not None
+    assert spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "cache_bench", bench)  # dataclasses look their module up
+    spec.loader.exec_module(bench)
+
+    def series(rate: float) -> object:
+        return bench.Series([rate, rate * 0.9, rate * 0.8], [400.0, 410.0, 420.0])
+
+    hits = {
+        ("bare", "identity"): series(2000.0),
+        ("disk", "identity"): series(2100.0),
+        ("django-locmem", "identity"): series(1000.0),
+        ("flask-simple", "identity"): series(1500.0),
+    }
+    peers = {
+        "django-locmem": {"warm": 2, "after": 2, "headers": ["Content-Type"]},
+        "flask-simple": {"warm": 2, "after": 9, "headers": ["Content-Type"]},
+    }
+    bench.report_peers({"hits": hits, "peers": peers})
+    found = runner().tables(capsys.readouterr().out)
+    assert len(found) == 1
+    rows = found[0].splitlines()
+    assert rows[0].startswith("**Peers: other page caches")
+    (disk,) = [row for row in rows if row.startswith("| sitecache PageCache, disk |")]
+    assert "| 1.05x (1.05x) |" in disk
+    (django,) = [row for row in rows if row.startswith("| Django per-site cache, LocMemCache |")]
+    assert "| 0.50x (0.50x) |" in django
+    assert django.endswith("| 2 / 2 | valid |")
+    (flask,) = [row for row in rows if row.startswith("| Flask-Caching @cached(), SimpleCache |")]
+    assert "| 2 / 9 | **INVALID**" in flask
