@@ -8,6 +8,11 @@ Measured in one run, the contenders alternating round by round (the machine is n
    installed, else from a bounded Python load generator (threads, ``http.client``).
    (``SITECACHE_BENCH_LOADER=python`` forces the latter.) Goals: hit >= 0.85x bare on disk,
    >= 0.7x on Redis. The workers' CPU time per request is reported beside req/s.
+   **Peers** in the same rounds, same gunicorn settings and load (`peer_apps.py`, ``PEERS``):
+   Django's per-site cache (LocMemCache, FileBasedCache) and Flask-Caching's ``@cached()``
+   (SimpleCache, RedisCache) in front of the same page, hits without gzip, as ratios to the
+   same bare app; a peer whose view rendered after warm-up is marked invalid
+   (``--skip-peers`` leaves them out).
 2. **Misses**: every request a new path (stored, then never asked again) beside the bare app
    (`miss_bench.py` compares them with the same app with caching off, #18).
 3. **Index costs** in-process: ``engine.stats()`` (count), ``list_entries`` (first page of 20)
@@ -48,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 import cache_apps  # bench/ is on sys.path when this file runs as a script
+import peer_apps
 from werkzeug.test import EnvironBuilder
 
 from sitecache.cache import CacheEngine, CacheEntry, DiskStorage, MemoryStorage, PageCache
@@ -74,11 +80,12 @@ def free_port() -> int:
 
 @dataclass
 class Server:
-    """One gunicorn (2 sync workers) serving an app factory of `cache_apps`."""
+    """One gunicorn (2 sync workers) serving an app factory of `cache_apps` (or of ``module``)."""
 
     name: str
     factory: str
     environment: dict[str, str]
+    module: str = "bench.cache_apps"
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
 
@@ -90,7 +97,7 @@ class Server:
             "--bind", f"127.0.0.1:{self.port}",
             "--chdir", str(REPOSITORY),
             "--log-level", "warning",
-            f"bench.cache_apps:{self.factory}",
+            f"{self.module}:{self.factory}",
         ]  # fmt: skip
         environment = {**os.environ, **self.environment, "PYTHONPATH": str(REPOSITORY)}
         self.process = subprocess.Popen(command, env=environment)  # noqa: S603
@@ -312,10 +319,8 @@ def check_same_answer(bare: Server, cached: Server) -> list[str]:
     return names
 
 
-def load_tests(
-    seconds: float, rounds: int, scratch: Path, redis_namespace: str | None
-) -> dict[str, Any]:
-    """Parts 1 and 2: hits and misses through gunicorn, interleaved with the bare app."""
+def servers_for(scratch: Path, redis_namespace: str | None) -> dict[str, Server]:
+    """The PageCache servers: disk, and Redis when it answers."""
     servers: dict[str, Server] = {
         "disk": Server(
             "disk",
@@ -333,8 +338,64 @@ def load_tests(
                 "SITECACHE_BENCH_NAMESPACE": redis_namespace,
             },
         )
+    return servers
+
+
+def encodings_of(name: str, others: dict[str, Server]) -> tuple[str, ...]:
+    """The Accept-Encoding values contender ``name`` is measured with (peers: identity)."""
+    return ("identity",) if name in others else ("identity", GZIP)
+
+
+def run_rounds(
+    contenders: dict[str, Server], others: dict[str, Server], seconds: float, rounds: int
+) -> tuple[dict[tuple[str, str], Series], dict[str, Series]]:
+    """Hits (every contender) and misses (not the peers), alternating order round by round."""
+    hits: dict[tuple[str, str], Series] = {}
+    misses: dict[str, Series] = {}
+    for round_number in range(rounds):
+        order = list(contenders) if round_number % 2 == 0 else list(reversed(contenders))
+        for encoding in ("identity", GZIP):
+            for name in order:
+                if encoding not in encodings_of(name, others):
+                    continue
+                series = hits.setdefault((name, encoding), Series())
+                figure = series.add(rate(contenders[name], seconds, encoding))
+                print(f"  round {round_number + 1}: hit {name} {encoding}: {figure:,.0f}/s")
+        for name in order:
+            if name in others:
+                continue
+            series = misses.setdefault(name, Series())
+            figure = series.add(rate(contenders[name], seconds, "identity", unique=True))
+            print(f"  round {round_number + 1}: miss {name}: {figure:,.0f}/s", flush=True)
+    return hits, misses
+
+
+def check_peers_after(
+    others: dict[str, Server], warm: dict[str, int], headers: dict[str, list[str]]
+) -> dict[str, dict[str, Any]]:
+    """Each peer's renders after warm-up and after the load (equal: its rows were hits)."""
+    checked: dict[str, dict[str, Any]] = {}
+    for name, server in others.items():
+        after = renders(server)
+        checked[name] = {"warm": warm[name], "after": after, "headers": headers[name]}
+        if after != warm[name]:
+            print(
+                f"WARNING: {PEERS[name].label} rendered {after - warm[name]} times under "
+                "load: its row measures misses, not hits (marked invalid)",
+                flush=True,
+            )
+    return checked
+
+
+def load_tests(
+    seconds: float, rounds: int, scratch: Path, redis_namespace: str | None, peers: bool = True
+) -> dict[str, Any]:
+    """Parts 1 and 2: hits and misses through gunicorn, interleaved with the bare app; the
+    peers' hits (`PEERS`, identity only) in the same rounds when ``peers``."""
+    servers = servers_for(scratch, redis_namespace)
     replay = scratch / "replay.json"
     bare = Server("bare", "bare_app()", {"SITECACHE_BENCH_REPLAY": str(replay)})
+    others = peer_servers(scratch, redis_namespace) if peers else {}
     try:
         for server in servers.values():
             server.start()
@@ -346,35 +407,82 @@ def load_tests(
         header_names: list[str] = []
         for server in servers.values():
             header_names = check_same_answer(bare, server)
-        contenders = {"bare": bare, **servers}
-        for server in contenders.values():  # warm both workers of every server
-            for encoding in ("identity", GZIP):
+        peer_headers: dict[str, list[str]] = {}
+        for name, server in others.items():
+            server.start()
+            peer_headers[name] = check_peer(bare, server)
+        contenders = {"bare": bare, **servers, **others}
+        for name, server in contenders.items():  # warm both workers of every server
+            for encoding in encodings_of(name, others):
                 rate(server, 1, encoding)
+        warm = {name: renders(server) for name, server in others.items()}
         for name, server in servers.items():
             status, headers, _ = server.get(f"/miss-check-{uuid.uuid4().hex}", "identity")
             assert "fwd=uri-miss; stored" in headers.get("Cache-Status", ""), (name, headers)
-
-        hits: dict[tuple[str, str], Series] = {}
-        misses: dict[str, Series] = {}
-        for round_number in range(rounds):
-            order = list(contenders) if round_number % 2 == 0 else list(reversed(contenders))
-            for encoding in ("identity", GZIP):
-                for name in order:
-                    series = hits.setdefault((name, encoding), Series())
-                    figure = series.add(rate(contenders[name], seconds, encoding))
-                    print(f"  round {round_number + 1}: hit {name} {encoding}: {figure:,.0f}/s")
-            for name in order:
-                series = misses.setdefault(name, Series())
-                figure = series.add(rate(contenders[name], seconds, "identity", unique=True))
-                print(f"  round {round_number + 1}: miss {name}: {figure:,.0f}/s", flush=True)
+        hits, misses = run_rounds(contenders, others, seconds, rounds)
         for name, server in servers.items():  # still hits after the load
             _, headers, _ = server.get("/", "identity")
             assert headers.get("Cache-Status", "").startswith("sitecache; hit"), (name, headers)
-        return {"hits": hits, "misses": misses, "headers": header_names}
+        checked = check_peers_after(others, warm, peer_headers)
+        return {"hits": hits, "misses": misses, "headers": header_names, "peers": checked}
     finally:
         bare.stop()
-        for server in servers.values():
+        for server in (*servers.values(), *others.values()):
             server.stop()
+
+
+# ---------------------------------------------------------------------- peers
+@dataclass(frozen=True)
+class Peer:
+    """Another library's page cache in front of the same page (`peer_apps`)."""
+
+    label: str
+    factory: str
+    cache: str
+    needs_redis: bool = False
+
+
+#: The peers measured beside PageCache, by contender name (hits, identity only: none of them
+#: stores a compressed variant, so a gzip row would compare different bytes).
+PEERS: dict[str, Peer] = {
+    "django-locmem": Peer("Django per-site cache, LocMemCache", "django_app()", "locmem"),
+    "django-file": Peer("Django per-site cache, FileBasedCache", "django_app()", "file"),
+    "flask-simple": Peer("Flask-Caching @cached(), SimpleCache", "flask_app()", "simple"),
+    "flask-redis": Peer("Flask-Caching @cached(), RedisCache", "flask_app()", "redis", True),
+}
+
+
+def peer_servers(scratch: Path, redis_namespace: str | None) -> dict[str, Server]:
+    """A gunicorn per peer of `PEERS` (the Redis one only when Redis answers)."""
+    servers: dict[str, Server] = {}
+    for name, peer in PEERS.items():
+        if peer.needs_redis and redis_namespace is None:
+            continue
+        environment = {
+            "SITECACHE_BENCH_PEER_CACHE": peer.cache,
+            "SITECACHE_BENCH_PATH": str(scratch / f"peer-{name}"),
+            "SITECACHE_BENCH_RENDERS": str(scratch / f"renders-{name}"),
+            "SITECACHE_BENCH_REDIS_URL": REDIS_URL,
+            "SITECACHE_BENCH_NAMESPACE": redis_namespace or "unused",
+        }
+        servers[name] = Server(name, peer.factory, environment, module="bench.peer_apps")
+    return servers
+
+
+def renders(server: Server) -> int:
+    """How many times the peer behind ``server`` rendered the page (its misses) so far."""
+    return peer_apps.render_count(Path(server.environment["SITECACHE_BENCH_RENDERS"]))
+
+
+def check_peer(bare: Server, peer: Server) -> list[str]:
+    """The header names of the peer's answer; raises unless it sends the page of the bare app
+    and rendered it (the counter works)."""
+    _, _, bare_body = bare.get("/", "identity")
+    status, headers, body = peer.get("/", "identity")
+    assert status == 200, (peer.name, status)
+    assert body == bare_body, f"{peer.name}: the peer and the bare app send other bytes"
+    assert renders(peer) >= 1, f"{peer.name}: no render counted"
+    return [header for header in headers if header.lower() not in ("date", "server", "connection")]
 
 
 # ---------------------------------------------------------------------- part 3
@@ -563,6 +671,7 @@ def report(load: dict[str, Any], index: dict[str, Any], large: int) -> bool:
         print("| - | - | skipped | | | | --skip-load |")
     elif ("redis", "identity") not in hits:
         print("| redis | - | skipped | | | | no Redis answered |")
+    report_peers(load)
     print("\n### Misses (every request a new path, stored) beside the bare app\n")
     print("| storage | miss req/s | bare req/s | miss/bare | worker CPU µs/req, miss / bare |")
     print("|---|---:|---:|---:|---:|")
@@ -595,6 +704,54 @@ def report(load: dict[str, Any], index: dict[str, Any], large: int) -> bool:
     return all_met
 
 
+def report_peers(load: dict[str, Any]) -> None:
+    """Print the table of the peers' hits beside PageCache's, all against the same bare app."""
+    hits, peers = load["hits"], load.get("peers", {})
+    if not peers:
+        return
+    print(
+        "\n### Peers: other page caches in front of the same page under the same gunicorn "
+        "(identity)\n"
+    )
+    print(
+        "| cache | hit req/s | bare req/s | hit/bare | worker CPU µs/req, hit / bare | "
+        "renders after warm-up / after load | |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---|")
+    bare = hits[("bare", "identity")]
+    rows: list[tuple[str, str, str]] = [
+        (f"sitecache PageCache, {backend}", backend, "hits (Cache-Status)")
+        for backend in ("disk", "redis")
+        if (backend, "identity") in hits
+    ]
+    for name, checked in peers.items():
+        valid = checked["after"] == checked["warm"]
+        rows.append(
+            (
+                PEERS[name].label,
+                name,
+                f"{checked['warm']} / {checked['after']} | "
+                + ("valid" if valid else "**INVALID**: rendered under load (misses, not hits)"),
+            )
+        )
+    for label, name, check in rows:
+        ours = hits[(name, "identity")]
+        check = check if "|" in check else f"{check} | valid"
+        print(
+            f"| {label} | {ours.best:,.0f} ({ours.median:,.0f}) | "
+            f"{bare.best:,.0f} ({bare.median:,.0f}) | {ratio(ours, bare):.2f}x "
+            f"({round_ratio(ours, bare):.2f}x) | "
+            f"{statistics.median(ours.cpu):.0f} / {statistics.median(bare.cpu):.0f} | {check} |"
+        )
+    print(
+        "\nSame page, same gunicorn settings, same load, in the same interleaved rounds as the "
+        "hits above; no goal (reported). A peer's row is valid when its view rendered no page "
+        "after warm-up (renders counted across both workers).\n"
+    )
+    for name, checked in peers.items():
+        print(f"- {PEERS[name].label} answers with: " + ", ".join(checked["headers"]))
+
+
 LOADER = f"wrk -t1 -c4 ({WRK})" if WRK else "Python load generator (4 threads, http.client)"
 
 
@@ -624,6 +781,7 @@ def clear_redis(namespace: str | None) -> None:
         storage = RedisStorage(REDIS_URL, namespace + suffix)
         storage.clear_namespace()
         storage.close()
+    peer_apps.clear_redis_prefix(REDIS_URL, namespace)  # Flask-Caching's RedisCache
 
 
 def main() -> int:
@@ -632,6 +790,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds (>= 3)")
     parser.add_argument("--entries", type=int, default=100_000, help="the large index size")
     parser.add_argument("--skip-load", action="store_true", help="only the in-process parts")
+    parser.add_argument(
+        "--skip-peers", action="store_true", help="no Django / Flask-Caching rows in the load"
+    )
     parser.add_argument(
         "--index-dir",
         default="/dev/shm" if os.access("/dev/shm", os.W_OK) else None,  # noqa: S108
@@ -648,7 +809,9 @@ def main() -> int:
         try:
             if not options.skip_load:
                 print("load tests (hits, misses)...", flush=True)
-                load = load_tests(options.seconds, options.rounds, scratch, namespace)
+                load = load_tests(
+                    options.seconds, options.rounds, scratch, namespace, not options.skip_peers
+                )
             print("index costs...", flush=True)
             with tempfile.TemporaryDirectory(
                 prefix="sitecache-bench-index-", dir=options.index_dir

@@ -73,6 +73,8 @@ _MISSED: Final = re.compile(r"\bNOT met\b|\bMISSES\b|\bgoals? met: no\b|\bmissed
 _MET: Final = re.compile(r"\bgoals? met: yes\b|\bmeets\b|\|\s*met\s*\|", re.I)
 #: A line of output, outside the tables, that states a verdict.
 _VERDICT_LINE: Final = re.compile(r"^[^|].*(\bgoals? met\b|\bmeets\b|\bMISSES\b|\bNOT met\b)")
+#: How many lines above a table its ``#`` heading may be (explanations come in between).
+_HEADING: Final = 8
 #: Lines of output kept for a benchmark that prints no table.
 _TAIL: Final = 40
 #: Longest a benchmark may run (seconds): a hung one must not hold ``make bench`` forever.
@@ -125,10 +127,11 @@ def run(name: str, bench: Bench, quick: bool) -> Outcome:
 
 def tables(output: str) -> list[str]:
     """The Markdown tables in a benchmark's output (runs of lines starting with ``|``), each
-    with the heading line printed just before it when there is one."""
+    with its title: the last ``#`` heading of the `_HEADING` lines above it (not above the
+    previous table), else the line printed just before it when there is one."""
     found: list[str] = []
     lines = output.splitlines()
-    index = 0
+    index = previous_end = 0
     while index < len(lines):
         if not lines[index].startswith("|"):
             index += 1
@@ -136,9 +139,11 @@ def tables(output: str) -> list[str]:
         start = index
         while index < len(lines) and lines[index].startswith("|"):
             index += 1
-        before = [line for line in lines[max(0, start - 5) : start] if line.strip()]
+        top = max(previous_end, start - _HEADING)
+        previous_end = index
+        before = [line for line in lines[top:start] if line.strip()]
         titled = [line for line in before if line.startswith(("#", "=="))]
-        heading = (titled or before or [""])[-1]
+        heading = (titled or before[-1:] or [""])[-1]
         block = "\n".join(lines[start:index])
         title = heading.lstrip("#=").strip()
         found.append(f"**{title}**\n\n{block}" if title else block)
