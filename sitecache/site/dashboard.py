@@ -154,7 +154,11 @@ class CacheDashboard:
         # one is refused there with 403 rest_cookie_invalid_nonce.
         answer, done = action(request, sent)
         if answer.ok:
-            return self._render(request, session, nonce, notice=done, result=answer.data)
+            # The preload just started: this page follows it live (see `_render`'s ``watch``).
+            watch = request.form.get("action") == "preload_start"
+            return self._render(
+                request, session, nonce, notice=done, result=answer.data, watch=watch
+            )
         errors = answer.details
         submitted = request.form if request.form.get("action") == "save_settings" else None
         return self._render(
@@ -247,7 +251,12 @@ class CacheDashboard:
         errors: Mapping[str, str] | None = None,
         submitted: Mapping[str, str] | None = None,
         result: Any = None,
+        watch: bool = False,
     ) -> Response:
+        """The dashboard. While a preload runs, only the *watch* view (``?watch=preload``, or
+        the answer to "Start preload") reloads itself every two seconds to move its progress
+        bar: the plain view never reloads under a hand typing into the settings form."""
+        watch = watch or request.args.get("watch") == "preload"
         settings = self._rest(request, nonce, "GET", "/settings")
         schema = self._settings_schema(request, nonce)
         values: Mapping[str, Any] = settings.data if isinstance(settings.data, dict) else {}
@@ -282,6 +291,7 @@ class CacheDashboard:
                 for reason, count in sorted(reasons.items(), key=lambda item: -int(item[1]))
             ],
             preload=preload,
+            watch=watch,
             percent=_percent(preload),
             contents=self._contents(request, nonce),
             result=result,

@@ -152,6 +152,21 @@ def test_preload_start_and_cancel_and_the_cache_test(site: Site) -> None:
     assert 'id="test-result">Passed' in html
 
 
+def test_only_the_watch_view_reloads_itself_while_a_preload_runs(site: Site) -> None:
+    # The plain dashboard never reloads under a hand typing into the settings form; the
+    # answer to "Start preload" and ?watch=preload follow the preload while it runs.
+    admin = admin_of(site)
+    _, started = post(admin, action="preload_start")
+    plain = admin.get(DASHBOARD_PATH, base_url=BASE).text
+    watched = admin.get(DASHBOARD_PATH + "?watch=preload", base_url=BASE).text
+    assert 'http-equiv="refresh"' not in plain
+    for html in (started, watched):
+        assert ('http-equiv="refresh"' in html) is ("Running:" in html)
+    if "Running:" in plain:
+        assert 'id="preload-watch"' in plain
+    post(admin, action="preload_cancel")
+
+
 def test_a_form_without_a_valid_nonce_changes_nothing(site: Site) -> None:
     admin = admin_of(site)
     status, html = post(admin, nonce="forged", action="purge", scope="all")
