@@ -62,5 +62,6 @@ def test_the_checker_counts_reads_older_than_a_returned_edit_or_purge(tmp_path: 
     assert "after a purge that returned v6" in report.stale[2]
     assert report.errors_surviving == ["node 1: HTTP 503"]
     assert report.errors_killed == 1
+    assert (report.requests, report.answered) == (8, 7)  # the refused one has no latency
     assert report.killed_served_after_restart == 1
     assert not report.ok
