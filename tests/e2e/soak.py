@@ -291,13 +291,13 @@ class Soak:
         with self.lock:
             if kind == "edit":
                 self.acknowledged[post.slot] = planned.version
-                self.floors[post.slot].append((returned, planned.version, "edit"))
+                self.floors[post.slot].append((returned, planned.version, "an edit"))
             elif kind == "comment":
                 self.comment_ids.append(int(json.loads(data)["id"]))
             else:
                 for slot, floor in planned.floors.items():
                     if floor > 0:
-                        self.floors[slot].append((returned, floor, "purge"))
+                        self.floors[slot].append((returned, floor, "a purge"))
 
     def kill_and_restart(self, seconds: float) -> None:
         """Kill the chosen node after 40 % of the run, start it again after 15 % more."""
@@ -347,7 +347,7 @@ class Soak:
                 if index >= 0 and shown < ordered[slot][index][1]:
                     _, floor, why = ordered[slot][index]
                     report.stale.append(
-                        f"{sample.kind} on node {sample.node}: post {slot} v{shown} after a "
+                        f"{sample.kind} on node {sample.node}: post {slot} v{shown} after "
                         f"{why} that returned v{floor}"
                     )
         every = sorted(sample.elapsed for sample in self.samples if sample.status)

@@ -43,8 +43,8 @@ def test_a_short_soak_with_a_node_killed_meets_every_goal(tmp_path: Path) -> Non
 
 def test_the_checker_counts_reads_older_than_a_returned_edit_or_purge(tmp_path: Path) -> None:
     soak = Soak(Cluster(tmp_path), [SoakPost(0, 10, "/a/"), SoakPost(1, 11, "/b/")], {}, killed=2)
-    soak.floors[0] = [(5.0, 3, "edit"), (2.0, 1, "edit"), (7.0, 2, "purge")]
-    soak.floors[1] = [(4.0, 6, "purge")]
+    soak.floors[0] = [(5.0, 3, "an edit"), (2.0, 1, "an edit"), (7.0, 2, "a purge")]
+    soak.floors[1] = [(4.0, 6, "a purge")]
     soak.restarted_at = 20.0
     soak.samples = [
         Sample("page", 0, 1.0, 0.1, 200, {0: 0, 1: 0}),  # before any write returned: fresh
