@@ -11,13 +11,21 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 import pytest
 
 from tests.cache.conftest import REDIS_URL, redis_or_skip
 from tests.e2e.cluster import Cluster, basic, log_in, rest_nonce
+from tests.e2e.deployment import wait_for
+from tests.e2e.race import Client
+from tests.e2e.server import free_port
+from tests.readme import blocks
 
 #: ``None``: the nodes share one data directory (SQLite, one machine). Set it to a
 #: ``postgresql://`` URL to run the same test with one data directory per node and the site in
@@ -164,3 +172,69 @@ def test_a_logout_on_one_node_ends_the_session_on_every_node(cluster: Cluster) -
             {"Cookie": cookie, "Content-Type": "application/json"},
         )
         assert status == 401, body[:300]
+
+
+NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+
+
+def readme_nginx_config(cluster: Cluster, listen: int, directory: Path) -> str:
+    """The README's nginx block ("Running on several nodes") with this cluster's nodes as its
+    upstream servers and a loopback port to listen on, in a whole ``nginx.conf``."""
+    [block] = [b for b in blocks() if b.language == "nginx" and "upstream sitecache" in b.text]
+    servers = re.findall(r"server 10\.0\.0\.\d+:8000", block.text)
+    assert len(servers) == len(cluster.nodes), block.text
+    text = block.text.replace("listen 443 ssl;", f"listen 127.0.0.1:{listen};")
+    for server, node in zip(servers, cluster.nodes, strict=True):
+        text = text.replace(server, f"server 127.0.0.1:{node.port}")
+    return (
+        f"pid {directory}/nginx.pid;\nerror_log {directory}/error.log;\nevents {{}}\n"
+        f"http {{\naccess_log off;\n{text}}}\n"
+    )
+
+
+@pytest.mark.skipif(NGINX is None, reason="needs nginx (Debian: apt-get install nginx-light)")
+@pytest.mark.usefixtures("show_logs_on_failure")
+def test_the_readmes_nginx_block_spreads_the_requests_and_skips_a_dead_node(
+    cluster: Cluster,
+) -> None:
+    assert NGINX is not None
+    # nginx's workers (nobody, when started as root) must reach its temporary directories.
+    directory = Path(tempfile.mkdtemp(prefix="sitecache-nodes-nginx-"))
+    directory.chmod(0o755)
+    listen = free_port()
+    conf = directory / "nginx.conf"
+    conf.write_text(readme_nginx_config(cluster, listen, directory), encoding="utf-8")
+    nginx = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(directory), "-g", "daemon off;"])
+    front = Client(listen, cluster.host)
+    try:
+        wait_for(lambda: _answers(front), 10, "nginx to answer")
+        marks = {index: node.log().count("/site-admin/rest-nonce")
+                 for index, node in enumerate(cluster.nodes)}  # fmt: skip
+        cookie = log_in(front, "ada", "ada-password")
+        for _ in range(3 * len(cluster.nodes)):
+            assert rest_nonce(front, cookie)  # whichever node answers knows the session
+        for index, node in enumerate(cluster.nodes):
+            assert node.log().count("/site-admin/rest-nonce") > marks[index], f"node {index}"
+        cluster.kill(C)
+        try:
+            for _ in range(3 * len(cluster.nodes)):
+                status, _, body = front.request("GET", "/")
+                assert status == 200, body[:300]
+                assert rest_nonce(front, cookie)
+        finally:
+            cluster.restart(C)
+    finally:
+        front.close()
+        nginx.terminate()
+        nginx.wait(timeout=30)
+        error_log = directory / "error.log"
+        if error_log.exists():
+            print(f"----- nginx error log -----\n{error_log.read_text(errors='replace')}")
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _answers(client: Client) -> bool:
+    try:
+        return client.request("GET", "/site-json/")[0] == 200
+    except OSError:
+        return False
