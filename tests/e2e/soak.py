@@ -15,7 +15,7 @@ random with fixed weights (`MIX`):
   site).
 
 Node ``killed`` is killed with SIGKILL (master and workers) after 40 % of the run and started
-again on its port; the run lasts until it has served again for at least a second.
+again on its port; the run lasts until it has been back for at least a second.
 
 The checker: every edit that returned, and every purge that returned (with the versions the
 posts had when it was sent), sets a floor; a body read by a request that started after that
