@@ -45,7 +45,7 @@ def test_the_checker_counts_reads_older_than_a_returned_edit_or_purge(tmp_path: 
     soak = Soak(Cluster(tmp_path), [SoakPost(0, 10, "/a/"), SoakPost(1, 11, "/b/")], {}, killed=2)
     soak.floors[0] = [(5.0, 3, "an edit"), (2.0, 1, "an edit"), (7.0, 2, "a purge")]
     soak.floors[1] = [(4.0, 6, "a purge")]
-    soak.restarted_at = 20.0
+    soak.killed_at, soak.restarted_at = 2.0, 20.0
     soak.samples = [
         Sample("page", 0, 1.0, 0.1, 200, {0: 0, 1: 0}),  # before any write returned: fresh
         Sample("page", 0, 5.5, 0.1, 200, {0: 3, 1: 6}),  # shows both floors: fresh
