@@ -127,8 +127,11 @@ def rest_error_of(error: DomainError) -> RestError:
 
 # ------------------------------------------------------------ parallel runs (pytest-xdist)
 #: End-to-end modules whose tests each keep the whole machine busy for seconds (the race
-#: harness: readers and edits, killed workers, a hung Redis): one scope, never two at once.
-RACE_MODULES = frozenset({"tests/e2e/test_cache_faults.py", "tests/e2e/test_race.py"})
+#: harness: readers and edits, killed workers, a hung Redis; the short soak): one scope, never
+#: two at once.
+RACE_MODULES = frozenset(
+    {"tests/e2e/test_cache_faults.py", "tests/e2e/test_race.py", "tests/e2e/test_soak_short.py"}
+)
 #: End-to-end modules whose tests share no server (each deploys its own site): any worker may
 #: take any of them.
 INDEPENDENT_MODULES = frozenset({"tests/e2e/test_any_server.py", "tests/e2e/test_static_nginx.py"})

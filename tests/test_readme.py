@@ -181,10 +181,12 @@ def test_every_python_block_of_the_readme_runs(
     assert "hit" in client.get("/", base_url="http://example.org").headers["Cache-Status"]
 
 
-def test_the_toml_block_of_the_readme_is_a_valid_configuration() -> None:
-    [block] = [b for b in blocks() if b.language == "toml"]
-    config = load_config(tomllib.loads(block.text))
-    assert config.static_root == Path("/var/cache/sitecache/static")
+def test_every_toml_block_of_the_readme_is_a_valid_configuration() -> None:
+    configs = [load_config(tomllib.loads(b.text)) for b in blocks() if b.language == "toml"]
+    # static-file mode's and the several-nodes section's
+    assert [config.static_root for config in configs] == [Path("/var/cache/sitecache/static"), None]
+    assert configs[1].cache_backend == "redis"
+    assert configs[1].cache_namespace
 
 
 def test_make_run_is_what_the_readme_says(tmp_path: Path) -> None:
