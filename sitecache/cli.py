@@ -96,7 +96,12 @@ def _cache_namespace(config: Config) -> str:
 
 def _persist_identity(config: Config) -> None:
     """Write the site's identity (its cache namespace) once, from the configuration as given:
-    every later process (server, workers, the command line) reads the same one."""
+    every later process (server, workers, the command line) reads the same one. A site in a
+    shared PostgreSQL keeps it there (every node finds it), a local one in its data directory."""
+    make_private_directory(config.data_dir)  # each node's own files: disk cache, logs
+    if is_postgres_url(config.database_url):
+        _cache_namespace(config)
+        return
     try:
         site_identity(config.data_dir, config.site_url)
     except StorageError as exc:
