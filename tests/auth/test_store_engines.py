@@ -230,3 +230,25 @@ def test_a_site_moving_to_postgresql_keeps_its_key(tmp_path: Path) -> None:
         shared = AuthService(tmp_path / "var", hasher=PasswordHasher(n=1024), database_url=url)
         assert shared.key == local.key
         shared.store.close()
+
+
+def test_the_command_line_migrates_a_shared_database_and_nodes_then_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sitecache import cli
+
+    with schema() as url:
+        monkeypatch.setenv("SITECACHE_DATABASE_URL", url)
+        data_dir = str(tmp_path / "var")
+        # Before any migration, a command that only reads refuses with the fix in one line.
+        assert cli.main(["--data-dir", data_dir, "user", "list"]) == 1
+        assert "run `sitecache migrate`" in capsys.readouterr().err
+        assert cli.main(["--data-dir", data_dir, "migrate"]) == 0
+        out = capsys.readouterr().out
+        assert f"auth: schema version {MIGRATIONS[-1][0]}" in out
+        assert "site: schema version" in out
+        assert "postgres@" in out or "up to date" in out
+        assert cli.main(["--data-dir", data_dir, "user", "create", "ada", "--role", "administrator",
+                         "--password", "password123"]) == 0  # fmt: skip
+        assert cli.main(["--data-dir", str(tmp_path / "other"), "user", "list"]) == 0
+        assert "ada" in capsys.readouterr().out  # another node's data directory, same site
