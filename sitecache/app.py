@@ -19,7 +19,7 @@ from werkzeug.wrappers import Request, Response
 from sitecache.auth import AuthService, AuthViews, PasswordHasher
 from sitecache.cache import CacheEngine, CacheRules, PageCache, StorageError
 from sitecache.cache.api import CacheApi
-from sitecache.cache.deployment import engine_for, rules_for
+from sitecache.cache.deployment import engine_for, rules_for, shared_identity
 from sitecache.cache.latency import LatencyRecorder
 from sitecache.cache.outcome import explanations
 from sitecache.config import Config, ConfigError, load_config
@@ -70,8 +70,9 @@ def cache_rules(config: Config) -> CacheRules:
     return rules_for(config.site_url, config.rest_prefix)
 
 
-def cache_engine(config: Config) -> CacheEngine:
-    """The cache engine on the configured backend (disk under the data directory by default).
+def cache_engine(config: Config, namespace: str = "") -> CacheEngine:
+    """The cache engine on the configured backend (disk under the data directory by default),
+    in ``namespace`` when given (else `cache_namespace`, else the identity in the data dir).
 
     Raises:
         ConfigError: the storage cannot be opened.
@@ -83,7 +84,7 @@ def cache_engine(config: Config) -> CacheEngine:
             rest_prefix=config.rest_prefix,
             backend=config.cache_backend,
             redis_url=config.redis_url,
-            namespace=config.cache_namespace,
+            namespace=namespace or config.cache_namespace,
         )
     except StorageError as exc:
         raise ConfigError(f"the page cache cannot start: {exc}") from exc
@@ -133,6 +134,7 @@ class App:
             config.data_dir,
             hasher=PasswordHasher(n=config.password_hash_cost),
             app_passwords=config.application_passwords,
+            database_url=config.database_url,
         )
         self.auth.install(self.server, self.hooks)
         self.views = AuthViews(self.auth, self.server, self.templates).routes()
@@ -148,13 +150,19 @@ class App:
         )
         self.hooks.add_action("rest_api_init", self.site_routes.register)
 
+    def _shared_namespace(self, config: Config) -> str:
+        """The cache namespace kept in a store shared by several machines ("" otherwise)."""
+        if config.cache_namespace or not self.auth.store.shared:
+            return ""
+        return shared_identity(self.auth.store, config.site_url)
+
     def _build_cache(self, config: Config) -> None:
         """The page cache in front of the site, its invalidation, its API and its timers."""
         # The page cache sits in front of everything (REST, login and admin paths bypass it);
         # behind trusted reverse proxies it sees the client's scheme and host as the app does.
         self.cache = PageCache(
             self._serve,
-            engine=cache_engine(config),
+            engine=cache_engine(config, self._shared_namespace(config)),
             debug_log=config.data_dir / "logs" / "cache-debug.log",
         )
         # Content changes purge the pages that show them (CACHE_API.md "Invalidation"),

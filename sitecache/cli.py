@@ -24,13 +24,14 @@ from pathlib import Path
 
 from sitecache import cli_parser
 from sitecache.auth import AuthService, PasswordHasher
+from sitecache.auth.db import DatabaseError
 from sitecache.auth.passwords import generate_password
 from sitecache.auth.rest_routes import check_application_password_fields
 from sitecache.auth.roles import SiteUser
-from sitecache.auth.store import make_private_directory
+from sitecache.auth.store import SiteStore, is_postgres_url, make_private_directory
 from sitecache.auth.users_schema import check_user_input
 from sitecache.cache.api.commands import SITE_COMMANDS, print_nginx_config, run_cache_command
-from sitecache.cache.deployment import engine_for, site_identity
+from sitecache.cache.deployment import engine_for, shared_identity, site_identity
 from sitecache.cache.storage import StorageError
 from sitecache.cli_parser import Command
 from sitecache.config import Config, ConfigError, load_config
@@ -42,6 +43,7 @@ from sitecache.schema.dates import format_timestamp
 from sitecache.serving import check_bind, check_plugin, gunicorn_argv, site_url_for
 from sitecache.site import ContentService
 from sitecache.site.demo import fill_demo
+from sitecache.site.migrations import migrate_content
 
 __all__ = ["main"]
 
@@ -69,13 +71,37 @@ def _checked(config: Config) -> Config:
     return config
 
 
-def _auth(config: Config) -> AuthService:
-    return AuthService(config.data_dir, hasher=PasswordHasher(n=config.password_hash_cost))
+def _auth(config: Config, migrate: bool | None = None) -> AuthService:
+    """The site's auth layer; ``migrate``: apply pending migrations (``init`` does; other
+    commands leave a shared PostgreSQL to ``init`` and refuse a schema not their own)."""
+    return AuthService(
+        config.data_dir,
+        hasher=PasswordHasher(n=config.password_hash_cost),
+        database_url=config.database_url,
+        migrate=migrate,
+    )
+
+
+def _cache_namespace(config: Config) -> str:
+    """The configured cache namespace, else the one kept in a shared (PostgreSQL) store, else
+    "" (the identity in the data directory)."""
+    if config.cache_namespace or not is_postgres_url(config.database_url):
+        return config.cache_namespace
+    store = SiteStore(url=config.database_url)
+    try:
+        return shared_identity(store, config.site_url)
+    finally:
+        store.close()
 
 
 def _persist_identity(config: Config) -> None:
     """Write the site's identity (its cache namespace) once, from the configuration as given:
-    every later process (server, workers, the command line) reads the same one."""
+    every later process (server, workers, the command line) reads the same one. A site in a
+    shared PostgreSQL keeps it there (every node finds it), a local one in its data directory."""
+    make_private_directory(config.data_dir)  # each node's own files: disk cache, logs
+    if is_postgres_url(config.database_url):
+        _cache_namespace(config)
+        return
     try:
         site_identity(config.data_dir, config.site_url)
     except StorageError as exc:
@@ -97,7 +123,8 @@ def command_init(args: argparse.Namespace) -> int:
     ``init`` creates the missing administrator; on a site with one it changes nothing.
     """
     config = _configure_environment(args)
-    auth = _auth(config)
+    auth = _auth(config, migrate=True)
+    migrate_content(auth.store, apply=True)  # the content tables too: init migrates everything
     existing = auth.users.count()
     if auth.users.count_role("administrator"):
         print(
@@ -163,6 +190,20 @@ def _checked_user_input(values: dict[str, object]) -> dict[str, object]:
         names = {"username": "login", "name": "display name"}
         detail = "; ".join(f"{names.get(k, k)}: {v}" for k, v in params.items())
         raise InvalidValueError(refused.code, detail, refused.details) from refused
+
+
+def command_migrate(args: argparse.Namespace) -> int:
+    """Apply every pending migration (auth and content tables); print the versions."""
+    config = _configure_environment(args)
+    auth = _auth(config, migrate=True)
+    try:
+        migrate_content(auth.store, apply=True)
+        for component in ("auth", "site"):
+            print(f"{component}: schema version {auth.store.version(component)}")
+        print(f"The database {auth.store.describe()} is up to date.")
+    finally:
+        auth.store.close()
+    return 0
 
 
 def command_user_create(args: argparse.Namespace) -> int:
@@ -393,7 +434,7 @@ def command_cache(args: argparse.Namespace) -> int:
             rest_prefix=config.rest_prefix,
             backend=config.cache_backend,
             redis_url=config.redis_url,
-            namespace=config.cache_namespace,
+            namespace=_cache_namespace(config),
         )
         try:
             return run_cache_command(args, engine, config.site_url, config.static_directory)
@@ -429,6 +470,7 @@ def command_openapi(args: argparse.Namespace) -> int:
 HANDLERS: dict[str, Command] = {
     "serve": command_serve,
     "init": command_init,
+    "migrate": command_migrate,
     "user create": command_user_create,
     "user list": command_user_list,
     "user delete": command_user_delete,
@@ -465,8 +507,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Command-line text that is not UTF-8 arrives with lone surrogates.
         print("sitecache: the arguments must be valid UTF-8 text", file=sys.stderr)
         return 2
-    except sqlite3.Error as exc:
-        # A full disk, a read-only or corrupt database: the reason, without a traceback.
+    except (sqlite3.Error, DatabaseError) as exc:
+        # A full disk, a read-only or corrupt database, a schema of another release: the
+        # reason, without a traceback.
         print(f"sitecache: the site database cannot be used: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:

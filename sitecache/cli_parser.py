@@ -25,6 +25,7 @@ Command = Callable[[argparse.Namespace], int]
 COMMANDS: Final = (
     "serve",
     "init",
+    "migrate",
     "user create",
     "user list",
     "user delete",
@@ -91,6 +92,14 @@ def build_parser(handlers: Mapping[str, Command]) -> argparse.ArgumentParser:
 
     _add_serve_command(commands, handlers)
     _add_init_command(commands, handlers)
+    migrate = commands.add_parser(
+        "migrate",
+        help="bring the site database's schema up to this release",
+        description="Apply the pending migrations of the site database (a shared PostgreSQL "
+        "is migrated only by this command or `init`; serving nodes refuse a schema that is "
+        "not their release's). Prints each component's version.",
+    )
+    migrate.set_defaults(handler=handlers["migrate"])
     user = commands.add_parser("user", help="manage users", description="Manage users.")
     user_commands = user.add_subparsers(dest="user_command", required=True, metavar="COMMAND")
     add_user_commands(user_commands, handlers)

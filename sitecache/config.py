@@ -61,6 +61,9 @@ class Config:
     cache_namespace: str = ""
     static_root: Path | None = None
     cache_timers: bool = True
+    #: the site's database: "" (SQLite ``<data_dir>/site.db``), ``sqlite:///path`` or
+    #: ``postgresql://user:password@host/name`` (shared by several nodes)
+    database_url: str = field(default="", repr=False)
     #: a bearer token that may read ``/site-admin/metrics`` without logging in ("": none)
     metrics_token: str = field(default="", repr=False)
 
@@ -114,6 +117,7 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
         "cache_namespace": {"type": "string", "pattern": r"^[A-Za-z0-9._-]{0,64}$"},
         "static_root": {"type": "string", "minLength": 1},
         "cache_timers": {"type": "boolean"},
+        "database_url": {"type": "string", "pattern": r"^(|postgres(ql)?://\S+|sqlite:///\S+)$"},
         # Printable ASCII without spaces, long enough not to be guessed ("" turns it off).
         "metrics_token": {"type": "string", "pattern": r"^(|[\x21-\x7e]{16,512})$"},
     },
@@ -127,6 +131,7 @@ _ENVIRONMENT: Final = {
     "SITECACHE_REDIS_URL": "redis_url",
     "SITECACHE_CACHE_NAMESPACE": "cache_namespace",
     "SITECACHE_METRICS_TOKEN": "metrics_token",
+    "SITECACHE_DATABASE_URL": "database_url",
 }
 
 

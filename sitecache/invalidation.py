@@ -28,12 +28,12 @@ then the hold is released. Purges delete (never soft-purge).
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
+from sitecache.auth.db import DatabaseError, DbConnection
 from sitecache.cache import CacheEngine, StorageError
 from sitecache.domain_errors import InvalidURL
 from sitecache.site import ContentService, FrontSite
@@ -91,7 +91,7 @@ class ContentInvalidation:
         content.transaction_listeners.append(self)
 
     # ------------------------------------------------------------------ transactions
-    def before_commit(self, db: sqlite3.Connection, calls: Sequence[HookCall]) -> None:
+    def before_commit(self, db: DbConnection, calls: Sequence[HookCall]) -> None:
         """Record what the change owes the cache in its own transaction."""
         intents = self.intents(calls)
         if intents:
@@ -207,7 +207,7 @@ class ContentInvalidation:
             return False
         try:
             return self._drain()
-        except sqlite3.Error as exc:
+        except DatabaseError as exc:
             logger.warning("owed cache purges not read: %s", exc)
             return False
         finally:

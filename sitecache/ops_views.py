@@ -139,7 +139,7 @@ class OpsViews:
 
     def _check_database(self) -> dict[str, Any]:
         try:
-            self.auth.store.connection().execute("SELECT count(*) FROM sqlite_master").fetchone()
+            self.auth.store.connection().execute("SELECT COUNT(*) FROM schema_versions").fetchone()
         except Exception:  # any failure is the answer here: the check reports it
             logger.warning("health check: the site database did not answer", exc_info=True)
             return {"status": "fail", "error": "did not answer"}

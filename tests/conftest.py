@@ -20,13 +20,49 @@ from sitecache.rest.error_handlers import ErrorHandlers
 
 AppFactory = Callable[..., App]
 
+#: The site store's engines; a test module marked `both_engines` runs on each.
+ENGINES = ("sqlite", "postgresql")
+both_engines = pytest.mark.both_engines
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "both_engines: the tests that use a database run on SQLite and PostgreSQL"
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test marked `both_engines` that builds applications (it uses ``database_url``, often
+    through ``app_factory``) runs once per engine; one that needs no database runs once."""
+    marked = metafunc.definition.get_closest_marker("both_engines") is not None
+    if marked and "database_url" in metafunc.fixturenames:
+        metafunc.parametrize("database_url", ENGINES, indirect=True)
+
 
 @pytest.fixture
-def app_factory(tmp_path: Path) -> AppFactory:
-    """Build applications whose data lives under the test's temporary directory."""
+def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The site database of the test's applications: "" (SQLite under the data directory),
+    or, for a module marked `both_engines`, also a migrated PostgreSQL schema of its own
+    (`tests.postgres`), dropped afterwards."""
+    engine = getattr(request, "param", "sqlite")
+    if engine == "sqlite":
+        yield ""
+        return
+    from tests.postgres import migrated_schema
+
+    with migrated_schema() as url:
+        yield url
+
+
+@pytest.fixture
+def app_factory(tmp_path: Path, database_url: str) -> Iterator[AppFactory]:
+    """Build applications whose data lives under the test's temporary directory (and in the
+    test's own PostgreSQL schema when ``database_url`` names one); closed afterwards."""
+    built: list[App] = []
 
     def factory(**overrides: Any) -> App:
         config: dict[str, Any] = {
+            "database_url": database_url,
             "data_dir": str(tmp_path / "var"),
             "site_url": "http://example.org",
             # The cheapest scrypt cost allowed: tests create many users and log in often.
@@ -36,9 +72,14 @@ def app_factory(tmp_path: Path) -> AppFactory:
             "cache_timers": False,
         }
         config.update(overrides)
-        return create_app(config)
+        app = create_app(config)
+        built.append(app)
+        return app
 
-    return factory
+    yield factory
+    if database_url:  # a PostgreSQL pool per application: closed before its schema goes
+        for app in built:
+            app.auth.store.close()
 
 
 @pytest.fixture

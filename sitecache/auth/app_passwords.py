@@ -17,7 +17,6 @@ import binascii
 import ipaddress
 import logging
 import re
-import sqlite3
 import time
 import uuid as uuid_module
 from collections.abc import Callable, Mapping
@@ -25,6 +24,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Final
 
+from sitecache.auth.db import DbConnection, OperationalError, Row
 from sitecache.auth.passwords import digest_matches, generate_password, keyed_hash
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import SiteStore
@@ -52,7 +52,7 @@ MAX_PASSWORDS_PER_USER: Final = 100
 _PURPOSE: Final = "application-password"
 _NOT_ALPHANUMERIC = re.compile(r"[^A-Za-z0-9]")
 _LAST_USED_GRANULARITY: Final = 60
-_LIST: Final = "SELECT * FROM app_passwords WHERE user_id = ? ORDER BY created, rowid"
+_LIST: Final = "SELECT * FROM app_passwords WHERE user_id = ? ORDER BY created, position, uuid"
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,9 +153,7 @@ class ApplicationPasswordPolicy:
         return _is_loopback(str(environ.get("REMOTE_ADDR") or "")) and not _forwarded(environ)
 
 
-def _ensure_unique_name(
-    db: sqlite3.Connection, user: SiteUser, name: str, except_uuid: str = ""
-) -> None:
+def _ensure_unique_name(db: DbConnection, user: SiteUser, name: str, except_uuid: str = "") -> None:
     """Raise `ConflictError` ``application_password_duplicate_name`` if the user already has
     ``name``."""
     duplicate = db.execute(
@@ -178,7 +176,7 @@ def _check_name(name: str) -> None:
         )
 
 
-def _ensure_room(db: sqlite3.Connection, user: SiteUser) -> None:
+def _ensure_room(db: DbConnection, user: SiteUser) -> None:
     """Raise `InvalidValueError` ``application_password_limit_reached`` when the user has the
     most allowed."""
     (count,) = db.execute(
@@ -192,7 +190,7 @@ def _ensure_room(db: sqlite3.Connection, user: SiteUser) -> None:
         )
 
 
-def _password(row: sqlite3.Row) -> ApplicationPassword:
+def _password(row: Row) -> ApplicationPassword:
     return ApplicationPassword(
         uuid=str(row["uuid"]),
         user_id=int(row["user_id"]),
@@ -215,9 +213,9 @@ class PasswordListing:
     def __init__(
         self,
         user_id: int,
-        rows: list[sqlite3.Row],
+        rows: list[Row],
         used: ApplicationPassword | None,
-        connection: sqlite3.Connection,
+        connection: DbConnection,
     ) -> None:
         self.user_id = user_id
         self._rows = rows
@@ -226,7 +224,7 @@ class PasswordListing:
         self._connection = connection
         self._changes = connection.total_changes
 
-    def is_current(self, connection: sqlite3.Connection) -> bool:
+    def is_current(self, connection: DbConnection) -> bool:
         """Whether ``connection`` is the one the rows were read on and has changed no row since
         (another process's write meanwhile is a concurrent request's, ordered after this read)."""
         return connection is self._connection and connection.total_changes == self._changes
@@ -291,8 +289,10 @@ class ApplicationPasswords:
             _ensure_unique_name(db, user, name)
             _ensure_room(db, user)
             db.execute(
-                "INSERT INTO app_passwords (uuid, user_id, app_id, name, password_hash, created)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO app_passwords"
+                " (uuid, user_id, app_id, name, password_hash, created, position)"
+                " VALUES (?, ?, ?, ?, ?, ?,"
+                " (SELECT COALESCE(MAX(position), 0) + 1 FROM app_passwords WHERE user_id = ?))",
                 (
                     record.uuid,
                     user.id,
@@ -300,6 +300,7 @@ class ApplicationPasswords:
                     name,
                     keyed_hash(self.key, password, _PURPOSE),
                     record.created,
+                    user.id,
                 ),
             )
         return chunk_password(password), record
@@ -350,7 +351,7 @@ class ApplicationPasswords:
             cursor = db.execute(
                 "DELETE FROM app_passwords WHERE user_id = ? AND uuid = ?", (user.id, uuid)
             )
-            return cursor.rowcount > 0
+            return bool(cursor.rowcount > 0)
 
     def delete_all(self, user: SiteUser) -> int:
         """Delete every password of the user; returns how many there were."""
@@ -424,7 +425,7 @@ class ApplicationPasswords:
                     "UPDATE app_passwords SET last_used = ?, last_ip = ? WHERE uuid = ?",
                     (now, ip or None, password.uuid),
                 ).rowcount
-        except sqlite3.OperationalError as exc:
+        except OperationalError as exc:
             # Bookkeeping only: a full disk (or a busy database) must not refuse the request,
             # least of all a DELETE that would free space.
             logger.warning("Could not record the use of an application password: %s", exc)

@@ -3,6 +3,9 @@
 It keys every HMAC of the auth layer (session tokens, nonces, application passwords). The file
 (``secret.key``, mode 0600) is written atomically: a temporary file in the same directory, then
 ``os.replace``, so a crash never leaves a half-written key and two workers starting at once agree.
+A site whose store is shared by several machines (PostgreSQL) keeps its key in the store instead,
+so every node signs and checks the same cookies; a key file already in the data directory seeds
+it (sessions survive the move to a shared database).
 """
 
 from __future__ import annotations
@@ -13,15 +16,26 @@ import secrets
 import tempfile
 from pathlib import Path
 
-from sitecache.auth.store import make_private_directory
+from sitecache.auth.store import SiteStore, make_private_directory
 
-__all__ = ["load_or_create_secret_key"]
+__all__ = ["SHARED_KEY_NAME", "load_or_create_secret_key"]
 
 KEY_BYTES = 64
+#: The name of the key among the store's shared values.
+SHARED_KEY_NAME = "secret_key"
 
 
-def load_or_create_secret_key(path: Path) -> bytes:
-    """The key stored at ``path``, creating it (64 random bytes, hex) when missing."""
+def load_or_create_secret_key(path: Path, store: SiteStore | None = None) -> bytes:
+    """The site's key: from ``store`` when it is shared (created there once, from the key file
+    at ``path`` when one exists, else 64 random bytes), otherwise the key file at ``path``
+    (created when missing).
+
+    Raises:
+        ValueError: the stored key is shorter than 32 bytes.
+    """
+    if store is not None and store.shared:
+        seed = _read(path) if path.is_file() else secrets.token_bytes(KEY_BYTES)
+        return _checked(store.shared_value(SHARED_KEY_NAME, seed.hex()), store.describe())
     try:
         return _read(path)
     except FileNotFoundError:
@@ -43,8 +57,11 @@ def load_or_create_secret_key(path: Path) -> bytes:
 
 
 def _read(path: Path) -> bytes:
-    text = path.read_text(encoding="ascii").strip()
-    key = bytes.fromhex(text)
+    return _checked(path.read_text(encoding="ascii"), str(path))
+
+
+def _checked(text: str, where: str) -> bytes:
+    key = bytes.fromhex(text.strip())
     if len(key) < 32:
-        raise ValueError(f"the secret key in {path} is too short; delete it to generate a new one")
+        raise ValueError(f"the secret key in {where} is too short; delete it to generate a new one")
     return key

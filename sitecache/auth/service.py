@@ -39,6 +39,14 @@ class AuthService:
         hasher: the password hasher (its cost can be lowered for tests).
         app_passwords: ``"auto"`` (TLS or loopback), ``"on"`` or ``"off"``.
         clock: seconds since the epoch.
+        database_url: the site database when it is not ``<data_dir>/site.db``: a shared
+            PostgreSQL (``postgresql://...``) keeps the secret key too, so every node signs and
+            checks the same cookies, nonces and application passwords.
+        migrate: apply pending migrations now (default: on SQLite; a PostgreSQL database is
+            migrated by ``sitecache init`` and checked by the serving nodes).
+
+    Raises:
+        SchemaVersionError: the database's schema is not this code's and is not migrated.
     """
 
     def __init__(
@@ -47,11 +55,16 @@ class AuthService:
         hasher: PasswordHasher | None = None,
         app_passwords: str = "auto",
         clock: Callable[[], float] = time.time,
+        database_url: str = "",
+        migrate: bool | None = None,
     ) -> None:
         self.data_dir = data_dir
-        self.store = SiteStore(data_dir / "site.db")
-        self.store.migrate()
-        self.key = load_or_create_secret_key(data_dir / "secret.key")
+        self.store = SiteStore(data_dir / "site.db", url=database_url or None, auto_migrate=migrate)
+        if self.store.auto_migrate:
+            self.store.migrate()
+        else:
+            self.store.prepare()
+        self.key = load_or_create_secret_key(data_dir / "secret.key", self.store)
         self.users = UserRepository(self.store, hasher or PasswordHasher(), clock)
         self.sessions = SessionManager(self.store, self.users, self.key, clock)
         self.nonces = NonceService(self.key, clock)

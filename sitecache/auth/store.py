@@ -1,10 +1,16 @@
-"""The site store: an SQLite database under the data directory, with versioned migrations.
+"""The site store: SQLite under the data directory (the default) or a shared PostgreSQL.
 
-The database (``site.db``) is created on first use. Its schema version is SQLite's
-``user_version``; each migration in `MIGRATIONS` runs once, inside a transaction, so a crash
-leaves the previous version intact. WAL mode and a busy timeout let several gunicorn workers
-share the file. Connections are per process and thread: one opened before a fork is never used
-by the child.
+SQLite (``site.db``) is created on first use; WAL mode and a busy timeout let several gunicorn
+workers share the file. PostgreSQL (`database_url`, `sitecache.auth.postgres`) lets several
+machines share one site. Connections are per process and thread on both: one opened before a
+fork is never used by the child.
+
+Each component (the auth tables here, the content tables in `sitecache.site.migrations`) has
+its list of ``(version, SQL)`` migrations, each run once inside a transaction (a crash leaves
+the previous version intact). SQLite stores migrate themselves on first use; a PostgreSQL store,
+shared by nodes that may run different releases during an upgrade, is migrated by
+``sitecache init`` or ``sitecache migrate`` and only checked by a serving node, which refuses a
+schema newer or older than its code (`SchemaVersionError`).
 """
 
 from __future__ import annotations
@@ -15,12 +21,33 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
+from sitecache.auth.db import (
+    DatabaseError,
+    DbConnection,
+    IntegrityError,
+    OperationalError,
+    SchemaVersionError,
+    postgres_ddl,
+)
+from sitecache.auth.postgres import PostgresEngine, redacted
 from sitecache.domain_errors import InvalidValueError
 from sitecache.sqlite_wal import enable_wal
 
-__all__ = ["MIGRATIONS", "SiteStore", "make_private_directory", "sql_values"]
+__all__ = [
+    "AUTH_COMPONENT",
+    "MIGRATIONS",
+    "SiteStore",
+    "is_postgres_url",
+    "make_private_directory",
+    "sql_values",
+]
+
+AUTH_COMPONENT: Final = "auth"
+_POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
+#: The advisory lock every PostgreSQL migration takes (nodes migrating at once take turns).
+_MIGRATION_LOCK: Final = 0x5C_CA_C4E
 
 
 _INT64_MIN: Final = -(2**63)
@@ -51,7 +78,10 @@ def make_private_directory(path: Path) -> None:
         os.chmod(path, 0o700)
 
 
-MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
+#: A migration: ``(version, SQL)``, or ``(version, SQLite's SQL, PostgreSQL's SQL)``.
+Migration = tuple[int, str] | tuple[int, str, str]
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (
     (
         1,
         """
@@ -120,17 +150,65 @@ MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         CREATE INDEX users_by_slug ON users(slug)
         """,
     ),
+    (
+        3,
+        """
+        CREATE UNIQUE INDEX users_by_lower_login ON users(lower(login));
+        CREATE UNIQUE INDEX users_by_lower_email ON users(lower(email));
+        CREATE TABLE shared_values (
+            name  TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        ALTER TABLE app_passwords ADD COLUMN position INTEGER NOT NULL DEFAULT 0;
+        UPDATE app_passwords SET position = rowid
+        """,
+        # PostgreSQL has no rowid, and a new database has no passwords to number.
+        """
+        CREATE UNIQUE INDEX users_by_lower_login ON users(lower(login));
+        CREATE UNIQUE INDEX users_by_lower_email ON users(lower(email));
+        CREATE TABLE shared_values (
+            name  TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        ALTER TABLE app_passwords ADD COLUMN position INTEGER NOT NULL DEFAULT 0
+        """,
+    ),
 )
-"""``(version, SQL)`` pairs, applied in order; never edit one that has shipped, add another."""
+"""``(version, SQL)`` pairs, applied in order, or ``(version, SQLite's SQL, PostgreSQL's SQL)``
+where the two must differ (the PostgreSQL text goes through `postgres_ddl` too); never edit
+one that has shipped, add another."""
+
+
+def is_postgres_url(url: str | None) -> bool:
+    """Whether ``url`` names a PostgreSQL database."""
+    return bool(url) and str(url).startswith(_POSTGRES_SCHEMES)
+
+
+_SQLITE_ERRORS: Final[tuple[tuple[type[sqlite3.Error], type[DatabaseError]], ...]] = (
+    (sqlite3.IntegrityError, IntegrityError),
+    (sqlite3.OperationalError, OperationalError),
+    (sqlite3.Error, DatabaseError),
+)
+
+
+def _sqlite_error(exc: sqlite3.Error) -> DatabaseError:
+    for kind, ours in _SQLITE_ERRORS:
+        if isinstance(exc, kind):
+            return ours(str(exc))
+    return DatabaseError(str(exc))  # pragma: no cover - sqlite3.Error is the last kind
 
 
 class _SiteConnection(sqlite3.Connection):
-    """A connection whose statements refuse, as a domain error, an integer SQLite cannot hold.
+    """A connection whose statements refuse, as a domain error, an integer SQLite cannot hold,
+    and whose errors are the store's (`DatabaseError`), not sqlite3's.
 
     Request arguments are Python integers (never clamped, README "The schema engine"): an id,
     a page or an offset past 2**63 - 1 names no row, and is a 400 ``rest_invalid_param`` (as
     WordPress, whose PHP integers stop there, refuses it) rather than an OverflowError.
     """
+
+    #: Off while the store sets the connection up (`enable_wal` waits out sqlite3's "locked").
+    translating = False
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         try:
@@ -139,20 +217,70 @@ class _SiteConnection(sqlite3.Connection):
             raise InvalidValueError(
                 "rest_invalid_param", "A number given is too large (at most 9223372036854775807)."
             ) from exc
+        except sqlite3.Error as exc:
+            if not self.translating:
+                raise
+            raise _sqlite_error(exc) from exc
+
+    def executemany(self, sql: str, parameters: Iterable[Any], /) -> sqlite3.Cursor:
+        try:
+            return super().executemany(sql, parameters)
+        except sqlite3.Error as exc:
+            raise _sqlite_error(exc) from exc
 
 
 class SiteStore:
-    """The site's SQLite database.
+    """The site's database: SQLite at ``path``, or PostgreSQL at ``url``.
 
     Args:
-        path: the database file (its directory is created with mode 0700).
+        path: the SQLite database file (its directory is created with mode 0700); unused when
+            ``url`` names a PostgreSQL database.
+        url: ``postgresql://...`` (a shared database), ``sqlite:///path`` or ``None``.
+        auto_migrate: apply pending migrations on first use (default: SQLite yes, PostgreSQL
+            no: ``sitecache init`` or ``migrate`` migrates it, serving nodes only check it).
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(
+        self, path: Path | None = None, *, url: str | None = None, auto_migrate: bool | None = None
+    ) -> None:
+        if url and url.startswith("sqlite:///"):
+            path = Path(url[len("sqlite:///") :])
+            url = None
+        if url and not is_postgres_url(url):
+            raise ValueError(f"database_url must be postgresql://... or sqlite:///...: {url!r}")
+        if url is None and path is None:
+            raise ValueError("a site store needs a SQLite path or a database URL")
+        self.path = path if path is not None else Path()
+        self.url = url
+        if url:
+            try:
+                import psycopg  # noqa: F401
+                import psycopg_pool  # noqa: F401
+            except ImportError as exc:
+                raise DatabaseError(
+                    "database_url names a PostgreSQL database but psycopg is not installed:"
+                    " pip install 'sitecache[postgres]'"
+                ) from exc
+        self.postgres = PostgresEngine(url) if url else None
+        self.auto_migrate = self.postgres is None if auto_migrate is None else auto_migrate
         self._local = threading.local()
         self._migrate_lock = threading.Lock()
-        self._migrated = False
+        self._components: dict[str, tuple[Migration, ...]] = {AUTH_COMPONENT: MIGRATIONS}
+        self._ready: set[str] = set()
+
+    @property
+    def engine(self) -> str:
+        """``"postgresql"`` or ``"sqlite"``."""
+        return "postgresql" if self.postgres is not None else "sqlite"
+
+    @property
+    def shared(self) -> bool:
+        """Whether several machines may share this store (its secrets live in it)."""
+        return self.postgres is not None
+
+    def describe(self) -> str:
+        """Where the store is, for messages (a URL's password left out)."""
+        return redacted(self.url) if self.url else str(self.path)
 
     def _open(self) -> sqlite3.Connection:
         make_private_directory(self.path.parent)
@@ -168,17 +296,24 @@ class SiteStore:
         connection.execute("PRAGMA busy_timeout = 10000")
         enable_wal(connection)
         connection.execute("PRAGMA synchronous = NORMAL")
+        connection.translating = True
         return connection
 
-    def connection(self) -> sqlite3.Connection:
+    def connection(self) -> DbConnection:
         """This thread's connection (opened lazily; a forked child opens its own), with every
-        migration applied."""
+        registered component's schema migrated (or checked, see ``auto_migrate``).
+
+        Raises:
+            SchemaVersionError: the schema is newer than this code, or older and not migrated.
+        """
         connection = self._thread_connection()
-        if not self._migrated:
-            self.migrate(connection)
+        if len(self._ready) < len(self._components):
+            self.prepare()
         return connection
 
-    def _thread_connection(self) -> sqlite3.Connection:
+    def _thread_connection(self) -> DbConnection:
+        if self.postgres is not None:
+            return self.postgres.connection()
         pid = os.getpid()
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
         if connection is None or getattr(self._local, "pid", None) != pid:
@@ -187,34 +322,147 @@ class SiteStore:
             self._local.pid = pid
             if self.path.stat().st_mode & 0o077:
                 os.chmod(self.path, 0o600)
-        return connection
+        return cast(DbConnection, connection)
 
-    def migrate(self, connection: sqlite3.Connection | None = None) -> int:
-        """Apply every pending migration; returns the schema version."""
+    # ------------------------------------------------------------------ migrations
+    def register(self, component: str, migrations: tuple[Migration, ...]) -> None:
+        """Add a component's migrations (prepared with the others on next use)."""
+        self._components[component] = migrations
+        self._ready.discard(component)
+
+    def prepare(self) -> None:
+        """Migrate (``auto_migrate``) or check every registered component."""
+        for component in list(self._components):
+            if component not in self._ready:
+                if self.auto_migrate:
+                    self.migrate_component(component)
+                else:
+                    self.check_component(component)
+                self._ready.add(component)
+
+    def migrate(self, connection: DbConnection | None = None) -> int:
+        """Apply every pending migration of every registered component; returns the auth
+        tables' schema version."""
+        del connection  # the thread's own connection is used
+        for component in list(self._components):
+            self.migrate_component(component)
+            self._ready.add(component)
+        return self.version(AUTH_COMPONENT)
+
+    def latest(self, component: str) -> int:
+        """The schema version this code writes for ``component``."""
+        migrations = self._components[component]
+        return migrations[-1][0] if migrations else 0
+
+    def version(self, component: str) -> int:
+        """The schema version the database holds for ``component`` (0: none)."""
+        connection = self._thread_connection()
+        if component == AUTH_COMPONENT and self.postgres is None:
+            return int(connection.execute("PRAGMA user_version").fetchone()[0])
+        self._ensure_versions_table(connection)
+        row = connection.execute(
+            "SELECT version FROM schema_versions WHERE component = ?", (component,)
+        ).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def check_component(self, component: str) -> None:
+        """Refuse a schema of ``component`` other than this code's.
+
+        Raises:
+            SchemaVersionError: newer (upgrade this node) or older (run ``sitecache migrate``).
+        """
+        found, latest = self.version(component), self.latest(component)
+        if found > latest:
+            raise SchemaVersionError(
+                f"the database {self.describe()} holds schema version {found} of {component!r},"
+                f" newer than this sitecache's {latest}: upgrade sitecache on this node"
+            )
+        if found < latest:
+            raise SchemaVersionError(
+                f"the database {self.describe()} holds schema version {found} of {component!r},"
+                f" older than this sitecache's {latest}: run `sitecache migrate` once to migrate"
+                " it, then restart the nodes"
+            )
+
+    def migrate_component(self, component: str) -> int:
+        """Apply ``component``'s pending migrations; its version afterwards.
+
+        Raises:
+            SchemaVersionError: the database's schema is newer than this code's.
+        """
         with self._migrate_lock:
-            connection = connection or self._thread_connection()
-            version = int(connection.execute("PRAGMA user_version").fetchone()[0])
-            for target, script in MIGRATIONS:
+            connection = self._thread_connection()
+            version = self.version(component)
+            latest = self.latest(component)
+            if version > latest:
+                self.check_component(component)
+            for migration in self._components[component]:
+                target, script = migration[0], str(migration[-1 if self.postgres else 1])
                 if target <= version:
                     continue
-                connection.execute("BEGIN IMMEDIATE")
-                try:
-                    # Re-read under the write lock: another worker may have migrated already.
-                    current = int(connection.execute("PRAGMA user_version").fetchone()[0])
-                    if current < target:
+                with self._locked_transaction(connection):
+                    # Re-read under the write lock: another worker or node may have migrated.
+                    if self.version(component) < target:
                         for statement in _statements(script):
+                            if self.postgres is not None:
+                                statement = postgres_ddl(statement)
                             connection.execute(statement)
-                        connection.execute(f"PRAGMA user_version = {int(target)}")
-                    connection.execute("COMMIT")
-                except BaseException:
-                    connection.execute("ROLLBACK")
-                    raise
+                        self._set_version(connection, component, target)
                 version = target
-            self._migrated = True
             return version
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def _locked_transaction(self, connection: DbConnection) -> Iterator[None]:
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            if self.postgres is not None:
+                connection.execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK,))
+            yield
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
+
+    def _ensure_versions_table(self, connection: DbConnection) -> None:
+        if getattr(self._local, "versions_table", False):
+            return
+        create = (
+            "CREATE TABLE IF NOT EXISTS schema_versions"
+            " (component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
+        )
+        if self.postgres is not None:
+            # Two nodes creating it at once would collide in PostgreSQL's catalog.
+            with self._locked_transaction(connection):
+                connection.execute(postgres_ddl(create))
+        else:
+            connection.execute(create)
+        self._local.versions_table = True
+
+    def _set_version(self, connection: DbConnection, component: str, version: int) -> None:
+        if component == AUTH_COMPONENT and self.postgres is None:
+            connection.execute(f"PRAGMA user_version = {int(version)}")
+            return
+        connection.execute(
+            "INSERT INTO schema_versions (component, version) VALUES (?, ?)"
+            " ON CONFLICT (component) DO UPDATE SET version = excluded.version",
+            (component, version),
+        )
+
+    # ------------------------------------------------------------------ shared values
+    def shared_value(self, name: str, create: str) -> str:
+        """The value stored under ``name`` in the store, storing ``create`` when there is none
+        (nodes asking at once all get the one value that won)."""
+        connection = self.connection()
+        connection.execute(
+            "INSERT INTO shared_values (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+            (name, create),
+        )
+        row = connection.execute("SELECT value FROM shared_values WHERE name = ?", (name,))
+        return str(row.fetchone()[0])
+
+    @contextmanager
+    def transaction(self) -> Iterator[DbConnection]:
         """A write transaction: committed on success, rolled back on any exception."""
         connection = self.connection()
         connection.execute("BEGIN IMMEDIATE")
@@ -228,8 +476,19 @@ class SiteStore:
             raise
         connection.execute("COMMIT")
 
+    def integrity_check(self) -> str:
+        """``"ok"``, or what the engine's own check found wrong."""
+        connection = self.connection()
+        if self.postgres is not None:
+            connection.execute("SELECT 1").fetchone()
+            return "ok"
+        return str(connection.execute("PRAGMA quick_check").fetchone()[0])
+
     def close(self) -> None:
-        """Close this thread's connection."""
+        """Close this thread's connection (PostgreSQL: this process's pool)."""
+        if self.postgres is not None:
+            self.postgres.close()
+            return
         connection = getattr(self._local, "connection", None)
         if connection is not None:
             connection.close()

@@ -18,12 +18,12 @@ so every worker sees them.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from sitecache.auth.db import DbConnection
 from sitecache.auth.store import SiteStore
 
 __all__ = ["LIMITS", "Limit", "LoginThrottle", "describe_wait"]
@@ -109,7 +109,7 @@ class LoginThrottle:
         with self.store.transaction() as db:
             self._count_failure(db, account, ip, int(self.clock()))
 
-    def _count_failure(self, db: sqlite3.Connection, account: str, ip: str, now: int) -> None:
+    def _count_failure(self, db: DbConnection, account: str, ip: str, now: int) -> None:
         for scope, key in self._buckets(account, ip):
             row = db.execute(
                 "SELECT failures, next_allowed FROM login_throttle WHERE scope = ? AND key = ?",

@@ -8,12 +8,12 @@ A user's profile (``slug``, ``url``, ``first_name``, ``last_name``, ``nickname``
 from __future__ import annotations
 
 import re
-import sqlite3
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from sitecache.auth.db import DbConnection, IntegrityError, Row
 from sitecache.auth.passwords import PasswordHasher
 from sitecache.auth.roles import ROLES, SiteUser
 from sitecache.auth.store import SiteStore, sql_values
@@ -46,7 +46,7 @@ _BUILT_KEPT: Final = 256
 _UPDATABLE: Final = frozenset({"email", "display_name", "role", *PROFILE_FIELDS})
 _ORDER_COLUMNS: Final[Mapping[str, str]] = {
     "id": "id",
-    "name": "display_name COLLATE NOCASE",
+    "name": "lower(display_name)",
     "registered_date": "registered",
     "slug": "slug",
     "email": "email",
@@ -85,7 +85,7 @@ def _already_used(field: str) -> ConflictError:
     return ConflictError(f"existing_user_{field}", f"Sorry, that {noun} is already used.")
 
 
-def _user(row: sqlite3.Row) -> SiteUser:
+def _user(row: Row) -> SiteUser:
     return SiteUser(
         id=int(row["id"]),
         login=str(row["login"]),
@@ -119,7 +119,7 @@ class UserRepository:
         """Users built from single-row reads, by the row's values: a `SiteUser` is immutable
         and an edited row is another key (at most `_BUILT_KEPT`, then all are dropped)."""
 
-    def _from_row(self, row: sqlite3.Row) -> SiteUser:
+    def _from_row(self, row: Row) -> SiteUser:
         """`_user` of ``row``, built once per distinct row (every authenticated request reads
         its user)."""
         key = tuple(row)
@@ -157,7 +157,7 @@ class UserRepository:
             with self.store.transaction() as db:
                 for field, value in (("login", login), ("email", address)):
                     taken = db.execute(
-                        f"SELECT 1 FROM users WHERE {field} = ?",  # noqa: S608 - fixed names
+                        f"SELECT 1 FROM users WHERE lower({field}) = lower(?)",  # noqa: S608 - fixed names
                         (value,),
                     ).fetchone()
                     if taken is not None:
@@ -168,7 +168,7 @@ class UserRepository:
                 cursor = db.execute(
                     "INSERT INTO users (login, email, display_name, role, password_hash,"  # noqa: S608 - names checked above
                     f" registered, {columns}) VALUES (?, ?, ?, ?, ?, ?"
-                    f"{', ?' * len(fields)})",
+                    f"{', ?' * len(fields)}) RETURNING id",
                     (
                         login,
                         address,
@@ -179,8 +179,8 @@ class UserRepository:
                         *fields.values(),
                     ),
                 )
-                user_id = int(cursor.lastrowid or 0)
-        except sqlite3.IntegrityError as exc:  # a concurrent insert won the race
+                user_id = int(cursor.fetchone()[0])
+        except IntegrityError as exc:  # a concurrent insert won the race
             raise _already_used("email" if "email" in str(exc) else "login") from exc
         found = self.get(user_id)
         if found is None:  # pragma: no cover - the row was inserted in this very transaction
@@ -200,11 +200,11 @@ class UserRepository:
         """The user with this login, or else this e-mail address (case-insensitive)."""
         connection = self.store.connection()
         row = connection.execute(
-            "SELECT * FROM users WHERE login = ?", (login_or_email,)
+            "SELECT * FROM users WHERE lower(login) = lower(?)", (login_or_email,)
         ).fetchone()
         if row is None and "@" in login_or_email:
             row = connection.execute(
-                "SELECT * FROM users WHERE email = ?", (login_or_email,)
+                "SELECT * FROM users WHERE lower(email) = lower(?)", (login_or_email,)
             ).fetchone()
         return None if row is None else self._from_row(row)
 
@@ -266,11 +266,13 @@ class UserRepository:
         params: list[Any] = []
         term = query.search.strip().strip("*")
         if term and not columns:
-            where.append("0")
+            where.append("1 = 0")
         elif term:
             pattern = "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
             where.append(
-                "(" + " OR ".join(f"{column} LIKE ? ESCAPE '\\'" for column in columns) + ")"
+                "("
+                + " OR ".join(f"lower({column}) LIKE lower(?) ESCAPE '\\'" for column in columns)
+                + ")"
             )
             params.extend([pattern] * len(columns))
         for column, values in (
@@ -286,7 +288,7 @@ class UserRepository:
             params.extend(query.exclude)
         clause = f" WHERE {' AND '.join(where)}" if where else ""
         direction = "DESC" if query.order == "desc" else "ASC"
-        column = _ORDER_COLUMNS.get(query.orderby, "display_name COLLATE NOCASE")
+        column = _ORDER_COLUMNS.get(query.orderby, "lower(display_name)")
         connection = self.store.connection()
         total = int(
             connection.execute(
@@ -355,7 +357,7 @@ class UserRepository:
             with self.store.transaction() as db:
                 if "email" in fields:
                     taken = db.execute(
-                        "SELECT 1 FROM users WHERE email = ? AND id != ?",
+                        "SELECT 1 FROM users WHERE lower(email) = lower(?) AND id != ?",
                         (fields["email"], user.id),
                     ).fetchone()
                     if taken is not None:
@@ -374,7 +376,7 @@ class UserRepository:
                 )
                 if cursor.rowcount == 0:
                     raise _no_such_user()
-        except sqlite3.IntegrityError as exc:  # a concurrent update won the race
+        except IntegrityError as exc:  # a concurrent update won the race
             raise _already_used("email") from exc
         return self._reload(user.id)
 
@@ -387,7 +389,7 @@ class UserRepository:
         with self.store.transaction() as db:
             _keep_an_administrator(db, user.id, "be deleted")
             cursor = db.execute("DELETE FROM users WHERE id = ?", (user.id,))
-        return cursor.rowcount > 0
+        return bool(cursor.rowcount > 0)
 
     # ------------------------------------------------------------------ helpers
     def _reload(self, user_id: int) -> SiteUser:
@@ -396,7 +398,7 @@ class UserRepository:
             raise _no_such_user()
         return found
 
-    def _new_slug(self, db: sqlite3.Connection, given: str, login: str) -> str:
+    def _new_slug(self, db: DbConnection, given: str, login: str) -> str:
         """A new user's slug: the one given, if free; else one made unique from the login."""
         if not given:
             return self._unique_slug(db, slugify(login) or "user", None)
@@ -407,7 +409,7 @@ class UserRepository:
         return slug
 
     @staticmethod
-    def _check_slug_free(db: sqlite3.Connection, slug: str, user_id: int | None) -> None:
+    def _check_slug_free(db: DbConnection, slug: str, user_id: int | None) -> None:
         row = db.execute(
             "SELECT 1 FROM users WHERE slug = ? AND id != ?", (slug, user_id or 0)
         ).fetchone()
@@ -415,7 +417,7 @@ class UserRepository:
             raise _invalid_slug()
 
     @staticmethod
-    def _unique_slug(db: sqlite3.Connection, base: str, user_id: int | None) -> str:
+    def _unique_slug(db: DbConnection, base: str, user_id: int | None) -> str:
         candidate, suffix = base, 2
         while (
             db.execute(
@@ -448,7 +450,7 @@ def _check_new_user(login: str, password: str, role: str, email: str | None) -> 
     return address
 
 
-def _keep_an_administrator(db: sqlite3.Connection, user_id: int, what: str) -> None:
+def _keep_an_administrator(db: DbConnection, user_id: int, what: str) -> None:
     """Refuse (inside the write transaction, so two requests cannot race past it) a change
     that would leave the site without an administrator."""
     # SECURITY: a site always keeps an administrator (recovery needs no database surgery).

@@ -22,17 +22,29 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from sitecache.auth.sessions import COOKIE_NAME
+from sitecache.auth.store import SiteStore
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.keys import normalize_host
 from sitecache.cache.policy import AUTH_COOKIE_PREFIXES, BYPASS_PATH_PREFIXES, CacheRules
 from sitecache.cache.storage import StorageError, open_storage
 
-__all__ = ["IDENTITY_FILE", "cache_namespace", "engine_for", "rules_for", "site_identity"]
+__all__ = [
+    "IDENTITY_FILE",
+    "IDENTITY_VALUE",
+    "cache_namespace",
+    "engine_for",
+    "new_identity",
+    "rules_for",
+    "shared_identity",
+    "site_identity",
+]
 
 #: the load balancers' health check (answered by the application, never cached)
 HEALTH_PATH: Final = "/healthz"
 #: the file of the data directory that holds the site's identity
 IDENTITY_FILE: Final = "site-id"
+#: The identity's name among a shared store's values.
+IDENTITY_VALUE: Final = "site_identity"
 _IDENTITY = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
 
@@ -86,6 +98,19 @@ def cache_namespace(data_dir: Path, site_url: str | None, namespace: str = "") -
     return namespace or site_identity(data_dir, site_url)
 
 
+def new_identity(site_url: str | None) -> str:
+    """A new site's identity: the host of ``site_url``, else ``site-<random>``."""
+    if site_url:
+        return re.sub(r"[^A-Za-z0-9._-]", "_", urlsplit(site_url).netloc.lower())[:64]
+    return f"site-{secrets.token_hex(6)}"
+
+
+def shared_identity(store: SiteStore, site_url: str | None) -> str:
+    """The identity of a site whose store several machines share, kept in that store (created
+    there once): every node and command finds the same cache namespace."""
+    return store.shared_value(IDENTITY_VALUE, new_identity(site_url))
+
+
 def site_identity(data_dir: Path, site_url: str | None = None) -> str:
     """The identity persisted in ``data_dir``, created on first use: the host of ``site_url``
     (as configured, never one derived from a bind address), else ``site-<random>``.
@@ -106,10 +131,7 @@ def site_identity(data_dir: Path, site_url: str | None = None) -> str:
             f"the data directory {data_dir} does not exist: run `sitecache init` first "
             "(or set cache_namespace)"
         )
-    if site_url:
-        wanted = re.sub(r"[^A-Za-z0-9._-]", "_", urlsplit(site_url).netloc.lower())[:64]
-    else:
-        wanted = f"site-{secrets.token_hex(6)}"
+    wanted = new_identity(site_url)
     try:
         handle, temporary = tempfile.mkstemp(prefix=".site-id-", dir=data_dir)
         try:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Final
 
+from sitecache.auth.db import DbConnection, Row
 from sitecache.auth.store import sql_values
 from sitecache.domain_errors import ForbiddenError, GoneError, InvalidValueError, NotFoundError
 from sitecache.site.content_base import ContentBase, transactional
@@ -31,7 +31,7 @@ class CommentStore(ContentBase):
     ``transition_comment_status``, ``deleted_comment``."""
 
     # ------------------------------------------------------------------ comments
-    def _comments_from_rows(self, rows: Iterable[sqlite3.Row]) -> list[Comment]:
+    def _comments_from_rows(self, rows: Iterable[Row]) -> list[Comment]:
         return [
             Comment(**{"id": int(row["id"]), **{name: row[name] for name in _COMMENT_FIELDS}})
             for row in rows
@@ -60,10 +60,13 @@ class CommentStore(ContentBase):
                 where.append(f"{column} {'NOT ' if negate else ''}IN ({placeholders(values)})")
                 args.extend(values)
         if query.author_email:
-            where.append("c.author_email = ? COLLATE NOCASE")
+            where.append("lower(c.author_email) = lower(?)")
             args.append(query.author_email)
         if query.search:
-            where.append("(c.content LIKE ? ESCAPE '\\' OR c.author_name LIKE ? ESCAPE '\\')")
+            where.append(
+                "(lower(c.content) LIKE lower(?) ESCAPE '\\'"
+                " OR lower(c.author_name) LIKE lower(?) ESCAPE '\\')"
+            )
             args.extend([like_pattern(query.search)] * 2)
         clause = " AND ".join(where)
         connection = self.store.connection()
@@ -91,7 +94,7 @@ class CommentStore(ContentBase):
             return "approve"
         row = self.store.connection().execute(
             "SELECT 1 FROM comments WHERE status = 'approve' AND"
-            " ((? != '' AND author_email = ? COLLATE NOCASE) OR (? != 0 AND user_id = ?))"
+            " ((? != '' AND lower(author_email) = lower(?)) OR (? != 0 AND user_id = ?))"
             " LIMIT 1",
             (author_email, author_email, user_id, user_id),
         )
@@ -135,10 +138,11 @@ class CommentStore(ContentBase):
             _check_post_and_parent(db, values)
             columns = list(values)
             cursor = db.execute(
-                f"INSERT INTO comments ({', '.join(columns)}) VALUES ({placeholders(columns)})",
+                f"INSERT INTO comments ({', '.join(columns)}) VALUES ({placeholders(columns)})"
+                " RETURNING id",
                 list(values.values()),
             )
-            comment_id = int(cursor.lastrowid or 0)
+            comment_id = int(cursor.fetchone()[0])
         comment = self.get_comment(comment_id)
         if comment is None:  # pragma: no cover - inserted in the transaction that committed
             raise RuntimeError(f"comment {comment_id} vanished")
@@ -215,7 +219,7 @@ class CommentStore(ContentBase):
         return replace(comment)
 
 
-def _check_post_and_parent(db: sqlite3.Connection, values: Mapping[str, Any]) -> None:
+def _check_post_and_parent(db: DbConnection, values: Mapping[str, Any]) -> None:
     """Refuse a new comment on no post, or replying to a comment not on its post.
 
     Raises:

@@ -28,10 +28,10 @@ Revisions are written as a side effect of updating a post and fire no hooks of t
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from sitecache.auth.db import DbConnection, Row
 from sitecache.auth.store import sql_values
 from sitecache.domain_errors import GoneError, InvalidValueError, NotFoundError
 from sitecache.site.comment_store import CommentStore
@@ -67,7 +67,7 @@ class ContentService(TermStore, CommentStore):
     """
 
     # ------------------------------------------------------------------ posts: reading
-    def _posts_from_rows(self, rows: Iterable[sqlite3.Row]) -> list[Post]:
+    def _posts_from_rows(self, rows: Iterable[Row]) -> list[Post]:
         rows = list(rows)
         terms = self._term_ids_of([int(row["id"]) for row in rows])
         return [
@@ -179,8 +179,9 @@ class ContentService(TermStore, CommentStore):
         if query.search:
             for word in query.search.split()[:10]:
                 where.append(
-                    "(p.title LIKE ? ESCAPE '\\' OR p.content LIKE ? ESCAPE '\\'"
-                    " OR p.excerpt LIKE ? ESCAPE '\\')"
+                    "(lower(p.title) LIKE lower(?) ESCAPE '\\'"
+                    " OR lower(p.content) LIKE lower(?) ESCAPE '\\'"
+                    " OR lower(p.excerpt) LIKE lower(?) ESCAPE '\\')"
                 )
                 args.extend([like_pattern(word)] * 3)
         for condition, value in (("p.date_gmt > ?", query.after), ("p.date_gmt < ?", query.before)):
@@ -228,9 +229,7 @@ class ContentService(TermStore, CommentStore):
         return [int(row[0]) for row in rows]
 
     # ------------------------------------------------------------------ posts: writing
-    def _unique_slug(
-        self, db: sqlite3.Connection, post_type: str, slug: str, exclude: int = 0
-    ) -> str:
+    def _unique_slug(self, db: DbConnection, post_type: str, slug: str, exclude: int = 0) -> str:
         """``slug``, or ``slug-2``, ``slug-3``… the first one no other post of the type uses."""
         if post_type in ("revision", "attachment"):
             return slug
@@ -253,7 +252,7 @@ class ContentService(TermStore, CommentStore):
         if status not in POST_STATUSES and status != "inherit":
             raise InvalidValueError("rest_invalid_status", "Invalid post status.")
 
-    def _check_term_ids(self, db: sqlite3.Connection, term_ids: Sequence[int]) -> None:
+    def _check_term_ids(self, db: DbConnection, term_ids: Sequence[int]) -> None:
         if not term_ids:
             return
         found = db.execute(
@@ -299,12 +298,14 @@ class ContentService(TermStore, CommentStore):
                 term_ids += self._default_category(db)
             columns = list(values)
             cursor = db.execute(
-                f"INSERT INTO posts ({', '.join(columns)}) VALUES ({placeholders(columns)})",
+                f"INSERT INTO posts ({', '.join(columns)}) VALUES ({placeholders(columns)})"
+                " RETURNING id",
                 [int(v) if isinstance(v, bool) else v for v in values.values()],
             )
-            post_id = int(cursor.lastrowid or 0)
+            post_id = int(cursor.fetchone()[0])
             db.executemany(
-                "INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)",
+                "INSERT INTO term_relationships (post_id, term_id) VALUES (?, ?)"
+                " ON CONFLICT DO NOTHING",
                 [(post_id, term_id) for term_id in term_ids],
             )
         post = self._must_get(post_id)
@@ -334,7 +335,7 @@ class ContentService(TermStore, CommentStore):
             "mime_type": "",
         }
 
-    def _default_category(self, db: sqlite3.Connection) -> list[int]:
+    def _default_category(self, db: DbConnection) -> list[int]:
         """``[default_category]`` when that category exists, else ``[]``."""
         default = int(self.get_option("default_category"))
         found = db.execute(
@@ -342,7 +343,7 @@ class ContentService(TermStore, CommentStore):
         ).fetchone()
         return [default] if found else []
 
-    def _has_category(self, db: sqlite3.Connection, term_ids: Sequence[int]) -> bool:
+    def _has_category(self, db: DbConnection, term_ids: Sequence[int]) -> bool:
         if not term_ids:
             return False
         return (
@@ -410,10 +411,11 @@ class ContentService(TermStore, CommentStore):
             self._fire("save_post", post.id, post, True)
         return post
 
-    def _replace_terms(self, db: sqlite3.Connection, post_id: int, term_ids: list[int]) -> None:
+    def _replace_terms(self, db: DbConnection, post_id: int, term_ids: list[int]) -> None:
         db.execute("DELETE FROM term_relationships WHERE post_id = ?", (post_id,))
         db.executemany(
-            "INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)",
+            "INSERT INTO term_relationships (post_id, term_id) VALUES (?, ?)"
+            " ON CONFLICT DO NOTHING",
             [(post_id, term_id) for term_id in term_ids],
         )
 
@@ -430,7 +432,8 @@ class ContentService(TermStore, CommentStore):
             self._check_term_ids(db, list(term_ids))
             db.execute("DELETE FROM term_relationships WHERE post_id = ?", (post_id,))
             db.executemany(
-                "INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)",
+                "INSERT INTO term_relationships (post_id, term_id) VALUES (?, ?)"
+                " ON CONFLICT DO NOTHING",
                 [(post_id, term_id) for term_id in [*keep, *term_ids]],
             )
         updated = self._must_get(post_id)
@@ -439,7 +442,7 @@ class ContentService(TermStore, CommentStore):
         self._fire("save_post", updated.id, updated, True)
         return updated
 
-    def _insert_revision(self, db: sqlite3.Connection, old: Post) -> None:
+    def _insert_revision(self, db: DbConnection, old: Post) -> None:
         now = self.now()
         db.execute(
             "INSERT INTO posts (type, status, author, parent, slug, title, content, excerpt,"

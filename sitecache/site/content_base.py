@@ -10,7 +10,6 @@ outbox), and right after the hooks fired.
 from __future__ import annotations
 
 import functools
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -19,6 +18,7 @@ from datetime import UTC, tzinfo
 from typing import Any, Protocol, TypeVar, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from sitecache.auth.db import DbConnection
 from sitecache.auth.store import SiteStore
 from sitecache.domain_errors import InvalidValueError
 from sitecache.hooks import Hooks
@@ -34,7 +34,7 @@ HookCall = tuple[str, tuple[Any, ...]]
 class TransactionListener(Protocol):
     """Told of every content transaction's hook calls (see the module docstring)."""
 
-    def before_commit(self, db: sqlite3.Connection, calls: Sequence[HookCall]) -> None:
+    def before_commit(self, db: DbConnection, calls: Sequence[HookCall]) -> None:
         """The transaction is about to commit; writes to ``db`` commit with it (or not)."""
 
     def after_commit(self, calls: Sequence[HookCall]) -> None:
@@ -85,7 +85,7 @@ class ContentBase:
 
     # ------------------------------------------------------------------ transactions and hooks
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self) -> Iterator[DbConnection]:
         """A write transaction, or the surrounding one's (see `batch`)."""
         with self.batch():
             yield self.store.connection()

@@ -9,7 +9,6 @@ it once.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Final
 
 from sitecache.auth.store import SiteStore
@@ -100,39 +99,17 @@ Post authors are plain user ids (no foreign key): deleting a user reassigns or r
 posts in the user service, and a dangling id reads as an unknown author."""
 
 
-def migrate_content(store: SiteStore) -> int:
-    """Apply every pending content migration to ``store``; returns the content schema version."""
-    connection = store.connection()
-    connection.execute(
-        "CREATE TABLE IF NOT EXISTS schema_versions"
-        " (component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
-    )
-    version = _version(connection)
-    for target, script in CONTENT_MIGRATIONS:
-        if target <= version:
-            continue
-        connection.execute("BEGIN IMMEDIATE")
-        try:
-            # Re-read under the write lock: another worker may have migrated already.
-            if _version(connection) < target:
-                for statement in (part.strip() for part in script.split(";")):
-                    if statement:
-                        connection.execute(statement)
-                connection.execute(
-                    "INSERT INTO schema_versions (component, version) VALUES (?, ?)"
-                    " ON CONFLICT (component) DO UPDATE SET version = excluded.version",
-                    (COMPONENT, target),
-                )
-            connection.execute("COMMIT")
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
-        version = target
-    return version
+def migrate_content(store: SiteStore, apply: bool = False) -> int:
+    """Register the content tables' migrations with ``store`` and prepare them (applied when
+    ``apply`` or when the store migrates itself, else checked); returns the content schema
+    version.
 
-
-def _version(connection: sqlite3.Connection) -> int:
-    row = connection.execute(
-        "SELECT version FROM schema_versions WHERE component = ?", (COMPONENT,)
-    ).fetchone()
-    return 0 if row is None else int(row[0])
+    Raises:
+        SchemaVersionError: the database's content schema is not this code's and the store
+            does not migrate (PostgreSQL: run ``sitecache init``).
+    """
+    store.register(COMPONENT, CONTENT_MIGRATIONS)
+    if apply:
+        store.migrate_component(COMPONENT)
+    store.prepare()
+    return store.version(COMPONENT)

@@ -10,13 +10,13 @@ the order they were written; applying one twice must be harmless.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from sitecache.auth.db import DbConnection
 from sitecache.auth.store import SiteStore
 
 __all__ = ["Outbox", "OutboxRow"]
@@ -44,13 +44,13 @@ class Outbox:
     def __init__(self, store: SiteStore) -> None:
         self.store = store
 
-    def add(self, db: sqlite3.Connection, kind: str, payload: Any) -> int:
+    def add(self, db: DbConnection, kind: str, payload: Any) -> int:
         """Record work of ``kind`` inside the caller's open transaction ``db``; its id."""
         cursor = db.execute(
-            "INSERT INTO outbox (kind, payload, created) VALUES (?, ?, ?)",
+            "INSERT INTO outbox (kind, payload, created) VALUES (?, ?, ?) RETURNING id",
             (kind, json.dumps(payload, separators=(",", ":")), int(time.time())),
         )
-        return int(cursor.lastrowid or 0)
+        return int(cursor.fetchone()[0])
 
     def pending(self, kind: str, limit: int = 50) -> list[OutboxRow]:
         """The oldest ``limit`` rows of ``kind`` not applied yet."""

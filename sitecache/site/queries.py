@@ -24,7 +24,7 @@ __all__ = [
 POST_ORDER: Final[Mapping[str, str]] = {
     "date": "p.date_gmt {0}, p.id {0}",
     "id": "p.id {0}",
-    "title": "p.title COLLATE NOCASE {0}, p.id {0}",
+    "title": "lower(p.title) {0}, p.id {0}",
     "slug": "p.slug {0}, p.id {0}",
     "modified": "p.modified_gmt {0}, p.id {0}",
     "menu_order": "p.menu_order {0}, p.id {0}",
@@ -32,7 +32,7 @@ POST_ORDER: Final[Mapping[str, str]] = {
     "parent": "p.parent {0}, p.id {0}",
 }
 TERM_ORDER: Final[Mapping[str, str]] = {
-    "name": "t.name COLLATE NOCASE {0}, t.id {0}",
+    "name": "lower(t.name) {0}, t.id {0}",
     "id": "t.id {0}",
     "slug": "t.slug {0}, t.id {0}",
     "count": "count {0}, t.id {0}",

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from sitecache.auth.db import DbConnection, Row
 from sitecache.auth.store import sql_values
 from sitecache.domain_errors import ForbiddenError, InvalidValueError, NotFoundError
 from sitecache.site.content_base import ContentBase, transactional
@@ -26,7 +26,7 @@ class TermStore(ContentBase):
     ``delete_term``."""
 
     # ------------------------------------------------------------------ terms
-    def _terms_from_rows(self, rows: Iterable[sqlite3.Row]) -> list[Term]:
+    def _terms_from_rows(self, rows: Iterable[Row]) -> list[Term]:
         return [
             Term(
                 id=int(row["id"]),
@@ -80,7 +80,10 @@ class TermStore(ContentBase):
                 where.append(f"{column} {'NOT ' if negate else ''}IN ({placeholders(values)})")
                 args.extend(values)
         if query.search:
-            where.append("(t.name LIKE ? ESCAPE '\\' OR t.slug LIKE ? ESCAPE '\\')")
+            where.append(
+                "(lower(t.name) LIKE lower(?) ESCAPE '\\'"
+                " OR lower(t.slug) LIKE lower(?) ESCAPE '\\')"
+            )
             args.extend([like_pattern(query.search)] * 2)
         if query.parent is not None:
             where.append("t.parent = ?")
@@ -94,7 +97,7 @@ class TermStore(ContentBase):
         connection = self.store.connection()
         total = int(
             connection.execute(
-                f"SELECT COUNT(*) FROM ({inner}){having}", sql_values(args)
+                f"SELECT COUNT(*) FROM ({inner}) counted{having}", sql_values(args)
             ).fetchone()[0]
         )
         order = TERM_ORDER.get(query.orderby, TERM_ORDER["name"]).format(
@@ -138,17 +141,17 @@ class TermStore(ContentBase):
                 )
             cursor = db.execute(
                 "INSERT INTO terms (taxonomy, name, slug, description, parent)"
-                " VALUES (?, ?, ?, ?, ?)",
+                " VALUES (?, ?, ?, ?, ?) RETURNING id",
                 (taxonomy, name, slug, description, parent if taxonomy == "category" else 0),
             )
-            term_id = int(cursor.lastrowid or 0)
+            term_id = int(cursor.fetchone()[0])
         term = self.get_term(term_id)
         if term is None:  # pragma: no cover - inserted in the transaction that just committed
             raise RuntimeError(f"term {term_id} vanished")
         self._fire("created_term", term.id, term.taxonomy)
         return term
 
-    def _check_parent(self, db: sqlite3.Connection, taxonomy: str, parent: int) -> None:
+    def _check_parent(self, db: DbConnection, taxonomy: str, parent: int) -> None:
         if parent and not 0 < parent < 2**63:  # no row has such an id (SQLite's INTEGER)
             raise InvalidValueError("rest_term_invalid", "Parent term does not exist.")
         if (

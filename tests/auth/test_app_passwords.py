@@ -26,7 +26,11 @@ from sitecache.auth.app_passwords import (
 from sitecache.auth.roles import SiteUser
 from sitecache.domain_errors import DomainError, UnauthorizedError
 from tests.auth.conftest import FakeClock
-from tests.conftest import rest_error_of
+from tests.conftest import both_engines, rest_error_of
+
+#: Every case runs on SQLite and on PostgreSQL (the site store's two engines).
+pytestmark = both_engines
+
 
 GROUPED = re.compile(r"[A-Za-z0-9]{4}( [A-Za-z0-9]{4}){5}")
 APP_ID = "6ba7b810-9dad-11d1-80b4-00c04fd430c8"

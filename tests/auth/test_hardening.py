@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from typing import Any
 
 import pytest
 from werkzeug.test import Client
 
+from sitecache.auth.db import OperationalError
 from sitecache.domain_errors import DomainError
 from tests.auth.conftest import (
     ADMIN_ONLY,
@@ -130,7 +130,7 @@ def fill_the_disk(site: Site) -> None:
         for index in range(10_000):
             site.app.auth.app_passwords.create(filler, f"filler {index} " + "x" * 150)
 
-    with pytest.raises(sqlite3.OperationalError, match="full"):
+    with pytest.raises(OperationalError, match="full"):
         create_many()
 
 

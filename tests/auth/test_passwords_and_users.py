@@ -20,7 +20,11 @@ from sitecache.auth import passwords as passwords_module
 from sitecache.auth.passwords import generate_password, keyed_hash, keyed_hash_matches
 from sitecache.domain_errors import DomainError
 from tests.auth.conftest import FakeClock
-from tests.conftest import rest_error_of
+from tests.conftest import both_engines, rest_error_of
+
+#: Every case runs on SQLite and on PostgreSQL (the site store's two engines).
+pytestmark = both_engines
+
 
 PASSWORD = "correct horse battery"
 

@@ -74,7 +74,7 @@ def test_an_administrator_route_reads_only_the_user_and_their_passwords(site: Si
         site, "/site-json/auth-test/v1/admin-only", site.basic("administrator")
     )
     assert len(statements) == 2, statements
-    assert "FROM users WHERE login" in statements[0]
+    assert "FROM users WHERE lower(login)" in statements[0]
     assert "FROM app_passwords WHERE user_id" in statements[1]
 
 

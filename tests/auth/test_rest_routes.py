@@ -18,6 +18,11 @@ import pytest
 from werkzeug.test import TestResponse
 
 from tests.auth.conftest import APP_PASSWORDS, REMOTE, Site, basic, rest_nonce
+from tests.conftest import both_engines
+
+#: Every case runs on SQLite and on PostgreSQL (the site store's two engines).
+pytestmark = both_engines
+
 
 ITEM_FIELDS = {"uuid", "app_id", "name", "created", "last_used", "last_ip", "_links"}
 APP_ID = "6ba7b810-9dad-11d1-80b4-00c04fd430c8"

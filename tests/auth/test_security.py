@@ -34,6 +34,11 @@ from tests.auth.conftest import (
     rest_nonce,
     session_token,
 )
+from tests.conftest import both_engines
+
+#: Every case runs on SQLite and on PostgreSQL (the site store's two engines).
+pytestmark = both_engines
+
 
 WRONG_PASSWORD = "not-the-password-42"
 ME = APP_PASSWORDS.format(user="me")

@@ -18,6 +18,11 @@ from sitecache.auth import nonces as nonces_module
 from sitecache.auth.nonces import NonceService
 from sitecache.auth.roles import SiteUser
 from tests.auth.conftest import FakeClock
+from tests.conftest import both_engines
+
+#: Every case runs on SQLite and on PostgreSQL (the site store's two engines).
+pytestmark = both_engines
+
 
 DAY = 24 * 3600
 HALF_DAY = 12 * 3600

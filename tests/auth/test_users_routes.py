@@ -16,6 +16,11 @@ import pytest
 from werkzeug.test import TestResponse
 
 from tests.auth.conftest import PASSWORD, Site, basic
+from tests.conftest import both_engines
+
+#: Every case runs on SQLite and on PostgreSQL (the site store's two engines).
+pytestmark = both_engines
+
 
 USERS = "/site-json/site/v2/users"
 VIEW_FIELDS = {"id", "name", "url", "description", "link", "slug", "avatar_urls", "meta", "_links"}

@@ -25,12 +25,9 @@ from tests.e2e.cluster import Cluster, basic, log_in, rest_nonce
 from tests.e2e.deployment import wait_for
 from tests.e2e.race import Client
 from tests.e2e.server import free_port
+from tests.postgres import schema
 from tests.readme import blocks
 
-#: ``None``: the nodes share one data directory (SQLite, one machine). Set it to a
-#: ``postgresql://`` URL to run the same test with one data directory per node and the site in
-#: that database.
-DATABASE_URL: str | None = None
 A, B, C = 0, 1, 2
 POSTS = "/site-json/site/v2/posts"
 ME = "/site-json/site/v2/users/me"
@@ -39,13 +36,19 @@ ME = "/site-json/site/v2/users/me"
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     redis_or_skip()
-    nodes = Cluster(
-        tmp_path_factory.mktemp("nodes"), 3, redis_url=REDIS_URL, database_url=DATABASE_URL
-    )
-    nodes.start()
-    nodes.cli("user", "create", "ada", "--role", "administrator", "--password", "ada-password")
-    yield nodes
-    nodes.stop()
+    # One PostgreSQL (a schema of its own) and one Redis; each node its own data directory.
+    with schema() as database_url:
+        nodes = Cluster(
+            tmp_path_factory.mktemp("nodes"), 3, redis_url=REDIS_URL, database_url=database_url
+        )
+        nodes.start()
+        try:
+            nodes.cli(
+                "user", "create", "ada", "--role", "administrator", "--password", "ada-password"
+            )
+            yield nodes
+        finally:
+            nodes.stop()
 
 
 @pytest.fixture

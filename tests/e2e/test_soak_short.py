@@ -12,19 +12,19 @@ from pathlib import Path
 from tests.cache.conftest import REDIS_URL, redis_or_skip
 from tests.e2e.cluster import Cluster
 from tests.e2e.soak import Sample, Soak, SoakPost, SoakReport, run_soak
-
-#: ``None``: one shared data directory (SQLite); a ``postgresql://`` URL: the site in it.
-DATABASE_URL: str | None = None
+from tests.postgres import schema
 
 
 def test_a_short_soak_with_a_node_killed_meets_every_goal(tmp_path: Path) -> None:
     redis_or_skip()
-    cluster = Cluster(tmp_path, 3, redis_url=REDIS_URL, database_url=DATABASE_URL)
-    cluster.start()
-    try:
-        report = run_soak(cluster, connections=8, seconds=8.0, progress=print)
-    finally:
-        cluster.stop()
+    # The site in one PostgreSQL (a schema of its own), each node with its own data directory.
+    with schema() as database_url:
+        cluster = Cluster(tmp_path, 3, redis_url=REDIS_URL, database_url=database_url)
+        cluster.start()
+        try:
+            report = run_soak(cluster, connections=8, seconds=8.0, progress=print)
+        finally:
+            cluster.stop()
     print(report.table())
     if not report.ok:
         print(cluster.logs())

@@ -5,17 +5,22 @@ and the cache fails closed (every page bypasses) until it is applied."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 import pytest
 from werkzeug.test import Client
 
 from sitecache.app import App
+from sitecache.auth.db import OperationalError
 from sitecache.cache.storage import StorageError
 from sitecache.invalidation import OUTBOX_KIND
+from tests.conftest import both_engines
 from tests.site.conftest import SmallSite
 from tests.site.test_cache_invalidation import SITE, is_hit, pages, status
+
+#: Every case runs on SQLite and on PostgreSQL (the site store's two engines).
+pytestmark = both_engines
+
 
 __all__ = ["pages"]  # the fixture, shared with the invalidation tests
 
@@ -168,7 +173,7 @@ def test_an_outbox_read_failure_neither_raises_nor_releases(
     app.cache.engine.hold.engage("earlier failure")
 
     def broken(*args: Any, **kwargs: Any) -> Any:
-        raise sqlite3.OperationalError("database is locked")
+        raise OperationalError("database is locked")
 
     monkeypatch.setattr(app.invalidation.outbox, "pending", broken)
     assert app.invalidation.drain() is False

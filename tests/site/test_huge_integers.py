@@ -9,6 +9,11 @@ import pytest
 from sitecache.app import App
 from sitecache.domain_errors import InvalidValueError
 from tests.auth.conftest import build_site
+from tests.conftest import both_engines
+
+#: Every case runs on SQLite and on PostgreSQL (the site store's two engines).
+pytestmark = both_engines
+
 
 HUGE = str(2**63)
 
