@@ -14,6 +14,7 @@ from werkzeug.wrappers import Request
 
 from sitecache.rest.params import parse_pairs, parse_query_string
 from sitecache.rest.request import RestRequest
+from sitecache.rest.uploads import uploaded_files
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -154,5 +155,5 @@ def build_request(
         if form:
             request.set_body_params(parse_pairs(form.items(multi=True)))
         if http.files:
-            request.set_file_params(dict(http.files.items()))
+            request.set_file_params(uploaded_files(http.files.items(multi=True)))
     return request
