@@ -6,7 +6,9 @@ row of ``attachments`` (the file below the uploads directory, the client's file 
 image dimensions, alternative text). An upload is checked (size and type from the options,
 content against type), written to disk atomically, then recorded in one transaction; when the
 record fails, the file is removed, so a failed upload leaves neither a file nor a row.
-Deleting removes the rows, then the file.
+Deleting removes the rows, then the file; after the commit the action
+``deleted_upload_file(post_id, path)`` fires (``path``: the file's site path, ``/uploads/...``)
+so that the page cache drops its copy.
 """
 
 from __future__ import annotations
@@ -196,13 +198,25 @@ class MediaLibrary:
         attachment = self.get(post_id)
         if attachment is None:
             raise NotFoundError("rest_post_invalid_id", "Invalid post ID.")
-        with self.content.batch():
-            self.content.store.connection().execute(
-                "DELETE FROM attachments WHERE post_id = ?", (post_id,)
-            )
-            self.content.delete_post(post_id, force=True)
-        if not self.files.delete(attachment.file.file):
-            logger.warning("attachment %d had no file %r to delete", post_id, attachment.file.file)
+        relative = attachment.file.file
+        # The file stops being served before the commit purges its cached copy (a request in
+        # between cannot store it again); it comes back if the rows stay.
+        hidden = self.files.hide(relative)
+        if hidden is None:
+            logger.warning("attachment %d had no file %r to delete", post_id, relative)
+        try:
+            with self.content.batch():
+                self.content.store.connection().execute(
+                    "DELETE FROM attachments WHERE post_id = ?", (post_id,)
+                )
+                self.content.delete_post(post_id, force=True)
+                self.content.queue_action(
+                    "deleted_upload_file", post_id, self.files.url_path(relative)
+                )
+        except BaseException:
+            self.files.restore(hidden, relative)
+            raise
+        self.files.discard(hidden)
         return attachment
 
 

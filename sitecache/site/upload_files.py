@@ -129,6 +129,29 @@ class UploadFiles:
             return False
         return True
 
+    def hide(self, relative: str) -> Path | None:
+        """Move a stored file out of its served name (a dot name beside it, never served);
+        the hidden path, or ``None`` when there was no such file. `restore` puts it back,
+        `discard` removes it."""
+        path = self.path_of(relative)
+        if path is None or not path.is_file():
+            return None
+        hidden = path.with_name(f".deleted-{secrets.token_hex(8)}")
+        os.replace(path, hidden)
+        return hidden
+
+    def restore(self, hidden: Path | None, relative: str) -> None:
+        """Put a file `hide` moved back under its served name."""
+        path = self.path_of(relative)
+        if hidden is not None and path is not None:
+            os.replace(hidden, path)
+
+    @staticmethod
+    def discard(hidden: Path | None) -> None:
+        """Remove a file `hide` moved away."""
+        if hidden is not None:
+            hidden.unlink(missing_ok=True)
+
     def url_path(self, relative: str) -> str:
         """The site path a stored file is served at (``/uploads/YYYY/MM/name.ext``)."""
         return UPLOADS_PATH + relative

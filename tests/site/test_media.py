@@ -479,3 +479,40 @@ def test_uploads_root_setting_moves_the_files(app_factory: AppFactory, tmp_path:
     assert site.upload_form(png(), "a.png", "image/png").status_code == 201
     assert [p.parent.parent.parent for p in site.uploads()] == [tmp_path / "pub"]
     assert os.access(tmp_path / "pub", os.R_OK)
+
+
+def test_the_page_cache_serves_a_file_and_drops_it_when_the_attachment_is_deleted(
+    media_site: Site,
+) -> None:
+    made = media_site.upload_form(png(), "a.png", "image/png").get_json()
+    url = made["source_url"].removeprefix("http://example.org")
+    site = {"base_url": "http://example.org"}
+    for expected in ("stored", "hit"):
+        with media_site.client.get(url, **site) as served:
+            assert served.status_code == 200
+            assert expected in served.headers["Cache-Status"]
+            assert served.headers["X-Content-Type-Options"] == "nosniff"
+    response = media_site.call("DELETE", f"{MEDIA}/{made['id']}?force=true", "author")
+    assert response.status_code == 200
+    with media_site.client.get(url, **site) as gone:
+        assert gone.status_code == 404
+        assert "hit" not in gone.headers["Cache-Status"]
+    root = media_site.app.config.uploads_directory
+    assert [p for p in root.rglob("*") if p.is_file()] == []  # no hidden copy left
+
+
+def test_a_failed_delete_keeps_the_file_served(
+    media_site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = media_site.upload_form(png(), "a.png", "image/png").get_json()
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the database is gone")
+
+    monkeypatch.setattr(media_site.app.content, "delete_post", refuse)
+    response = media_site.call("DELETE", f"{MEDIA}/{made['id']}?force=true", "author")
+    assert response.status_code == 500
+    assert media_site.attachment_rows() == 1
+    path = made["source_url"].removeprefix("http://example.org")
+    with media_site.client.get(path) as served:
+        assert served.status_code == 200
