@@ -516,3 +516,29 @@ def test_a_failed_delete_keeps_the_file_served(
     path = made["source_url"].removeprefix("http://example.org")
     with media_site.client.get(path) as served:
         assert served.status_code == 200
+
+
+def test_an_author_cannot_give_an_attachment_to_someone_else(media_site: Site) -> None:
+    made = media_site.upload_form(png(), "a.png", "image/png").get_json()
+    path = f"{MEDIA}/{made['id']}"
+    other = media_site.ids["administrator"]
+    refused = media_site.call("POST", path, "author", {"author": other})
+    assert refused.status_code == 403
+    assert refused.get_json()["code"] == "rest_cannot_edit_others"
+    moved = media_site.call("POST", path, "administrator", {"author": other})
+    assert moved.get_json()["author"] == other
+
+
+def test_the_upload_options_refuse_unknown_types_and_bad_sizes(media_site: Site) -> None:
+    from sitecache.domain_errors import InvalidValueError
+
+    content = media_site.app.content
+    assert "image/svg+xml" not in content.get_option("upload_mime_types")
+    with pytest.raises(InvalidValueError):
+        content.update_option("upload_mime_types", ["application/x-php"])
+    with pytest.raises(InvalidValueError):
+        content.update_option("upload_max_bytes", 0)
+    content.update_option("upload_mime_types", ["text/plain"])
+    refused = media_site.upload_form(png(), "a.png", "image/png")
+    assert refused.get_json()["code"] == "rest_upload_sideload_error"
+    assert media_site.upload_form(b"words", "a.txt", "text/plain").status_code == 201

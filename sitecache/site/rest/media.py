@@ -229,6 +229,21 @@ class MediaController(RoutedController):
         return self._check_parent(request)
 
     def _check_parent(self, request: RestRequest) -> bool | RestError:
+        """The ``author`` and ``post`` a write asks for: someone else as the author needs
+        ``edit_others_posts``; the post must be one the caller may edit (not a revision or an
+        attachment)."""
+        author = request.get_param("author")
+        user = request.user
+        if (
+            isinstance(author, int)
+            and author != getattr(user, "id", 0)
+            and not user.can("edit_others_posts")
+        ):
+            return denied(
+                request,
+                "rest_cannot_edit_others",
+                "Sorry, you are not allowed to update posts as this user.",
+            )
         parent_id = request.get_param("post")
         if not isinstance(parent_id, int) or not parent_id:
             return True
