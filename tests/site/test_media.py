@@ -453,6 +453,8 @@ def test_a_failed_write_leaves_no_temporary_file(
     monkeypatch.setattr("sitecache.site.upload_files.os.fsync", broken_fsync)
     response = media_site.upload_form(png(), "a.png", "image/png")
     assert response.status_code == 500
+    assert response.get_json()["code"] == "rest_upload_unknown_error"
+    assert "disk full" not in response.get_data(as_text=True)
     root = media_site.app.config.uploads_directory
     assert [p for p in root.rglob("*") if p.is_file()] == []
     assert media_site.attachment_rows() == 0

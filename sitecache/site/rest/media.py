@@ -10,6 +10,7 @@ one; changing needs ``edit_posts`` (``edit_others_posts`` for someone else's); d
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Final
 
 from markupsafe import escape
@@ -42,6 +43,8 @@ from sitecache.site.rest.media_schema import ATTACHMENT_STATUSES, media_schema
 from sitecache.site.upload_types import FILE_TYPES
 
 __all__ = ["MediaController"]
+
+logger = logging.getLogger(__name__)
 
 _ORDERBY: Final = ["author", "date", "id", "include", "modified", "parent", "slug", "title"]
 _MEDIA_CLASSES: Final = ["image", "video", "text", "application", "audio"]
@@ -445,7 +448,14 @@ class MediaController(RoutedController):
             return fields
         fields.setdefault("author", int(getattr(request.user, "id", 0)))
         data, declared, name = upload
-        attachment = self.library.upload(data, declared, name, **fields)
+        try:
+            attachment = self.library.upload(data, declared, name, **fields)
+        except OSError:
+            # The details (paths, errno) go to the log, never to the client.
+            logger.exception("an upload could not be written")
+            return RestError(
+                "rest_upload_unknown_error", "The file could not be stored.", {"status": 500}
+            )
         return created(
             self.server, self.prepare(attachment), f"/{self.rest_base}/{attachment.post.id}"
         )
