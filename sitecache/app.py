@@ -44,8 +44,10 @@ from sitecache.rest.server import RestServer
 from sitecache.rest.urls import RequestContext, extract_rest_route
 from sitecache.site import ContentService, FrontSite
 from sitecache.site.dashboard import CacheDashboard
+from sitecache.site.media_library import MediaLibrary
 from sitecache.site.outbox import Outbox
 from sitecache.site.rest import SiteRoutes
+from sitecache.site.upload_files import UPLOADS_PATH, UploadFiles
 from sitecache.templating import make_template_environment
 
 __all__ = ["App", "create_app"]
@@ -145,8 +147,15 @@ class App:
         self.site = FrontSite(
             self.server, self.content, self.templates, users=self.auth.users, secret=self.auth.key
         )
+        # Uploaded media: files under the uploads directory, served at /uploads/ (#21).
+        self.uploads = UploadFiles(config.uploads_directory)
+        self.media = MediaLibrary(self.content, self.uploads)
         self.site_routes = SiteRoutes(
-            self.content, self.site.post_url, self.site.term_url, self.site.user_profile
+            self.content,
+            self.site.post_url,
+            self.site.term_url,
+            self.site.user_profile,
+            self.media,
         )
         self.hooks.add_action("rest_api_init", self.site_routes.register)
 
@@ -273,6 +282,8 @@ class App:
         route = extract_rest_route(request.path, query, self.server.settings.prefix, form)
         if route is not None:
             return serve_request(self.server, request, route, query)
+        if request.path.startswith(UPLOADS_PATH):
+            return self.uploads.respond(request)
         token = self.server.using_context(RequestContext.from_environ(request.environ))
         try:
             view = self.views.get(request.path)

@@ -44,6 +44,7 @@ from sitecache.serving import check_bind, check_plugin, gunicorn_argv, site_url_
 from sitecache.site import ContentService
 from sitecache.site.demo import fill_demo
 from sitecache.site.migrations import migrate_content
+from sitecache.site.upload_types import FILE_TYPES
 
 __all__ = ["main"]
 
@@ -449,7 +450,18 @@ def command_nginx_config(args: argparse.Namespace) -> int:
     """``sitecache nginx-config``: the server block of static-file mode for this site, sending
     with each copy the headers sitecache sends with its own pages."""
     config = _configure_environment(args)
-    return print_nginx_config(args, config.site_url, config.static_directory, page_headers(config))
+    return print_nginx_config(
+        args,
+        config.site_url,
+        config.static_directory,
+        page_headers(config),
+        uploads_root=config.uploads_directory,
+        upload_types={
+            extension: file_type.mime
+            for file_type in FILE_TYPES.values()
+            for extension in file_type.extensions
+        },
+    )
 
 
 def command_openapi(args: argparse.Namespace) -> int:

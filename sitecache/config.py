@@ -60,6 +60,8 @@ class Config:
     redis_url: str = "redis://127.0.0.1:6379/0"
     cache_namespace: str = ""
     static_root: Path | None = None
+    #: where uploaded media files live (``None``: ``<data_dir>/uploads``)
+    uploads_root: Path | None = None
     cache_timers: bool = True
     #: the site's database: "" (SQLite ``<data_dir>/site.db``), ``sqlite:///path`` or
     #: ``postgresql://user:password@host/name`` (shared by several nodes)
@@ -73,15 +75,21 @@ class Config:
         ``<data_dir>/static`` (API.md "Names fixed")."""
         return self.static_root if self.static_root is not None else self.data_dir / "static"
 
+    @property
+    def uploads_directory(self) -> Path:
+        """Where uploaded media files live: ``uploads_root``, else ``<data_dir>/uploads``."""
+        return self.uploads_root if self.uploads_root is not None else self.data_dir / "uploads"
+
     def as_dict(self) -> dict[str, Any]:
         """The configuration as plain values (paths as strings)."""
         values = asdict(self)
         values["data_dir"] = str(self.data_dir)
         values["plugins"] = list(self.plugins)
-        if self.static_root is None:
-            del values["static_root"]
-        else:
-            values["static_root"] = str(self.static_root)
+        for key in ("static_root", "uploads_root"):
+            if values[key] is None:
+                del values[key]
+            else:
+                values[key] = str(values[key])
         return values
 
 
@@ -116,6 +124,7 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
         "redis_url": {"type": "string", "pattern": r"^(redis|rediss|unix)://"},
         "cache_namespace": {"type": "string", "pattern": r"^[A-Za-z0-9._-]{0,64}$"},
         "static_root": {"type": "string", "minLength": 1},
+        "uploads_root": {"type": "string", "minLength": 1},
         "cache_timers": {"type": "boolean"},
         "database_url": {"type": "string", "pattern": r"^(|postgres(ql)?://\S+|sqlite:///\S+)$"},
         # Printable ASCII without spaces, long enough not to be guessed ("" turns it off).
@@ -183,7 +192,7 @@ def load_config(
     """
     values = _raw_values(config, environ)
     values.update(overrides)
-    for key in ("data_dir", "static_root"):
+    for key in ("data_dir", "static_root", "uploads_root"):
         if isinstance(values.get(key), Path):
             values[key] = str(values[key])
     if isinstance(values.get("plugins"), tuple):
@@ -234,7 +243,7 @@ def _arguments(clean: Mapping[str, Any]) -> dict[str, Any]:
     """`Config`'s keyword arguments from the checked values (paths as `Path`, ...)."""
     known = {item.name for item in fields(Config)}
     arguments = {key: value for key, value in clean.items() if key in known}
-    for key in ("data_dir", "static_root"):
+    for key in ("data_dir", "static_root", "uploads_root"):
         if key in arguments:
             arguments[key] = Path(arguments[key])
     if "plugins" in arguments:

@@ -12,6 +12,7 @@ following CACHE_API.md "Invalidation":
 - an approved comment (new, edited, approved, unapproved or deleted) purges its post's related
   pages, only the post's own URL with ``refresh_single_only_on_comments``; a held comment purges
   nothing (its notice is shown only to its author, never stored);
+- a deleted attachment purges its file's URL (``/uploads/...``: the cache may hold it);
 - an edited or deleted term purges its archive and the pages that list it; a changed option
   (title, tagline, ...) purges the whole site;
 - ``lock_down`` stops every automatic purge (manual purges still work).
@@ -53,7 +54,7 @@ PUBLIC_STATUSES = frozenset({"publish"})
 DRAIN_BATCH: Final = 50
 
 #: What one change owes the cache, decided when the change is made and applied under the
-#: settings of the moment it is applied: ``{"kind": "post"|"comment"|"term"|"site",
+#: settings of the moment it is applied: ``{"kind": "post"|"comment"|"term"|"site"|"url",
 #: "tags": [...], "url": "..."}``.
 PurgeIntent = dict[str, Any]
 
@@ -84,6 +85,7 @@ class ContentInvalidation:
             "edited_term": self._term_changed,
             "delete_term": self._term_changed,
             "updated_option": self._option_updated,
+            "deleted_upload_file": self._file_deleted,
         }
 
     def install(self, content: ContentService) -> None:
@@ -158,6 +160,10 @@ class ContentInvalidation:
         tags = [f"term-{term_id}", f"term-archive-{term_id}", "home", "feed", "archive"]
         yield {"kind": "term", "tags": tags}
 
+    def _file_deleted(self, post_id: int, path: str) -> Iterable[PurgeIntent]:
+        # An uploaded file the cache may hold (it is static): its own URL only.
+        yield {"kind": "url", "url": self.site.links.url(path)}
+
     def _option_updated(self, name: str, old: Any, new: Any) -> Iterable[PurgeIntent]:
         # A site option shows on every page (title, tagline, date format, ...).
         return ({"kind": "site"},) if old != new else ()
@@ -179,6 +185,8 @@ class ContentInvalidation:
             kind = intent.get("kind")
             if kind == "site" or (kind == "post" and settings.clear_on_post_edit):
                 whole_site = True
+            elif kind == "url":
+                urls.add(str(intent["url"]))
             elif kind == "comment" and settings.refresh_single_only_on_comments:
                 # Only the post's own page: its tag would also reach every page that lists it.
                 urls.add(str(intent["url"]))

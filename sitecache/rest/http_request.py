@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from werkzeug.wrappers import Request
 
 from sitecache.rest.params import parse_pairs, parse_query_string
 from sitecache.rest.request import RestRequest
+from sitecache.rest.uploads import uploaded_files
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -139,7 +140,13 @@ def _may_have_body(environ: Mapping[str, Any]) -> bool:
 def build_request(
     http: Request, route: str, query: dict[str, Any], plain_permalinks: bool = False
 ) -> RestRequest:
-    """The `RestRequest` of an HTTP request (form bodies of POST parsed, PHP-style)."""
+    """The `RestRequest` of an HTTP request (form bodies of POST parsed, PHP-style; files
+    as `UploadedFile` values).
+
+    Raises:
+        RequestEntityTooLarge: the body is longer than `MAX_BODY_BYTES`.
+        ClientDisconnected: the body is shorter than its ``Content-Length`` (cut off).
+    """
     environ = http.environ
     request = RestRequest(http.method, route)
     request.environ = environ
@@ -148,11 +155,17 @@ def build_request(
     request.set_canonical_headers(_request_headers(environ))
     if _may_have_body(environ):
         read_bounded_body(http)
-        request.set_body(http.get_data(cache=True))
+        body = http.get_data(cache=True)
+        # A server that marks its input terminated (gunicorn) ends the stream where the
+        # client stopped: werkzeug then returns what came, shorter than announced.
+        length = http.content_length
+        if length is not None and len(body) < length:
+            raise ClientDisconnected()
+        request.set_body(body)
     if http.method == "POST":
         form = http.form
         if form:
             request.set_body_params(parse_pairs(form.items(multi=True)))
         if http.files:
-            request.set_file_params(dict(http.files.items()))
+            request.set_file_params(uploaded_files(http.files.items(multi=True)))
     return request

@@ -341,7 +341,7 @@ class RestRequest:
         self._params["POST"] = dict(params)
 
     def get_file_params(self) -> dict[str, Any]:
-        """Uploaded files."""
+        """Uploaded files: field name → `sitecache.rest.uploads.UploadedFile` (``$_FILES``)."""
         return self._params["FILES"]
 
     def set_file_params(self, params: Mapping[str, Any]) -> None:

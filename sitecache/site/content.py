@@ -175,6 +175,18 @@ class ContentService(TermStore, CommentStore):
         among("p.id", query.exclude, negate=True)
         among("p.slug", query.slugs)
         among("p.parent", query.parents)
+        among("p.parent", query.parents_exclude, negate=True)
+        among("p.mime_type", query.mime_types)
+        if query.mime_classes:
+            # The classes are plain words (the media_type enum): no LIKE wildcard in them.
+            classes = [name for name in query.mime_classes if name.isalpha()]
+            where.append("(" + " OR ".join("p.mime_type LIKE ?" for _ in classes or [""]) + ")")
+            args.extend([f"{name}/%" for name in classes] or ["-"])
+        if query.public_parents_only:
+            where.append(
+                "(p.parent = 0 OR p.parent IN"
+                " (SELECT pp.id FROM posts pp WHERE pp.status = 'publish' AND pp.password = ''))"
+            )
         _add_term_filters(query, where, args)
         if query.search:
             for word in query.search.split()[:10]:

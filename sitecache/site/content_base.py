@@ -98,6 +98,11 @@ class ContentBase:
         else:
             self.hooks.do_action(name, *args)
 
+    def queue_action(self, name: str, *args: Any) -> None:
+        """Fire an action when the surrounding transaction commits (now when there is none);
+        the transaction listeners see it with the content service's own actions."""
+        self._fire(name, *args)
+
     @contextmanager
     def batch(self) -> Iterator[ContentBase]:
         """Writes in one transaction (this thread's; a batch inside a batch joins it): all

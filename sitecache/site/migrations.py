@@ -92,8 +92,28 @@ CONTENT_MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         CREATE INDEX outbox_by_kind ON outbox(kind, id)
         """,
     ),
+    (
+        3,
+        """
+        CREATE TABLE attachments (
+            post_id   INTEGER PRIMARY KEY REFERENCES posts(id) ON DELETE CASCADE,
+            file      TEXT NOT NULL,
+            filename  TEXT NOT NULL DEFAULT '',
+            filesize  INTEGER NOT NULL DEFAULT 0,
+            width     INTEGER NOT NULL DEFAULT 0,
+            height    INTEGER NOT NULL DEFAULT 0,
+            alt_text  TEXT NOT NULL DEFAULT ''
+        );
+        CREATE UNIQUE INDEX attachments_by_file ON attachments(file)
+        """,
+    ),
 )
 """``(version, SQL)`` pairs of the content tables; never edit one that has shipped, add another.
+
+Attachments (media) are posts of type ``attachment`` (title, caption as the excerpt,
+description as the content, parent post, MIME type) with one ``attachments`` row for the file:
+its path below the uploads directory, the client's name as shown, size, image dimensions and
+alternative text (migration 3).
 
 Post authors are plain user ids (no foreign key): deleting a user reassigns or removes their
 posts in the user service, and a dangling id reads as an unknown author."""

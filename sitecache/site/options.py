@@ -14,7 +14,9 @@ from typing import Any, Final
 
 from sitecache.auth.store import SiteStore
 from sitecache.domain_errors import InvalidValueError
+from sitecache.rest.http_request import MAX_BODY_BYTES
 from sitecache.rest.refusals import check_value
+from sitecache.site.upload_types import DEFAULT_UPLOAD_TYPES, FILE_TYPES
 
 __all__ = ["OPTION_SCHEMAS", "OptionStore"]
 
@@ -95,6 +97,21 @@ OPTION_SCHEMAS: Final[Mapping[str, Mapping[str, Any]]] = {
         "default": 10,
         "minimum": 1,
         "maximum": 100,
+    },
+    "upload_max_bytes": {
+        "type": "integer",
+        "description": "The largest file an upload may carry, in bytes.",
+        "default": 8 * 1024 * 1024,
+        "minimum": 1,
+        "maximum": MAX_BODY_BYTES,
+    },
+    "upload_mime_types": {
+        "type": "array",
+        "description": "The file types uploads may have (SVG and HTML may run scripts: off by"
+        " default).",
+        "items": {"type": "string", "enum": list(FILE_TYPES)},
+        "uniqueItems": True,
+        "default": list(DEFAULT_UPLOAD_TYPES),
     },
 }
 """Every option the site knows: its JSON schema (``default`` is the value when unset)."""

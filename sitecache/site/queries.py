@@ -82,6 +82,13 @@ class PostQuery:
     exclude: tuple[int, ...] = ()
     slugs: tuple[str, ...] = ()
     parents: tuple[int, ...] = ()
+    parents_exclude: tuple[int, ...] = ()
+    mime_types: tuple[str, ...] = ()
+    """Attachments of any of these MIME types (``image/png``)."""
+    mime_classes: tuple[str, ...] = ()
+    """Attachments whose MIME type is of any of these classes (``image`` for ``image/*``)."""
+    public_parents_only: bool = False
+    """Only posts without a parent or whose parent is published (media anybody may see)."""
     after: int | None = None
     before: int | None = None
     orderby: str = "date"

@@ -71,6 +71,7 @@ def site(tmp_path: Path, public_dir: Path) -> Iterator[tuple[Deployment, int]]:
             f'site_url = "http://example.org:{port}"',
             "proxy_count = 1",
             f'static_root = "{public_dir / "static"}"',
+            f'uploads_root = "{public_dir / "uploads"}"',
         ],
     )
     deployment.init()
@@ -194,3 +195,35 @@ def test_the_cache_test_leaves_no_file_behind(
     # nginx has nothing to serve: the page comes from sitecache.
     _, served, _ = get(port, f"/{slug}/")
     assert served["cache-status"].startswith("sitecache")
+
+
+def test_nginx_serves_uploaded_media_from_the_uploads_root(
+    site: tuple[Deployment, int], public_dir: Path
+) -> None:
+    from io import BytesIO
+
+    from PIL import Image
+
+    deployment, port = site
+    buffer = BytesIO()
+    Image.new("RGB", (7, 5), "orange").save(buffer, "PNG")
+    image = buffer.getvalue()
+    created = deployment.request(
+        "POST",
+        "/site-json/site/v2/media",
+        image,
+        {"Content-Type": "image/png", "Content-Disposition": 'attachment; filename="n.png"'},
+        admin=True,
+    )
+    assert created.status == 201, created.body[:300]
+    source = str(created.json()["source_url"])  # type: ignore[index]
+    path = "/uploads/" + source.split("/uploads/", 1)[1]
+    assert (public_dir / "uploads" / path.removeprefix("/uploads/")).exists()
+    status, served, body = get(port, path)
+    assert (status, body) == (200, image)
+    assert served["content-type"] == "image/png"
+    assert served["x-content-type-options"] == "nosniff"
+    assert "max-age=31536000" in served["cache-control"]
+    assert "cache-status" not in served  # nginx answered from the file, not sitecache
+    assert get(port, "/uploads/../nginx.conf")[0] in (400, 404)
+    assert stat.S_IMODE(deployment.data_dir.stat().st_mode) == 0o700

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import base64
+import io
 import json
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from PIL import Image
 from werkzeug.test import Client, TestResponse
 
 from sitecache.app import App
@@ -88,6 +90,12 @@ def strip_links(item: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in item.items() if key not in ("_links", "_embedded")}
 
 
+def _png() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (4, 3), "green").save(buffer, "PNG")
+    return buffer.getvalue()
+
+
 # Every content route: a concrete URL for its GET, and the write requests it answers.
 def concrete_routes(site: RestSite) -> dict[str, tuple[str, list[tuple[str, str, Any]]]]:
     content = site.app.content
@@ -103,7 +111,20 @@ def concrete_routes(site: RestSite) -> dict[str, tuple[str, list[tuple[str, str,
         author_name="W",
         status="approve",
     )
+    media = [
+        site.app.media.upload(_png(), "image/png", f"walk-{n}.png", alt_text="Walk", author=1)
+        for n in range(2)
+    ]
+    loose = media[0].post.id
     return {
+        "/site/v2/media": ("/site/v2/media", []),
+        "/site/v2/media/(?P<id>[\\d]+)": (
+            f"/site/v2/media/{loose}",
+            [
+                ("POST", f"/site/v2/media/{loose}", {"alt_text": "Edited", "caption": "C"}),
+                ("DELETE", f"/site/v2/media/{media[1].post.id}?force=true", None),
+            ],
+        ),
         "/site/v2/posts": (
             "/site/v2/posts",
             [("POST", "/site/v2/posts", {"title": "Made", "status": "publish", "tags": [tag.id]})],

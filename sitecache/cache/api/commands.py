@@ -28,7 +28,12 @@ from sitecache.cache.api import CacheApi
 from sitecache.cache.api.preload import Preloader
 from sitecache.cache.api.purge_request import purge_request
 from sitecache.cache.api.routes import parse_list_query
-from sitecache.cache.api.static import DEFAULT_WEB_USER, nginx_config, unreadable_reason
+from sitecache.cache.api.static import (
+    DEFAULT_WEB_USER,
+    nginx_config,
+    unreadable_reason,
+    uploads_location,
+)
 from sitecache.cache.api.timers import PRELOAD_REQUEST_NAME
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.middleware import PageCache
@@ -467,11 +472,15 @@ def print_nginx_config(
     site_url: str | None,
     static_root: Path,
     headers: Mapping[str, str] | None = None,
+    uploads_root: Path | None = None,
+    upload_types: Mapping[str, str] | None = None,
 ) -> int:
     """Print the server block for ``site_url``; the exit status.
 
     Fails (one line) without ``site_url``, and when ``--user`` could not read ``static_root``
-    (unless ``--no-check``): nginx would otherwise silently proxy every request.
+    (unless ``--no-check``): nginx would otherwise silently proxy every request. Uploaded
+    media under ``uploads_root`` get a ``location /uploads/`` (``upload_types``: extension →
+    MIME type) when ``--user`` can read them (else a comment says why sitecache serves them).
 
     Raises:
         CommandError: no ``site_url``, or ``static_root`` unreadable by ``--user``.
@@ -487,6 +496,11 @@ def print_nginx_config(
         if reason is not None:
             raise CommandError("site_cache_static_root_unreadable", f"static-file mode: {reason}")
     host = urlsplit(site_url).hostname or ""
+    unreadable = None
+    if uploads_root is not None and not args.no_check:
+        unreadable = unreadable_reason(uploads_root, args.user)
+    uploads = uploads_location(uploads_root, upload_types, unreadable)
     print(nginx_config(server_name=host, static_root=static_root, upstream=args.upstream,
-                       listen=args.listen, headers=headers, user=args.user), end="")  # fmt: skip
+                       listen=args.listen, headers=headers, user=args.user,
+                       uploads=uploads), end="")  # fmt: skip
     return 0

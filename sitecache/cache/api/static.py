@@ -27,6 +27,7 @@ import grp
 import logging
 import os
 import pwd
+import re
 import stat
 import tempfile
 import time
@@ -41,7 +42,13 @@ from sitecache.cache.entry import CacheEntry, gzip_copy
 from sitecache.cache.policy import AUTH_COOKIE_PREFIXES
 from sitecache.cache.purging import PurgeResult
 
-__all__ = ["DEFAULT_WEB_USER", "StaticFiles", "nginx_config", "unreadable_reason"]
+__all__ = [
+    "DEFAULT_WEB_USER",
+    "StaticFiles",
+    "nginx_config",
+    "unreadable_reason",
+    "uploads_location",
+]
 
 logger = logging.getLogger("sitecache.cache.static")
 
@@ -349,6 +356,7 @@ server {{
         try_files /$host$sitecache_static/index.html @sitecache;
     }}
 
+{uploads}
     location @sitecache {{
         proxy_pass http://sitecache;
         # The Host as the client sent it (with its port): the cache keys exactly that host.
@@ -362,6 +370,55 @@ server {{
 """
 
 
+#: The uploaded media files, served by nginx from the uploads directory (`nginx_config`).
+NGINX_UPLOADS_TEMPLATE: Final = """\
+    # Uploaded media (static files with generated names): served from {root}.
+    location /uploads/ {{
+        alias {root}/;
+        types {{
+{types}        }}
+        default_type application/octet-stream;
+        location ~ /\\. {{ return 404; }}
+        location ~* \\.(svg|html?)$ {{
+            # Types that can run scripts: a download in a sandbox, never a page of the site.
+            add_header X-Content-Type-Options nosniff always;
+            add_header Cache-Control "public, max-age=31536000, immutable" always;
+            add_header Content-Disposition attachment always;
+            add_header Content-Security-Policy "default-src 'none'; sandbox" always;
+        }}
+        add_header X-Content-Type-Options nosniff always;
+        add_header Cache-Control "public, max-age=31536000, immutable" always;
+        etag on;
+    }}
+"""
+
+
+def uploads_location(
+    uploads_root: Path | None,
+    types: Mapping[str, str] | None = None,
+    unreadable: str | None = None,
+) -> str:
+    """The ``location /uploads/`` block serving ``uploads_root`` with the ``Content-Type`` of
+    each extension in ``types`` (extension → MIME type; anything else is
+    ``application/octet-stream``), or, when nginx's user cannot read it (``unreadable`` says
+    why), a comment: sitecache serves them instead."""
+    if uploads_root is None:
+        return ""
+    if unreadable is not None:
+        reason = unreadable.replace("\n", " ")
+        return f"    # /uploads/ is passed to sitecache (uploads_root unreadable): {reason}\n"
+    listed = "".join(
+        f"            {mime} {extension};\n"
+        for extension, mime in sorted((types or {}).items())
+        if _NGINX_TOKEN.match(mime) and _NGINX_TOKEN.match(extension)
+    )
+    return NGINX_UPLOADS_TEMPLATE.format(root=str(Path(uploads_root).resolve()), types=listed)
+
+
+_NGINX_TOKEN: Final = re.compile(r"^[A-Za-z0-9.+/-]+$")
+"""A MIME type or an extension nginx reads as one word (nothing else is written)."""
+
+
 def nginx_config(
     *,
     server_name: str,
@@ -371,6 +428,7 @@ def nginx_config(
     cookie_prefixes: Iterable[str] = AUTH_COOKIE_PREFIXES,
     headers: Mapping[str, str] | None = None,
     user: str = DEFAULT_WEB_USER,
+    uploads: str = "",
 ) -> str:
     """An nginx ``server`` block for static-file mode.
 
@@ -380,7 +438,8 @@ def nginx_config(
     ``Vary: Accept-Encoding``); everything else is proxied to sitecache (run it with
     ``proxy_count = 1``). ``headers`` are sent with every copy, as sitecache sends them with
     its own pages (security headers, the API ``Link``); ``user`` is the user nginx's workers
-    run as, who must be able to read the static root.
+    run as, who must be able to read the static root. ``uploads`` is the uploaded media's
+    block (`uploads_location`).
     """
     cookies = "|".join(sorted({_nginx_regex(prefix) for prefix in cookie_prefixes}))
     root = str(Path(static_root).resolve())
@@ -390,7 +449,7 @@ def nginx_config(
     )
     return NGINX_TEMPLATE.format(
         root=root, user=user, upstream=upstream, listen=listen, server_name=server_name,
-        cookies=cookies, added=added,
+        cookies=cookies, added=added, uploads=uploads,
     )  # fmt: skip
 
 

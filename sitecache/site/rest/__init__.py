@@ -1,5 +1,5 @@
 """The ``site/v2`` routes of the content site: posts, pages, categories, tags, comments,
-types, statuses, taxonomies, search and settings (users: `sitecache.auth`'s routes)."""
+media, types, statuses, taxonomies, search and settings (users: `sitecache.auth`'s routes)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ from collections.abc import Callable
 
 from sitecache.rest import RestServer
 from sitecache.site.content import ContentService
+from sitecache.site.media_library import MediaLibrary
 from sitecache.site.models import Post, Term
 from sitecache.site.rest.comments import CommentsController
+from sitecache.site.rest.media import MediaController
 from sitecache.site.rest.meta import MetaRoutes
 from sitecache.site.rest.posts import PostsController
 from sitecache.site.rest.terms import TermsController
@@ -23,6 +25,7 @@ class SiteRoutes:
         content: the content service.
         post_link, term_link: permalinks (the theme's).
         user_profile: ``(email, display name)`` of a user id, or ``None``.
+        media: the attachments and their files (``/media``).
     """
 
     def __init__(
@@ -31,12 +34,14 @@ class SiteRoutes:
         post_link: Callable[[Post], str],
         term_link: Callable[[Term], str],
         user_profile: Callable[[int], tuple[str, str] | None],
+        media: MediaLibrary,
     ) -> None:
         self.posts = PostsController("post", content, post_link)
         self.pages = PostsController("page", content, post_link)
         self.categories = TermsController("category", content, term_link)
         self.tags = TermsController("post_tag", content, term_link)
         self.comments = CommentsController(content, post_link, user_profile)
+        self.media = MediaController(content, media)
         self.meta = MetaRoutes(content, post_link, term_link)
 
     def register(self, server: RestServer) -> None:
@@ -47,6 +52,7 @@ class SiteRoutes:
             self.categories,
             self.tags,
             self.comments,
+            self.media,
             self.meta,
         ):
             controller.register(server)

@@ -259,3 +259,70 @@ def test_copies_carry_the_headers_sitecache_sends_with_its_pages(api: Api, tmp_p
         quoted = value.replace('"', '\\"')
         assert f'add_header {name} "{quoted}" always;' in text
     assert "gzip_vary on;" in text
+
+
+def test_the_uploads_location_lists_the_upload_types_and_nginx_accepts_it(tmp_path: Path) -> None:
+    from sitecache.cache.api.static import uploads_location
+
+    block = uploads_location(
+        tmp_path / "uploads", {"png": "image/png", "svg": "image/svg+xml", "x;y": "bad type"}
+    )
+    assert f"alias {(tmp_path / 'uploads').resolve()}/;" in block
+    assert "image/png png;" in block
+    assert "x;y" not in block  # never written into the configuration
+    assert "add_header X-Content-Type-Options nosniff always;" in block
+    assert "Content-Disposition attachment" in block  # svg and html: sandboxed downloads
+    assert uploads_location(None) == ""
+    comment = uploads_location(tmp_path, {}, "www-data cannot enter /x")
+    assert comment.strip().startswith("#")
+    assert "location" not in comment
+    nginx = shutil.which("nginx")
+    assert nginx is not None
+    server = nginx_config(
+        server_name="example.org", static_root=tmp_path, listen="127.0.0.1:18081", uploads=block
+    )
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(
+        f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\nevents {{}}\n"
+        f"http {{\n access_log off;\n client_body_temp_path {tmp_path};\n{server}\n}}\n",
+        encoding="utf-8",
+    )
+    result = subprocess.run(
+        [nginx, "-t", "-c", str(conf), "-p", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=30,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_nginx_config_passes_uploads_to_sitecache_when_the_web_server_cannot_read_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = web_user_or_skip()
+    monkeypatch.delenv("SITECACHE_CONFIG", raising=False)
+    (tmp_path / "var").mkdir(mode=0o700)
+    public = Path(tempfile.mkdtemp(prefix="sitecache-static-"))
+    try:
+        public.chmod(0o755)
+        code = nginx_config_command(
+            tmp_path, 'site_url = "https://example.org"', f'static_root = "{public / "static"}"'
+        )
+        assert code == 0, capsys.readouterr().err
+        text = capsys.readouterr().out
+        # The default uploads directory is in the private data directory.
+        assert "location /uploads/" not in text
+        assert f"# /uploads/ is passed to sitecache (uploads_root unreadable): {user}" in text
+        code = nginx_config_command(
+            tmp_path,
+            'site_url = "https://example.org"',
+            f'static_root = "{public / "static"}"',
+            f'uploads_root = "{public / "uploads"}"',
+        )
+        assert code == 0
+        text = capsys.readouterr().out
+        assert f"alias {public / 'uploads'}/;" in text
+        assert "image/jpeg jpg;" in text
+    finally:
+        shutil.rmtree(public)

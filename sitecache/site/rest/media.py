@@ -1,0 +1,528 @@
+"""``site/v2/media``: the attachments controller (WordPress's shapes and error codes).
+
+A file is uploaded as the ``file`` part of a ``multipart/form-data`` body (other parts and the
+query give the fields), or as the raw body with ``Content-Type`` and ``Content-Disposition:
+attachment; filename="..."``. Uploading needs ``upload_files`` (and the right to edit the
+post given as ``post``); reading an attachment is public when it has no parent or a published
+one; changing needs ``edit_posts`` (``edit_others_posts`` for someone else's); deleting needs
+``force`` (attachments have no trash: ``rest_trash_not_supported``) and ``delete_posts``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Final
+
+from markupsafe import escape
+from werkzeug.http import parse_options_header
+
+from sitecache.errors import RestError
+from sitecache.rest import RestRequest, RestResponse, RestServer
+from sitecache.rest.uploads import UploadedFile
+from sitecache.site.content import ContentService, PostQuery
+from sitecache.site.media_library import Attachment, MediaLibrary
+from sitecache.site.models import Post
+from sitecache.site.render import paragraphs
+from sitecache.site.rest.base import (
+    NAMESPACE,
+    CrudPermissions,
+    RoutedController,
+    collection_params,
+    created,
+    deleted,
+    denied,
+    edit_context_check,
+    id_list_param,
+    int_list,
+    paginated,
+    register_crud_routes,
+    rest_dates,
+    timestamp_from_request,
+)
+from sitecache.site.rest.media_schema import ATTACHMENT_STATUSES, media_schema
+from sitecache.site.upload_types import FILE_TYPES
+
+__all__ = ["MediaController"]
+
+logger = logging.getLogger(__name__)
+
+_ORDERBY: Final = ["author", "date", "id", "include", "modified", "parent", "slug", "title"]
+_MEDIA_CLASSES: Final = ["image", "video", "text", "application", "audio"]
+_TEXT_FIELDS: Final = (("title", "title"), ("caption", "excerpt"), ("description", "content"))
+"""Text arguments (rendered-or-raw) and the post columns they set."""
+_BAD_DISPOSITION: Final = (
+    "Invalid Content-Disposition supplied. Content-Disposition needs to be formatted as"
+    ' `attachment; filename="image.png"` or similar.'
+)
+
+
+def _text_param(value: Any) -> str | None:
+    """A rendered-or-raw text argument's raw text (``None`` when absent or not text)."""
+    if isinstance(value, dict):
+        value = value.get("raw")
+    return value if isinstance(value, str) else None
+
+
+class MediaController(RoutedController):
+    """The ``/media`` routes.
+
+    Args:
+        content: the content service.
+        library: the attachments and their files.
+    """
+
+    rest_base = "media"
+
+    def __init__(self, content: ContentService, library: MediaLibrary) -> None:
+        self.content = content
+        self.library = library
+        self.schema = media_schema()
+
+    # ------------------------------------------------------------------ registration
+    def collection_params(self) -> dict[str, Any]:
+        """The collection's query arguments."""
+        params = collection_params()
+        params.update(
+            {
+                "after": {
+                    "description": "Limit response to posts published after a given ISO8601"
+                    " compliant date.",
+                    "type": "string",
+                    "format": "date-time",
+                },
+                "before": {
+                    "description": "Limit response to posts published before a given ISO8601"
+                    " compliant date.",
+                    "type": "string",
+                    "format": "date-time",
+                },
+                "author": id_list_param("Limit result set to posts assigned to specific authors."),
+                "author_exclude": id_list_param(
+                    "Ensure result set excludes posts assigned to specific authors."
+                ),
+                "exclude": id_list_param("Ensure result set excludes specific IDs."),
+                "include": id_list_param("Limit result set to specific IDs."),
+                "order": {
+                    "description": "Order sort attribute ascending or descending.",
+                    "type": "string",
+                    "default": "desc",
+                    "enum": ["asc", "desc"],
+                },
+                "orderby": {
+                    "description": "Sort collection by post attribute.",
+                    "type": "string",
+                    "default": "date",
+                    "enum": _ORDERBY,
+                },
+                "parent": id_list_param("Limit result set to items with particular parent IDs."),
+                "parent_exclude": id_list_param(
+                    "Limit result set to all items except those of a particular parent ID."
+                ),
+                "slug": {
+                    "description": "Limit result set to posts with one or more specific slugs.",
+                    "type": "array",
+                    "items": {"type": "string"},
+                },
+                "status": {
+                    "default": "inherit",
+                    "description": "Limit result set to posts assigned one or more statuses.",
+                    "type": "array",
+                    "items": {"enum": list(ATTACHMENT_STATUSES), "type": "string"},
+                },
+                "media_type": {
+                    "default": None,
+                    "description": "Limit result set to attachments of a particular media type"
+                    " or media types.",
+                    "type": "array",
+                    "items": {"type": "string", "enum": _MEDIA_CLASSES},
+                },
+                "mime_type": {
+                    "default": None,
+                    "description": "Limit result set to attachments of a particular MIME type"
+                    " or MIME types.",
+                    "type": "array",
+                    "items": {"type": "string"},
+                },
+            }
+        )
+        return params
+
+    def register(self, server: RestServer) -> None:
+        """Register the collection and item routes (``rest_api_init``)."""
+        self._server = server
+
+        def schema() -> dict[str, Any]:
+            return self.schema
+
+        register_crud_routes(
+            server,
+            f"/{self.rest_base}",
+            self,
+            CrudPermissions(
+                list=self.get_items_permissions_check,
+                create=self.create_item_permissions_check,
+                read=self.get_item_permissions_check,
+                update=self.update_item_permissions_check,
+                delete=self.delete_item_permissions_check,
+            ),
+            schema=schema,
+            collection_args=self.collection_params(),
+            item_noun="attachment",
+        )
+
+    # ------------------------------------------------------------------ permissions
+    def _attachment(self, request: RestRequest) -> Attachment | RestError:
+        found = self.library.get(int(request.get_param("id")))
+        if found is None:
+            return RestError("rest_post_invalid_id", "Invalid post ID.", {"status": 404})
+        return found
+
+    def _can_edit_post(self, request: RestRequest, post: Post) -> bool:
+        """``edit_post`` of a post, page or attachment."""
+        user = request.user
+        edit, others = (
+            ("edit_pages", "edit_others_pages")
+            if post.type == "page"
+            else ("edit_posts", "edit_others_posts")
+        )
+        if not user.can(edit):
+            return False
+        return post.author == getattr(user, "id", 0) or bool(user.can(others))
+
+    def can_read(self, request: RestRequest, post: Post) -> bool:
+        """Whether the caller may see an attachment: an ``inherit`` one without a parent or
+        whose parent is published without a password, or one the caller may edit."""
+        if post.status == "inherit":
+            if not post.parent:
+                return True
+            parent = self.content.get_post(post.parent)
+            if parent is None or parent.is_public:
+                return True
+        if post.status == "private" and request.user.can("read_private_posts"):
+            return True
+        return self._can_edit_post(request, post)
+
+    def get_items_permissions_check(self, request: RestRequest) -> bool | RestError:
+        """Anybody may list; ``context=edit`` needs ``edit_posts``."""
+        return edit_context_check(request, "edit_posts") or True
+
+    def get_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+        """A readable attachment; ``context=edit`` needs the right to edit it."""
+        found = self._attachment(request)
+        if isinstance(found, RestError):
+            return found
+        if request.get_param("context") == "edit" and not self._can_edit_post(request, found.post):
+            return denied(
+                request, "rest_forbidden_context", "Sorry, you are not allowed to edit this post."
+            )
+        if not self.can_read(request, found.post):
+            return denied(request, "rest_forbidden", "Sorry, you are not allowed to do that.")
+        return True
+
+    def create_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+        """``upload_files``, and the right to edit the post given as ``post``."""
+        if request.get_param("id"):
+            return RestError("rest_post_exists", "Cannot create existing post.", {"status": 400})
+        if not request.user.can("upload_files"):
+            return denied(
+                request,
+                "rest_cannot_create",
+                "Sorry, you are not allowed to upload media on this site.",
+            )
+        return self._check_parent(request)
+
+    def _check_parent(self, request: RestRequest) -> bool | RestError:
+        """The ``author`` and ``post`` a write asks for: someone else as the author needs
+        ``edit_others_posts``; the post must be one the caller may edit (not a revision or an
+        attachment)."""
+        author = request.get_param("author")
+        user = request.user
+        if (
+            isinstance(author, int)
+            and author != getattr(user, "id", 0)
+            and not user.can("edit_others_posts")
+        ):
+            return denied(
+                request,
+                "rest_cannot_edit_others",
+                "Sorry, you are not allowed to update posts as this user.",
+            )
+        parent_id = request.get_param("post")
+        if not isinstance(parent_id, int) or not parent_id:
+            return True
+        parent = self.content.get_post(parent_id)
+        if parent is not None and parent.type in ("revision", "attachment"):
+            return RestError(
+                "rest_invalid_param",
+                "Invalid parent type.",
+                {"status": 400, "params": {"post": "Invalid parent type."}},
+            )
+        if parent is None or not self._can_edit_post(request, parent):
+            return denied(
+                request,
+                "rest_cannot_edit",
+                "Sorry, you are not allowed to upload media to this post.",
+            )
+        return True
+
+    def update_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+        """The right to edit this attachment (and the post given as ``post``)."""
+        found = self._attachment(request)
+        if isinstance(found, RestError):
+            return found
+        if not self._can_edit_post(request, found.post):
+            return denied(
+                request, "rest_cannot_edit", "Sorry, you are not allowed to edit this post."
+            )
+        return self._check_parent(request)
+
+    def delete_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+        """``delete_posts``, plus ``delete_others_posts`` for someone else's attachment."""
+        found = self._attachment(request)
+        if isinstance(found, RestError):
+            return found
+        user = request.user
+        allowed = bool(user.can("delete_posts"))
+        if found.post.author != getattr(user, "id", 0):
+            allowed = allowed and bool(user.can("delete_others_posts"))
+        if not allowed:
+            return denied(
+                request, "rest_cannot_delete", "Sorry, you are not allowed to delete this post."
+            )
+        return True
+
+    # ------------------------------------------------------------------ reading
+    def get_items(self, request: RestRequest) -> RestResponse | RestError:
+        """One page of attachments, with totals and prev/next links."""
+        statuses = request.get_param("status")
+        wanted = tuple(statuses) if isinstance(statuses, list) else (str(statuses or "inherit"),)
+        user = request.user
+        for status in wanted:
+            needed = {"private": "read_private_posts", "trash": "edit_posts"}.get(status)
+            if needed is not None and not user.can(needed):
+                return RestError(
+                    "rest_invalid_param",
+                    "Invalid parameter(s): status",
+                    {"status": 400, "params": {"status": "Status is forbidden."}},
+                )
+        page = int(request.get_param("page") or 1)
+        per_page = int(request.get_param("per_page") or 10)
+        offset = request.get_param("offset")
+        query = PostQuery(
+            types=("attachment",),
+            statuses=wanted,
+            authors=int_list(request.get_param("author")),
+            authors_exclude=int_list(request.get_param("author_exclude")),
+            include=int_list(request.get_param("include")),
+            exclude=int_list(request.get_param("exclude")),
+            parents=int_list(request.get_param("parent")),
+            parents_exclude=int_list(request.get_param("parent_exclude")),
+            slugs=tuple(str(s) for s in request.get_param("slug") or ()),
+            mime_types=tuple(str(s).lower() for s in request.get_param("mime_type") or ()),
+            mime_classes=tuple(str(s) for s in request.get_param("media_type") or ()),
+            # SECURITY: who cannot edit posts sees only media of published posts.
+            public_parents_only=not user.can("edit_posts"),
+            search=str(request.get_param("search") or ""),
+            after=_stamp(request.get_param("after")),
+            before=_stamp(request.get_param("before")),
+            orderby=str(request.get_param("orderby") or "date"),
+            order=str(request.get_param("order") or "desc"),
+            page=page,
+            per_page=per_page,
+            offset=int(offset) if isinstance(offset, int) else None,
+        )
+        posts, total = self.content.query_posts(query)
+        files = self.library.files_of([post.id for post in posts])
+        data = [
+            self.server.response_to_data(self.prepare(Attachment(post, files[post.id])), False)
+            for post in posts
+            if post.id in files
+        ]
+        return paginated(
+            self.server, request, data, total, per_page, page, "rest_post_invalid_page_number"
+        )
+
+    def get_item(self, request: RestRequest) -> RestResponse | RestError:
+        """One attachment."""
+        found = self._attachment(request)
+        return found if isinstance(found, RestError) else self.prepare(found)
+
+    def source_url(self, attachment: Attachment) -> str:
+        """The public URL of an attachment's file."""
+        return self.server.home_url() + self.library.files.url_path(attachment.file.file)
+
+    def prepare(self, attachment: Attachment) -> RestResponse:
+        """An attachment's data (every field; the server filters by context) and links."""
+        post, file = attachment.post, attachment.file
+        date, date_gmt = rest_dates(post.date_gmt, self.content)
+        modified, modified_gmt = rest_dates(post.modified_gmt, self.content)
+        source = self.source_url(attachment)
+        file_type = FILE_TYPES.get(post.mime_type)
+        is_image = file_type is not None and file_type.media_type == "image"
+        details: dict[str, Any] = {"filesize": file.filesize}
+        if is_image:
+            details = {
+                "width": file.width,
+                "height": file.height,
+                "file": file.file,
+                "filesize": file.filesize,
+                "sizes": {},
+            }
+        data: dict[str, Any] = {
+            "id": post.id,
+            "date": date,
+            "date_gmt": date_gmt,
+            "guid": {"rendered": source, "raw": source},
+            "modified": modified,
+            "modified_gmt": modified_gmt,
+            "slug": post.slug,
+            "status": post.status,
+            "type": "attachment",
+            "link": source,
+            "title": {"raw": post.title, "rendered": str(escape(post.title))},
+            "author": post.author,
+            "featured_media": 0,
+            "comment_status": post.comment_status,
+            "ping_status": post.ping_status,
+            "template": "",
+            "meta": {},
+            "alt_text": file.alt_text,
+            "caption": {"raw": post.excerpt, "rendered": str(paragraphs(post.excerpt))},
+            "description": {"raw": post.content, "rendered": str(paragraphs(post.content))},
+            "media_type": "image" if is_image else "file",
+            "mime_type": post.mime_type,
+            "media_details": details,
+            "post": post.parent,
+            "source_url": source,
+            "missing_image_sizes": [],
+            "filename": file.file.rsplit("/", 1)[-1],
+            "filesize": file.filesize,
+        }
+        response = RestResponse(data)
+        rest = self.server.rest_url
+        base = f"/{NAMESPACE}/{self.rest_base}"
+        response.add_link("self", rest(f"{base}/{post.id}"))
+        response.add_link("collection", rest(base))
+        response.add_link("about", rest(f"/{NAMESPACE}/types/attachment"))
+        if post.author:
+            response.add_link(
+                "author", rest(f"/{NAMESPACE}/users/{post.author}"), {"embeddable": True}
+            )
+        response.add_link(
+            "replies", rest(f"/{NAMESPACE}/comments?post={post.id}"), {"embeddable": True}
+        )
+        return response
+
+    # ------------------------------------------------------------------ writing
+    def _fields(self, request: RestRequest) -> dict[str, Any] | RestError:
+        """The attachment fields a create or update request sets."""
+        fields: dict[str, Any] = {}
+        for param, column in _TEXT_FIELDS:
+            text = _text_param(request.get_param(param))
+            if text is not None:
+                fields[column] = text
+        alt_text = request.get_param("alt_text")
+        if isinstance(alt_text, str):
+            fields["alt_text"] = alt_text
+        slug = request.get_param("slug")
+        if isinstance(slug, str):
+            fields["slug"] = slug
+        for param, column in (("post", "parent"), ("author", "author")):
+            value = request.get_param(param)
+            if isinstance(value, int) and not isinstance(value, bool):
+                fields[column] = value
+        stamp = timestamp_from_request(request, self.content)
+        if isinstance(stamp, RestError):
+            return stamp
+        if stamp is not None:
+            fields["date_gmt"] = stamp
+        return fields
+
+    def create_item(self, request: RestRequest) -> RestResponse | RestError:
+        """Upload a file (201, ``Location`` of the new attachment)."""
+        upload = _upload_of(request)
+        if isinstance(upload, RestError):
+            return upload
+        fields = self._fields(request)
+        if isinstance(fields, RestError):
+            return fields
+        fields.setdefault("author", int(getattr(request.user, "id", 0)))
+        data, declared, name = upload
+        try:
+            attachment = self.library.upload(data, declared, name, **fields)
+        except OSError:
+            # The details (paths, errno) go to the log, never to the client.
+            logger.exception("an upload could not be written")
+            return RestError(
+                "rest_upload_unknown_error", "The file could not be stored.", {"status": 500}
+            )
+        return created(
+            self.server, self.prepare(attachment), f"/{self.rest_base}/{attachment.post.id}"
+        )
+
+    def update_item(self, request: RestRequest) -> RestResponse | RestError:
+        """Change an attachment's title, caption, description, alternative text or post."""
+        found = self._attachment(request)
+        if isinstance(found, RestError):
+            return found
+        fields = self._fields(request)
+        if isinstance(fields, RestError):
+            return fields
+        return self.prepare(self.library.update(found.post.id, **fields))
+
+    def delete_item(self, request: RestRequest) -> RestResponse | RestError:
+        """Delete an attachment and its file for good (``force`` is required)."""
+        found = self._attachment(request)
+        if isinstance(found, RestError):
+            return found
+        if not request.get_param("force"):
+            return RestError(
+                "rest_trash_not_supported",
+                "The post does not support trashing. Set 'force=true' to delete.",
+                {"status": 501},
+            )
+        request.set_param("context", "edit")
+        answer = deleted(self.server, self.prepare(found))
+        self.library.delete(found.post.id)
+        return answer
+
+
+def _upload_of(request: RestRequest) -> tuple[bytes, str, str] | RestError:
+    """``(bytes, declared type, client file name)`` of the upload a request carries: the
+    ``file`` part of a form, else the raw body with its ``Content-Type`` and
+    ``Content-Disposition`` (WordPress's ``upload_from_file`` / ``upload_from_data``)."""
+    files = request.get_file_params()
+    if files:
+        part = files.get("file")
+        if not isinstance(part, UploadedFile):
+            return RestError("rest_upload_no_data", "No data supplied.", {"status": 400})
+        return part.data, part.type, part.name
+    body = request.get_body()
+    if not body:
+        return RestError("rest_upload_no_data", "No data supplied.", {"status": 400})
+    content_type = request.get_header("content_type")
+    if not content_type:
+        return RestError(
+            "rest_upload_no_content_type", "No Content-Type supplied.", {"status": 400}
+        )
+    disposition = request.get_header("content_disposition")
+    if not disposition:
+        return RestError(
+            "rest_upload_no_content_disposition",
+            "No Content-Disposition supplied.",
+            {"status": 400},
+        )
+    _, options = parse_options_header(disposition)
+    name = options.get("filename", "")
+    if not name.strip():
+        return RestError("rest_upload_invalid_disposition", _BAD_DISPOSITION, {"status": 400})
+    return body, content_type, name
+
+
+def _stamp(value: Any) -> int | None:
+    from sitecache.schema import parse_date
+
+    if not isinstance(value, str):
+        return None
+    stamp = parse_date(value)
+    return None if isinstance(stamp, bool) else int(stamp)
