@@ -17,7 +17,11 @@ from werkzeug.test import Client, EnvironBuilder, TestResponse, run_wsgi_app
 from werkzeug.wrappers import Response
 
 from sitecache.app import App
-from tests.conftest import AppFactory
+from tests.conftest import AppFactory, both_engines
+
+#: Every case runs on SQLite and on PostgreSQL (the site store's two engines).
+pytestmark = both_engines
+
 
 MEDIA = "/site-json/site/v2/media"
 
