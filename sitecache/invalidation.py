@@ -12,7 +12,8 @@ following CACHE_API.md "Invalidation":
 - an approved comment (new, edited, approved, unapproved or deleted) purges its post's related
   pages, only the post's own URL with ``refresh_single_only_on_comments``; a held comment purges
   nothing (its notice is shown only to its author, never stored);
-- an edited or deleted term purges its archive and the pages that list it; a changed option
+- an edited or deleted term purges its archive and the pages that list it (with the pages whose
+  blocks list its taxonomy's terms, which a new term also purges); a changed option
   (title, tagline, ...) purges the whole site;
 - ``lock_down`` stops every automatic purge (manual purges still work).
 
@@ -37,6 +38,7 @@ from typing import Any, Final
 from sitecache.cache import CacheEngine, StorageError
 from sitecache.domain_errors import InvalidURL
 from sitecache.site import ContentService, FrontSite
+from sitecache.site.cache_contract import term_list_tag
 from sitecache.site.content_base import HookCall
 from sitecache.site.models import Comment, Post
 from sitecache.site.outbox import Outbox
@@ -81,6 +83,7 @@ class ContentInvalidation:
             "edit_comment": self._comment_changed,
             "deleted_comment": self._comment_changed,
             "transition_comment_status": self._comment_transition,
+            "created_term": self._term_created,
             "edited_term": self._term_changed,
             "delete_term": self._term_changed,
             "updated_option": self._option_updated,
@@ -156,7 +159,11 @@ class ContentInvalidation:
 
     def _term_changed(self, term_id: int, taxonomy: str, *rest: Any) -> Iterable[PurgeIntent]:
         tags = [f"term-{term_id}", f"term-archive-{term_id}", "home", "feed", "archive"]
-        yield {"kind": "term", "tags": tags}
+        yield {"kind": "term", "tags": [*tags, term_list_tag(taxonomy)]}
+
+    def _term_created(self, term_id: int, taxonomy: str) -> Iterable[PurgeIntent]:
+        # Only the blocks listing the taxonomy's terms can show a new (empty) term.
+        yield {"kind": "term", "tags": [term_list_tag(taxonomy)]}
 
     def _option_updated(self, name: str, old: Any, new: Any) -> Iterable[PurgeIntent]:
         # A site option shows on every page (title, tagline, date format, ...).

@@ -1,13 +1,16 @@
 """The ``site/v2`` routes of the content site: posts, pages, categories, tags, comments,
-types, statuses, taxonomies, search and settings (users: `sitecache.auth`'s routes)."""
+types, statuses, taxonomies, search, settings, block types and the block renderer (users:
+`sitecache.auth`'s routes)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from sitecache.rest import RestServer
+from sitecache.rest import RestRequest, RestServer
+from sitecache.site.blocks import BlockRenderer
 from sitecache.site.content import ContentService
 from sitecache.site.models import Post, Term
+from sitecache.site.rest.blocks import BlockRoutes
 from sitecache.site.rest.comments import CommentsController
 from sitecache.site.rest.meta import MetaRoutes
 from sitecache.site.rest.posts import PostsController
@@ -23,6 +26,7 @@ class SiteRoutes:
         content: the content service.
         post_link, term_link: permalinks (the theme's).
         user_profile: ``(email, display name)`` of a user id, or ``None``.
+        blocks: the block renderer (block types and the renderer route).
     """
 
     def __init__(
@@ -31,6 +35,7 @@ class SiteRoutes:
         post_link: Callable[[Post], str],
         term_link: Callable[[Term], str],
         user_profile: Callable[[int], tuple[str, str] | None],
+        blocks: BlockRenderer,
     ) -> None:
         self.posts = PostsController("post", content, post_link)
         self.pages = PostsController("page", content, post_link)
@@ -38,6 +43,12 @@ class SiteRoutes:
         self.tags = TermsController("post_tag", content, term_link)
         self.comments = CommentsController(content, post_link, user_profile)
         self.meta = MetaRoutes(content, post_link, term_link)
+        self.blocks = BlockRoutes(content, blocks, self._can_edit)
+
+    def _can_edit(self, request: RestRequest, post: Post) -> bool:
+        """``edit_post`` for a post of any type (pages by the pages' capabilities)."""
+        controller = self.pages if post.type == "page" else self.posts
+        return controller.can_edit(request, post)
 
     def register(self, server: RestServer) -> None:
         """The ``rest_api_init`` callback."""
@@ -48,5 +59,6 @@ class SiteRoutes:
             self.tags,
             self.comments,
             self.meta,
+            self.blocks,
         ):
             controller.register(server)
