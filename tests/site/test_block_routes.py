@@ -189,3 +189,16 @@ def test_a_plugins_block_type_is_listed_and_rendered(tmp_path: Any) -> None:
         f"{API}/block-renderer/acme/greeting?context=edit&attributes[name]=<you>", headers=headers
     )
     assert answer(rendered) == {"rendered": "Hello, &lt;you&gt;!"}
+
+
+def test_a_posts_rendered_content_over_rest_shows_its_blocks(block_site: BlockSite) -> None:
+    post = block_site.app.content.create_post(
+        title="With blocks",
+        status="publish",
+        content='Intro <!-- wp:search {"buttonText":"Go"} /-->',
+        excerpt="",
+    )
+    data = answer(block_site.call("GET", f"/posts/{post.id}"))
+    assert data["content"]["rendered"].startswith('<p>Intro</p>\n<form role="search"')
+    assert ">Go</button>" in data["content"]["rendered"]
+    assert data["excerpt"]["rendered"] == "<p>Intro</p>"

@@ -37,8 +37,11 @@ class SiteRoutes:
         user_profile: Callable[[int], tuple[str, str] | None],
         blocks: BlockRenderer,
     ) -> None:
-        self.posts = PostsController("post", content, post_link)
-        self.pages = PostsController("page", content, post_link)
+        def render_content(post: Post) -> str:
+            return str(blocks.render_content(post).html)
+
+        self.posts = PostsController("post", content, post_link, render_content)
+        self.pages = PostsController("page", content, post_link, render_content)
         self.categories = TermsController("category", content, term_link)
         self.tags = TermsController("post_tag", content, term_link)
         self.comments = CommentsController(content, post_link, user_profile)
