@@ -17,11 +17,7 @@ from typing import Any, Final
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
-from sitecache.schema import (
-    sanitize_value_from_schema,
-    validate_request_arg,
-    validate_value_from_schema,
-)
+from sitecache.schema import sanitize_value_from_schema, validate_value_from_schema
 from sitecache.site.blocks import BlockRenderer, BlockType
 from sitecache.site.content import ContentService
 from sitecache.site.models import Post
@@ -139,11 +135,10 @@ class BlockRoutes(RoutedController):
                 "type": "string",
                 "enum": ["edit"],
                 "default": "view",
-                # The value the request ends up with (given, else the default) is checked
-                # once; the default itself is not sanitized on its own, which would refuse
-                # every request (it is not in the enum, as in WordPress).
-                "validate_callback": validate_request_arg,
-                "sanitize_callback": None,
+                # The value the request ends up with (given, else the default) is checked,
+                # with the other arguments: the default on its own is not in the enum (as in
+                # WordPress), so checking it alone would refuse every request.
+                "sanitize_callback": _check_final_context,
             },
             "attributes": {
                 "description": "Attributes for the block.",
@@ -257,6 +252,17 @@ class BlockRoutes(RoutedController):
                 rendered.data = {**(rendered.data or {}), "status": 400}
             return rendered
         return {"rendered": str(rendered.html)}
+
+
+_RENDER_CONTEXT: Final = {"type": "string", "enum": ["edit"]}
+
+
+def _check_final_context(value: Any, request: RestRequest, param: str) -> Any:
+    """The renderer's ``context`` as the request ends up with it (given, else ``view``),
+    or the schema engine's error: only ``edit`` is accepted."""
+    final = request.get_param(param)
+    verdict = validate_value_from_schema(final, _RENDER_CONTEXT, param)
+    return verdict if isinstance(verdict, RestError) else final
 
 
 def _schema_callback(schema: dict[str, Any]) -> Callable[[], dict[str, Any]]:
