@@ -43,6 +43,7 @@ from sitecache.rest.params import parse_pairs
 from sitecache.rest.server import RestServer
 from sitecache.rest.urls import RequestContext, extract_rest_route
 from sitecache.site import ContentService, FrontSite
+from sitecache.site.blocks import BlockType, BlockTypeRegistry, RenderCallback, core_block_types
 from sitecache.site.dashboard import CacheDashboard
 from sitecache.site.media_library import MediaLibrary
 from sitecache.site.outbox import Outbox
@@ -100,6 +101,8 @@ class App:
         hooks: its actions and filters.
         server: its REST server.
         cache: the page cache in front of the site (`PageCache`); ``cache.engine`` purges.
+        blocks: the server-rendered block types post content may embed
+            (`register_block_type` adds one).
     """
 
     _rest_paths: tuple[str, ...] = ()
@@ -144,8 +147,16 @@ class App:
             self.auth.store, self.hooks, option_defaults=site_option_defaults(config)
         )
         self.content.install()
+        self.blocks = BlockTypeRegistry()
+        for block_type in core_block_types():
+            self.blocks.register(block_type)
         self.site = FrontSite(
-            self.server, self.content, self.templates, users=self.auth.users, secret=self.auth.key
+            self.server,
+            self.content,
+            self.templates,
+            users=self.auth.users,
+            secret=self.auth.key,
+            blocks=self.blocks,
         )
         # Uploaded media: files under the uploads directory, served at /uploads/ (#21).
         self.uploads = UploadFiles(config.uploads_directory)
@@ -156,6 +167,7 @@ class App:
             self.site.term_url,
             self.site.user_profile,
             self.media,
+            self.site.blocks,
         )
         self.hooks.add_action("rest_api_init", self.site_routes.register)
 
@@ -234,6 +246,27 @@ class App:
             ConfigError: the plugin cannot be loaded or is not callable.
         """
         load_plugin_target(spec)(self)
+
+    def register_block_type(
+        self,
+        name: str,
+        attributes: Mapping[str, Mapping[str, Any]],
+        render_callback: RenderCallback,
+        **fields: Any,
+    ) -> BlockType:
+        """Register a server-rendered block type (``register_block_type``): post content
+        embedding ``<!-- wp:name {...} /-->`` shows ``render_callback``'s output, and
+        ``site/v2/block-types`` and ``site/v2/block-renderer`` list and render it.
+
+        ``attributes`` maps each attribute to its schema (checked by `sitecache.schema`);
+        ``fields`` are `BlockType`'s descriptive fields (``title``, ``description``,
+        ``category``, ``icon``, ``keywords``, ``supports``, ``textdomain``).
+
+        Raises:
+            BlockTypeError: a bad or taken name, a malformed attribute schema.
+        """
+        block_type = BlockType(name, attributes, render_callback, **fields)
+        return self.blocks.register(block_type)
 
     def doing_it_wrong(self, function: str, message: str, version: str | None = None) -> None:
         """Record misuse (``doing_it_wrong_run`` action; ``X-Site-DoingItWrong`` in debug)."""

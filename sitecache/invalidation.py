@@ -13,7 +13,8 @@ following CACHE_API.md "Invalidation":
   pages, only the post's own URL with ``refresh_single_only_on_comments``; a held comment purges
   nothing (its notice is shown only to its author, never stored);
 - a deleted attachment purges its file's URL (``/uploads/...``: the cache may hold it);
-- an edited or deleted term purges its archive and the pages that list it; a changed option
+- an edited or deleted term purges its archive and the pages that list it (with the pages whose
+  blocks list its taxonomy's terms, which a new term also purges); a changed option
   (title, tagline, ...) purges the whole site;
 - ``lock_down`` stops every automatic purge (manual purges still work).
 
@@ -38,6 +39,7 @@ from sitecache.auth.db import DatabaseError, DbConnection
 from sitecache.cache import CacheEngine, StorageError
 from sitecache.domain_errors import InvalidURL
 from sitecache.site import ContentService, FrontSite
+from sitecache.site.cache_contract import term_list_tag
 from sitecache.site.content_base import HookCall
 from sitecache.site.models import Comment, Post
 from sitecache.site.outbox import Outbox
@@ -82,6 +84,7 @@ class ContentInvalidation:
             "edit_comment": self._comment_changed,
             "deleted_comment": self._comment_changed,
             "transition_comment_status": self._comment_transition,
+            "created_term": self._term_created,
             "edited_term": self._term_changed,
             "delete_term": self._term_changed,
             "updated_option": self._option_updated,
@@ -158,7 +161,11 @@ class ContentInvalidation:
 
     def _term_changed(self, term_id: int, taxonomy: str, *rest: Any) -> Iterable[PurgeIntent]:
         tags = [f"term-{term_id}", f"term-archive-{term_id}", "home", "feed", "archive"]
-        yield {"kind": "term", "tags": tags}
+        yield {"kind": "term", "tags": [*tags, term_list_tag(taxonomy)]}
+
+    def _term_created(self, term_id: int, taxonomy: str) -> Iterable[PurgeIntent]:
+        # Only the blocks listing the taxonomy's terms can show a new (empty) term.
+        yield {"kind": "term", "tags": [term_list_tag(taxonomy)]}
 
     def _file_deleted(self, post_id: int, path: str) -> Iterable[PurgeIntent]:
         # An uploaded file the cache may hold (it is static): its own URL only.

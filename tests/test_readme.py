@@ -172,6 +172,15 @@ def test_every_python_block_of_the_readme_runs(
     namespace["activate"](app)
     answer = Client(app).get("/site-json/greetings/v1/hello?name=Ada")
     assert answer.json == {"message": "Hello, Ada!"}
+    # The blocks block (#21): its block type renders in a post's content, tagged.
+    app = create_app({"data_dir": str(tmp_path / "blocks"), "cache_timers": False})
+    namespace["register_blocks"](app)
+    post = app.content.create_post(
+        title="Count", status="publish", content="<!-- wp:acme/post-count /-->"
+    )
+    rendered = app.site.blocks.render_content(post)
+    assert rendered.html == "<p class='post-count'>1 posts</p>"
+    assert rendered.tags == ("post-list",)
     # The testing block (#20): its tests run as a plugin author's test suite would run them.
     namespace["test_greetings_routes"]()
     namespace["test_names"]()

@@ -4,6 +4,11 @@
 pagination, the feed, the date archives, the sitemap, its terms' and its author's archives), not
 every page that merely names its terms or author; `preload_urls` yields home, the published
 posts and pages newest first, then the term archives with posts.
+
+Pages embedding blocks (`sitecache.site.blocks`) add the tags of what the blocks list:
+`POST_LIST_TAG` for a list of posts or of date archives (every published post's change
+purges it) and `term_list_tag` of a taxonomy for a list or cloud of its terms (a change of
+one of its terms, or of a published post carrying one, purges it).
 """
 
 from __future__ import annotations
@@ -15,7 +20,16 @@ from sitecache.site.links import SiteLinks
 from sitecache.site.models import Post, Term
 from sitecache.site.targets import TERM_BASES
 
-__all__ = ["CacheContract"]
+__all__ = ["POST_LIST_TAG", "CacheContract", "term_list_tag"]
+
+POST_LIST_TAG = "post-list"
+"""The tag of a page showing a list of the latest posts or of date archives (a block)."""
+
+
+def term_list_tag(taxonomy: str) -> str:
+    """The tag of a page showing a list or cloud of the terms of ``taxonomy`` (a block)."""
+    return f"term-list-{taxonomy}"
+
 
 PRELOAD_BATCH = 100
 """Posts read per query while listing URLs to preload."""
@@ -37,8 +51,9 @@ class CacheContract:
         """The ``Cache-Tag`` tags of the pages to purge when a post changes.
 
         With ``comment`` (a comment on it changed) only the post's own page; otherwise the
-        post, the home page and its pagination, the feed, the date archives, the sitemap, each
-        of its terms' archives and its author's archive. ``post_id`` may be the `Post` itself
+        post, the home page and its pagination, the feed, the date archives, the sitemap, the
+        pages whose blocks list posts, each of its terms' archives, its author's archive and
+        the pages whose blocks list its terms' taxonomies. ``post_id`` may be the `Post` itself
         (for a post already deleted, as the ``deleted_post`` hook passes it).
         """
         post = post_id if isinstance(post_id, Post) else None
@@ -48,12 +63,15 @@ class CacheContract:
         tags = [f"post-{number}"]
         if comment:
             return tags
-        tags += ["home", "feed", "archive", "sitemap"]
+        tags += ["home", "feed", "archive", "sitemap", POST_LIST_TAG]
         if post is not None:
             # The archives that list the post, not every page that names its terms or author
             # (a single post names them too: purging those would purge the author's every post).
             tags += [f"term-archive-{term_id}" for term_id in post.term_ids]
             tags.append(f"author-archive-{post.author}")
+            # Term lists and clouds show counts that include the post.
+            taxonomies = {term.taxonomy for term in self.content.get_terms(post.term_ids).values()}
+            tags += [term_list_tag(taxonomy) for taxonomy in sorted(taxonomies)]
         return tags
 
     def preload_urls(

@@ -240,6 +240,17 @@ class ContentService(TermStore, CommentStore):
         )
         return [int(row[0]) for row in rows]
 
+    def published_dates(self, post_type: str = "post") -> list[int]:
+        """The UTC dates of the published posts of ``post_type``, newest first (what a date
+        archive list counts; one column of one table, grouped by the caller in the site's
+        timezone)."""
+        rows = self.store.connection().execute(
+            "SELECT date_gmt FROM posts WHERE type = ? AND status = 'publish'"
+            " ORDER BY date_gmt DESC",
+            (post_type,),
+        )
+        return [int(row[0]) for row in rows]
+
     # ------------------------------------------------------------------ posts: writing
     def _unique_slug(self, db: DbConnection, post_type: str, slug: str, exclude: int = 0) -> str:
         """``slug``, or ``slug-2``, ``slug-3``… the first one no other post of the type uses."""

@@ -91,7 +91,15 @@ _COMMENTERS: Final = (
     ("Kofi", "kofi@example.com"), ("Lena", "lena@example.net"), ("Ravi", "ravi@example.org"),
 )  # fmt: skip
 _PAGES: Final = (
-    ("About", "", "This is a demo site for sitecache, a page cache for WSGI content sites."),
+    (
+        "About",
+        "",
+        "This is a demo site for sitecache, a page cache for WSGI content sites.\n\n"
+        "Search it:\n\n<!-- wp:search /-->\n\nThe latest posts:\n\n"
+        '<!-- wp:latest-posts {"postsToShow":5,"displayPostDate":true} /-->\n\n'
+        'Popular tags:\n\n<!-- wp:tag-cloud {"numberOfTags":20} /-->\n\n'
+        'Archives:\n\n<!-- wp:archives {"showPostCounts":true} /-->',
+    ),
     ("Team", "About", "The people who write here: Alice, Bruno, Chen and Dana."),
     ("Contact", "", "Write to us at hello@example.com. We read everything."),
     ("Privacy Policy", "", "This demo site stores no personal data beyond what you post."),

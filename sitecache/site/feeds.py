@@ -1,12 +1,14 @@
 """The machine-read pages: the RSS 2.0 feed of the latest posts and ``/sitemap.xml``.
 
-The feed lists ``posts_per_rss`` posts (content withheld for protected ones); the sitemap lists
+The feed lists ``posts_per_rss`` posts (content withheld for protected ones, blocks left out:
+their words only); the sitemap lists
 home, every published post and page, and the archive of every term they use. Cache tags:
 ``feed`` / ``sitemap`` and each post listed.
 """
 
 from __future__ import annotations
 
+from sitecache.site.blocks import strip_blocks
 from sitecache.site.content import ContentService, PostQuery
 from sitecache.site.links import SiteLinks
 from sitecache.site.page import Page
@@ -48,7 +50,8 @@ class SiteFeeds:
         items = self.views.items(posts)
         for item in items:
             item["rfc822"] = self.reads.local_time(item["post"].date_gmt).strftime(RFC_822)
-            item["content"] = paragraphs(item["post"].content) if not item["protected"] else ""
+            text = strip_blocks(item["post"].content)
+            item["content"] = paragraphs(text) if not item["protected"] else ""
         last = max((post.modified_gmt for post in posts), default=0)
         return Page(
             "feed.xml",

@@ -20,6 +20,7 @@ from werkzeug.wrappers import Request, Response
 
 from sitecache.auth.users import UserRepository
 from sitecache.rest.server import RestServer
+from sitecache.site.blocks import BlockRenderer, BlockTypeRegistry, core_block_types
 from sitecache.site.cache_contract import CacheContract
 from sitecache.site.comment_form import CommentForm
 from sitecache.site.content import ContentService
@@ -51,6 +52,8 @@ class FrontSite:
         templates: the Jinja2 environment (autoescaping on).
         users: the user repository (authors).
         secret: the key of the moderation hashes.
+        blocks: the block types post content may embed (a registry of the core blocks when
+            not given).
     """
 
     def __init__(
@@ -60,6 +63,7 @@ class FrontSite:
         templates: Environment | None = None,
         users: UserRepository | None = None,
         secret: bytes = b"",
+        blocks: BlockTypeRegistry | None = None,
     ) -> None:
         self.server = server
         self.content = content
@@ -67,10 +71,14 @@ class FrontSite:
         self.reads = RequestReads(content, users)
         self.links = SiteLinks(server, content, self.reads)
         self.targets = SiteTargets(content, self.links, self.reads)
-        self.renderer = PageRenderer(
-            server, templates or make_template_environment(), self.reads, self.links
-        )
-        self.views = SiteViews(content, self.links, self.reads, secret)
+        environment = templates or make_template_environment()
+        self.renderer = PageRenderer(server, environment, self.reads, self.links)
+        if blocks is None:
+            blocks = BlockTypeRegistry()
+            for block_type in core_block_types():
+                blocks.register(block_type)
+        self.blocks = BlockRenderer(blocks, content, self.links, self.reads, environment)
+        self.views = SiteViews(content, self.links, self.reads, secret, self.blocks)
         self.feeds = SiteFeeds(content, self.links, self.reads, self.views)
         self.comment_form = CommentForm(server, content, self.links, self.renderer, secret)
         self.cache_contract = CacheContract(content, self.links)

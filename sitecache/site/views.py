@@ -3,7 +3,9 @@
 A listing shows each post's title, date, author, terms, excerpt and comment count, and links
 to its newer and older pages; a single post or page shows its content, its approved comments
 (and a held comment to its author only, through a keyed moderation hash) and the comment form.
-Cache tags: each post listed (``post-<id>``), the post's terms and author on a single page.
+Cache tags: each post listed (``post-<id>``), the post's terms and author on a single page,
+and the tags of what the blocks of its content list (`sitecache.site.blocks`). Excerpts show
+the words of a post without its blocks.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from markupsafe import Markup
 
 from sitecache.auth.roles import SiteUser
+from sitecache.site.blocks import BlockRenderer, strip_blocks
 from sitecache.site.commenting import AWAITING_MODERATION, valid_moderation_hash
 from sitecache.site.content import CommentQuery, ContentService
 from sitecache.site.dates import format_php_date
@@ -38,15 +41,22 @@ class SiteViews:
         links: the site's URLs.
         reads: the per-request reads (options, authors, the timezone).
         secret: the key of the moderation hashes.
+        blocks: renders the blocks of a post's content.
     """
 
     def __init__(
-        self, content: ContentService, links: SiteLinks, reads: RequestReads, secret: bytes
+        self,
+        content: ContentService,
+        links: SiteLinks,
+        reads: RequestReads,
+        secret: bytes,
+        blocks: BlockRenderer,
     ) -> None:
         self.content = content
         self.links = links
         self.reads = reads
         self.secret = secret
+        self.blocks = blocks
 
     # ------------------------------------------------------------------ listings
     def items(self, posts: list[Post]) -> list[dict[str, Any]]:
@@ -77,7 +87,7 @@ class SiteViews:
             "author_url": self.links.url(self.links.author_path(author)) if author else "",
             "categories": self._term_links(post_terms, "category"),
             "tags": self._term_links(post_terms, "post_tag"),
-            "excerpt": excerpt_text(post.excerpt, post.content),
+            "excerpt": excerpt_text(post.excerpt, strip_blocks(post.content)),
             "comment_count": comments,
             "protected": bool(post.password),
         }
@@ -124,19 +134,25 @@ class SiteViews:
         if held is not None:
             comments = sorted([*comments, held], key=lambda c: (c.date_gmt, c.id))
         kind = "single" if post.type == "post" else "page"
+        rendered = self.blocks.render_content(post) if not post.password else None
         return Page(
             "single.html",
             {
                 "item": item,
                 "title": item["title"],
-                "content": paragraphs(post.content) if not post.password else None,
+                "content": rendered.html if rendered is not None else None,
                 "comments": [self._comment_item(c, held) for c in comments],
                 "comments_open": post.comment_status == "open",
                 "comment_action": self.links.url(COMMENT_POST_PATH),
                 "awaiting_moderation": Markup(AWAITING_MODERATION),  # noqa: S704 - a constant
             },
             (kind,),
-            [f"post-{post.id}", *(f"term-{i}" for i in post.term_ids), f"author-{post.author}"],
+            [
+                f"post-{post.id}",
+                *(f"term-{i}" for i in post.term_ids),
+                f"author-{post.author}",
+                *(rendered.tags if rendered is not None else ()),
+            ],
             f"/site/v2/{REST_BASES[post.type]}/{post.id}",
             private=held is not None,
         )

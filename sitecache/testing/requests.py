@@ -115,7 +115,11 @@ def _capture_values(regex: str, seeds: Sequence[str]) -> Strategy:
     except re.error:
         return st.sampled_from(list(seeds)) if seeds else st.nothing()
     matching = [seed for seed in seeds if compiled.fullmatch(seed)]
-    drawn = st.from_regex(compiled, fullmatch=True).filter(lambda text: "/" not in text)
+    drawn = st.from_regex(compiled, fullmatch=True)
+    if "/" not in regex:
+        # One path segment, unless the capture itself spans segments (a block name such as
+        # ``core/archives`` in ``/block-renderer/(?P<name>[a-z0-9-]+/[a-z0-9-]+)``).
+        drawn = drawn.filter(lambda text: "/" not in text)
     drawn = drawn.filter(lambda text: len(text) <= 40)
     return st.one_of(st.sampled_from(matching), drawn) if matching else drawn
 

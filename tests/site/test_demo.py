@@ -114,3 +114,15 @@ def test_serve_demo_fills_only_a_first_start(
     cli.main(["--data-dir", str(data_dir), "serve", "--demo", "--bind", bind])
     assert "Demo content" not in capsys.readouterr().out
     assert len(launched) == 2
+
+
+def test_the_demo_about_page_shows_blocks(demo_app: App, demo_client: Client) -> None:
+    about = demo_app.content.get_post_by_slug("page", "about")
+    assert about is not None
+    response = demo_client.get("/about/", base_url="http://example.org")
+    text = response.get_data(as_text=True)
+    for css in ("wp-block-search", "wp-block-latest-posts", "wp-block-tag-cloud",
+                "wp-block-archives"):  # fmt: skip
+        assert css in text
+    tags = str(response.headers["Cache-Tag"]).split(",")
+    assert {"post-list", "term-list-post_tag"} <= set(tags)

@@ -182,6 +182,8 @@ def test_related_tags_name_every_page_a_post_change_must_purge(app: App, site: S
             f"post-{site.post.id}", "home", "feed", "archive", "sitemap",
             f"term-archive-{site.category.id}", f"term-archive-{site.tag.id}",
             f"author-archive-{site.author}",
+            # pages whose blocks list posts, or the terms of the post's taxonomies
+            "post-list", "term-list-category", "term-list-post_tag",
         ]
     )  # fmt: skip
     assert app.site.related_tags(site.post.id, comment=True) == [f"post-{site.post.id}"]

@@ -1,14 +1,17 @@
 """The ``site/v2`` routes of the content site: posts, pages, categories, tags, comments,
-media, types, statuses, taxonomies, search and settings (users: `sitecache.auth`'s routes)."""
+media, types, statuses, taxonomies, search, settings, block types and the block renderer
+(users: `sitecache.auth`'s routes)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from sitecache.rest import RestServer
+from sitecache.rest import RestRequest, RestServer
+from sitecache.site.blocks import BlockRenderer
 from sitecache.site.content import ContentService
 from sitecache.site.media_library import MediaLibrary
 from sitecache.site.models import Post, Term
+from sitecache.site.rest.blocks import BlockRoutes
 from sitecache.site.rest.comments import CommentsController
 from sitecache.site.rest.media import MediaController
 from sitecache.site.rest.meta import MetaRoutes
@@ -26,6 +29,7 @@ class SiteRoutes:
         post_link, term_link: permalinks (the theme's).
         user_profile: ``(email, display name)`` of a user id, or ``None``.
         media: the attachments and their files (``/media``).
+        blocks: the block renderer (block types and the renderer route).
     """
 
     def __init__(
@@ -35,14 +39,24 @@ class SiteRoutes:
         term_link: Callable[[Term], str],
         user_profile: Callable[[int], tuple[str, str] | None],
         media: MediaLibrary,
+        blocks: BlockRenderer,
     ) -> None:
-        self.posts = PostsController("post", content, post_link)
-        self.pages = PostsController("page", content, post_link)
+        def render_content(post: Post) -> str:
+            return str(blocks.render_content(post).html)
+
+        self.posts = PostsController("post", content, post_link, render_content)
+        self.pages = PostsController("page", content, post_link, render_content)
         self.categories = TermsController("category", content, term_link)
         self.tags = TermsController("post_tag", content, term_link)
         self.comments = CommentsController(content, post_link, user_profile)
         self.media = MediaController(content, media)
         self.meta = MetaRoutes(content, post_link, term_link)
+        self.blocks = BlockRoutes(content, blocks, self._can_edit)
+
+    def _can_edit(self, request: RestRequest, post: Post) -> bool:
+        """``edit_post`` for a post of any type (pages by the pages' capabilities)."""
+        controller = self.pages if post.type == "page" else self.posts
+        return controller.can_edit(request, post)
 
     def register(self, server: RestServer) -> None:
         """The ``rest_api_init`` callback."""
@@ -54,5 +68,6 @@ class SiteRoutes:
             self.comments,
             self.media,
             self.meta,
+            self.blocks,
         ):
             controller.register(server)

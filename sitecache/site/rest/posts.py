@@ -15,6 +15,7 @@ from markupsafe import escape
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
+from sitecache.site.blocks import strip_blocks
 from sitecache.site.content import ContentService, PostQuery
 from sitecache.site.models import POST_STATUSES, Post
 from sitecache.site.render import excerpt_text, paragraphs
@@ -81,15 +82,22 @@ class PostsController(RoutedController):
         post_type: ``post`` or ``page``.
         content: the content service.
         link_of: the permalink of a post (the theme's).
+        render_content: a post's content as HTML (the theme's, with its blocks rendered);
+            escaped paragraphs when not given.
     """
 
     def __init__(
-        self, post_type: str, content: ContentService, link_of: Callable[[Post], str]
+        self,
+        post_type: str,
+        content: ContentService,
+        link_of: Callable[[Post], str],
+        render_content: Callable[[Post], str] | None = None,
     ) -> None:
         self.post_type = post_type
         self.rest_base = "posts" if post_type == "post" else "pages"
         self.content = content
         self.link_of = link_of
+        self.render_content = render_content or (lambda post: str(paragraphs(post.content)))
         self.caps = _CAPS[post_type]
         self.schema = post_schema(post_type)
 
@@ -366,14 +374,14 @@ class PostsController(RoutedController):
             },
             "content": {
                 "raw": post.content,
-                "rendered": "" if protected else str(paragraphs(post.content)),
+                "rendered": "" if protected else self.render_content(post),
                 "protected": protected,
             },
             "excerpt": {
                 "raw": post.excerpt,
                 "rendered": ""
                 if protected
-                else str(paragraphs(excerpt_text(post.excerpt, post.content))),
+                else str(paragraphs(excerpt_text(post.excerpt, strip_blocks(post.content)))),
                 "protected": protected,
             },
             "author": post.author,
