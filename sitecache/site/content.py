@@ -23,7 +23,8 @@ action                          arguments
 ==============================  ===========================================================
 
 Hooks run after the transaction commits, so a callback always reads the new state.
-Revisions are written as a side effect of updating a post and fire no hooks of their own.
+Revisions (`sitecache.site.revision_store`) are written as a side effect of creating and
+updating a post, in the same transaction, and fire no hooks of their own.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from sitecache.site.queries import (
     like_pattern,
     placeholders,
 )
+from sitecache.site.revision_store import REVISION_FIELDS, RevisionStore
 from sitecache.site.term_store import TermStore
 
 __all__ = ["CommentQuery", "ContentService", "PostQuery", "TermQuery"]
@@ -56,7 +58,7 @@ _POST_FIELDS: Final = (
 )  # fmt: skip
 
 
-class ContentService(TermStore, CommentStore):
+class ContentService(TermStore, CommentStore, RevisionStore):
     """The site's content in the site database, with hooks on every write.
 
     Args:
@@ -272,13 +274,14 @@ class ContentService(TermStore, CommentStore):
         return status
 
     @transactional
-    def create_post(self, **fields: Any) -> Post:
+    def create_post(self, *, editor: int | None = None, **fields: Any) -> Post:
         """Insert a post; fires ``transition_post_status(new, "new", post)`` and
         ``save_post(id, post, False)``.
 
         Fields are the columns of `Post` plus ``term_ids``. Missing: ``type`` post, ``status``
         draft, dates now, the slug from the title, a ``post`` with no category gets the
-        ``default_category`` when it exists.
+        ``default_category`` when it exists. A post or page created with a title, content or
+        excerpt gets its first revision, by ``editor`` (the author when ``None``).
 
         Raises:
             InvalidValueError: an invalid type, status or term.
@@ -307,7 +310,9 @@ class ContentService(TermStore, CommentStore):
                 "INSERT OR IGNORE INTO term_relationships (post_id, term_id) VALUES (?, ?)",
                 [(post_id, term_id) for term_id in term_ids],
             )
-        post = self._must_get(post_id)
+            post = self._must_get(post_id)
+            if any(getattr(post, name) for name in REVISION_FIELDS):
+                self._save_revision(db, post, editor)
         if post.type != "revision":
             self._fire("transition_post_status", post.status, "new", post)
             self._fire("save_post", post.id, post, False)
@@ -361,11 +366,20 @@ class ContentService(TermStore, CommentStore):
         return post
 
     @transactional
-    def update_post(self, post_id: int, **fields: Any) -> Post:
+    def update_post(
+        self,
+        post_id: int,
+        *,
+        editor: int | None = None,
+        keep_revision: bool = True,
+        **fields: Any,
+    ) -> Post:
         """Change a post; fires ``transition_post_status(new, old, post)`` and
-        ``save_post(id, post, True)``. Changing the title, content or excerpt of a post or
-        page keeps the previous version as a revision. ``term_ids``, when given, replaces all
-        the post's terms (`set_post_terms` replaces one taxonomy's).
+        ``save_post(id, post, True)``. A post or page whose title, content or excerpt then
+        differs from its newest revision (or that has none) gets a new revision by ``editor``
+        (the author when ``None``) in the same transaction, unless ``keep_revision`` is false
+        (an autosave of the author's own draft, as in WordPress). ``term_ids``, when given,
+        replaces all the post's terms (`set_post_terms` replaces one taxonomy's).
 
         Raises:
             NotFoundError: ``rest_post_invalid_id``.
@@ -397,13 +411,9 @@ class ContentService(TermStore, CommentStore):
                 term_ids = list(term_ids)
                 self._check_term_ids(db, term_ids)
                 self._replace_terms(db, post_id, term_ids)
-            changed = any(
-                key in values and values[key] != getattr(old, key)
-                for key in ("title", "content", "excerpt")
-            )
-            if changed and old.type in ("post", "page"):
-                self._insert_revision(db, old)
-        post = self._must_get(post_id)
+            post = self._must_get(post_id)
+            if keep_revision:
+                self._save_revision(db, post, editor)
         if post.type != "revision":
             self._fire("post_updated", post.id, post, old)
             self._fire("transition_post_status", post.status, old.status, post)
@@ -438,23 +448,6 @@ class ContentService(TermStore, CommentStore):
         self._fire("transition_post_status", updated.status, post.status, updated)
         self._fire("save_post", updated.id, updated, True)
         return updated
-
-    def _insert_revision(self, db: sqlite3.Connection, old: Post) -> None:
-        now = self.now()
-        db.execute(
-            "INSERT INTO posts (type, status, author, parent, slug, title, content, excerpt,"
-            " date_gmt, modified_gmt) VALUES ('revision', 'inherit', ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                old.author,
-                old.id,
-                f"{old.id}-revision-v1",
-                old.title,
-                old.content,
-                old.excerpt,
-                now,
-                now,
-            ),
-        )
 
     @transactional
     def delete_post(self, post_id: int, force: bool = False) -> Post:

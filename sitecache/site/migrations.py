@@ -93,11 +93,24 @@ CONTENT_MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         CREATE INDEX outbox_by_kind ON outbox(kind, id)
         """,
     ),
+    (
+        3,
+        """
+        CREATE INDEX posts_revisions_by_parent ON posts(parent, type, slug, date_gmt, id);
+        CREATE UNIQUE INDEX posts_one_autosave_per_user ON posts(parent, author)
+            WHERE type = 'revision' AND status = 'autosave'
+        """,
+    ),
 )
 """``(version, SQL)`` pairs of the content tables; never edit one that has shipped, add another.
 
 Post authors are plain user ids (no foreign key): deleting a user reassigns or removes their
-posts in the user service, and a dangling id reads as an unknown author."""
+posts in the user service, and a dangling id reads as an unknown author.
+
+Revisions and autosaves are rows of type ``revision`` under their post (``parent``), with the
+status ``inherit`` and ``autosave`` and the slugs ``<parent>-revision-v1`` and
+``<parent>-autosave-v1`` (WordPress's names); migration 3 indexes them and keeps one autosave
+per user and post."""
 
 
 def migrate_content(store: SiteStore) -> int:

@@ -16,7 +16,7 @@ from sitecache.auth.store import SiteStore
 from sitecache.domain_errors import InvalidValueError
 from sitecache.rest.refusals import check_value
 
-__all__ = ["OPTION_SCHEMAS", "OptionStore"]
+__all__ = ["OPTION_SCHEMAS", "UNSHOWN_OPTIONS", "OptionStore"]
 
 OPTION_SCHEMAS: Final[Mapping[str, Mapping[str, Any]]] = {
     "title": {"type": "string", "description": "Site title.", "default": "sitecache"},
@@ -96,8 +96,16 @@ OPTION_SCHEMAS: Final[Mapping[str, Mapping[str, Any]]] = {
         "minimum": 1,
         "maximum": 100,
     },
+    "revisions_to_keep": {
+        "type": "integer",
+        "description": "Revisions kept per post or page (-1: every one, 0: none).",
+        "default": 25,
+        "minimum": -1,
+    },
 }
 """Every option the site knows: its JSON schema (``default`` is the value when unset)."""
+UNSHOWN_OPTIONS: Final = frozenset({"revisions_to_keep"})
+"""Options no page shows: changing one purges nothing from the page cache."""
 
 
 @dataclass
