@@ -9,9 +9,9 @@ newest ``revisions_to_keep`` (-1 keeps all, 0 none). So the newest revision alwa
 post's current text, unless revisions are off.
 
 An autosave is the same kind of row with the status ``autosave`` and the slug
-``<parent>-autosave-v1``: one per user and post (a unique index says so), overwritten by the next autosave of that user, never counted
-against the limit, deleted with its post. Neither fires hooks: they are not on any public page,
-so they purge nothing from the page cache.
+``<parent>-autosave-v1``: one per user and post (a unique index says so), overwritten by the
+next autosave of that user, never counted against the limit, deleted with its post. Neither
+fires hooks: they are on no public page, so they purge nothing from the page cache.
 """
 
 from __future__ import annotations
@@ -91,6 +91,19 @@ class RevisionStore(ContentBase):
             .fetchone()
         )
         return int(row[0])
+
+    def revision_summary(self, post_id: int) -> tuple[int, int | None]:
+        """``(count, newest id)`` of a post's revisions (``(0, None)`` while revisions are
+        off, as WordPress's ``wp_get_latest_revision_id_and_total_count``)."""
+        if self.revisions_to_keep() == 0:
+            return 0, None
+        rows = self.store.connection().execute(
+            "SELECT id FROM posts WHERE parent = ? AND type = 'revision' AND status = 'inherit'"
+            + _NEWEST_FIRST,
+            (post_id,),
+        )
+        ids = [int(row[0]) for row in rows.fetchall()]
+        return len(ids), (ids[0] if ids else None)
 
     def latest_revision(self, post_id: int) -> Post | None:
         """The newest revision of a post, or ``None``."""

@@ -1,5 +1,6 @@
-"""The ``site/v2`` routes of the content site: posts, pages, categories, tags, comments,
-types, statuses, taxonomies, search and settings (users: `sitecache.auth`'s routes)."""
+"""The ``site/v2`` routes of the content site: posts, pages, their revisions and autosaves,
+categories, tags, comments, types, statuses, taxonomies, search and settings (users:
+`sitecache.auth`'s routes)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from collections.abc import Callable
 from sitecache.rest import RestServer
 from sitecache.site.content import ContentService
 from sitecache.site.models import Post, Term
+from sitecache.site.rest.autosaves import AutosavesController
 from sitecache.site.rest.comments import CommentsController
 from sitecache.site.rest.meta import MetaRoutes
 from sitecache.site.rest.posts import PostsController
+from sitecache.site.rest.revisions import RevisionsController
 from sitecache.site.rest.terms import TermsController
 
 __all__ = ["SiteRoutes"]
@@ -34,6 +37,8 @@ class SiteRoutes:
     ) -> None:
         self.posts = PostsController("post", content, post_link)
         self.pages = PostsController("page", content, post_link)
+        self.revisions = [RevisionsController(c, content) for c in (self.posts, self.pages)]
+        self.autosaves = [AutosavesController(c.posts, c, content) for c in self.revisions]
         self.categories = TermsController("category", content, term_link)
         self.tags = TermsController("post_tag", content, term_link)
         self.comments = CommentsController(content, post_link, user_profile)
@@ -41,12 +46,11 @@ class SiteRoutes:
 
     def register(self, server: RestServer) -> None:
         """The ``rest_api_init`` callback."""
-        for controller in (
+        controllers: list[PostsController | RevisionsController | AutosavesController] = [
             self.posts,
             self.pages,
-            self.categories,
-            self.tags,
-            self.comments,
-            self.meta,
-        ):
+            *self.revisions,
+            *self.autosaves,
+        ]
+        for controller in (*controllers, self.categories, self.tags, self.comments, self.meta):
             controller.register(server)
