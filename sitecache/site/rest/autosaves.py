@@ -20,7 +20,7 @@ from sitecache.site.content import ContentService
 from sitecache.site.models import Post
 from sitecache.site.rest.base import CONTEXT_PARAM, NAMESPACE, RoutedController, denied
 from sitecache.site.rest.posts import PostsController
-from sitecache.site.rest.revisions import RevisionsController, revision_response
+from sitecache.site.rest.revisions import RevisionsController, path_id, revision_response
 from sitecache.site.rest.revisions_schema import autosave_schema
 from sitecache.site.revision_store import REVISION_FIELDS
 
@@ -143,7 +143,7 @@ class AutosavesController(RoutedController):
         parent = self.revisions.get_parent(request.get_param("parent"))
         if isinstance(parent, RestError):
             return RestError("rest_post_invalid_id", "Invalid post parent ID.", {"status": 404})
-        autosave_id = request.get_param("id")
+        autosave_id = path_id(request.get_param("id"))
         found = [a for a in self.content.get_autosaves(parent.id) if a.id == autosave_id]
         if not found:
             return RestError(

@@ -36,7 +36,7 @@ from sitecache.site.rest.revisions_schema import (
     revision_schema,
 )
 
-__all__ = ["RevisionsController", "relevance_rank", "revision_response"]
+__all__ = ["RevisionsController", "path_id", "relevance_rank", "revision_response"]
 
 _ORDERBY: Final = {
     "date": "date",
@@ -49,6 +49,19 @@ _ORDERBY: Final = {
     # Ranked in Python after the date order (`relevance_rank`).
     "relevance": "date",
 }
+
+
+_MAX_ID: Final = 2**63 - 1
+
+
+def path_id(value: Any) -> int:
+    """An id from the path (an integer argument, or the digits of a placeholder no argument
+    declares), clamped to 64 bits as SQLite's integers; 0 when it is neither."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
+    return min(value, _MAX_ID) if isinstance(value, int) else 0
 
 
 def relevance_rank(post: Post, search: str) -> int:
@@ -141,7 +154,8 @@ class RevisionsController(RoutedController):
     def get_parent(self, parent_id: Any) -> Post | RestError:
         """The post or page the revisions belong to, or 404 ``rest_post_invalid_parent``."""
         error = RestError("rest_post_invalid_parent", "Invalid post parent ID.", {"status": 404})
-        if not isinstance(parent_id, int) or parent_id <= 0:
+        parent_id = path_id(parent_id)
+        if parent_id <= 0:
             return error
         parent = self.content.get_post(parent_id)
         if parent is None or parent.type != self.post_type:
@@ -151,7 +165,8 @@ class RevisionsController(RoutedController):
     def get_revision(self, revision_id: Any) -> Post | RestError:
         """The revision (or autosave) with this id, or 404 ``rest_post_invalid_id``."""
         error = RestError("rest_post_invalid_id", "Invalid revision ID.", {"status": 404})
-        if not isinstance(revision_id, int) or revision_id <= 0:
+        revision_id = path_id(revision_id)
+        if revision_id <= 0:
             return error
         revision = self.content.get_post(revision_id)
         if revision is None or revision.type != "revision":
