@@ -499,6 +499,9 @@ HUGE_INTEGER_PATHS = [
         "posts?offset={n}", "posts?page={n}", "pages?parent={n}", "comments?post={n}",
         "comments?page={n}", "categories?post={n}", "categories?parent={n}", "tags?offset={n}",
         "search?include={n}", "users?include={n}", "users?offset={n}", "users?page={n}",
+        "posts/{n}/revisions", "posts/1/revisions/{n}", "pages/{n}/autosaves",
+        "posts/1/autosaves/{n}", "posts/1/revisions?offset={n}", "posts/1/revisions?page={n}",
+        "posts/1/revisions?include={n}",
     )
 ]  # fmt: skip
 
