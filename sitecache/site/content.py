@@ -489,7 +489,8 @@ class ContentService(TermStore, CommentStore, RevisionStore):
     def reassign_posts(self, user_id: int, reassign: int | None) -> int:
         """Give every post of ``user_id`` to ``reassign`` (hooks fire as for updates), or
         delete them for good when ``reassign`` is ``None``; their comments keep their text
-        but lose the user id. All in one transaction; returns how many posts moved or went."""
+        but lose the user id, and their autosaves of any post go. All in one transaction;
+        returns how many posts moved or went."""
         rows = self.store.connection().execute(
             "SELECT id FROM posts WHERE author = ? AND type != 'revision' ORDER BY id", (user_id,)
         )
@@ -502,6 +503,12 @@ class ContentService(TermStore, CommentStore, RevisionStore):
                     self.delete_post(post_id, force=True)
             with self._write() as db:
                 db.execute("UPDATE comments SET user_id = 0 WHERE user_id = ?", (user_id,))
+                # Unsaved work nobody can take up again (one autosave per user and post).
+                db.execute(
+                    "DELETE FROM posts WHERE type = 'revision' AND status = 'autosave'"
+                    " AND author = ?",
+                    (user_id,),
+                )
         return len(post_ids)
 
     def publish_due_posts(self) -> list[Post]:

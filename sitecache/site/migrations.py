@@ -96,7 +96,7 @@ CONTENT_MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
     (
         3,
         """
-        CREATE INDEX posts_revisions_by_parent ON posts(parent, type, slug, date_gmt, id);
+        CREATE INDEX posts_revisions_by_parent ON posts(parent, type, status, date_gmt, id);
         CREATE UNIQUE INDEX posts_one_autosave_per_user ON posts(parent, author)
             WHERE type = 'revision' AND status = 'autosave'
         """,

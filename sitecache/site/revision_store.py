@@ -6,7 +6,8 @@ were after a change, dated with the post's modification date. The post service s
 the change's own transaction whenever a post or page is created with some text, or updated so
 that its text differs from its newest revision (or it has none yet), then keeps only the
 newest ``revisions_to_keep`` (-1 keeps all, 0 none). So the newest revision always equals the
-post's current text, unless revisions are off.
+post's current text, unless revisions are off or the author's autosave of a draft changed the
+draft since (WordPress stores no revision then; the next save does).
 
 An autosave is the same kind of row with the status ``autosave`` and the slug
 ``<parent>-autosave-v1``: one per user and post (a unique index says so), overwritten by the

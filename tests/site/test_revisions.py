@@ -479,3 +479,11 @@ def test_autosaves_and_revisions_leave_the_published_page_cached(site: Site) -> 
     # A real change of the published post still purges it.
     site.call("POST", f"/posts/{site.post.id}", "editor", {"content": "Published words."})
     assert not _cache_status(site.app, url).startswith("sitecache; hit")
+
+
+def test_deleting_a_user_deletes_their_autosaves(site: Site) -> None:
+    content = site.app.content
+    content.put_autosave(site.post.id, site.users["contributor"], "Theirs", "typing", "")
+    content.put_autosave(site.post.id, site.users["editor"], "Mine", "typing", "")
+    content.reassign_posts(site.users["contributor"], site.users["editor"])
+    assert [a.author for a in content.get_autosaves(site.post.id)] == [site.users["editor"]]
