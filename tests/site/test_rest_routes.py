@@ -104,69 +104,61 @@ def concrete_routes(site: RestSite) -> dict[str, tuple[str, list[tuple[str, str,
         status="approve",
     )
     return {
+        "/site/v2/posts": (
+            "/site/v2/posts",
+            [("POST", "/site/v2/posts", {"title": "Made", "status": "publish", "tags": [tag.id]})],
+        ),
+        "/site/v2/posts/(?P<id>[\\d]+)": (
+            f"/site/v2/posts/{other.id}",
+            [
+                ("POST", f"/site/v2/posts/{other.id}", {"title": "Edited"}),
+                ("DELETE", f"/site/v2/posts/{other.id}", None),
+            ],
+        ),
+        "/site/v2/pages": (
+            "/site/v2/pages",
+            [("POST", "/site/v2/pages", {"title": "Made page", "parent": page.id})],
+        ),
+        "/site/v2/pages/(?P<id>[\\d]+)": (
+            f"/site/v2/pages/{page.id}",
+            [("PATCH", f"/site/v2/pages/{page.id}", {"menu_order": 3})],
+        ),
+        "/site/v2/categories": (
+            "/site/v2/categories",
+            [("POST", "/site/v2/categories", {"name": "Made category", "parent": category.id})],
+        ),
+        "/site/v2/categories/(?P<id>[\\d]+)": (
+            f"/site/v2/categories/{category.id}",
+            [("POST", f"/site/v2/categories/{category.id}", {"description": "Edited"})],
+        ),
+        "/site/v2/tags": ("/site/v2/tags", [("POST", "/site/v2/tags", {"name": "Made tag"})]),
+        "/site/v2/tags/(?P<id>[\\d]+)": (
+            f"/site/v2/tags/{tag.id}",
+            [("PUT", f"/site/v2/tags/{tag.id}", {"name": "Edited tag"})],
+        ),
+        "/site/v2/comments": (
+            "/site/v2/comments",
+            [("POST", "/site/v2/comments", {"post": post.id, "content": "Made comment"})],
+        ),
+        "/site/v2/comments/(?P<id>[\\d]+)": (
+            f"/site/v2/comments/{comment.id}",
+            [
+                ("POST", f"/site/v2/comments/{comment.id}", {"status": "hold"}),
+                ("DELETE", f"/site/v2/comments/{comment.id}", None),
+            ],
+        ),
+        "/site/v2/types": ("/site/v2/types", []),
+        "/site/v2/types/(?P<type>[\\w-]+)": ("/site/v2/types/post", []),
+        "/site/v2/statuses": ("/site/v2/statuses", []),
+        "/site/v2/statuses/(?P<status>[\\w-]+)": ("/site/v2/statuses/draft", []),
+        "/site/v2/taxonomies": ("/site/v2/taxonomies", []),
+        "/site/v2/taxonomies/(?P<taxonomy>[\\w-]+)": ("/site/v2/taxonomies/category", []),
+        "/site/v2/search": ("/site/v2/search?search=cache", []),
+        "/site/v2/settings": (
+            "/site/v2/settings",
+            [("POST", "/site/v2/settings", {"title": "Walked"})],
+        ),
         **_revision_routes(site, post, page),
-        **{
-            "/site/v2/posts": (
-                "/site/v2/posts",
-                [
-                    (
-                        "POST",
-                        "/site/v2/posts",
-                        {"title": "Made", "status": "publish", "tags": [tag.id]},
-                    )
-                ],
-            ),
-            "/site/v2/posts/(?P<id>[\\d]+)": (
-                f"/site/v2/posts/{other.id}",
-                [
-                    ("POST", f"/site/v2/posts/{other.id}", {"title": "Edited"}),
-                    ("DELETE", f"/site/v2/posts/{other.id}", None),
-                ],
-            ),
-            "/site/v2/pages": (
-                "/site/v2/pages",
-                [("POST", "/site/v2/pages", {"title": "Made page", "parent": page.id})],
-            ),
-            "/site/v2/pages/(?P<id>[\\d]+)": (
-                f"/site/v2/pages/{page.id}",
-                [("PATCH", f"/site/v2/pages/{page.id}", {"menu_order": 3})],
-            ),
-            "/site/v2/categories": (
-                "/site/v2/categories",
-                [("POST", "/site/v2/categories", {"name": "Made category", "parent": category.id})],
-            ),
-            "/site/v2/categories/(?P<id>[\\d]+)": (
-                f"/site/v2/categories/{category.id}",
-                [("POST", f"/site/v2/categories/{category.id}", {"description": "Edited"})],
-            ),
-            "/site/v2/tags": ("/site/v2/tags", [("POST", "/site/v2/tags", {"name": "Made tag"})]),
-            "/site/v2/tags/(?P<id>[\\d]+)": (
-                f"/site/v2/tags/{tag.id}",
-                [("PUT", f"/site/v2/tags/{tag.id}", {"name": "Edited tag"})],
-            ),
-            "/site/v2/comments": (
-                "/site/v2/comments",
-                [("POST", "/site/v2/comments", {"post": post.id, "content": "Made comment"})],
-            ),
-            "/site/v2/comments/(?P<id>[\\d]+)": (
-                f"/site/v2/comments/{comment.id}",
-                [
-                    ("POST", f"/site/v2/comments/{comment.id}", {"status": "hold"}),
-                    ("DELETE", f"/site/v2/comments/{comment.id}", None),
-                ],
-            ),
-            "/site/v2/types": ("/site/v2/types", []),
-            "/site/v2/types/(?P<type>[\\w-]+)": ("/site/v2/types/post", []),
-            "/site/v2/statuses": ("/site/v2/statuses", []),
-            "/site/v2/statuses/(?P<status>[\\w-]+)": ("/site/v2/statuses/draft", []),
-            "/site/v2/taxonomies": ("/site/v2/taxonomies", []),
-            "/site/v2/taxonomies/(?P<taxonomy>[\\w-]+)": ("/site/v2/taxonomies/category", []),
-            "/site/v2/search": ("/site/v2/search?search=cache", []),
-            "/site/v2/settings": (
-                "/site/v2/settings",
-                [("POST", "/site/v2/settings", {"title": "Walked"})],
-            ),
-        },
     }
 
 
