@@ -8,7 +8,8 @@ following CACHE_API.md "Invalidation":
   terms', author's and date archives, the feed and the sitemap (the site names them in
   ``Cache-Tag``; ``FrontSite.related_tags`` lists them). Unpublishing and deleting purge the
   same set; an edit also purges the archives of the terms and author the post had before.
-  ``clear_on_post_edit`` purges the whole site instead;
+  ``clear_on_post_edit`` purges the whole site instead; revisions and autosaves purge nothing
+  (they fire no hooks), an autosave that updates a draft purges nothing (a draft is on no page);
 - an approved comment (new, edited, approved, unapproved or deleted) purges its post's related
   pages, only the post's own URL with ``refresh_single_only_on_comments``; a held comment purges
   nothing (its notice is shown only to its author, never stored);
@@ -42,6 +43,7 @@ from sitecache.site import ContentService, FrontSite
 from sitecache.site.cache_contract import term_list_tag
 from sitecache.site.content_base import HookCall
 from sitecache.site.models import Comment, Post
+from sitecache.site.options import UNSHOWN_OPTIONS
 from sitecache.site.outbox import Outbox
 
 __all__ = ["OUTBOX_KIND", "ContentInvalidation", "PurgeIntent"]
@@ -172,8 +174,9 @@ class ContentInvalidation:
         yield {"kind": "url", "url": self.site.links.url(path)}
 
     def _option_updated(self, name: str, old: Any, new: Any) -> Iterable[PurgeIntent]:
-        # A site option shows on every page (title, tagline, date format, ...).
-        return ({"kind": "site"},) if old != new else ()
+        # A site option shows on every page (title, tagline, date format, ...), except the
+        # few no page shows (how many revisions to keep).
+        return ({"kind": "site"},) if old != new and name not in UNSHOWN_OPTIONS else ()
 
     # ------------------------------------------------------------------ applying
     def apply(self, intents: Iterable[PurgeIntent]) -> None:

@@ -23,7 +23,8 @@ action                          arguments
 ==============================  ===========================================================
 
 Hooks run after the transaction commits, so a callback always reads the new state.
-Revisions are written as a side effect of updating a post and fire no hooks of their own.
+Revisions (`sitecache.site.revision_store`) are written as a side effect of creating and
+updating a post, in the same transaction, and fire no hooks of their own.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from sitecache.site.queries import (
     like_pattern,
     placeholders,
 )
+from sitecache.site.revision_store import REVISION_FIELDS, RevisionStore
 from sitecache.site.term_store import TermStore
 
 __all__ = ["CommentQuery", "ContentService", "PostQuery", "TermQuery"]
@@ -56,7 +58,7 @@ _POST_FIELDS: Final = (
 )  # fmt: skip
 
 
-class ContentService(TermStore, CommentStore):
+class ContentService(TermStore, CommentStore, RevisionStore):
     """The site's content in the site database, with hooks on every write.
 
     Args:
@@ -294,13 +296,14 @@ class ContentService(TermStore, CommentStore):
         return status
 
     @transactional
-    def create_post(self, **fields: Any) -> Post:
+    def create_post(self, *, editor: int | None = None, **fields: Any) -> Post:
         """Insert a post; fires ``transition_post_status(new, "new", post)`` and
         ``save_post(id, post, False)``.
 
         Fields are the columns of `Post` plus ``term_ids``. Missing: ``type`` post, ``status``
         draft, dates now, the slug from the title, a ``post`` with no category gets the
-        ``default_category`` when it exists.
+        ``default_category`` when it exists. A post or page created with a title, content or
+        excerpt gets its first revision, by ``editor`` (the author when ``None``).
 
         Raises:
             InvalidValueError: an invalid type, status or term.
@@ -331,7 +334,9 @@ class ContentService(TermStore, CommentStore):
                 " ON CONFLICT DO NOTHING",
                 [(post_id, term_id) for term_id in term_ids],
             )
-        post = self._must_get(post_id)
+            post = self._must_get(post_id)
+            if any(getattr(post, name) for name in REVISION_FIELDS):
+                self._save_revision(db, post, editor)
         if post.type != "revision":
             self._fire("transition_post_status", post.status, "new", post)
             self._fire("save_post", post.id, post, False)
@@ -385,11 +390,20 @@ class ContentService(TermStore, CommentStore):
         return post
 
     @transactional
-    def update_post(self, post_id: int, **fields: Any) -> Post:
+    def update_post(
+        self,
+        post_id: int,
+        *,
+        editor: int | None = None,
+        keep_revision: bool = True,
+        **fields: Any,
+    ) -> Post:
         """Change a post; fires ``transition_post_status(new, old, post)`` and
-        ``save_post(id, post, True)``. Changing the title, content or excerpt of a post or
-        page keeps the previous version as a revision. ``term_ids``, when given, replaces all
-        the post's terms (`set_post_terms` replaces one taxonomy's).
+        ``save_post(id, post, True)``. A post or page whose title, content or excerpt then
+        differs from its newest revision (or that has none) gets a new revision by ``editor``
+        (the author when ``None``) in the same transaction, unless ``keep_revision`` is false
+        (an autosave of the author's own draft, as in WordPress). ``term_ids``, when given,
+        replaces all the post's terms (`set_post_terms` replaces one taxonomy's).
 
         Raises:
             NotFoundError: ``rest_post_invalid_id``.
@@ -421,13 +435,9 @@ class ContentService(TermStore, CommentStore):
                 term_ids = list(term_ids)
                 self._check_term_ids(db, term_ids)
                 self._replace_terms(db, post_id, term_ids)
-            changed = any(
-                key in values and values[key] != getattr(old, key)
-                for key in ("title", "content", "excerpt")
-            )
-            if changed and old.type in ("post", "page"):
-                self._insert_revision(db, old)
-        post = self._must_get(post_id)
+            post = self._must_get(post_id)
+            if keep_revision:
+                self._save_revision(db, post, editor)
         if post.type != "revision":
             self._fire("post_updated", post.id, post, old)
             self._fire("transition_post_status", post.status, old.status, post)
@@ -464,23 +474,6 @@ class ContentService(TermStore, CommentStore):
         self._fire("transition_post_status", updated.status, post.status, updated)
         self._fire("save_post", updated.id, updated, True)
         return updated
-
-    def _insert_revision(self, db: DbConnection, old: Post) -> None:
-        now = self.now()
-        db.execute(
-            "INSERT INTO posts (type, status, author, parent, slug, title, content, excerpt,"
-            " date_gmt, modified_gmt) VALUES ('revision', 'inherit', ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                old.author,
-                old.id,
-                f"{old.id}-revision-v1",
-                old.title,
-                old.content,
-                old.excerpt,
-                now,
-                now,
-            ),
-        )
 
     @transactional
     def delete_post(self, post_id: int, force: bool = False) -> Post:
@@ -522,7 +515,8 @@ class ContentService(TermStore, CommentStore):
     def reassign_posts(self, user_id: int, reassign: int | None) -> int:
         """Give every post of ``user_id`` to ``reassign`` (hooks fire as for updates), or
         delete them for good when ``reassign`` is ``None``; their comments keep their text
-        but lose the user id. All in one transaction; returns how many posts moved or went."""
+        but lose the user id, and their autosaves of any post go. All in one transaction;
+        returns how many posts moved or went."""
         rows = self.store.connection().execute(
             "SELECT id FROM posts WHERE author = ? AND type != 'revision' ORDER BY id", (user_id,)
         )
@@ -535,6 +529,12 @@ class ContentService(TermStore, CommentStore):
                     self.delete_post(post_id, force=True)
             with self._write() as db:
                 db.execute("UPDATE comments SET user_id = 0 WHERE user_id = ?", (user_id,))
+                # Unsaved work nobody can take up again (one autosave per user and post).
+                db.execute(
+                    "DELETE FROM posts WHERE type = 'revision' AND status = 'autosave'"
+                    " AND author = ?",
+                    (user_id,),
+                )
         return len(post_ids)
 
     def publish_due_posts(self) -> list[Post]:

@@ -107,6 +107,14 @@ CONTENT_MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
         CREATE UNIQUE INDEX attachments_by_file ON attachments(file)
         """,
     ),
+    (
+        4,
+        """
+        CREATE INDEX posts_revisions_by_parent ON posts(parent, type, status, date_gmt, id);
+        CREATE UNIQUE INDEX posts_one_autosave_per_user ON posts(parent, author)
+            WHERE type = 'revision' AND status = 'autosave'
+        """,
+    ),
 )
 """``(version, SQL)`` pairs of the content tables; never edit one that has shipped, add another.
 
@@ -116,7 +124,12 @@ its path below the uploads directory, the client's name as shown, size, image di
 alternative text (migration 3).
 
 Post authors are plain user ids (no foreign key): deleting a user reassigns or removes their
-posts in the user service, and a dangling id reads as an unknown author."""
+posts in the user service, and a dangling id reads as an unknown author.
+
+Revisions and autosaves are rows of type ``revision`` under their post (``parent``), with the
+status ``inherit`` and ``autosave`` and the slugs ``<parent>-revision-v1`` and
+``<parent>-autosave-v1`` (WordPress's names); migration 4 indexes them and keeps one autosave
+per user and post."""
 
 
 def migrate_content(store: SiteStore, apply: bool = False) -> int:

@@ -18,7 +18,7 @@ from sitecache.rest.http_request import MAX_BODY_BYTES
 from sitecache.rest.refusals import check_value
 from sitecache.site.upload_types import DEFAULT_UPLOAD_TYPES, FILE_TYPES
 
-__all__ = ["OPTION_SCHEMAS", "OptionStore"]
+__all__ = ["OPTION_SCHEMAS", "UNSHOWN_OPTIONS", "OptionStore"]
 
 OPTION_SCHEMAS: Final[Mapping[str, Mapping[str, Any]]] = {
     "title": {"type": "string", "description": "Site title.", "default": "sitecache"},
@@ -113,8 +113,16 @@ OPTION_SCHEMAS: Final[Mapping[str, Mapping[str, Any]]] = {
         "uniqueItems": True,
         "default": list(DEFAULT_UPLOAD_TYPES),
     },
+    "revisions_to_keep": {
+        "type": "integer",
+        "description": "Revisions kept per post or page (-1: every one, 0: none).",
+        "default": 25,
+        "minimum": -1,
+    },
 }
 """Every option the site knows: its JSON schema (``default`` is the value when unset)."""
+UNSHOWN_OPTIONS: Final = frozenset({"revisions_to_keep"})
+"""Options no page shows: changing one purges nothing from the page cache."""
 
 
 @dataclass

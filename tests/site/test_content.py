@@ -100,8 +100,12 @@ def test_slugs_are_unique_per_type_and_an_edit_keeps_a_revision(content: Content
     revisions, total = content.query_posts(
         PostQuery(types=("revision",), statuses=("inherit",), parents=(first.id,))
     )
-    assert total == 1
-    assert revisions[0].content == ""
+    assert total == 2
+    assert [(r.title, r.content) for r in revisions] == [
+        ("Same title", "new words"),
+        ("Same title", ""),
+    ]
+    assert content.get_revisions(first.id) == revisions
 
 
 def test_invalid_statuses_and_unknown_terms_are_refused(content: ContentService) -> None:
@@ -195,11 +199,12 @@ def test_a_batch_is_one_transaction_whose_hooks_fire_after_commit(
     app.auth.store.connection().set_trace_callback(None)
     assert fired_inside == [0]
     assert len(recorder.calls) == 10
-    # The five posts and the cache purge they owe commit in one transaction; after it only
-    # the applied purge is crossed off the outbox.
+    # The five posts, their first revisions and the cache purge they owe commit in one
+    # transaction; after it only the applied purge is crossed off the outbox.
     commit = statements.index("COMMIT")
     assert sum(s.startswith("BEGIN") for s in statements[:commit]) == 1
-    assert sum("INSERT INTO posts" in s for s in statements[:commit]) == 5
+    assert sum("INSERT INTO posts" in s for s in statements[:commit]) == 10
+    assert sum("'revision', 'inherit'" in s for s in statements[:commit]) == 5
     assert sum("INSERT INTO outbox" in s for s in statements[:commit]) == 1
     assert not any("INTO posts" in s or "UPDATE posts" in s for s in statements[commit:])
 

@@ -16,7 +16,7 @@ from sitecache.app import App
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestServer, return_true
 from sitecache.schema import validate_value_from_schema
-from sitecache.site import PostQuery
+from sitecache.site import Post, PostQuery
 from sitecache.site.demo import fill_demo
 from tests.conftest import AppFactory
 
@@ -195,7 +195,42 @@ def concrete_routes(site: RestSite) -> dict[str, tuple[str, list[tuple[str, str,
                 )
             ],
         ),
+        **_revision_routes(site, post, page),
     }
+
+
+def _revision_routes(
+    site: RestSite, post: Post, page: Post
+) -> dict[str, tuple[str, list[tuple[str, str, Any]]]]:
+    """The revision and autosave routes of posts and pages, each with revisions to list,
+    read and delete, and an autosave to read."""
+    content = site.app.content
+    admin = site.app.auth.users.find("administrator")
+    assert admin is not None
+    routes: dict[str, tuple[str, list[tuple[str, str, Any]]]] = {}
+    for base, parent in (("posts", post), ("pages", page)):
+        content.update_post(parent.id, content="A second version.", excerpt="Walked.")
+        kept, doomed = content.get_revisions(parent.id)[:2]
+        autosave = content.put_autosave(parent.id, admin.id, "Typing", "Unsaved words.", "")
+        path = f"/site/v2/{base}/{parent.id}"
+        routes.update(
+            {
+                f"/site/v2/{base}/(?P<parent>[\\d]+)/revisions": (f"{path}/revisions", []),
+                f"/site/v2/{base}/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)": (
+                    f"{path}/revisions/{kept.id}",
+                    [("DELETE", f"{path}/revisions/{doomed.id}?force=true", None)],
+                ),
+                f"/site/v2/{base}/(?P<id>[\\d]+)/autosaves": (
+                    f"{path}/autosaves",
+                    [("POST", f"{path}/autosaves", {"title": "Typed", "content": "More words."})],
+                ),
+                f"/site/v2/{base}/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)": (
+                    f"{path}/autosaves/{autosave.id}",
+                    [],
+                ),
+            }
+        )
+    return routes
 
 
 def test_every_route_answers_data_valid_against_its_own_published_schema(
@@ -223,13 +258,16 @@ def test_every_route_answers_data_valid_against_its_own_published_schema(
             rest_site.call(method, path, "administrator", data) for method, path, data in writes
         ]
         for response in answers:
-            if response.status_code == 401 and pattern.startswith(
-                (
-                    "/site/v2/settings",
-                    "/site/v2/statuses/",
-                    "/site/v2/block-types",
-                    "/site/v2/block-renderer/",
+            if response.status_code == 401 and (
+                pattern.startswith(
+                    (
+                        "/site/v2/settings",
+                        "/site/v2/statuses/",
+                        "/site/v2/block-types",
+                        "/site/v2/block-renderer/",
+                    )
                 )
+                or any(part in pattern for part in ("/revisions", "/autosaves"))
             ):
                 continue  # not public: the administrator's answers are walked
             assert response.status_code in (200, 201), (pattern, response.get_data(as_text=True))
@@ -497,6 +535,9 @@ HUGE_INTEGER_PATHS = [
         "posts?offset={n}", "posts?page={n}", "pages?parent={n}", "comments?post={n}",
         "comments?page={n}", "categories?post={n}", "categories?parent={n}", "tags?offset={n}",
         "search?include={n}", "users?include={n}", "users?offset={n}", "users?page={n}",
+        "posts/{n}/revisions", "posts/1/revisions/{n}", "pages/{n}/autosaves",
+        "posts/1/autosaves/{n}", "posts/1/revisions?offset={n}", "posts/1/revisions?page={n}",
+        "posts/1/revisions?include={n}",
     )
 ]  # fmt: skip
 

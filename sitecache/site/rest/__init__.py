@@ -1,6 +1,6 @@
-"""The ``site/v2`` routes of the content site: posts, pages, categories, tags, comments,
-media, types, statuses, taxonomies, search, settings, block types and the block renderer
-(users: `sitecache.auth`'s routes)."""
+"""The ``site/v2`` routes of the content site: posts, pages, their revisions and autosaves,
+categories, tags, comments, media, types, statuses, taxonomies, search, settings, block types and
+the block renderer (users: `sitecache.auth`'s routes)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ from sitecache.site.blocks import BlockRenderer
 from sitecache.site.content import ContentService
 from sitecache.site.media_library import MediaLibrary
 from sitecache.site.models import Post, Term
+from sitecache.site.rest.autosaves import AutosavesController
 from sitecache.site.rest.blocks import BlockRoutes
 from sitecache.site.rest.comments import CommentsController
 from sitecache.site.rest.media import MediaController
 from sitecache.site.rest.meta import MetaRoutes
 from sitecache.site.rest.posts import PostsController
+from sitecache.site.rest.revisions import RevisionsController
 from sitecache.site.rest.terms import TermsController
 
 __all__ = ["SiteRoutes"]
@@ -46,6 +48,8 @@ class SiteRoutes:
 
         self.posts = PostsController("post", content, post_link, render_content)
         self.pages = PostsController("page", content, post_link, render_content)
+        self.revisions = [RevisionsController(c, content) for c in (self.posts, self.pages)]
+        self.autosaves = [AutosavesController(c.posts, c, content) for c in self.revisions]
         self.categories = TermsController("category", content, term_link)
         self.tags = TermsController("post_tag", content, term_link)
         self.comments = CommentsController(content, post_link, user_profile)
@@ -60,9 +64,14 @@ class SiteRoutes:
 
     def register(self, server: RestServer) -> None:
         """The ``rest_api_init`` callback."""
-        for controller in (
+        controllers: list[PostsController | RevisionsController | AutosavesController] = [
             self.posts,
             self.pages,
+            *self.revisions,
+            *self.autosaves,
+        ]
+        for controller in (
+            *controllers,
             self.categories,
             self.tags,
             self.comments,

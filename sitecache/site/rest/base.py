@@ -73,11 +73,14 @@ def paginated(
     per_page: int,
     page: int,
     invalid_page_code: str = "rest_invalid_page_number",
+    *,
+    check_page: bool = True,
 ) -> RestResponse | RestError:
     """A collection answer with ``X-Site-Total``, ``X-Site-TotalPages`` and ``Link`` prev/next
-    (keeping the request's query string); a page past the end is a 400."""
+    (keeping the request's query string); a page past the end is a 400 unless ``check_page``
+    is false (the caller checked it its own way)."""
     pages = math.ceil(total / per_page) if per_page else 0
-    if page > max(pages, 1):
+    if check_page and page > max(pages, 1):
         return RestError(
             invalid_page_code,
             "The page number requested is larger than the number of pages available.",

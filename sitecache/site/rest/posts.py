@@ -212,6 +212,17 @@ class PostsController(RoutedController):
             user.can(self.caps["edit_published"])
         )
 
+    def can_delete(self, request: RestRequest, post: Post) -> bool:
+        """Whether the caller may delete ``post`` (``delete_post``): ``delete_posts``, plus
+        ``delete_others_posts`` / ``delete_published_posts`` when they apply."""
+        user = request.user
+        allowed = bool(user.can(self.caps["delete"]))
+        if post.author != getattr(user, "id", 0):
+            allowed = allowed and bool(user.can(self.caps["delete_others"]))
+        if post.status == "publish":
+            allowed = allowed and bool(user.can(self.caps["delete_published"]))
+        return allowed
+
     def get_items_permissions_check(self, request: RestRequest) -> bool | RestError:
         """Anybody may list published posts; ``context=edit`` needs the edit capability."""
         return edit_context_check(request, self.caps["edit"]) or True
@@ -278,13 +289,7 @@ class PostsController(RoutedController):
         post = self._post(request)
         if isinstance(post, RestError):
             return post
-        user = request.user
-        allowed = bool(user.can(self.caps["delete"]))
-        if post.author != getattr(user, "id", 0):
-            allowed = allowed and bool(user.can(self.caps["delete_others"]))
-        if post.status == "publish":
-            allowed = allowed and bool(user.can(self.caps["delete_published"]))
-        if not allowed:
+        if not self.can_delete(request, post):
             return denied(
                 request, "rest_cannot_delete", "Sorry, you are not allowed to delete this post."
             )
@@ -408,7 +413,9 @@ class PostsController(RoutedController):
 
     def _add_links(self, response: RestResponse, post: Post) -> RestResponse:
         """``self``, ``collection``, ``about``, embeddable ``author``, ``replies``, ``up`` (a
-        child page) and the ``wp:term`` links (posts)."""
+        child page), ``version-history`` (with the revision ``count``) and, when there is a
+        revision, ``predecessor-version`` (the newest, with its ``id``), and the ``wp:term``
+        links (posts)."""
         rest = self.server.rest_url
         base = f"/{NAMESPACE}/{self.rest_base}"
         response.add_link("self", rest(f"{base}/{post.id}"))
@@ -423,6 +430,11 @@ class PostsController(RoutedController):
         )
         if self.post_type == "page" and post.parent:
             response.add_link("up", rest(f"{base}/{post.parent}"), {"embeddable": True})
+        count, latest = self.content.revision_summary(post.id)
+        history = f"{base}/{post.id}/revisions"
+        response.add_link("version-history", rest(history), {"count": count})
+        if latest is not None:
+            response.add_link("predecessor-version", rest(f"{history}/{latest}"), {"id": latest})
         if self.post_type == "post":
             term_rel = f"{self.server.settings.api_root_rel}term"
             for taxonomy, term_base in (("category", "categories"), ("post_tag", "tags")):
@@ -434,6 +446,13 @@ class PostsController(RoutedController):
         return response
 
     # ------------------------------------------------------------------ writing
+    def prepare_for_database(
+        self, request: RestRequest, post: Post | None
+    ) -> dict[str, Any] | RestError:
+        """The columns a create or update of ``post`` (``None``: a new one) asks for
+        (WordPress's ``prepare_item_for_database``); the autosaves share it."""
+        return self._fields(request, post)
+
     def _fields(self, request: RestRequest, post: Post | None) -> dict[str, Any] | RestError:
         """The columns a create or update request sets (``post`` is the post updated)."""
         fields = _scalar_fields(request, with_sticky=self.post_type == "post")
@@ -488,8 +507,9 @@ class PostsController(RoutedController):
         fields = self._fields(request, None)
         if isinstance(fields, RestError):
             return fields
-        fields.setdefault("author", int(getattr(request.user, "id", 0)))
-        post = self.content.create_post(type=self.post_type, **fields)
+        editor = int(getattr(request.user, "id", 0))
+        fields.setdefault("author", editor)
+        post = self.content.create_post(type=self.post_type, editor=editor, **fields)
         return created(self.server, self.prepare(post, request), f"/{self.rest_base}/{post.id}")
 
     def update_item(self, request: RestRequest) -> RestResponse | RestError:
@@ -500,7 +520,8 @@ class PostsController(RoutedController):
         fields = self._fields(request, post)
         if isinstance(fields, RestError):
             return fields
-        return self.prepare(self.content.update_post(post.id, **fields), request)
+        editor = int(getattr(request.user, "id", 0))
+        return self.prepare(self.content.update_post(post.id, editor=editor, **fields), request)
 
     def delete_item(self, request: RestRequest) -> RestResponse | RestError:
         """Trash a post, or delete it for good with ``force``."""
