@@ -15,7 +15,11 @@ from werkzeug.test import Client, TestResponse
 
 from sitecache.app import App, create_app
 from sitecache.site import ContentService, Post
-from tests.conftest import AppFactory
+from tests.conftest import AppFactory, both_engines
+
+#: Every case runs on SQLite and on PostgreSQL (the site store's two engines).
+pytestmark = both_engines
+
 
 ROLES = ("administrator", "editor", "author", "contributor", "subscriber")
 
