@@ -44,8 +44,10 @@ from sitecache.rest.server import RestServer
 from sitecache.rest.urls import RequestContext, extract_rest_route
 from sitecache.site import ContentService, FrontSite
 from sitecache.site.dashboard import CacheDashboard
+from sitecache.site.extensions import PluginManager
 from sitecache.site.outbox import Outbox
 from sitecache.site.rest import SiteRoutes
+from sitecache.site.rest.plugins import PluginsController
 from sitecache.templating import make_template_environment
 
 __all__ = ["App", "create_app"]
@@ -147,6 +149,9 @@ class App:
             self.content, self.site.post_url, self.site.term_url, self.site.user_profile
         )
         self.hooks.add_action("rest_api_init", self.site_routes.register)
+        # Installed plugins (entry points ``sitecache.plugins``), active as the store says.
+        self.plugins = PluginManager(self.auth.store, self.hooks, self.server, host=self)
+        self.hooks.add_action("rest_api_init", PluginsController(self.plugins).register)
 
     def _build_cache(self, config: Config) -> None:
         """The page cache in front of the site, its invalidation, its API and its timers."""
@@ -245,6 +250,7 @@ class App:
         # SECURITY: every body is bounded before anything reads it (forms, JSON, raw).
         request.max_content_length = MAX_BODY_BYTES
         request.max_form_memory_size = MAX_BODY_BYTES
+        self.plugins.sync()  # one cheap read at most once a second: another worker's change
         query = query_params(request.environ)
         try:
             read_bounded_body(request)
