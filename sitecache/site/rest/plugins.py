@@ -54,7 +54,7 @@ PLUGIN_SCHEMA: Final[dict[str, Any]] = {
         },
         "author": {
             "description": "The plugin author.",
-            "type": "object",
+            "type": "string",
             "readonly": True,
             "context": _VE,
         },
