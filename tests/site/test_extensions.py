@@ -36,12 +36,12 @@ def echo_plugin(app: Any) -> None:
         )
 
     app.hooks.add_action("rest_api_init", routes)
-    app.hooks.add_filter("tests_echo_marker", lambda value: value + ["echo"])
+    app.hooks.add_filter("tests_echo_marker", lambda value: [*value, "echo"])
 
 
 def broken_plugin(app: Any) -> None:
     """A plugin that adds a hook, then fails while loading."""
-    app.hooks.add_filter("tests_echo_marker", lambda value: value + ["broken"])
+    app.hooks.add_filter("tests_echo_marker", lambda value: [*value, "broken"])
     raise RuntimeError("the broken plugin cannot start")
 
 
