@@ -48,6 +48,8 @@ from sitecache.site.extensions import PluginManager
 from sitecache.site.outbox import Outbox
 from sitecache.site.rest import SiteRoutes
 from sitecache.site.rest.plugins import PluginsController
+from sitecache.site.rest.themes import ThemesController
+from sitecache.site.themes import ThemeManager
 from sitecache.templating import make_template_environment
 
 __all__ = ["App", "create_app"]
@@ -152,6 +154,10 @@ class App:
         # Installed plugins (entry points ``sitecache.plugins``), active as the store says.
         self.plugins = PluginManager(self.auth.store, self.hooks, self.server, host=self)
         self.hooks.add_action("rest_api_init", PluginsController(self.plugins).register)
+        # Themes (built-in and entry points ``sitecache.themes``); the option ``stylesheet``
+        # names the active one, and changing it purges the page cache like any site option.
+        self.themes = ThemeManager(self.content, self.templates)
+        self.hooks.add_action("rest_api_init", ThemesController(self.themes).register)
 
     def _build_cache(self, config: Config) -> None:
         """The page cache in front of the site, its invalidation, its API and its timers."""
@@ -251,6 +257,7 @@ class App:
         request.max_content_length = MAX_BODY_BYTES
         request.max_form_memory_size = MAX_BODY_BYTES
         self.plugins.sync()  # one cheap read at most once a second: another worker's change
+        self.themes.sync()  # one indexed read: render with the theme another worker switched to
         query = query_params(request.environ)
         try:
             read_bounded_body(request)

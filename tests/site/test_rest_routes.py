@@ -170,6 +170,11 @@ def concrete_routes(site: RestSite) -> dict[str, tuple[str, list[tuple[str, str,
             ],
         ),
         "/site/v2/block-directory/search": ("/site/v2/block-directory/search?term=echo", []),
+        "/site/v2/themes": ("/site/v2/themes", []),
+        '/site/v2/themes/(?P<stylesheet>[^\\/:<>\\*\\?"\\\\|]+(?:\\/[^\\/:<>\\*\\?"\\\\|]+)?)': (
+            "/site/v2/themes/sitecache",
+            [("POST", "/site/v2/themes/sitecache", {"status": "active"})],
+        ),
     }
 
 
@@ -204,6 +209,7 @@ def test_every_route_answers_data_valid_against_its_own_published_schema(
                     "/site/v2/statuses/",
                     "/site/v2/plugins",
                     "/site/v2/block-directory",
+                    "/site/v2/themes",
                 )
             ):
                 continue  # not public: the administrator's answers are walked
