@@ -257,7 +257,6 @@ class App:
         request.max_content_length = MAX_BODY_BYTES
         request.max_form_memory_size = MAX_BODY_BYTES
         self.plugins.sync()  # one cheap read at most once a second: another worker's change
-        self.themes.sync()  # one indexed read: render with the theme another worker switched to
         query = query_params(request.environ)
         try:
             read_bounded_body(request)
@@ -278,6 +277,7 @@ class App:
         route = extract_rest_route(request.path, query, self.server.settings.prefix, form)
         if route is not None:
             return serve_request(self.server, request, route, query)
+        self.themes.sync()  # one indexed read: render with the theme another worker switched to
         token = self.server.using_context(RequestContext.from_environ(request.environ))
         try:
             view = self.views.get(request.path)
