@@ -206,7 +206,11 @@ class PluginManager:
             return
         with self._lock:
             self._checked = now
-            raw = self._read_raw()
+            try:
+                raw = self._read_raw()
+            except Exception:  # the store is down: keep the plugins loaded, /healthz reports it
+                logger.warning("the active plugins cannot be read", exc_info=True)
+                return
             if raw == self._seen:
                 return
             self._seen = raw

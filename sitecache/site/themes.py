@@ -139,8 +139,13 @@ class ThemeManager:
         return changed
 
     def sync(self) -> None:
-        """Render with the active theme's templates (the loader is swapped when it changed)."""
-        theme = self.active()
+        """Render with the active theme's templates (the loader is swapped when it changed;
+        when the store cannot be read the current theme stays, and the page's own reads fail)."""
+        try:
+            theme = self.active()
+        except Exception:  # the store is down: /healthz and the page's own reads report it
+            logger.warning("the active theme cannot be read", exc_info=True)
+            return
         if theme.stylesheet == self._current:
             return
         with self._lock:

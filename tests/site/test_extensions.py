@@ -231,3 +231,19 @@ def test_the_block_directory_searches_inactive_plugins(app_factory: AppFactory) 
     assert [item["name"] for item in call(client, "GET", path, headers).json] == [BROKEN]
     missing = call(client, "GET", "/site/v2/block-directory/search", headers)
     assert (missing.status_code, missing.json["code"]) == (400, "rest_missing_callback_param")
+
+
+def test_a_store_that_cannot_be_read_keeps_the_loaded_plugins(
+    app_factory: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = with_fakes(app_factory(application_passwords="on"))
+    client = Client(app)
+    call(client, "POST", f"/site/v2/plugins/{ECHO}", admin_headers(app), {"status": "active"})
+
+    def broken() -> Any:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(app.auth.store, "connection", broken)
+    app.plugins.sync(force=True)
+    app.themes.sync()
+    assert call(client, "GET", "/echo/v1/ping").json == {"pong": "yes"}
