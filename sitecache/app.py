@@ -45,9 +45,13 @@ from sitecache.rest.urls import RequestContext, extract_rest_route
 from sitecache.site import ContentService, FrontSite
 from sitecache.site.blocks import BlockType, BlockTypeRegistry, RenderCallback, core_block_types
 from sitecache.site.dashboard import CacheDashboard
+from sitecache.site.extensions import PluginManager
 from sitecache.site.media_library import MediaLibrary
 from sitecache.site.outbox import Outbox
 from sitecache.site.rest import SiteRoutes
+from sitecache.site.rest.plugins import PluginsController
+from sitecache.site.rest.themes import ThemesController
+from sitecache.site.themes import ThemeManager
 from sitecache.site.upload_files import UPLOADS_PATH, UploadFiles
 from sitecache.templating import make_template_environment
 
@@ -170,6 +174,13 @@ class App:
             self.site.blocks,
         )
         self.hooks.add_action("rest_api_init", self.site_routes.register)
+        # Installed plugins (entry points ``sitecache.plugins``), active as the store says.
+        self.plugins = PluginManager(self.auth.store, self.hooks, self.server, host=self)
+        self.hooks.add_action("rest_api_init", PluginsController(self.plugins).register)
+        # Themes (built-in and entry points ``sitecache.themes``); the option ``stylesheet``
+        # names the active one, and changing it purges the page cache like any site option.
+        self.themes = ThemeManager(self.content, self.templates)
+        self.hooks.add_action("rest_api_init", ThemesController(self.themes).register)
 
     def _shared_namespace(self, config: Config) -> str:
         """The cache namespace kept in a store shared by several machines ("" otherwise)."""
@@ -295,6 +306,7 @@ class App:
         # SECURITY: every body is bounded before anything reads it (forms, JSON, raw).
         request.max_content_length = MAX_BODY_BYTES
         request.max_form_memory_size = MAX_BODY_BYTES
+        self.plugins.sync()  # one cheap read at most once a second: another worker's change
         query = query_params(request.environ)
         try:
             read_bounded_body(request)
@@ -317,6 +329,7 @@ class App:
             return serve_request(self.server, request, route, query)
         if request.path.startswith(UPLOADS_PATH):
             return self.uploads.respond(request)
+        self.themes.sync()  # one indexed read: render with the theme another worker switched to
         token = self.server.using_context(RequestContext.from_environ(request.environ))
         try:
             view = self.views.get(request.path)

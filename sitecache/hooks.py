@@ -109,6 +109,22 @@ class Hooks:
             if self._hooks.pop(name, None):
                 self._version += 1
 
+    @property
+    def mark(self) -> int:
+        """A point in the history of additions: `added_since` lists the callbacks added after."""
+        return self._counter
+
+    def added_since(self, mark: int) -> list[tuple[str, Callback, int]]:
+        """``(name, callback, priority)`` of every callback added after ``mark`` and still
+        registered, in the order they were added (what a plugin's loader registered)."""
+        found = [
+            (entry.order, name, entry.callback, entry.priority)
+            for name, entries in self._hooks.items()
+            for entry in entries
+            if entry.order > mark
+        ]
+        return [(name, callback, priority) for _, name, callback, priority in sorted(found)]
+
     # ------------------------------------------------------------------ running
     def apply_filters(self, name: str, value: Any, *args: Any) -> Any:
         """Pass ``value`` (and ``args``) through every callback of ``name``; return the result."""

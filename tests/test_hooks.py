@@ -349,3 +349,15 @@ def test_callbacks_lists_a_hooks_callbacks_in_the_order_they_run() -> None:
     hooks.add_filter("f", early, 5)
     assert hooks.callbacks("f") == (early, late)
     assert hooks.callbacks("missing") == ()
+
+
+def test_added_since_lists_what_was_added_after_a_mark_and_is_still_there() -> None:
+    hooks = Hooks()
+    hooks.add_action("before", print)
+    mark = hooks.mark
+    first, second = (lambda: None), (lambda value: value)
+    hooks.add_action("init", first, 5)
+    hooks.add_filter("value", second)
+    assert hooks.added_since(mark) == [("init", first, 5), ("value", second, 10)]
+    hooks.remove_filter("init", first, 5)
+    assert hooks.added_since(mark) == [("value", second, 10)]

@@ -9,7 +9,7 @@ case-insensitively; it holds handlers, each answering some methods.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -268,6 +268,21 @@ class RouteRegistry:
         existing.handlers.extend(handlers)
         existing.options.update(options or {})
         return existing
+
+    def remove_routes(self, patterns: Iterable[str]) -> None:
+        """Forget the routes ``patterns`` (a deactivated plugin's); a namespace left without
+        routes of its own loses its index route too."""
+        self._changed()
+        for pattern in patterns:
+            route = self.routes.pop(pattern, None)
+            if route is None or not route.namespace:
+                continue
+            namespace = route.namespace
+            owned = self.namespaces.get(namespace, {})
+            owned.pop(pattern, None)
+            if set(owned) <= {f"/{namespace}"}:
+                self.namespaces.pop(namespace, None)
+                self.routes.pop(f"/{namespace}", None)
 
     def _compiled_args(self, args: Any) -> dict[str, CompiledSchema]:
         """Each argument definition's `CompiledSchema` (compiled on first use, then kept), so the

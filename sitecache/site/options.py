@@ -79,6 +79,13 @@ OPTION_SCHEMAS: Final[Mapping[str, Mapping[str, Any]]] = {
         "description": "Approve a comment when its author has an approved comment already.",
         "default": True,
     },
+    "stylesheet": {
+        "type": "string",
+        "description": "The active theme's stylesheet (an unknown one renders the built-in theme).",
+        "default": "sitecache",
+        "minLength": 1,
+        "maxLength": 100,
+    },
     "show_on_front": {
         "type": "string",
         "enum": ["posts", "page"],

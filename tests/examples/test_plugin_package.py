@@ -22,12 +22,9 @@ ROUTE = "/site-json/hello/v1/greeting"
 FOOTER = b"<!-- cached with sitecache-hello -->"
 
 
-@pytest.fixture(scope="module")
-def site(
-    wheel: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Deployment]:
-    built, _ = wheel
-    root = tmp_path_factory.mktemp("plugin-package")
+def install_hello_package(built: Path, root: Path) -> Path:
+    """A fresh virtual environment under ``root`` with the sitecache wheel ``built``, the
+    example package (built from a copy, not editable) and waitress; returns its directory."""
     # A copy: building in place would leave build/ and *.egg-info in the checkout.
     source = root / "sitecache-hello-plugin"
     shutil.copytree(PACKAGE, source, ignore=IGNORED)
@@ -39,6 +36,16 @@ def site(
     location = run([str(python), "-c", "import sitecache_hello; print(sitecache_hello.__file__)"],
                    cwd=root)  # fmt: skip
     assert Path(location.strip()).is_relative_to(venv), location
+    return venv
+
+
+@pytest.fixture(scope="module")
+def site(
+    wheel: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Deployment]:
+    built, _ = wheel
+    root = tmp_path_factory.mktemp("plugin-package")
+    venv = install_hello_package(built, root)
     deployment = Deployment(
         root / "site",
         ['plugins = ["sitecache_hello:activate"]'],

@@ -19,6 +19,7 @@ from sitecache.schema import validate_value_from_schema
 from sitecache.site import Post, PostQuery
 from sitecache.site.demo import fill_demo
 from tests.conftest import AppFactory
+from tests.site.test_extensions import ECHO, echo_plugin, fake
 
 ROLES = ("administrator", "editor", "author", "contributor", "subscriber")
 
@@ -116,6 +117,8 @@ def concrete_routes(site: RestSite) -> dict[str, tuple[str, list[tuple[str, str,
         for n in range(2)
     ]
     loose = media[0].post.id
+    site.app.plugins.discover = lambda: [fake(ECHO, echo_plugin)]
+    site.app.plugins.sync_interval = 0
     return {
         "/site/v2/media": ("/site/v2/media", []),
         "/site/v2/media/(?P<id>[\\d]+)": (
@@ -196,6 +199,20 @@ def concrete_routes(site: RestSite) -> dict[str, tuple[str, list[tuple[str, str,
             ],
         ),
         **_revision_routes(site, post, page),
+        "/site/v2/plugins": ("/site/v2/plugins", []),
+        "/site/v2/plugins/(?P<plugin>[^.\\/]+(?:\\/[^.\\/]+)?)": (
+            f"/site/v2/plugins/{ECHO}",
+            [
+                ("POST", f"/site/v2/plugins/{ECHO}", {"status": "active"}),
+                ("PATCH", f"/site/v2/plugins/{ECHO}", {"status": "inactive"}),
+            ],
+        ),
+        "/site/v2/block-directory/search": ("/site/v2/block-directory/search?term=echo", []),
+        "/site/v2/themes": ("/site/v2/themes", []),
+        '/site/v2/themes/(?P<stylesheet>[^\\/:<>\\*\\?"\\\\|]+(?:\\/[^\\/:<>\\*\\?"\\\\|]+)?)': (
+            "/site/v2/themes/sitecache",
+            [("POST", "/site/v2/themes/sitecache", {"status": "active"})],
+        ),
     }
 
 
@@ -265,6 +282,9 @@ def test_every_route_answers_data_valid_against_its_own_published_schema(
                         "/site/v2/statuses/",
                         "/site/v2/block-types",
                         "/site/v2/block-renderer/",
+                        "/site/v2/plugins",
+                        "/site/v2/block-directory",
+                        "/site/v2/themes",
                     )
                 )
                 or any(part in pattern for part in ("/revisions", "/autosaves"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from sitecache.app import App
@@ -27,6 +28,11 @@ def greeting_schema() -> dict[str, Any]:
 def greet(request: RestRequest) -> dict[str, str]:
     """``{"message": "Hello, <name>!"}``."""
     return {"message": f"Hello, {request.get_param('name')}!"}
+
+
+def worker(request: RestRequest) -> dict[str, int]:
+    """``{"pid": N}``: which process answered (shows a plugin runs on every worker)."""
+    return {"pid": os.getpid()}
 
 
 def set_greeting(request: RestRequest) -> RestResponse:
@@ -66,6 +72,11 @@ def register_routes(server: RestServer) -> None:
             },
         ],
         schema=greeting_schema,
+    )
+    server.register_rest_route(
+        NAMESPACE,
+        "/worker",
+        {"methods": "GET", "callback": worker, "permission_callback": return_true},
     )
 
 
