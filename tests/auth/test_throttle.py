@@ -10,6 +10,7 @@ account's count for that address. Over HTTP a throttled attempt is answered 429 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,13 +19,27 @@ from sitecache.auth.sessions import COOKIE_NAME
 from sitecache.auth.store import SiteStore
 from sitecache.auth.throttle import LoginThrottle
 from tests.auth.conftest import PASSWORD, REMOTE, FakeClock, Site, log_in, set_cookie_headers
+from tests.conftest import ENGINES
+from tests.postgres import schema
 
 IP = "192.0.2.1"
 
 
-@pytest.fixture
-def throttle(tmp_path: Path, clock: FakeClock) -> LoginThrottle:
-    return LoginThrottle(SiteStore(tmp_path / "site.db"), clock=clock)
+@pytest.fixture(params=ENGINES)
+def throttle(
+    request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock
+) -> Iterator[LoginThrottle]:
+    """A throttle on a migrated store, on each engine (PostgreSQL: a schema of its own)."""
+    if request.param == "sqlite":
+        store = SiteStore(tmp_path / "site.db")
+        yield LoginThrottle(store, clock=clock)
+        store.close()
+        return
+    with schema() as url:
+        store = SiteStore(url=url, auto_migrate=True)
+        store.migrate()
+        yield LoginThrottle(store, clock=clock)
+        store.close()
 
 
 def fail(throttle: LoginThrottle, times: int, login: str = "ada", ip: str = IP) -> None:
