@@ -22,12 +22,23 @@ from sitecache.site.models import Post, Term
 from sitecache.site.reads import RequestReads
 from sitecache.site.routing import Match
 
-__all__ = ["REST_BASES", "TERM_BASES", "Feed", "Listing", "Single", "SiteTargets", "Sitemap"]
+__all__ = [
+    "REST_BASES",
+    "SEARCH_TAG",
+    "TERM_BASES",
+    "Feed",
+    "Listing",
+    "Single",
+    "SiteTargets",
+    "Sitemap",
+]
 
 REST_BASES: Final[Mapping[str, str]] = {"post": "posts", "page": "pages"}
 """The post types the site shows, and their ``site/v2`` route base."""
 TERM_BASES: Final[Mapping[str, str]] = {"category": "categories", "post_tag": "tags"}
 """The taxonomies the site shows, and their ``site/v2`` route base."""
+SEARCH_TAG: Final = "search"
+"""The tag of every search results page: any published post's change purges them all."""
 
 
 @dataclass(frozen=True)
@@ -223,7 +234,7 @@ class SiteTargets:
                 title=f"Search results for: {term}",
                 description="",
                 types=("search",),
-                tags=(),
+                tags=(SEARCH_TAG,),
                 endpoint="search",
                 values={"term": term},
                 page_number=_page_of(match.values),
