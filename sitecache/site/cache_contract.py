@@ -2,9 +2,8 @@
 
 `related_tags` names, in ``Cache-Tag`` words, the pages that list a post (the post, home and its
 pagination, the feed, the date archives, the sitemap, the search results pages, its terms' and
-its author's archives), not
-every page that merely names its terms or author; `preload_urls` yields home, the published
-posts and pages newest first, then the term archives with posts.
+its author's archives), not every page that merely names its terms or author; `preload_urls`
+yields home, the published posts and pages newest first, then the term archives with posts.
 
 Pages embedding blocks (`sitecache.site.blocks`) add the tags of what the blocks list:
 `POST_LIST_TAG` for a list of posts or of date archives (every published post's change
@@ -61,9 +60,10 @@ class CacheContract:
 
         With ``comment`` (a comment on it changed) only the post's own page; otherwise the
         post, the home page and its pagination, the feed, the date archives, the sitemap, every
-        search results page, the pages whose blocks list posts, each of its terms' archives, its author's archive and
-        the pages whose blocks list its terms' taxonomies. ``post_id`` may be the `Post` itself
-        (for a post already deleted, as the ``deleted_post`` hook passes it).
+        search results page, the pages whose blocks list posts, each of its terms' archives,
+        its author's archive and the pages whose blocks list its terms' taxonomies.
+        ``post_id`` may be the `Post` itself (for a post already deleted, as the
+        ``deleted_post`` hook passes it).
         """
         post = post_id if isinstance(post_id, Post) else None
         if post is None and isinstance(post_id, int):
