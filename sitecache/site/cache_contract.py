@@ -1,14 +1,22 @@
 """What the site tells a page cache: the tags a post change purges, the URLs worth warming.
 
 `related_tags` names, in ``Cache-Tag`` words, the pages that list a post (the post, home and its
-pagination, the feed, the date archives, the sitemap, its terms' and its author's archives), not
-every page that merely names its terms or author; `preload_urls` yields home, the published
-posts and pages newest first, then the term archives with posts.
+pagination, the feed, the date archives, the sitemap, the search results pages, its terms' and
+its author's archives), not every page that merely names its terms or author; `preload_urls`
+yields home, the published posts and pages newest first, then the term archives with posts.
 
 Pages embedding blocks (`sitecache.site.blocks`) add the tags of what the blocks list:
 `POST_LIST_TAG` for a list of posts or of date archives (every published post's change
 purges it) and `term_list_tag` of a taxonomy for a list or cloud of its terms (a change of
 one of its terms, or of a published post carrying one, purges it).
+
+Search results pages carry one shared tag, `SEARCH_TAG`, and every published post's change
+purges all of them. A tag per search term would need the purge to decide which cached terms
+the post matches, before and after the change (an edit can make a post stop matching), with
+the store's own search rules, against a set of cached terms the site does not know; a page
+rendered from the old content while the change commits would escape a purge that guessed
+wrong. One tag is one purge whatever the matching rules and whatever the ordering, and
+search pages are cheap to render again.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from collections.abc import Iterator
 from sitecache.site.content import ContentService, PostQuery, TermQuery
 from sitecache.site.links import SiteLinks
 from sitecache.site.models import Post, Term
-from sitecache.site.targets import TERM_BASES
+from sitecache.site.targets import SEARCH_TAG, TERM_BASES
 
 __all__ = ["POST_LIST_TAG", "CacheContract", "term_list_tag"]
 
@@ -51,10 +59,11 @@ class CacheContract:
         """The ``Cache-Tag`` tags of the pages to purge when a post changes.
 
         With ``comment`` (a comment on it changed) only the post's own page; otherwise the
-        post, the home page and its pagination, the feed, the date archives, the sitemap, the
-        pages whose blocks list posts, each of its terms' archives, its author's archive and
-        the pages whose blocks list its terms' taxonomies. ``post_id`` may be the `Post` itself
-        (for a post already deleted, as the ``deleted_post`` hook passes it).
+        post, the home page and its pagination, the feed, the date archives, the sitemap, every
+        search results page, the pages whose blocks list posts, each of its terms' archives,
+        its author's archive and the pages whose blocks list its terms' taxonomies.
+        ``post_id`` may be the `Post` itself (for a post already deleted, as the
+        ``deleted_post`` hook passes it).
         """
         post = post_id if isinstance(post_id, Post) else None
         if post is None and isinstance(post_id, int):
@@ -63,7 +72,8 @@ class CacheContract:
         tags = [f"post-{number}"]
         if comment:
             return tags
-        tags += ["home", "feed", "archive", "sitemap", POST_LIST_TAG]
+        # Every search page, not only those whose term matches: see SEARCH_TAG below.
+        tags += ["home", "feed", "archive", "sitemap", POST_LIST_TAG, SEARCH_TAG]
         if post is not None:
             # The archives that list the post, not every page that names its terms or author
             # (a single post names them too: purging those would purge the author's every post).

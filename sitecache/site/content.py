@@ -171,6 +171,9 @@ class ContentService(TermStore, CommentStore, RevisionStore):
                 where.append(f"{column} {'NOT ' if negate else ''}IN ({placeholders(values)})")
                 args.extend(values)
 
+        if query.sticky is not None:
+            where.append("p.sticky = ?")
+            args.append(1 if query.sticky else 0)
         among("p.author", query.authors)
         among("p.author", query.authors_exclude, negate=True)
         among("p.id", query.include)

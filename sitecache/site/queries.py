@@ -87,6 +87,8 @@ class PostQuery:
     """Attachments of any of these MIME types (``image/png``)."""
     mime_classes: tuple[str, ...] = ()
     """Attachments whose MIME type is of any of these classes (``image`` for ``image/*``)."""
+    sticky: bool | None = None
+    """Only sticky posts (true) or only posts that are not (false); ``None``: both."""
     public_parents_only: bool = False
     """Only posts without a parent or whose parent is published (media anybody may see)."""
     after: int | None = None

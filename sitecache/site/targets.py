@@ -22,12 +22,25 @@ from sitecache.site.models import Post, Term
 from sitecache.site.reads import RequestReads
 from sitecache.site.routing import Match
 
-__all__ = ["REST_BASES", "TERM_BASES", "Feed", "Listing", "Single", "SiteTargets", "Sitemap"]
+__all__ = [
+    "REST_BASES",
+    "SEARCH_TAG",
+    "TERM_BASES",
+    "Feed",
+    "Listing",
+    "Single",
+    "SiteTargets",
+    "Sitemap",
+]
 
 REST_BASES: Final[Mapping[str, str]] = {"post": "posts", "page": "pages"}
 """The post types the site shows, and their ``site/v2`` route base."""
 TERM_BASES: Final[Mapping[str, str]] = {"category": "categories", "post_tag": "tags"}
 """The taxonomies the site shows, and their ``site/v2`` route base."""
+MAX_STICKY: Final = 100
+"""The most sticky posts the home page puts first."""
+SEARCH_TAG: Final = "search"
+"""The tag of every search results page: any published post's change purges them all."""
 
 
 @dataclass(frozen=True)
@@ -148,7 +161,9 @@ class SiteTargets:
 
     # ------------------------------------------------------------------ listings
     def _home(self, match: Match) -> Listing | None:
-        return self._listing(
+        """The latest posts; on the first page only, the sticky posts first (WordPress's
+        rule: every published sticky post, newest first, then the page's other posts)."""
+        listing = self._listing(
             Listing(
                 title=str(self.reads.option("title", "")),
                 description=str(self.reads.option("description", "")),
@@ -159,6 +174,15 @@ class SiteTargets:
                 page_number=_page_of(match.values),
             ),
             PostQuery(),
+        )
+        if listing is None or listing.page_number != 1:
+            return listing
+        sticky, _ = self.content.query_posts(PostQuery(sticky=True, per_page=MAX_STICKY))
+        if not sticky:
+            return listing
+        first = {post.id for post in sticky}
+        return replace(
+            listing, posts=[*sticky, *(post for post in listing.posts if post.id not in first)]
         )
 
     def _category(self, match: Match) -> Listing | None:
@@ -223,7 +247,7 @@ class SiteTargets:
                 title=f"Search results for: {term}",
                 description="",
                 types=("search",),
-                tags=(),
+                tags=(SEARCH_TAG,),
                 endpoint="search",
                 values={"term": term},
                 page_number=_page_of(match.values),

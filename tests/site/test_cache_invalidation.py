@@ -176,3 +176,42 @@ def test_search_pages_and_feeds_obey_the_pages_setting(
     app.cache.purge_all()
     assert status(app, path) == "sitecache; fwd=uri-miss; detail=page_type"
     assert status(app, path) == "sitecache; fwd=uri-miss; detail=page_type"
+
+
+def search_page(app: App, term: str) -> bytes:
+    """The body of the search results page for ``term``, reached through ``/?s=``."""
+    response = Client(app, use_cookies=False).get(f"/?s={term}", base_url=SITE)
+    assert response.status_code in (301, 302, 308), response.status_code
+    location = path_of(response.headers["Location"])
+    assert location == f"/search/{term}/"
+    return Client(app, use_cookies=False).get(location, base_url=SITE).data
+
+
+def test_publishing_a_matching_post_purges_the_cached_search_page(
+    app: App, site: SmallSite
+) -> None:
+    search_page(app, "zeppelin")
+    assert is_hit(app, "/search/zeppelin/")
+    created = app.content.create_post(
+        title="The zeppelin lands", status="publish", author=site.author
+    )
+    assert not is_hit(app, "/search/zeppelin/")
+    assert b"The zeppelin lands" in search_page(app, "zeppelin")
+    assert created.id > 0
+
+
+def test_editing_a_post_to_match_or_not_purges_search_pages(app: App, site: SmallSite) -> None:
+    search_page(app, "zeppelin")
+    assert is_hit(app, "/search/zeppelin/")
+    app.content.update_post(site.post.id, title="Hello zeppelin")
+    assert b"Hello zeppelin" in search_page(app, "zeppelin")
+    assert is_hit(app, "/search/zeppelin/")
+    app.content.update_post(site.post.id, title="Hello world")
+    assert b"Hello zeppelin" not in search_page(app, "zeppelin")
+
+
+def test_saving_a_draft_keeps_search_pages(app: App, site: SmallSite) -> None:
+    search_page(app, "hello")
+    assert is_hit(app, "/search/hello/")
+    app.content.update_post(site.draft.id, title="hello draft")
+    assert is_hit(app, "/search/hello/")

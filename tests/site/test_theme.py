@@ -34,7 +34,7 @@ def test_every_page_names_its_type_and_what_it_shows(client: Client, site: Small
         ),
         "/tag/python/": ("tag, archives", [f"term-{tag}", f"term-archive-{tag}", f"post-{post}"]),
         "/author/alice/": ("author, archives", ["author-1", "author-archive-1", f"post-{post}"]),
-        "/search/paragraph/": ("search", [f"post-{post}"]),
+        "/search/paragraph/": ("search", ["search", f"post-{post}"]),
         "/2023/11/": ("archives", ["archive", f"post-{post}"]),
         "/feed/": ("feed", ["feed", f"post-{post}"]),
         "/sitemap.xml": ("sitemap", ["sitemap", f"post-{page}", f"post-{post}"]),
@@ -184,6 +184,8 @@ def test_related_tags_name_every_page_a_post_change_must_purge(app: App, site: S
             f"author-archive-{site.author}",
             # pages whose blocks list posts, or the terms of the post's taxonomies
             "post-list", "term-list-category", "term-list-post_tag",
+            # every search results page
+            "search",
         ]
     )  # fmt: skip
     assert app.site.related_tags(site.post.id, comment=True) == [f"post-{site.post.id}"]

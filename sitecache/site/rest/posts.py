@@ -156,6 +156,10 @@ class PostsController(RoutedController):
                 params[f"{name}_exclude"] = id_list_param(
                     f"Limit result set to items without specific terms of the {name} taxonomy."
                 )
+            params["sticky"] = {
+                "description": "Limit result set to items that are sticky.",
+                "type": "boolean",
+            }
         else:
             params["parent"] = id_list_param(
                 "Limit result set to items with particular parent IDs."
@@ -334,6 +338,7 @@ class PostsController(RoutedController):
             terms_exclude=int_list(request.get_param("categories_exclude"))
             + int_list(request.get_param("tags_exclude")),
             parents=int_list(request.get_param("parent")),
+            sticky=sticky if isinstance(sticky := request.get_param("sticky"), bool) else None,
             slugs=tuple(str(s) for s in request.get_param("slug") or ()),
             search=str(request.get_param("search") or ""),
             after=_stamp(request.get_param("after")),
