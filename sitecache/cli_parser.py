@@ -190,6 +190,12 @@ def add_user_commands(user_commands: Any, handlers: Mapping[str, Command]) -> No
 
     delete = user_commands.add_parser("delete", help="delete a user (never the last administrator)")
     delete.add_argument("login", help="the user's login or e-mail address")
+    delete.add_argument(
+        "--reassign",
+        type=int,
+        metavar="ID",
+        help="give the user's posts and pages to the user with this id (as REST's reassign)",
+    )
     delete.set_defaults(handler=handlers["user delete"])
 
     passwd = user_commands.add_parser("passwd", help="set a user's password (ends their sessions)")
