@@ -497,6 +497,28 @@ def command_openapi(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_health(args: argparse.Namespace) -> int:
+    """``sitecache health``: every site-health test as the REST routes run it (for a local,
+    plain-HTTP caller), one line each or JSON; exit status 1 when one is critical."""
+    from sitecache.app import App  # the cache's probe and static check come with the app
+    from sitecache.site.health import HEALTH_TESTS, run_health_test
+
+    app = App(_configure_environment(args))
+    environ = {"wsgi.url_scheme": "http", "REMOTE_ADDR": "127.0.0.1"}
+    try:
+        inputs = app.health_inputs()
+        results = [run_health_test(name, inputs, environ) for name in HEALTH_TESTS]
+    finally:
+        app.cache.close()
+        app.auth.store.close()
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        for result in results:
+            print(f"{result['status']:<12} {result['test']:<26} {result['label']}")
+    return 1 if any(result["status"] == "critical" for result in results) else 0
+
+
 #: what each command of `sitecache.cli_parser.COMMANDS` runs
 HANDLERS: dict[str, Command] = {
     "serve": command_serve,
@@ -512,6 +534,7 @@ HANDLERS: dict[str, Command] = {
     "cache": command_cache,
     "nginx-config": command_nginx_config,
     "openapi": command_openapi,
+    "health": command_health,
 }
 
 

@@ -36,6 +36,7 @@ COMMANDS: Final = (
     "cache",
     "nginx-config",
     "openapi",
+    "health",
 )
 
 
@@ -119,6 +120,11 @@ def build_parser(handlers: Mapping[str, Command]) -> argparse.ArgumentParser:
     commands.add_parser(
         "openapi", help="print the OpenAPI 3.1 document of every REST route (JSON)"
     ).set_defaults(handler=handlers["openapi"])
+    health = commands.add_parser(
+        "health", help="run the site-health tests (exit status 1 when one is critical)"
+    )
+    health.add_argument("--json", action="store_true", help="print JSON instead of lines")
+    health.set_defaults(handler=handlers["health"])
     return parser
 
 

@@ -446,3 +446,22 @@ def test_app_password_revoke_deletes_one_password(
     err = capsys.readouterr().err
     no_traceback(err)
     assert f"root has no application password '{revoked.uuid}'" in err
+
+
+def test_health_prints_every_test_and_fails_on_a_critical_one(
+    initialized: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(initialized, "health", "--json") == 0
+    results = json.loads(capsys.readouterr().out)
+    assert [result["test"] for result in results][:2] == [
+        "data-directory-writable",
+        "database-integrity",
+    ]
+    by_name = {result["test"]: result["status"] for result in results}
+    assert by_name["cache-storage"] == "good"
+    assert by_name["application-passwords"] == "good"  # local, under "auto"
+    key = initialized / "secret.key"
+    key.write_text("00" * 32)  # long enough to load, but no entropy at all
+    assert run(initialized, "health") == 1
+    out = capsys.readouterr().out
+    assert re.search(r"^critical\s+secret-key\s", out, re.MULTILINE)
