@@ -19,7 +19,9 @@ from werkzeug.wrappers import Request, Response
 from sitecache.auth import AuthService, AuthViews, PasswordHasher
 from sitecache.cache import CacheEngine, CacheRules, PageCache, StorageError
 from sitecache.cache.api import CacheApi
+from sitecache.cache.api.static import DEFAULT_WEB_USER, unreadable_reason
 from sitecache.cache.deployment import engine_for, rules_for, shared_identity
+from sitecache.cache.health_probe import probe_storage
 from sitecache.cache.latency import LatencyRecorder
 from sitecache.cache.outcome import explanations
 from sitecache.config import Config, ConfigError, load_config
@@ -46,9 +48,11 @@ from sitecache.site import ContentService, FrontSite
 from sitecache.site.blocks import BlockType, BlockTypeRegistry, RenderCallback, core_block_types
 from sitecache.site.dashboard import CacheDashboard
 from sitecache.site.extensions import PluginManager
+from sitecache.site.health import HealthInputs
 from sitecache.site.media_library import MediaLibrary
 from sitecache.site.outbox import Outbox
 from sitecache.site.rest import SiteRoutes
+from sitecache.site.rest.health import HealthRoutes
 from sitecache.site.rest.plugins import PluginsController
 from sitecache.site.rest.themes import ThemesController
 from sitecache.site.themes import ThemeManager
@@ -182,6 +186,36 @@ class App:
         self.themes = ThemeManager(self.content, self.templates)
         self.hooks.add_action("rest_api_init", ThemesController(self.themes).register)
 
+    def health_inputs(self) -> HealthInputs:
+        """What the site-health tests look at: the data directory, the store, the secret key,
+        the debug and application-password settings, and the page cache's storage probe and
+        (in static mode) the web server's view of the static root."""
+        config = self.config
+        storage = self.cache.engine.storage
+        static_root = config.static_directory
+
+        def static_check() -> list[str]:
+            reason = unreadable_reason(static_root, DEFAULT_WEB_USER)
+            return [] if reason is None else [reason]
+
+        static_on = bool(self.cache.engine.settings().static_files)
+        key_path = config.data_dir / "secret.key"
+        cache_dir = Path(storage.location) if storage.backend == "disk" else None
+        return HealthInputs(
+            data_dir=config.data_dir,
+            store=self.auth.store,
+            key=self.auth.key,
+            key_path=key_path if key_path.exists() else None,
+            debug=config.debug,
+            app_passwords=self.auth.policy,
+            home_url=config.site_url or "",
+            cache_probe=lambda: probe_storage(storage),
+            storage_name=storage.backend,
+            static_check=static_check if static_on else None,
+            cache_dir=cache_dir,
+            uploads_dir=config.uploads_directory,
+        )
+
     def _shared_namespace(self, config: Config) -> str:
         """The cache namespace kept in a store shared by several machines ("" otherwise)."""
         if config.cache_namespace or not self.auth.store.shared:
@@ -220,6 +254,9 @@ class App:
         self.cache_api.autostart_timers = config.cache_timers
         # The content site fills the cache API's seams: what a post purges, whether it exists,
         # what preload visits.
+        # Site health (#21): the site's tests, with the cache's probe and static check handed in.
+        self.health = HealthRoutes(self.health_inputs)
+        self.hooks.add_action("rest_api_init", self.health.register)
         self.hooks.add_filter("cache_post_tags", self._cache_post_tags)
         self.hooks.add_filter("cache_post_exists", self._cache_post_exists)
         self.hooks.add_filter("cache_preload_urls", self._cache_preload_urls)

@@ -35,7 +35,12 @@ from sitecache.cache.deployment import engine_for, shared_identity, site_identit
 from sitecache.cache.storage import StorageError
 from sitecache.cli_parser import Command
 from sitecache.config import Config, ConfigError, load_config
-from sitecache.domain_errors import DomainError, InvalidValueError, NotFoundError
+from sitecache.domain_errors import (
+    ConflictError,
+    DomainError,
+    InvalidValueError,
+    NotFoundError,
+)
 from sitecache.hooks import Hooks
 from sitecache.page_headers import page_headers
 from sitecache.rest.openapi import openapi_document
@@ -288,11 +293,25 @@ def command_user_list(args: argparse.Namespace) -> int:
 
 def command_user_delete(args: argparse.Namespace) -> int:
     """Delete a user with their sessions and application passwords (never the last
-    administrator)."""
+    administrator); with ``--reassign ID`` their posts and pages go to that user first, with
+    the REST users route's errors (``rest_user_invalid_reassign``: no such user, or the user
+    being deleted)."""
     auth = _auth(_configure_environment(args))
     user = _find_user(auth, args.login)
+    target = None if args.reassign is None else auth.users.get(args.reassign)
+    if args.reassign is not None and (target is None or target.id == user.id):
+        raise InvalidValueError("rest_user_invalid_reassign", "Invalid user ID for reassignment.")
+    if auth.users.is_last_administrator(user):
+        raise ConflictError(
+            "rest_user_last_administrator", "The site's last administrator cannot be deleted."
+        )
+    moved = 0
+    if target is not None:
+        moved = ContentService(auth.store, Hooks()).reassign_posts(user.id, target.id)
     auth.users.delete(user)
     print(f"User {user.login} (id {user.id}) deleted.")
+    if target is not None:
+        print(f"  {moved} posts and pages reassigned to {target.login} (id {target.id}).")
     return 0
 
 
@@ -478,6 +497,28 @@ def command_openapi(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_health(args: argparse.Namespace) -> int:
+    """``sitecache health``: every site-health test as the REST routes run it (for a local,
+    plain-HTTP caller), one line each or JSON; exit status 1 when one is critical."""
+    from sitecache.app import App  # the cache's probe and static check come with the app
+    from sitecache.site.health import HEALTH_TESTS, run_health_test
+
+    app = App(_configure_environment(args))
+    environ = {"wsgi.url_scheme": "http", "REMOTE_ADDR": "127.0.0.1"}
+    try:
+        inputs = app.health_inputs()
+        results = [run_health_test(name, inputs, environ) for name in HEALTH_TESTS]
+    finally:
+        app.cache.close()
+        app.auth.store.close()
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        for result in results:
+            print(f"{result['status']:<12} {result['test']:<26} {result['label']}")
+    return 1 if any(result["status"] == "critical" for result in results) else 0
+
+
 #: what each command of `sitecache.cli_parser.COMMANDS` runs
 HANDLERS: dict[str, Command] = {
     "serve": command_serve,
@@ -493,6 +534,7 @@ HANDLERS: dict[str, Command] = {
     "cache": command_cache,
     "nginx-config": command_nginx_config,
     "openapi": command_openapi,
+    "health": command_health,
 }
 
 

@@ -36,6 +36,7 @@ COMMANDS: Final = (
     "cache",
     "nginx-config",
     "openapi",
+    "health",
 )
 
 
@@ -119,6 +120,11 @@ def build_parser(handlers: Mapping[str, Command]) -> argparse.ArgumentParser:
     commands.add_parser(
         "openapi", help="print the OpenAPI 3.1 document of every REST route (JSON)"
     ).set_defaults(handler=handlers["openapi"])
+    health = commands.add_parser(
+        "health", help="run the site-health tests (exit status 1 when one is critical)"
+    )
+    health.add_argument("--json", action="store_true", help="print JSON instead of lines")
+    health.set_defaults(handler=handlers["health"])
     return parser
 
 
@@ -190,6 +196,12 @@ def add_user_commands(user_commands: Any, handlers: Mapping[str, Command]) -> No
 
     delete = user_commands.add_parser("delete", help="delete a user (never the last administrator)")
     delete.add_argument("login", help="the user's login or e-mail address")
+    delete.add_argument(
+        "--reassign",
+        type=int,
+        metavar="ID",
+        help="give the user's posts and pages to the user with this id (as REST's reassign)",
+    )
     delete.set_defaults(handler=handlers["user delete"])
 
     passwd = user_commands.add_parser("passwd", help="set a user's password (ends their sessions)")

@@ -13,6 +13,9 @@ import pytest
 
 from sitecache import cli
 from sitecache.auth import AuthService, PasswordHasher
+from sitecache.hooks import Hooks
+from sitecache.site import ContentService
+from sitecache.site.migrations import migrate_content
 from tests.e2e.server import free_port
 
 
@@ -316,6 +319,62 @@ def test_user_delete_refuses_the_last_administrator_and_unknown_users(
     assert auth_for(initialized).users.count() == 1
 
 
+def _content(data_dir: Path) -> ContentService:
+    store = auth_for(data_dir).store
+    migrate_content(store)
+    return ContentService(store, Hooks())
+
+
+def test_user_delete_reassign_gives_the_posts_to_the_other_user(
+    initialized: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    auth = auth_for(initialized)
+    eve = auth.users.create("eve", "long-enough", "editor")
+    content = _content(initialized)
+    post = content.create_post(title="Eve's post", author=eve.id, status="publish")
+    page = content.create_post(title="Eve's page", type="page", author=eve.id)
+    assert run(initialized, "user", "delete", "eve", "--reassign", "1") == 0
+    out = capsys.readouterr().out
+    assert "User eve (id 2) deleted." in out
+    assert "2 posts and pages reassigned to root (id 1)." in out
+    content = _content(initialized)
+    for item in (post, page):
+        moved = content.get_post(item.id)
+        assert moved is not None
+        assert moved.author == 1
+    assert auth_for(initialized).users.find("eve") is None
+
+
+@pytest.mark.parametrize("reassign", ["2", "99"])
+def test_user_delete_reassign_refuses_the_user_itself_or_no_user_and_changes_nothing(
+    initialized: Path, capsys: pytest.CaptureFixture[str], reassign: str
+) -> None:
+    auth = auth_for(initialized)
+    eve = auth.users.create("eve", "long-enough", "editor")
+    post = _content(initialized).create_post(title="Kept", author=eve.id)
+    assert run(initialized, "user", "delete", "eve", "--reassign", reassign) == 1
+    err = capsys.readouterr().err
+    no_traceback(err)
+    assert "Invalid user ID for reassignment." in err
+    assert auth_for(initialized).users.find("eve") is not None
+    kept = _content(initialized).get_post(post.id)
+    assert kept is not None
+    assert kept.author == eve.id
+
+
+def test_user_delete_reassign_refuses_the_last_administrator_before_moving_posts(
+    initialized: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    auth = auth_for(initialized)
+    eve = auth.users.create("eve", "long-enough", "editor")
+    post = _content(initialized).create_post(title="Root's", author=1)
+    assert run(initialized, "user", "delete", "root", "--reassign", str(eve.id)) == 1
+    assert "The site's last administrator cannot be deleted." in capsys.readouterr().err
+    kept = _content(initialized).get_post(post.id)
+    assert kept is not None
+    assert kept.author == 1
+
+
 def test_user_passwd_recovers_an_administrator_with_a_generated_password(
     initialized: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -387,3 +446,22 @@ def test_app_password_revoke_deletes_one_password(
     err = capsys.readouterr().err
     no_traceback(err)
     assert f"root has no application password '{revoked.uuid}'" in err
+
+
+def test_health_prints_every_test_and_fails_on_a_critical_one(
+    initialized: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(initialized, "health", "--json") == 0
+    results = json.loads(capsys.readouterr().out)
+    assert [result["test"] for result in results][:2] == [
+        "data-directory-writable",
+        "database-integrity",
+    ]
+    by_name = {result["test"]: result["status"] for result in results}
+    assert by_name["cache-storage"] == "good"
+    assert by_name["application-passwords"] == "good"  # local, under "auto"
+    key = initialized / "secret.key"
+    key.write_text("00" * 32)  # long enough to load, but no entropy at all
+    assert run(initialized, "health") == 1
+    out = capsys.readouterr().out
+    assert re.search(r"^critical\s+secret-key\s", out, re.MULTILINE)

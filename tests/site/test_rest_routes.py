@@ -18,6 +18,7 @@ from sitecache.rest import RestRequest, RestServer, return_true
 from sitecache.schema import validate_value_from_schema
 from sitecache.site import Post, PostQuery
 from sitecache.site.demo import fill_demo
+from sitecache.site.health import HEALTH_TESTS
 from tests.conftest import AppFactory
 from tests.site.test_extensions import ECHO, echo_plugin, fake
 
@@ -182,6 +183,12 @@ def concrete_routes(site: RestSite) -> dict[str, tuple[str, list[tuple[str, str,
             "/site/v2/settings",
             [("POST", "/site/v2/settings", {"title": "Walked"})],
         ),
+        "/site/v2/site-health/tests": ("/site/v2/site-health/tests", []),
+        "/site/v2/site-health/directory-sizes": ("/site/v2/site-health/directory-sizes", []),
+        **{
+            f"/site/v2/site-health/tests/{name}": (f"/site/v2/site-health/tests/{name}", [])
+            for name in HEALTH_TESTS
+        },
         "/site/v2/block-types": ("/site/v2/block-types", []),
         "/site/v2/block-types/(?P<namespace>[a-zA-Z0-9_-]+)": ("/site/v2/block-types/core", []),
         "/site/v2/block-types/(?P<namespace>[a-zA-Z0-9_-]+)/(?P<name>[a-zA-Z0-9_-]+)": (
@@ -291,6 +298,7 @@ def test_every_route_answers_data_valid_against_its_own_published_schema(
                         "/site/v2/plugins",
                         "/site/v2/block-directory",
                         "/site/v2/themes",
+                        "/site/v2/site-health/",
                     )
                 )
                 or any(part in pattern for part in ("/revisions", "/autosaves"))
