@@ -8,6 +8,7 @@ and the request; and an application on a data directory that is not temporary is
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -117,8 +118,15 @@ def test_an_answer_that_is_not_json_is_caught() -> None:
     assert "not JSON" in message
 
 
-def test_an_application_on_a_lasting_data_directory_is_refused(tmp_path: Path) -> None:
-    app = create_app({"data_dir": "/var/lib/sitecache-kit-test", "cache_timers": False})
+def test_an_application_on_a_lasting_data_directory_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The application's data is in this test's directory, which the temporary directory is
+    # made not to contain: to check_routes it is a lasting one (nothing is written elsewhere).
+    app = create_app({"data_dir": str(tmp_path / "lasting"), "cache_timers": False})
+    elsewhere = tmp_path / "temporary"
+    elsewhere.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(elsewhere))
     with pytest.raises(ValueError, match="data_dir"):
         check_routes(app)
 
