@@ -189,7 +189,18 @@ class PostgresEngine:
         pid = os.getpid()
         with self._lock:
             if self._pool is None or self._pool_pid != pid:
+                import psycopg
                 import psycopg_pool
+
+                # One direct attempt first: a server that is down is one clear error at once,
+                # not a pool retrying (and logging each retry) for its whole timeout.
+                try:
+                    psycopg.connect(self.url, connect_timeout=5).close()
+                except psycopg.Error as exc:
+                    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else exc
+                    raise OperationalError(
+                        f"PostgreSQL at {redacted(self.url)} does not answer: {reason}"
+                    ) from exc
 
                 self._pool = psycopg_pool.ConnectionPool(
                     self.url,

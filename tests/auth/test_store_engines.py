@@ -4,6 +4,7 @@ transactions, huge integers and values shared by several nodes (#22)."""
 from __future__ import annotations
 
 import multiprocessing
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from sitecache.auth import AuthService, PasswordHasher
 from sitecache.auth.db import (
     IntegrityError,
+    OperationalError,
     SchemaVersionError,
     postgres_ddl,
     postgres_query,
@@ -252,3 +254,14 @@ def test_the_command_line_migrates_a_shared_database_and_nodes_then_start(
                          "--password", "password123"]) == 0  # fmt: skip
         assert cli.main(["--data-dir", str(tmp_path / "other"), "user", "list"]) == 0
         assert "ada" in capsys.readouterr().out  # another node's data directory, same site
+
+
+def test_a_postgresql_that_does_not_answer_is_one_clear_error_without_the_password() -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    store = SiteStore(url=f"postgresql://site:hunter2@127.0.0.1:{port}/site")
+    with pytest.raises(OperationalError, match="does not answer") as caught:
+        store.connection()
+    assert "hunter2" not in str(caught.value)
+    assert "site:***@" in str(caught.value)
