@@ -85,6 +85,11 @@ class Route:
 class RouteRegistry:
     """Every registered route, in registration order, and the namespaces they belong to.
 
+    Changes replace ``routes`` and ``namespaces`` with new dictionaries (copy on write) and
+    then drop what was derived from them, and a derived cache is kept only when no change came
+    while it was built: a plugin activated while other threads dispatch never makes them
+    iterate a dictionary that changes, nor leaves them an index of the old routes.
+
     Args:
         notify: receives ``(function, message)`` for each misuse (``doing_it_wrong``).
         namespace_index: the callback of every namespace's index route.
@@ -250,10 +255,13 @@ class RouteRegistry:
             handler[COMPILED_ARGS] = self._compiled_args(handler.get("args"))
             handler[ARG_RESULTS] = {}
         if namespace and namespace not in self.namespaces:
-            self.namespaces[namespace] = {}
+            self.namespaces = {**self.namespaces, namespace: {}}
             self.add_route(namespace, f"/{namespace}", [self._namespace_index_handler(namespace)])
         if namespace:
-            self.namespaces[namespace][pattern] = True
+            self.namespaces = {
+                **self.namespaces,
+                namespace: {**self.namespaces[namespace], pattern: True},
+            }
         existing = self.routes.get(pattern)
         if existing is None or override:
             regex = compile_pcre(f"^{pattern}$", re.IGNORECASE | re.ASCII)
@@ -263,26 +271,32 @@ class RouteRegistry:
                     f"The route pattern {pattern} is not a valid regular expression.",
                 )
             route = Route(pattern, namespace, regex, list(handlers), dict(options or {}))
-            self.routes[pattern] = route
+            self.routes = {**self.routes, pattern: route}
+            self._changed()
             return route
         existing.handlers.extend(handlers)
         existing.options.update(options or {})
+        self._changed()
         return existing
 
     def remove_routes(self, patterns: Iterable[str]) -> None:
         """Forget the routes ``patterns`` (a deactivated plugin's); a namespace left without
         routes of its own loses its index route too."""
         self._changed()
+        routes = dict(self.routes)
+        namespaces = {name: dict(owned) for name, owned in self.namespaces.items()}
         for pattern in patterns:
-            route = self.routes.pop(pattern, None)
+            route = routes.pop(pattern, None)
             if route is None or not route.namespace:
                 continue
             namespace = route.namespace
-            owned = self.namespaces.get(namespace, {})
+            owned = namespaces.get(namespace, {})
             owned.pop(pattern, None)
             if set(owned) <= {f"/{namespace}"}:
-                self.namespaces.pop(namespace, None)
-                self.routes.pop(f"/{namespace}", None)
+                namespaces.pop(namespace, None)
+                routes.pop(f"/{namespace}", None)
+        self.routes, self.namespaces = routes, namespaces
+        self._changed()
 
     def _compiled_args(self, args: Any) -> dict[str, CompiledSchema]:
         """Each argument definition's `CompiledSchema` (compiled on first use, then kept), so the
@@ -306,8 +320,11 @@ class RouteRegistry:
     def _route_index(self) -> RouteIndex:
         index = self._index
         if index is None:
-            index = self._index = RouteIndex(list(self.routes.values()))
-            self._namespace_lengths = tuple(sorted({len(name) for name in self.namespaces}))
+            version, routes, namespaces = self.version, self.routes, self.namespaces
+            index = RouteIndex(list(routes.values()))
+            lengths = tuple(sorted({len(name) for name in namespaces}))
+            if version == self.version:  # no change meanwhile: keep it
+                self._index, self._namespace_lengths = index, lengths
         return index
 
     def _namespace_index_handler(self, namespace: str) -> Handler:
@@ -342,6 +359,7 @@ class RouteRegistry:
         known = self._candidates.get(path)
         if known is not None:
             return known
+        version = self.version
         routes = self._route_index().candidates(path)
         probe = path.lstrip("/") + "/"
         namespaces = self.namespaces
@@ -350,6 +368,8 @@ class RouteRegistry:
         ]
         if wanted:
             routes = [route for route in routes if route.namespace in wanted]
+        if version != self.version:
+            return routes  # the routes changed meanwhile: answer, keep nothing
         if len(self._candidates) >= _CANDIDATES_KEPT:
             self._candidates = {}
         self._candidates[path] = routes

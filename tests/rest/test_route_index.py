@@ -167,3 +167,33 @@ def test_matching_through_the_index_agrees_with_trying_every_route(
             (route for route in registered.routes.values() if route.match(path) is not None), None
         )
         assert (found[0] if found else None) is expected
+
+
+def test_an_index_built_while_the_routes_changed_is_not_kept(monkeypatch: Any) -> None:
+    """A thread building the route index while another activates a plugin (its routes added
+    in between) must not leave behind an index without them."""
+    found = registry()
+    found.register_rest_route("base/v1", "/item", public())
+    built = RouteIndex.__init__
+
+    def build_then_interleave(self: RouteIndex, routes: Any) -> None:
+        built(self, routes)
+        monkeypatch.setattr(RouteIndex, "__init__", built)  # once
+        found.register_rest_route("plugin/v1", "/thing", public())  # the other thread's change
+
+    monkeypatch.setattr(RouteIndex, "__init__", build_then_interleave)
+    found.match("GET", "/base/v1/item")  # builds the index; the plugin's routes come meanwhile
+    assert not isinstance(found.match("GET", "/plugin/v1/thing"), RestError)
+    found.remove_routes(["/plugin/v1/thing"])
+    assert isinstance(found.match("GET", "/plugin/v1/thing"), RestError)
+
+
+def test_removing_routes_leaves_the_dictionaries_readers_hold_unchanged() -> None:
+    found = registry()
+    found.register_rest_route("plugin/v1", "/thing", public())
+    held_routes, held_namespaces = found.routes, found.namespaces
+    found.remove_routes(["/plugin/v1/thing"])
+    assert "/plugin/v1/thing" in held_routes  # a reader iterating them is never disturbed
+    assert "plugin/v1" in held_namespaces
+    assert "/plugin/v1/thing" not in found.routes
+    assert "plugin/v1" not in found.namespaces
