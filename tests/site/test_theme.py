@@ -217,5 +217,6 @@ def test_pages_on_the_demo_site_render_with_few_queries(demo_app: App) -> None:
     assert client.get("/").status_code == 200
     demo_app.auth.store.connection().set_trace_callback(None)
     selects = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
-    assert len(selects) <= 10, selects
+    # 11: the home page's first page also reads its sticky posts (one query, #21).
+    assert len(selects) <= 11, selects
     assert re.search(r"post-\d+", client.get("/").headers["Cache-Tag"])
