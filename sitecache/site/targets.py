@@ -253,7 +253,8 @@ class SiteTargets:
                 values={"term": term},
                 page_number=_page_of(match.values),
             ),
-            PostQuery(types=("post", "page"), search=term),
+            # No protected post: its words must not be found by anybody's search.
+            PostQuery(types=("post", "page"), search=term, without_password=True),
         )
 
     def _date(self, match: Match) -> Listing | None:

@@ -366,3 +366,15 @@ def test_the_unlocked_page_shows_content_but_takes_no_comment(protected: Protect
     app.content.update_post(protected.page.id, password="different")
     other = visitor.get(path_of(app, protected.page), base_url=SITE).get_data(as_text=True)
     assert BODY not in other
+
+
+def test_anonymous_searches_never_find_a_protected_post(protected: Protected) -> None:
+    client = Client(protected.app, use_cookies=False)
+    front = client.get("/search/treasure/", base_url=SITE).get_data(as_text=True)
+    assert "Treasure map" not in front
+    for path in ("/posts?search=treasure", "/search?search=treasure"):
+        found = json.loads(protected.rest(path).data)
+        assert protected.post.id not in [item["id"] for item in found], path
+        mine = json.loads(protected.rest(path, "editor").data)
+        assert protected.post.id in [item["id"] for item in mine], path
+    assert "Open letter" in client.get("/search/anybody/", base_url=SITE).get_data(as_text=True)

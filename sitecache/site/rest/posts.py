@@ -360,6 +360,8 @@ class PostsController(RoutedController):
             sticky=sticky if isinstance(sticky := request.get_param("sticky"), bool) else None,
             slugs=tuple(str(s) for s in request.get_param("slug") or ()),
             search=str(request.get_param("search") or ""),
+            # WordPress's rule: a logged-out search never finds a password-protected post.
+            without_password=bool(request.get_param("search")) and not getattr(user, "id", 0),
             after=_stamp(request.get_param("after")),
             before=_stamp(request.get_param("before")),
             orderby=str(request.get_param("orderby") or "date"),
