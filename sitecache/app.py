@@ -165,6 +165,7 @@ class App:
             users=self.auth.users,
             secret=self.auth.key,
             blocks=self.blocks,
+            throttle=self.auth.throttle,
         )
         # Uploaded media: files under the uploads directory, served at /uploads/ (#21).
         self.uploads = UploadFiles(config.uploads_directory)

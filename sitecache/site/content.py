@@ -187,6 +187,8 @@ class ContentService(TermStore, CommentStore, RevisionStore):
             classes = [name for name in query.mime_classes if name.isalpha()]
             where.append("(" + " OR ".join("p.mime_type LIKE ?" for _ in classes or [""]) + ")")
             args.extend([f"{name}/%" for name in classes] or ["-"])
+        if query.without_password:
+            where.append("p.password = ''")
         if query.public_parents_only:
             where.append(
                 "(p.parent = 0 OR p.parent IN"

@@ -66,11 +66,14 @@ class SiteFeeds:
         )
 
     def sitemap(self) -> Page:
-        """``/sitemap.xml``: home, every published post and page, every non-empty term."""
+        """``/sitemap.xml``: home, every published post and page without a password, every
+        non-empty term."""
         urls: list[dict[str, str]] = [{"loc": self.links.url("/"), "lastmod": ""}]
         posts, _ = self.content.query_posts(
             PostQuery(types=("post", "page"), per_page=SITEMAP_LIMIT)
         )
+        # Like WordPress's sitemaps, no password-protected post.
+        posts = [post for post in posts if not post.password]
         terms = self.content.get_terms(sorted({i for post in posts for i in post.term_ids}))
         for post in posts:
             modified = self.reads.local_time(post.modified_gmt)

@@ -7,7 +7,9 @@ and a path without its trailing slash answers 301 to the slashed path when that 
 all before any page is rendered. Then the page is rendered (`sitecache.site.views`,
 `sitecache.site.feeds`) and answered with the headers a page cache reads (`sitecache.site.page`).
 The comment form's POST is `sitecache.site.comment_form`'s; what a cache must purge or may
-warm is `sitecache.site.cache_contract`'s. No page sets a cookie but the comment form's answer.
+warm is `sitecache.site.cache_contract`'s. No page sets a cookie but the answers of the
+comment form and of the password form (`sitecache.site.postpass_form`, which unlocks
+password-protected posts).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from jinja2 import Environment
 from werkzeug.wrappers import Request, Response
 
+from sitecache.auth.throttle import LoginThrottle
 from sitecache.auth.users import UserRepository
 from sitecache.rest.server import RestServer
 from sitecache.site.blocks import BlockRenderer, BlockTypeRegistry, core_block_types
@@ -28,12 +31,14 @@ from sitecache.site.feeds import SiteFeeds
 from sitecache.site.links import SiteLinks
 from sitecache.site.models import Post, Term
 from sitecache.site.page import Page, PageRenderer, redirect
+from sitecache.site.postpass import POSTPASS_PATH, is_unlocked
+from sitecache.site.postpass_form import PostPassForm
 from sitecache.site.reads import RequestReads
 from sitecache.site.targets import Feed, Listing, Single, Sitemap, SiteTargets, Target
 from sitecache.site.views import COMMENT_POST_PATH, SiteViews
 from sitecache.templating import make_template_environment
 
-__all__ = ["COMMENT_POST_PATH", "FrontSite", "Redirect"]
+__all__ = ["COMMENT_POST_PATH", "POSTPASS_PATH", "FrontSite", "Redirect"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +56,10 @@ class FrontSite:
         content: the content service (posts, terms, comments, options).
         templates: the Jinja2 environment (autoescaping on).
         users: the user repository (authors).
-        secret: the key of the moderation hashes.
+        secret: the site's secret key (moderation hashes, the postpass cookie).
         blocks: the block types post content may embed (a registry of the core blocks when
             not given).
+        throttle: counts wrong post passwords (the login throttle; none: not counted).
     """
 
     def __init__(
@@ -64,8 +70,10 @@ class FrontSite:
         users: UserRepository | None = None,
         secret: bytes = b"",
         blocks: BlockTypeRegistry | None = None,
+        throttle: LoginThrottle | None = None,
     ) -> None:
         self.server = server
+        self.secret = secret
         self.content = content
         self.users = users
         self.reads = RequestReads(content, users)
@@ -81,6 +89,9 @@ class FrontSite:
         self.views = SiteViews(content, self.links, self.reads, secret, self.blocks)
         self.feeds = SiteFeeds(content, self.links, self.reads, self.views)
         self.comment_form = CommentForm(server, content, self.links, self.renderer, secret)
+        self.postpass_form = PostPassForm(
+            server, content, self.links, self.renderer, secret, throttle
+        )
         self.cache_contract = CacheContract(content, self.links)
 
     # ------------------------------------------------------------------ URLs and seams
@@ -117,6 +128,8 @@ class FrontSite:
     def _answer(self, request: Request) -> Response:
         if request.path == COMMENT_POST_PATH:
             return self.comment_form(request)
+        if request.path == POSTPASS_PATH:
+            return self.postpass_form(request)
         if request.method not in ("GET", "HEAD"):
             response = Response("Method not allowed.\n", status=405, mimetype="text/plain")
             response.headers["Allow"] = "GET, HEAD"
@@ -129,7 +142,7 @@ class FrontSite:
             return self.renderer.not_found(request.path)
         if isinstance(found, Redirect):
             return redirect(found.location)
-        return self.renderer.respond(self.page(found, request.args))
+        return self.renderer.respond(self.page(found, request.args, request.cookies))
 
     def _names_something_with_a_slash(self, path: str) -> bool:
         """Whether ``path`` is a page's path without its trailing slash (canonical slashes,
@@ -154,12 +167,19 @@ class FrontSite:
                 return None
         return None
 
-    def page(self, target: Target, query: Mapping[str, str]) -> Page:
-        """The page of ``target`` (``query`` may name a held comment for its author)."""
+    def page(
+        self,
+        target: Target,
+        query: Mapping[str, str],
+        cookies: Mapping[str, str] | None = None,
+    ) -> Page:
+        """The page of ``target`` (``query`` may name a held comment for its author; the
+        ``cookies`` may unlock a password-protected post, `sitecache.site.postpass`)."""
         if isinstance(target, Listing):
             return self.views.listing(target)
         if isinstance(target, Single):
-            return self.views.single(target.post, query)
+            unlocked = is_unlocked(self.secret, target.post, cookies or {}, self.server.home_url())
+            return self.views.single(target.post, query, unlocked=unlocked)
         if isinstance(target, Feed):
             return self.feeds.feed()
         if isinstance(target, Sitemap):

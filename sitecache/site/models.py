@@ -61,6 +61,11 @@ class Post:
     term_ids: tuple[int, ...] = ()
 
     @property
+    def is_published(self) -> bool:
+        """Whether its page is on the site (published; a password shows the password form)."""
+        return self.status in PUBLIC_STATUSES
+
+    @property
     def is_public(self) -> bool:
         """Whether anybody may read it (published, no password)."""
         return self.status in PUBLIC_STATUSES and not self.password

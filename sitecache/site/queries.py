@@ -91,6 +91,9 @@ class PostQuery:
     """Only sticky posts (true) or only posts that are not (false); ``None``: both."""
     public_parents_only: bool = False
     """Only posts without a parent or whose parent is published (media anybody may see)."""
+    without_password: bool = False
+    """Only posts without a password (searches anybody may run: WordPress's rule, so that a
+    search cannot probe the words of a protected post)."""
     after: int | None = None
     before: int | None = None
     orderby: str = "date"

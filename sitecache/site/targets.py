@@ -129,9 +129,10 @@ class SiteTargets:
 
     # ------------------------------------------------------------------ posts and pages
     def _by_id(self, match: Match) -> Single | None:
-        """``/?p=ID`` or ``/?page_id=ID``: any published post or page."""
+        """``/?p=ID`` or ``/?page_id=ID``: any published post or page (one with a password
+        too: its page shows the password form)."""
         post = self.content.get_post(number(match.values.get("id", "")))
-        if post is None or not post.is_public or post.type not in REST_BASES:
+        if post is None or not post.is_published or post.type not in REST_BASES:
             return None
         return Single(post)
 
@@ -145,7 +146,7 @@ class SiteTargets:
             post = self.content.get_post(number(values["post_id"]))
         elif values.get("postname"):
             post = self.content.get_post_by_slug("post", values["postname"])
-        if post is None or post.type != "post" or not post.is_public:
+        if post is None or post.type != "post" or not post.is_published:
             return None
         return Single(post) if self.links.post_path(post) == match.path else None
 
@@ -155,7 +156,7 @@ class SiteTargets:
             return self._by_id(match)
         path = match.values["path"]
         page = self.content.get_post_by_slug("page", path.rsplit("/", 1)[-1])
-        if page is None or not page.is_public or self.links.page_path(page) != f"/{path}/":
+        if page is None or not page.is_published or self.links.page_path(page) != f"/{path}/":
             return None
         return Single(page)
 
@@ -252,7 +253,8 @@ class SiteTargets:
                 values={"term": term},
                 page_number=_page_of(match.values),
             ),
-            PostQuery(types=("post", "page"), search=term),
+            # No protected post: its words must not be found by anybody's search.
+            PostQuery(types=("post", "page"), search=term, without_password=True),
         )
 
     def _date(self, match: Match) -> Listing | None:

@@ -23,6 +23,12 @@ from sitecache.site.dates import format_php_date
 from sitecache.site.links import SiteLinks
 from sitecache.site.models import Comment, Post, Term
 from sitecache.site.page import Page
+from sitecache.site.postpass import (
+    NO_EXCERPT,
+    POSTPASS_PATH,
+    PROTECTED_NOTICE,
+    protected_title,
+)
 from sitecache.site.reads import RequestReads
 from sitecache.site.render import excerpt_text, paragraphs
 from sitecache.site.targets import REST_BASES, Listing, number
@@ -80,14 +86,17 @@ class SiteViews:
         return {
             "post": post,
             "url": self.links.post_url(post, terms),
-            "title": post.title or "(no title)",
+            "title": protected_title(post, post.title or "(no title)"),
             "date": format_php_date(local, date_format),
             "datetime": local.isoformat(timespec="seconds"),
             "author_name": author.display_name if author else "",
             "author_url": self.links.url(self.links.author_path(author)) if author else "",
             "categories": self._term_links(post_terms, "category"),
             "tags": self._term_links(post_terms, "post_tag"),
-            "excerpt": excerpt_text(post.excerpt, strip_blocks(post.content)),
+            # A protected post's excerpt is never shown (lists, feeds: pages anybody may cache).
+            "excerpt": NO_EXCERPT
+            if post.password
+            else excerpt_text(post.excerpt, strip_blocks(post.content)),
             "comment_count": comments,
             "protected": bool(post.password),
         }
@@ -123,9 +132,13 @@ class SiteViews:
         )
 
     # ------------------------------------------------------------------ single posts and pages
-    def single(self, post: Post, query: Mapping[str, str]) -> Page:
+    def single(self, post: Post, query: Mapping[str, str], *, unlocked: bool = False) -> Page:
         """A post (``single``) or page (``page``) with its comments and the comment form; the
-        query may name a held comment its author may see (``unapproved``, ``moderation-hash``)."""
+        query may name a held comment its author may see (``unapproved``, ``moderation-hash``).
+
+        A post with a password shows the password form instead of its content and comments
+        (a page anybody may cache) unless ``unlocked`` (the request carries the cookie of its
+        password): then the content, on a ``no-store, private`` page for that visitor only."""
         item = self.items([post])[0]
         comments, _ = self.content.query_comments(
             CommentQuery(posts=(post.id,), order="asc", per_page=1000)
@@ -134,7 +147,10 @@ class SiteViews:
         if held is not None:
             comments = sorted([*comments, held], key=lambda c: (c.date_gmt, c.id))
         kind = "single" if post.type == "post" else "page"
-        rendered = self.blocks.render_content(post) if not post.password else None
+        locked = bool(post.password) and not unlocked
+        if locked:
+            comments, held = [], None
+        rendered = self.blocks.render_content(post) if not locked else None
         return Page(
             "single.html",
             {
@@ -142,8 +158,12 @@ class SiteViews:
                 "title": item["title"],
                 "content": rendered.html if rendered is not None else None,
                 "comments": [self._comment_item(c, held) for c in comments],
-                "comments_open": post.comment_status == "open",
+                # The comment form takes comments on public posts only.
+                "comments_open": post.comment_status == "open" and post.is_public,
                 "comment_action": self.links.url(COMMENT_POST_PATH),
+                "locked": locked,
+                "password_message": PROTECTED_NOTICE,
+                "postpass_action": self.links.url(POSTPASS_PATH),
                 "awaiting_moderation": Markup(AWAITING_MODERATION),  # noqa: S704 - a constant
             },
             (kind,),
@@ -154,7 +174,8 @@ class SiteViews:
                 *(rendered.tags if rendered is not None else ()),
             ],
             f"/site/v2/{REST_BASES[post.type]}/{post.id}",
-            private=held is not None,
+            # SECURITY: a held comment is its author's; an unlocked post its visitor's.
+            private=held is not None or (bool(post.password) and not locked),
         )
 
     def _held_comment(self, query: Mapping[str, str], post: Post) -> Comment | None:

@@ -128,3 +128,43 @@ def test_a_held_comments_notice_never_reaches_the_cache(
         entry = engine.load(key)
         assert entry is None or NOTICE not in entry.body
     storage.close()
+
+
+def test_an_unlocked_protected_post_never_reaches_the_cache_or_another_visitor(
+    live_server: LiveServer, admin: dict[str, str]
+) -> None:
+    secret_body = b"Only for those who know the word."
+    post = rest(live_server, "POST", POSTS, admin, title="Locked story", status="publish",
+                content=secret_body.decode(), password="swordfish")  # fmt: skip
+    path = path_of(post["link"])
+    warm(live_server, path)  # the anonymous password form may be cached
+    form = live_server.request("GET", path)
+    assert b"This content is password protected." in form.body
+    assert secret_body not in form.body
+
+    answered = live_server.request(
+        "POST",
+        "/postpass",
+        urlencode({"post_id": post["id"], "post_password": "swordfish"}),
+        {"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert answered.status == 303
+    assert "hit" not in answered.headers["cache-status"]
+    assert "stored" not in answered.headers["cache-status"]
+    (cookie,) = answered.header_values("set-cookie")
+    assert "swordfish" not in cookie
+    pair = cookie.split(";", 1)[0]
+    for _ in range(3):  # every worker: never from the cache, never stored
+        own = live_server.request("GET", path, headers={"Cookie": pair})
+        assert secret_body in own.body
+        assert "hit" not in own.headers["cache-status"]
+        assert "stored" not in own.headers["cache-status"]
+    later = live_server.request("GET", path)
+    assert secret_body not in later.body
+    assert b"This content is password protected." in later.body
+    storage = DiskStorage(live_server.data_dir / "cache")
+    engine = CacheEngine(storage)
+    for key in storage.keys_for("host", None):
+        entry = engine.load(key)
+        assert entry is None or secret_body not in entry.body
+    storage.close()

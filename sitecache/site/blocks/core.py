@@ -20,6 +20,7 @@ from sitecache.site.blocks.registry import BlockType, RenderedBlock
 from sitecache.site.cache_contract import POST_LIST_TAG, term_list_tag
 from sitecache.site.dates import format_php_date
 from sitecache.site.models import Term
+from sitecache.site.postpass import protected_title
 from sitecache.site.queries import PostQuery, TermQuery
 from sitecache.site.render import excerpt_text
 
@@ -74,7 +75,7 @@ def render_latest_posts(
         items.append(
             {
                 "url": block.links.post_url(post, terms),
-                "title": post.title or "(no title)",
+                "title": protected_title(post, post.title or "(no title)"),
                 "author_name": user.display_name if user else "",
                 "date": format_php_date(local, date_format)
                 if attributes["displayPostDate"]

@@ -196,10 +196,12 @@ def register_crud_routes(
     collection_args: dict[str, Any],
     item_noun: str,
     force_description: str = "Whether to bypass Trash and force deletion.",
+    read_args: dict[str, Any] | None = None,
 ) -> None:
     """Register ``/<route>`` (GET list, POST create) and ``/<route>/(?P<id>[\\d]+)`` (GET,
     POST/PUT/PATCH, DELETE with ``force``), every endpoint batchable, both answering
-    ``OPTIONS`` with ``schema()``; the route table every ``site/v2`` CRUD controller shares."""
+    ``OPTIONS`` with ``schema()``; the route table every ``site/v2`` CRUD controller shares.
+    ``read_args`` are the item GET's arguments beside ``context`` (the posts' ``password``)."""
     server.register_rest_route(
         NAMESPACE,
         route,
@@ -224,7 +226,7 @@ def register_crud_routes(
     server.register_rest_route(
         NAMESPACE,
         f"{route}/(?P<id>[\\d]+)",
-        _item_handlers(controller, permissions, schema, force_description),
+        _item_handlers(controller, permissions, schema, force_description, read_args or {}),
         route_args={
             "id": {"description": f"Unique identifier for the {item_noun}.", "type": "integer"}
         },
@@ -237,6 +239,7 @@ def _item_handlers(
     permissions: CrudPermissions,
     schema: Callable[[], dict[str, Any]],
     force_description: str,
+    read_args: dict[str, Any],
 ) -> list[dict[str, Any]]:
     """The GET, POST/PUT/PATCH and DELETE (``force``) handlers of one item, batchable."""
     return [
@@ -244,7 +247,7 @@ def _item_handlers(
             "methods": "GET",
             "callback": controller.get_item,
             "permission_callback": permissions.read,
-            "args": {"context": CONTEXT_PARAM},
+            "args": {"context": CONTEXT_PARAM, **read_args},
             "allow_batch": {"v1": True},
         },
         {

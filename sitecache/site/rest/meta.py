@@ -478,6 +478,9 @@ class MetaRoutes(RoutedController):
             PostQuery(
                 types=types,
                 search=str(request.get_param("search") or ""),
+                # WordPress's rule: a logged-out search never finds a protected post.
+                without_password=bool(request.get_param("search"))
+                and not getattr(request.user, "id", 0),
                 include=int_list(request.get_param("include")),
                 exclude=int_list(request.get_param("exclude")),
                 page=page,

@@ -8,6 +8,7 @@ someone else's post ``edit_others_posts``; deleting without ``force`` moves to t
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -187,6 +188,7 @@ class PostsController(RoutedController):
             schema=schema,
             collection_args=self.collection_params(),
             item_noun="post",
+            read_args={"password": _PASSWORD_ARG},
         )
 
     # ------------------------------------------------------------------ permissions
@@ -242,7 +244,24 @@ class PostsController(RoutedController):
             )
         if not self.can_read(request, post):
             return denied(request, "rest_forbidden", "Sorry, you are not allowed to do that.")
+        given = request.get_param("password")
+        # WordPress checks a given password even against a post without one (403 either way).
+        if isinstance(given, str) and given and not _same_password(post.password, given):
+            return RestError(
+                "rest_post_incorrect_password", "Incorrect post password.", {"status": 403}
+            )
         return True
+
+    def can_access_password_content(self, request: RestRequest, post: Post) -> bool:
+        """Whether the caller sees the content of a password-protected ``post``: in
+        ``context=edit`` with the right to edit it, or with its password as the ``password``
+        argument (False for a post without a password: nothing to unlock)."""
+        if not post.password:
+            return False
+        if request.get_param("context") == "edit" and self.can_edit(request, post):
+            return True
+        given = request.get_param("password")
+        return isinstance(given, str) and bool(given) and _same_password(post.password, given)
 
     def _check_write(self, request: RestRequest, post: Post | None) -> bool | RestError:
         user = request.user
@@ -341,6 +360,8 @@ class PostsController(RoutedController):
             sticky=sticky if isinstance(sticky := request.get_param("sticky"), bool) else None,
             slugs=tuple(str(s) for s in request.get_param("slug") or ()),
             search=str(request.get_param("search") or ""),
+            # WordPress's rule: a logged-out search never finds a password-protected post.
+            without_password=bool(request.get_param("search")) and not getattr(user, "id", 0),
             after=_stamp(request.get_param("after")),
             before=_stamp(request.get_param("before")),
             orderby=str(request.get_param("orderby") or "date"),
@@ -365,6 +386,8 @@ class PostsController(RoutedController):
         date, date_gmt = rest_dates(post.date_gmt, self.content)
         modified, modified_gmt = rest_dates(post.modified_gmt, self.content)
         protected = bool(post.password)
+        # Withheld unless the caller may see it (WordPress's ``post_password_required``).
+        withheld = protected and not self.can_access_password_content(request, post)
         home = self.server.home_url()
         data: dict[str, Any] = {
             "id": post.id,
@@ -384,13 +407,13 @@ class PostsController(RoutedController):
             },
             "content": {
                 "raw": post.content,
-                "rendered": "" if protected else self.render_content(post),
+                "rendered": "" if withheld else self.render_content(post),
                 "protected": protected,
             },
             "excerpt": {
                 "raw": post.excerpt,
                 "rendered": ""
-                if protected
+                if withheld
                 else str(paragraphs(excerpt_text(post.excerpt, strip_blocks(post.content)))),
                 "protected": protected,
             },
@@ -541,6 +564,18 @@ class PostsController(RoutedController):
         self.content.delete_post(post.id)
         trashed = self.content.get_post(post.id)
         return self.prepare(trashed if trashed is not None else post, request)
+
+
+_PASSWORD_ARG: Final = {
+    "description": "The password for the post if it is password protected.",
+    "type": "string",
+}
+"""The item GET's ``password`` argument (WordPress's)."""
+
+
+def _same_password(expected: str, given: str) -> bool:
+    """Whether ``given`` is the post's password (compared in constant time)."""
+    return hmac.compare_digest(expected.encode("utf-8"), given.encode("utf-8"))
 
 
 _TERM_PARAMS: Final = (("categories", "category"), ("tags", "post_tag"))
