@@ -2,10 +2,11 @@
 
 A request goes through the route table (`sitecache.site.routing`): its matches are looked up in
 order (`sitecache.site.targets`) until one names something; a redirecting match (an old
-``/?p=ID`` link, a query-string search with pretty permalinks) answers 301 to the canonical URL,
-and a path without its trailing slash answers 301 to the slashed path when that names something,
-all before any page is rendered. Then the page is rendered (`sitecache.site.views`,
-`sitecache.site.feeds`) and answered with the headers a page cache reads (`sitecache.site.page`).
+``/?p=ID`` link, a query-string search with pretty permalinks, the static front page's own URL)
+answers 301 to the canonical URL, and a path without its trailing slash answers 301 to the
+slashed path when that names something, all before any page is rendered. Then the page is
+rendered (`sitecache.site.views`, `sitecache.site.feeds`) and answered with the headers a page
+cache reads (`sitecache.site.page`).
 The comment form's POST is `sitecache.site.comment_form`'s; what a cache must purge or may
 warm is `sitecache.site.cache_contract`'s. No page sets a cookie but the comment form's answer.
 """
@@ -29,7 +30,7 @@ from sitecache.site.links import SiteLinks
 from sitecache.site.models import Post, Term
 from sitecache.site.page import Page, PageRenderer, redirect
 from sitecache.site.reads import RequestReads
-from sitecache.site.targets import Feed, Listing, Single, Sitemap, SiteTargets, Target
+from sitecache.site.targets import Feed, Listing, Moved, Single, Sitemap, SiteTargets, Target
 from sitecache.site.views import COMMENT_POST_PATH, SiteViews
 from sitecache.templating import make_template_environment
 
@@ -41,6 +42,9 @@ class Redirect:
     """A request answered by a permanent redirect to ``location``."""
 
     location: str
+    keep_query: bool = False
+    """Whether the request's query string goes along (the front page's own URL: a held
+    comment's link still shows it to its author)."""
 
 
 class FrontSite:
@@ -108,6 +112,14 @@ class FrontSite:
         """Absolute URLs to warm a cache with (`CacheContract.preload_urls`)."""
         return self.cache_contract.preload_urls(limit_posts, taxonomies)
 
+    def front_page_keys(self) -> dict[str, object]:
+        """The API index's front-page keys: ``show_on_front``, ``page_on_front`` and
+        ``page_for_posts`` as the options hold them (one read of the options)."""
+        options = self.content.options.all()
+        return {
+            name: options[name] for name in ("page_for_posts", "page_on_front", "show_on_front")
+        }
+
     # ------------------------------------------------------------------ answering
     def __call__(self, request: Request) -> Response:
         """Answer a page request."""
@@ -128,7 +140,9 @@ class FrontSite:
         if found is None:
             return self.renderer.not_found(request.path)
         if isinstance(found, Redirect):
-            return redirect(found.location)
+            query = request.query_string.decode("latin-1")
+            keep = found.keep_query and query
+            return redirect(found.location + (f"?{query}" if keep else ""))
         return self.renderer.respond(self.page(found, request.args))
 
     def _names_something_with_a_slash(self, path: str) -> bool:
@@ -148,6 +162,8 @@ class FrontSite:
                     return Redirect(location)
             else:
                 target = self.targets.load(match)
+                if isinstance(target, Moved):
+                    return Redirect(target.location, keep_query=True)
                 if target is not None:
                     return target
             if match.final:
@@ -159,7 +175,7 @@ class FrontSite:
         if isinstance(target, Listing):
             return self.views.listing(target)
         if isinstance(target, Single):
-            return self.views.single(target.post, query)
+            return self.views.single(target.post, query, front=target.front)
         if isinstance(target, Feed):
             return self.feeds.feed()
         if isinstance(target, Sitemap):

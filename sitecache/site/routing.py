@@ -37,7 +37,8 @@ def _digits(width: int) -> Callable[[object], str]:
 CONVERTERS: Final[Mapping[str, Converter]] = {
     "slug": Converter(r"[^/]+", str),
     "term": Converter(r"[^/]+", lambda value: quote(str(value), safe="")),
-    "path": Converter(r"[a-z0-9-]+(?:/[a-z0-9-]+)*", str),
+    # Lazy: ``/<path>/page/<n>/`` is a page of the posts page before it is a child page.
+    "path": Converter(r"[a-z0-9-]+(?:/[a-z0-9-]+)*?", str),
     "year": Converter(r"\d{4}", _digits(4)),
     "month": Converter(r"\d{1,2}", _digits(2)),
     "day": Converter(r"\d{1,2}", _digits(2)),
@@ -214,7 +215,8 @@ def site_rules(structure: str) -> tuple[Rule, ...]:
     ]
     if structure:
         rules.append(Rule("post", structure_template(structure), pretty_only=True, final=False))
-    rules.append(Rule("page", parse_template("/<path>/"), pretty_only=True))
+    # Pages; ``page/<n>/`` names a page of the posts page (``page_for_posts``) only.
+    rules.append(Rule("page", parse_template("/<path>/"), paged=True, pretty_only=True))
     return tuple(rules)
 
 

@@ -123,9 +123,11 @@ class SiteViews:
         )
 
     # ------------------------------------------------------------------ single posts and pages
-    def single(self, post: Post, query: Mapping[str, str]) -> Page:
+    def single(self, post: Post, query: Mapping[str, str], *, front: bool = False) -> Page:
         """A post (``single``) or page (``page``) with its comments and the comment form; the
-        query may name a held comment its author may see (``unapproved``, ``moderation-hash``)."""
+        query may name a held comment its author may see (``unapproved``, ``moderation-hash``).
+        ``front``: the static front page at the home URL (page types ``frontpage`` and
+        ``page``, tagged ``home`` as well as ``post-<id>``)."""
         item = self.items([post])[0]
         comments, _ = self.content.query_comments(
             CommentQuery(posts=(post.id,), order="asc", per_page=1000)
@@ -134,6 +136,8 @@ class SiteViews:
         if held is not None:
             comments = sorted([*comments, held], key=lambda c: (c.date_gmt, c.id))
         kind = "single" if post.type == "post" else "page"
+        # The static front page is the home page too: a change of the home purges it.
+        home = ("home",) if front else ()
         rendered = self.blocks.render_content(post) if not post.password else None
         return Page(
             "single.html",
@@ -146,8 +150,9 @@ class SiteViews:
                 "comment_action": self.links.url(COMMENT_POST_PATH),
                 "awaiting_moderation": Markup(AWAITING_MODERATION),  # noqa: S704 - a constant
             },
-            (kind,),
+            ("frontpage", kind) if front else (kind,),
             [
+                *home,
                 f"post-{post.id}",
                 *(f"term-{i}" for i in post.term_ids),
                 f"author-{post.author}",
