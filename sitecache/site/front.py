@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Final
+from urllib.parse import urlencode
 
 from jinja2 import Environment
 from werkzeug.wrappers import Request, Response
@@ -35,6 +37,9 @@ from sitecache.site.views import COMMENT_POST_PATH, SiteViews
 from sitecache.templating import make_template_environment
 
 __all__ = ["COMMENT_POST_PATH", "FrontSite", "Redirect"]
+
+_NAMING: Final = frozenset({"p", "page_id", "paged"})
+"""Query variables naming a post or a page of a listing: never carried to a new location."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,9 +145,11 @@ class FrontSite:
         if found is None:
             return self.renderer.not_found(request.path)
         if isinstance(found, Redirect):
-            query = request.query_string.decode("latin-1")
-            keep = found.keep_query and query
-            return redirect(found.location + (f"?{query}" if keep else ""))
+            query = ""
+            if found.keep_query:  # all but what named the page (else it would name it again)
+                kept = [(k, v) for k, v in request.args.items(multi=True) if k not in _NAMING]
+                query = urlencode(kept)
+            return redirect(found.location + (f"?{query}" if query else ""))
         return self.renderer.respond(self.page(found, request.args))
 
     def _names_something_with_a_slash(self, path: str) -> bool:
