@@ -6,9 +6,10 @@ template (``/category/<slug>/``), each `QueryForm` the plain query variable of a
 into the endpoints they may name, in order; `RouteTable.build` turns an endpoint and its values
 back into a path, so a URL shape is written once. Posts follow the ``permalink_structure`` option
 (``/%postname%/`` by default; ``""`` means plain links such as ``/?p=ID``), so the post rule is
-made from the structure; pages live at ``/<parent>/<slug>/``; archives at ``/category/<slug>/``,
-``/tag/<slug>/``, ``/author/<slug>/``, ``/search/<term>/``, ``/<year>/<month>/<day>/``, and
-listings add ``page/<n>/`` (``&paged=<n>`` when plain). Pure: no I/O, no request objects.
+made from the structure; pages live at ``/<parent>/<slug>/`` (``page/<n>/`` after the posts
+page's path names its pages); archives at ``/category/<slug>/``, ``/tag/<slug>/``,
+``/author/<slug>/``, ``/search/<term>/``, ``/<year>/<month>/<day>/``, and listings add
+``page/<n>/`` (``&paged=<n>`` when plain). Pure: no I/O, no request objects.
 """
 
 from __future__ import annotations
