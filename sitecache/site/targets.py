@@ -235,7 +235,7 @@ class SiteTargets:
         found = self._listing(listing, PostQuery())
         if found is None or found.page_number != 1:
             return found
-        sticky, _ = self.content.query_posts(PostQuery(sticky=True, per_page=MAX_STICKY))
+        sticky = self.content.find_posts(PostQuery(sticky=True, per_page=MAX_STICKY))
         if not sticky:
             return found
         first = {post.id for post in sticky}
