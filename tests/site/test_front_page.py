@@ -14,6 +14,8 @@ from sitecache.app import App
 from sitecache.site.models import Post
 from tests.conftest import AppFactory
 
+pytestmark = pytest.mark.both_engines
+
 SITE = "http://example.org"
 
 
