@@ -12,9 +12,9 @@ from werkzeug.test import Client, TestResponse
 
 from sitecache.app import App
 from sitecache.site.models import Post
-from tests.conftest import AppFactory
+from tests.conftest import AppFactory, both_engines
 
-pytestmark = pytest.mark.both_engines
+pytestmark = both_engines
 
 SITE = "http://example.org"
 
