@@ -167,6 +167,8 @@ class App:
             blocks=self.blocks,
             throttle=self.auth.throttle,
         )
+        # The API index shows the front-page options (page_for_posts, page_on_front, ...).
+        self.server.front_page = self.site.front_page_keys
         # Uploaded media: files under the uploads directory, served at /uploads/ (#21).
         self.uploads = UploadFiles(config.uploads_directory)
         self.media = MediaLibrary(self.content, self.uploads)

@@ -7,7 +7,7 @@ Mirrors ``get_data_for_route``, ``get_index``, ``get_namespace_index`` and
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from sitecache.errors import RestError
 from sitecache.rest.request import RestRequest
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from sitecache.rest.server import RestServer
 
 __all__ = [
+    "FRONT_PAGE_DEFAULTS",
     "cached_data_for_routes",
     "get_data_for_route",
     "get_data_for_routes",
@@ -29,6 +30,13 @@ __all__ = [
 ]
 
 _ALLOWED_ARG_KEYS = frozenset(ALLOWED_SCHEMA_KEYWORDS)
+FRONT_PAGE_DEFAULTS: Final[Mapping[str, Any]] = {
+    "page_for_posts": 0,
+    "page_on_front": 0,
+    "show_on_front": "posts",
+}
+"""The index's front-page keys, in WordPress's order, with their values on a site that shows
+its latest posts (`RestServer.front_page` gives the site's own)."""
 _CACHE_LIMIT = 32
 """Most cached route descriptions kept per server (one per context, host and namespace)."""
 
@@ -124,6 +132,8 @@ def get_index(server: RestServer, request: RestRequest) -> RestResponse:
         context = "view"
     settings = server.settings
     version = server.registry.version
+    given = server.front_page()
+    front_page = {name: given.get(name, value) for name, value in FRONT_PAGE_DEFAULTS.items()}
     available: dict[str, Any] = {
         "name": settings.site_name,
         "description": settings.site_description,
@@ -131,6 +141,7 @@ def get_index(server: RestServer, request: RestRequest) -> RestResponse:
         "home": server.home_url(),
         "gmt_offset": settings.gmt_offset,
         "timezone_string": settings.timezone_string,
+        **front_page,
         "namespaces": list(server.registry.namespaces),
         "authentication": server.hooks.apply_filters("rest_authentication_index", {}, request),
         "routes": cached_data_for_routes(server, None, context),
@@ -147,7 +158,7 @@ def get_index(server: RestServer, request: RestRequest) -> RestResponse:
         response.add_link("help", settings.help_url)
     if given_fields is None and not embed and context != "help":
         # The body can be kept (sitecache.rest.index_body): it is decided by these alone.
-        shape = (version, settings, server.request_context, context)
+        shape = (version, settings, server.request_context, context, *front_page.values())
         server.index_bodies.remember(request, available, shape)
     result = server.hooks.apply_filters("rest_index", response, request)
     return result if isinstance(result, RestResponse) else response

@@ -113,6 +113,9 @@ class RestServer:
         """Route descriptions of the API and namespace indexes (`index.cached_data_for_routes`)."""
         self.hosts = HostDefaults()
         """Host contexts and default headers per host (`sitecache.rest.http_hosts`)."""
+        self.front_page: Callable[[], Mapping[str, Any]] = lambda: index.FRONT_PAGE_DEFAULTS
+        """The index's front-page keys (``page_for_posts``, ``page_on_front``,
+        ``show_on_front``) now; a site replaces it with its options' reader."""
         self._initialized = threading.Event()
         self._ready = False  # set after _initialized: read without a call on every request
         self._initializing = False

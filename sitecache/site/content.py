@@ -142,20 +142,26 @@ class ContentService(TermStore, CommentStore, RevisionStore):
         """The posts matching ``query`` (one page of them) and how many match in all."""
         where, args = self._post_filters(query)
         clause = " AND ".join(where)
-        connection = self.store.connection()
         total = int(
-            connection.execute(
-                f"SELECT COUNT(*) FROM posts p WHERE {clause}",
-                sql_values(args),
-            ).fetchone()[0]
+            self.store.connection()
+            .execute(f"SELECT COUNT(*) FROM posts p WHERE {clause}", sql_values(args))
+            .fetchone()[0]
         )
+        return self._page_of_posts(query, clause, args), total
+
+    def find_posts(self, query: PostQuery) -> list[Post]:
+        """The posts matching ``query`` (one page of them), without counting them all."""
+        where, args = self._post_filters(query)
+        return self._page_of_posts(query, " AND ".join(where), args)
+
+    def _page_of_posts(self, query: PostQuery, clause: str, args: list[Any]) -> list[Post]:
         offset = query.offset if query.offset is not None else (query.page - 1) * query.per_page
-        rows = connection.execute(
+        rows = self.store.connection().execute(
             f"SELECT p.* FROM posts p WHERE {clause} ORDER BY {_post_order(query)}"
             " LIMIT ? OFFSET ?",
             sql_values([*args, query.per_page, max(offset, 0)]),
         )
-        return self._posts_from_rows(rows), total
+        return self._posts_from_rows(rows)
 
     def _post_filters(self, query: PostQuery) -> tuple[list[str], list[Any]]:
         """The SQL conditions of ``query`` (fixed fragments, ``?`` placeholders) and their

@@ -23,7 +23,7 @@ from sitecache.auth.store import SiteStore
 from sitecache.domain_errors import InvalidValueError
 from sitecache.hooks import Hooks
 from sitecache.site.migrations import migrate_content
-from sitecache.site.options import OptionStore
+from sitecache.site.options import PAGE_OPTIONS, OptionStore
 
 __all__ = ["ContentBase", "HookCall", "TransactionListener", "transactional"]
 
@@ -141,7 +141,8 @@ class ContentBase:
         Fires ``updated_option(name, old, new)`` when it changed.
 
         Raises:
-            InvalidValueError: an unknown option or a value its schema refuses.
+            InvalidValueError: an unknown option or a value its schema refuses; a
+                `PAGE_OPTIONS` value other than 0 that is not a published page's id.
         """
         self.options.validate(name, value)
         if name == "timezone" and value:
@@ -155,9 +156,29 @@ class ContentBase:
         if old == value:
             return False
         with self._write():
+            if name in PAGE_OPTIONS and value:
+                self._check_page_option(name, int(value))
             self.options.write(name, value)
             self._fire("updated_option", name, old, value)
         return True
+
+    def _check_page_option(self, name: str, page_id: int) -> None:
+        """Refuse a front-page option naming anything but a published page (read inside the
+        write's transaction, so the page cannot go between the check and the write).
+
+        Raises:
+            InvalidValueError: ``rest_invalid_param`` with the option's message in ``params``.
+        """
+        row = (
+            self.store.connection()
+            .execute("SELECT type, status FROM posts WHERE id = ?", (page_id,))
+            .fetchone()
+        )
+        if row is None or str(row[0]) != "page" or str(row[1]) != "publish":
+            message = f"{name} is not the ID of a published page."
+            raise InvalidValueError(
+                "rest_invalid_param", f"Invalid parameter(s): {name}", {"params": {name: message}}
+            )
 
     def timezone(self) -> tzinfo:
         """The site's timezone (option ``timezone``; UTC when empty or unknown)."""

@@ -76,13 +76,11 @@ class SiteFeeds:
         posts = [post for post in posts if not post.password]
         terms = self.content.get_terms(sorted({i for post in posts for i in post.term_ids}))
         for post in posts:
+            loc = self.links.post_url(post, terms)
+            if loc == urls[0]["loc"]:
+                continue  # the static front page: the home URL, listed once
             modified = self.reads.local_time(post.modified_gmt)
-            urls.append(
-                {
-                    "loc": self.links.post_url(post, terms),
-                    "lastmod": modified.isoformat(timespec="seconds"),
-                }
-            )
+            urls.append({"loc": loc, "lastmod": modified.isoformat(timespec="seconds")})
         for term in sorted(terms.values(), key=lambda t: t.id):
             urls.append({"loc": self.links.term_url(term), "lastmod": ""})
         return Page(

@@ -2,10 +2,11 @@
 
 A request goes through the route table (`sitecache.site.routing`): its matches are looked up in
 order (`sitecache.site.targets`) until one names something; a redirecting match (an old
-``/?p=ID`` link, a query-string search with pretty permalinks) answers 301 to the canonical URL,
-and a path without its trailing slash answers 301 to the slashed path when that names something,
-all before any page is rendered. Then the page is rendered (`sitecache.site.views`,
-`sitecache.site.feeds`) and answered with the headers a page cache reads (`sitecache.site.page`).
+``/?p=ID`` link, a query-string search with pretty permalinks, the static front page's own URL)
+answers 301 to the canonical URL, and a path without its trailing slash answers 301 to the
+slashed path when that names something, all before any page is rendered. Then the page is
+rendered (`sitecache.site.views`, `sitecache.site.feeds`) and answered with the headers a page
+cache reads (`sitecache.site.page`).
 The comment form's POST is `sitecache.site.comment_form`'s; what a cache must purge or may
 warm is `sitecache.site.cache_contract`'s. No page sets a cookie but the answers of the
 comment form and of the password form (`sitecache.site.postpass_form`, which unlocks
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Final
+from urllib.parse import urlencode
 
 from jinja2 import Environment
 from werkzeug.wrappers import Request, Response
@@ -34,11 +37,14 @@ from sitecache.site.page import Page, PageRenderer, redirect
 from sitecache.site.postpass import POSTPASS_PATH, is_unlocked
 from sitecache.site.postpass_form import PostPassForm
 from sitecache.site.reads import RequestReads
-from sitecache.site.targets import Feed, Listing, Single, Sitemap, SiteTargets, Target
+from sitecache.site.targets import Feed, Listing, Moved, Single, Sitemap, SiteTargets, Target
 from sitecache.site.views import COMMENT_POST_PATH, SiteViews
 from sitecache.templating import make_template_environment
 
 __all__ = ["COMMENT_POST_PATH", "POSTPASS_PATH", "FrontSite", "Redirect"]
+
+_NAMING: Final = frozenset({"p", "page_id", "paged"})
+"""Query variables naming a post or a page of a listing: never carried to a new location."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +52,9 @@ class Redirect:
     """A request answered by a permanent redirect to ``location``."""
 
     location: str
+    keep_query: bool = False
+    """Whether the request's query string goes along (the front page's own URL: a held
+    comment's link still shows it to its author)."""
 
 
 class FrontSite:
@@ -119,6 +128,14 @@ class FrontSite:
         """Absolute URLs to warm a cache with (`CacheContract.preload_urls`)."""
         return self.cache_contract.preload_urls(limit_posts, taxonomies)
 
+    def front_page_keys(self) -> dict[str, object]:
+        """The API index's front-page keys: ``show_on_front``, ``page_on_front`` and
+        ``page_for_posts`` as the options hold them (one read of the options)."""
+        options = self.content.options.all()
+        return {
+            name: options[name] for name in ("page_for_posts", "page_on_front", "show_on_front")
+        }
+
     # ------------------------------------------------------------------ answering
     def __call__(self, request: Request) -> Response:
         """Answer a page request."""
@@ -141,7 +158,11 @@ class FrontSite:
         if found is None:
             return self.renderer.not_found(request.path)
         if isinstance(found, Redirect):
-            return redirect(found.location)
+            query = ""
+            if found.keep_query:  # all but what named the page (else it would name it again)
+                kept = [(k, v) for k, v in request.args.items(multi=True) if k not in _NAMING]
+                query = urlencode(kept)
+            return redirect(found.location + (f"?{query}" if query else ""))
         return self.renderer.respond(self.page(found, request.args, request.cookies))
 
     def _names_something_with_a_slash(self, path: str) -> bool:
@@ -161,6 +182,8 @@ class FrontSite:
                     return Redirect(location)
             else:
                 target = self.targets.load(match)
+                if isinstance(target, Moved):
+                    return Redirect(target.location, keep_query=True)
                 if target is not None:
                     return target
             if match.final:
@@ -179,7 +202,7 @@ class FrontSite:
             return self.views.listing(target)
         if isinstance(target, Single):
             unlocked = is_unlocked(self.secret, target.post, cookies or {}, self.server.home_url())
-            return self.views.single(target.post, query, unlocked=unlocked)
+            return self.views.single(target.post, query, unlocked=unlocked, front=target.front)
         if isinstance(target, Feed):
             return self.feeds.feed()
         if isinstance(target, Sitemap):

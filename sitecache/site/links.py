@@ -62,12 +62,24 @@ class SiteLinks:
         post with plain permalinks, ``/?p=ID`` (``/?page_id=ID`` for pages)."""
         table = self.table()
         if post.type == "page":
+            if post.id == self.front_page_ids()[0] and post.is_public:
+                return "/"  # the static front page lives at the home URL
             if not table.pretty:
                 return table.build("page", {"id": post.id})
             return table.build("page", {"path": self.page_path(post).strip("/")})
         if post.type != "post" or not table.pretty:
             return table.build("post", {"id": post.id}, plain=True)
         return table.build("post", self._structure_values(post, table.structure, terms))
+
+    def front_page_ids(self) -> tuple[int, int]:
+        """``(page_on_front, page_for_posts)`` as the options set them; both 0 unless
+        ``show_on_front`` is ``page`` (the front page shows the latest posts then)."""
+        if self.reads.option("show_on_front", "posts") != "page":
+            return 0, 0
+        on_front = int(self.reads.option("page_on_front", 0))
+        for_posts = int(self.reads.option("page_for_posts", 0))
+        # One page cannot be both: WordPress shows it as the front page.
+        return on_front, 0 if for_posts == on_front else for_posts
 
     def post_url(self, post: Post, terms: Mapping[int, Term] | None = None) -> str:
         """A post's permalink (absolute)."""

@@ -18,7 +18,10 @@ from sitecache.rest.http_request import MAX_BODY_BYTES
 from sitecache.rest.refusals import check_value
 from sitecache.site.upload_types import DEFAULT_UPLOAD_TYPES, FILE_TYPES
 
-__all__ = ["OPTION_SCHEMAS", "UNSHOWN_OPTIONS", "OptionStore"]
+__all__ = ["OPTION_SCHEMAS", "PAGE_OPTIONS", "UNSHOWN_OPTIONS", "OptionStore"]
+
+MAX_ID: Final = 2**63 - 1
+"""The largest id a row can have (a page option above it names nothing a store can hold)."""
 
 OPTION_SCHEMAS: Final[Mapping[str, Mapping[str, Any]]] = {
     "title": {"type": "string", "description": "Site title.", "default": "sitecache"},
@@ -89,14 +92,22 @@ OPTION_SCHEMAS: Final[Mapping[str, Mapping[str, Any]]] = {
     "show_on_front": {
         "type": "string",
         "enum": ["posts", "page"],
-        "description": "What to show on the front page.",
+        "description": "What to show on the front page",
         "default": "posts",
     },
     "page_on_front": {
         "type": "integer",
-        "description": "The ID of the page that should be displayed on the front page.",
+        "description": "The ID of the page that should be displayed on the front page",
         "default": 0,
         "minimum": 0,
+        "maximum": MAX_ID,
+    },
+    "page_for_posts": {
+        "type": "integer",
+        "description": "The ID of the page that should display the latest posts",
+        "default": 0,
+        "minimum": 0,
+        "maximum": MAX_ID,
     },
     "posts_per_rss": {
         "type": "integer",
@@ -130,6 +141,9 @@ OPTION_SCHEMAS: Final[Mapping[str, Mapping[str, Any]]] = {
 """Every option the site knows: its JSON schema (``default`` is the value when unset)."""
 UNSHOWN_OPTIONS: Final = frozenset({"revisions_to_keep"})
 """Options no page shows: changing one purges nothing from the page cache."""
+PAGE_OPTIONS: Final = frozenset({"page_on_front", "page_for_posts"})
+"""Options naming a page: each must be 0 or a published page's id (WordPress's front-page
+settings)."""
 
 
 @dataclass

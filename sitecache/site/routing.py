@@ -6,9 +6,10 @@ template (``/category/<slug>/``), each `QueryForm` the plain query variable of a
 into the endpoints they may name, in order; `RouteTable.build` turns an endpoint and its values
 back into a path, so a URL shape is written once. Posts follow the ``permalink_structure`` option
 (``/%postname%/`` by default; ``""`` means plain links such as ``/?p=ID``), so the post rule is
-made from the structure; pages live at ``/<parent>/<slug>/``; archives at ``/category/<slug>/``,
-``/tag/<slug>/``, ``/author/<slug>/``, ``/search/<term>/``, ``/<year>/<month>/<day>/``, and
-listings add ``page/<n>/`` (``&paged=<n>`` when plain). Pure: no I/O, no request objects.
+made from the structure; pages live at ``/<parent>/<slug>/`` (``page/<n>/`` after the posts
+page's path names its pages); archives at ``/category/<slug>/``, ``/tag/<slug>/``,
+``/author/<slug>/``, ``/search/<term>/``, ``/<year>/<month>/<day>/``, and listings add
+``page/<n>/`` (``&paged=<n>`` when plain). Pure: no I/O, no request objects.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ def _digits(width: int) -> Callable[[object], str]:
 CONVERTERS: Final[Mapping[str, Converter]] = {
     "slug": Converter(r"[^/]+", str),
     "term": Converter(r"[^/]+", lambda value: quote(str(value), safe="")),
-    "path": Converter(r"[a-z0-9-]+(?:/[a-z0-9-]+)*", str),
+    # Lazy: ``/<path>/page/<n>/`` is a page of the posts page before it is a child page.
+    "path": Converter(r"[a-z0-9-]+(?:/[a-z0-9-]+)*?", str),
     "year": Converter(r"\d{4}", _digits(4)),
     "month": Converter(r"\d{1,2}", _digits(2)),
     "day": Converter(r"\d{1,2}", _digits(2)),
@@ -214,7 +216,8 @@ def site_rules(structure: str) -> tuple[Rule, ...]:
     ]
     if structure:
         rules.append(Rule("post", structure_template(structure), pretty_only=True, final=False))
-    rules.append(Rule("page", parse_template("/<path>/"), pretty_only=True))
+    # Pages; ``page/<n>/`` names a page of the posts page (``page_for_posts``) only.
+    rules.append(Rule("page", parse_template("/<path>/"), paged=True, pretty_only=True))
     return tuple(rules)
 
 

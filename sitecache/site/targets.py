@@ -28,6 +28,7 @@ __all__ = [
     "TERM_BASES",
     "Feed",
     "Listing",
+    "Moved",
     "Single",
     "SiteTargets",
     "Sitemap",
@@ -61,9 +62,18 @@ class Listing:
 
 @dataclass(frozen=True)
 class Single:
-    """A post or a page."""
+    """A post or a page; ``front``: the static front page, shown at the home URL."""
 
     post: Post
+    front: bool = False
+
+
+@dataclass(frozen=True)
+class Moved:
+    """What a match names lives at ``location`` (absolute): the static front page's own URL
+    redirects to the home URL, as WordPress's canonical redirect does."""
+
+    location: str
 
 
 @dataclass(frozen=True)
@@ -114,29 +124,63 @@ class SiteTargets:
             "page": self._page,
         }
 
-    def load(self, match: Match) -> Target | None:
-        """The target ``match`` names, or ``None``."""
-        return self._loaders[match.endpoint](match)
+    def load(self, match: Match) -> Target | Moved | None:
+        """The target ``match`` names, `Moved` when it lives at another URL, or ``None``."""
+        target = self._loaders[match.endpoint](match)
+        if (
+            isinstance(target, Single)
+            and not target.front
+            and target.post.type == "page"
+            and target.post.id == self.links.front_page_ids()[0]
+        ):
+            return Moved(self.links.url("/"))
+        return target
 
     def canonical_url(self, match: Match) -> str | None:
         """The URL a redirecting match points to (``None``: it names nothing)."""
         if match.endpoint in REST_BASES:
-            single = self._by_id(match)
-            return None if single is None else self.links.post_url(single.post)
+            post = self._public_by_id(match)
+            return None if post is None else self.links.post_url(post)
         if match.endpoint == "search":
             return self.links.url(self.links.search_path(match.values["term"]))
         return self.links.url("/")
 
     # ------------------------------------------------------------------ posts and pages
-    def _by_id(self, match: Match) -> Single | None:
-        """``/?p=ID`` or ``/?page_id=ID``: any published post or page (one with a password
-        too: its page shows the password form)."""
+    def _by_id(self, match: Match) -> Single | Listing | None:
+        """``/?p=ID`` or ``/?page_id=ID``: any published post or page (the posts page's
+        listing for the page of posts)."""
+        post = self._public_by_id(match)
+        return None if post is None else self._page_or_posts(post, match)
+
+    def _public_by_id(self, match: Match) -> Post | None:
+        """The published post or page ``id`` names (one with a password too: its page shows
+        the password form)."""
         post = self.content.get_post(number(match.values.get("id", "")))
         if post is None or not post.is_published or post.type not in REST_BASES:
             return None
-        return Single(post)
+        return post
 
-    def _post(self, match: Match) -> Single | None:
+    def _page_or_posts(self, page: Post, match: Match) -> Single | Listing | None:
+        """A page, or the listing of the latest posts when it is the posts page
+        (``page_for_posts``); only the posts page has pages of its own (``page/<n>/``)."""
+        if page.type == "page" and page.id == self.links.front_page_ids()[1]:
+            return self._posts_index(
+                Listing(
+                    title=page.title,
+                    description="",
+                    types=("home",),
+                    tags=("home", f"post-{page.id}"),
+                    endpoint="page",
+                    values={"path": self.links.page_path(page).strip("/"), "id": page.id},
+                    page_number=_page_of(match.values),
+                    resource_route=f"/site/v2/pages/{page.id}",
+                )
+            )
+        if "page" in match.values and "id" not in match.values:
+            return None  # /<page>/page/<n>/ of a page that lists nothing
+        return Single(page)
+
+    def _post(self, match: Match) -> Single | Listing | None:
         """The post a permalink names, if that permalink is its own (no aliases)."""
         if "id" in match.values:
             return self._by_id(match)
@@ -150,7 +194,7 @@ class SiteTargets:
             return None
         return Single(post) if self.links.post_path(post) == match.path else None
 
-    def _page(self, match: Match) -> Single | None:
+    def _page(self, match: Match) -> Single | Listing | None:
         """A page at ``/<slug>/`` (``/<parent>/<slug>/`` for a child page)."""
         if "id" in match.values:
             return self._by_id(match)
@@ -158,13 +202,16 @@ class SiteTargets:
         page = self.content.get_post_by_slug("page", path.rsplit("/", 1)[-1])
         if page is None or not page.is_published or self.links.page_path(page) != f"/{path}/":
             return None
-        return Single(page)
+        return self._page_or_posts(page, match)
 
     # ------------------------------------------------------------------ listings
-    def _home(self, match: Match) -> Listing | None:
-        """The latest posts; on the first page only, the sticky posts first (WordPress's
-        rule: every published sticky post, newest first, then the page's other posts)."""
-        listing = self._listing(
+    def _home(self, match: Match) -> Listing | Single | None:
+        """The static front page when one is set (``show_on_front`` ``page``, and
+        ``page_on_front`` a published page; it has no further pages), else the latest posts."""
+        front = self._front_page()
+        if front is not None:
+            return Single(front, front=True) if _page_of(match.values) == 1 else None
+        return self._posts_index(
             Listing(
                 title=str(self.reads.option("title", "")),
                 description=str(self.reads.option("description", "")),
@@ -173,17 +220,28 @@ class SiteTargets:
                 endpoint="home",
                 values={},
                 page_number=_page_of(match.values),
-            ),
-            PostQuery(),
+            )
         )
-        if listing is None or listing.page_number != 1:
-            return listing
-        sticky, _ = self.content.query_posts(PostQuery(sticky=True, per_page=MAX_STICKY))
+
+    def _front_page(self) -> Post | None:
+        """The static front page, if the options name a published page."""
+        front_id = self.links.front_page_ids()[0]
+        page = self.content.get_post(front_id) if front_id else None
+        return page if page is not None and page.type == "page" and page.is_public else None
+
+    def _posts_index(self, listing: Listing) -> Listing | None:
+        """The latest posts (the home page, or the posts page); on the first page only, the
+        sticky posts first (WordPress's rule: every published sticky post, newest first, then
+        the page's other posts)."""
+        found = self._listing(listing, PostQuery())
+        if found is None or found.page_number != 1:
+            return found
+        sticky = self.content.find_posts(PostQuery(sticky=True, per_page=MAX_STICKY))
         if not sticky:
-            return listing
+            return found
         first = {post.id for post in sticky}
         return replace(
-            listing, posts=[*sticky, *(post for post in listing.posts if post.id not in first)]
+            found, posts=[*sticky, *(post for post in found.posts if post.id not in first)]
         )
 
     def _category(self, match: Match) -> Listing | None:

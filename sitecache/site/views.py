@@ -132,13 +132,22 @@ class SiteViews:
         )
 
     # ------------------------------------------------------------------ single posts and pages
-    def single(self, post: Post, query: Mapping[str, str], *, unlocked: bool = False) -> Page:
+    def single(
+        self,
+        post: Post,
+        query: Mapping[str, str],
+        *,
+        unlocked: bool = False,
+        front: bool = False,
+    ) -> Page:
         """A post (``single``) or page (``page``) with its comments and the comment form; the
         query may name a held comment its author may see (``unapproved``, ``moderation-hash``).
 
         A post with a password shows the password form instead of its content and comments
         (a page anybody may cache) unless ``unlocked`` (the request carries the cookie of its
-        password): then the content, on a ``no-store, private`` page for that visitor only."""
+        password): then the content, on a ``no-store, private`` page for that visitor only.
+        ``front``: the static front page at the home URL (page types ``frontpage`` and
+        ``page``, tagged ``home`` as well as ``post-<id>``)."""
         item = self.items([post])[0]
         comments, _ = self.content.query_comments(
             CommentQuery(posts=(post.id,), order="asc", per_page=1000)
@@ -150,6 +159,8 @@ class SiteViews:
         locked = bool(post.password) and not unlocked
         if locked:
             comments, held = [], None
+        # The static front page is the home page too: a change of the home purges it.
+        home = ("home",) if front else ()
         rendered = self.blocks.render_content(post) if not locked else None
         return Page(
             "single.html",
@@ -166,8 +177,9 @@ class SiteViews:
                 "postpass_action": self.links.url(POSTPASS_PATH),
                 "awaiting_moderation": Markup(AWAITING_MODERATION),  # noqa: S704 - a constant
             },
-            (kind,),
+            ("frontpage", kind) if front else (kind,),
             [
+                *home,
                 f"post-{post.id}",
                 *(f"term-{i}" for i in post.term_ids),
                 f"author-{post.author}",

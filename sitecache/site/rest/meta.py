@@ -527,11 +527,13 @@ class MetaRoutes(RoutedController):
         return self.content.options.all()
 
     def update_settings(self, request: RestRequest) -> dict[str, Any]:
-        """Set the options given (each fires ``updated_option`` when it changes)."""
-        for name in OPTION_SCHEMAS:
-            value = request.get_param(name)
-            if value is not None:
-                self.content.update_option(name, value)
+        """Set the options given, all or none (each fires ``updated_option`` when it changes,
+        after the commit)."""
+        with self.content.batch():
+            for name in OPTION_SCHEMAS:
+                value = request.get_param(name)
+                if value is not None:
+                    self.content.update_option(name, value)
         return self.content.options.all()
 
 
