@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sitecache.domain_errors import InvalidValueError
 from sitecache.rest.refusals import check_value
+from sitecache.rest.urls import PERMALINK_PATTERN
 from sitecache.schema import sanitize_value_from_schema
 
 __all__ = ["CONFIG_SCHEMA", "Config", "ConfigError", "is_plugin_file", "load_config"]
@@ -103,7 +104,7 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
             "pattern": r"^https?://[^/?#\s]+(/[^?#\s]*)?$",
         },
         "rest_prefix": {"type": "string", "pattern": r"^[A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)*$"},
-        "permalink_structure": {"type": "string"},
+        "permalink_structure": {"type": "string", "pattern": PERMALINK_PATTERN},
         "debug": {"type": "boolean"},
         "api_root_rel": {"type": "string", "minLength": 1},
         "force_ssl_admin": {"type": "boolean"},

@@ -16,7 +16,18 @@ from urllib.parse import urlsplit, urlunsplit
 
 from sitecache.errors import RestError
 
-__all__ = ["RequestContext", "RestSettings", "extract_rest_route", "rest_url"]
+__all__ = [
+    "PERMALINK_PATTERN",
+    "RequestContext",
+    "RestSettings",
+    "extract_rest_route",
+    "rest_url",
+]
+
+#: What a ``permalink_structure`` may hold: ``""``, or the characters of a URL path (RFC 3986's
+#: unreserved and sub-delimiters, ``:``, ``@`` and ``/``) with ``%`` around the tags. Every
+#: post's link is made from it: no control character, space, quote or non-ASCII letter.
+PERMALINK_PATTERN: Final = r"^[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*$"
 
 DEFAULT_API_ROOT_REL: Final = "https://api.w.org/"
 DEFAULT_HELP_URL: Final = "https://developer.wordpress.org/rest-api/"

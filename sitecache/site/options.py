@@ -16,6 +16,7 @@ from sitecache.auth.store import SiteStore
 from sitecache.domain_errors import InvalidValueError
 from sitecache.rest.http_request import MAX_BODY_BYTES
 from sitecache.rest.refusals import check_value
+from sitecache.rest.urls import PERMALINK_PATTERN
 from sitecache.site.upload_types import DEFAULT_UPLOAD_TYPES, FILE_TYPES
 
 __all__ = ["OPTION_SCHEMAS", "PAGE_OPTIONS", "UNSHOWN_OPTIONS", "OptionStore"]
@@ -59,6 +60,9 @@ OPTION_SCHEMAS: Final[Mapping[str, Mapping[str, Any]]] = {
         "type": "string",
         "description": "The permalink structure ('' for plain /?p=ID links).",
         "default": "/%postname%/",
+        # What a URL path may hold (RFC 3986 path characters, "%" for the tags): every post's
+        # link is made from it, so no control character, space or quote reaches a link.
+        "pattern": PERMALINK_PATTERN,
     },
     "default_category": {
         "type": "integer",

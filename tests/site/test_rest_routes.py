@@ -534,6 +534,13 @@ def test_settings_are_for_administrators_and_validated(rest_site: RestSite) -> N
     assert rest_site.call("GET", "/site/v2/settings", "editor").status_code == 403
     bad = rest_site.call("POST", "/site/v2/settings", "administrator", {"posts_per_page": 0})
     assert bad.status_code == 400
+    for structure in ("/\x8e\x99/", "/%postname% /", '/"%postname%"/', "/café/%postname%/"):
+        refused = rest_site.call(
+            "POST", "/site/v2/settings", "administrator", {"permalink_structure": structure}
+        )
+        assert body(refused)["code"] == "rest_invalid_param", structure  # links stay URLs
+    kept = body(rest_site.call("GET", "/site/v2/settings", "administrator"))
+    assert kept["permalink_structure"] == "/%postname%/"
     changed: list[Any] = []
     rest_site.app.hooks.add_action("updated_option", lambda *args: changed.append(args))
     good = rest_site.call("POST", "/site/v2/settings", "administrator", {"posts_per_page": 7})
