@@ -105,6 +105,9 @@ class RouteRegistry:
         self._index: RouteIndex | None = None
         self._namespace_lengths: tuple[int, ...] = ()
         self._candidates: dict[str, list[Route]] = {}
+        self._read = False
+        """Whether the routes were read yet (until then, registering changes them in place: copying
+        on every write would make registering n routes cost n squared)."""
         self._compiled: dict[int, CompiledSchema] = {}
         """Argument definitions compiled so far, by identity (a definition shared by several
         handlers, as route-level arguments are, is compiled once)."""
@@ -255,13 +258,13 @@ class RouteRegistry:
             handler[COMPILED_ARGS] = self._compiled_args(handler.get("args"))
             handler[ARG_RESULTS] = {}
         if namespace and namespace not in self.namespaces:
-            self.namespaces = {**self.namespaces, namespace: {}}
+            self.namespaces = self._writable(self.namespaces)
+            self.namespaces[namespace] = {}
             self.add_route(namespace, f"/{namespace}", [self._namespace_index_handler(namespace)])
         if namespace:
-            self.namespaces = {
-                **self.namespaces,
-                namespace: {**self.namespaces[namespace], pattern: True},
-            }
+            self.namespaces = self._writable(self.namespaces)
+            self.namespaces[namespace] = self._writable(self.namespaces[namespace])
+            self.namespaces[namespace][pattern] = True
         existing = self.routes.get(pattern)
         if existing is None or override:
             regex = compile_pcre(f"^{pattern}$", re.IGNORECASE | re.ASCII)
@@ -271,7 +274,8 @@ class RouteRegistry:
                     f"The route pattern {pattern} is not a valid regular expression.",
                 )
             route = Route(pattern, namespace, regex, list(handlers), dict(options or {}))
-            self.routes = {**self.routes, pattern: route}
+            self.routes = self._writable(self.routes)
+            self.routes[pattern] = route
             self._changed()
             return route
         existing.handlers.extend(handlers)
@@ -311,6 +315,10 @@ class RouteRegistry:
             compiled[name] = known
         return compiled
 
+    def _writable(self, found: dict[Any, Any]) -> dict[Any, Any]:
+        """``found`` itself while nobody has read the routes, else a copy to change."""
+        return dict(found) if self._read else found
+
     def _changed(self) -> None:
         """Forget what was derived from the routes (call after changing them)."""
         self.version += 1
@@ -320,6 +328,7 @@ class RouteRegistry:
     def _route_index(self) -> RouteIndex:
         index = self._index
         if index is None:
+            self._read = True
             version, routes, namespaces = self.version, self.routes, self.namespaces
             index = RouteIndex(list(routes.values()))
             lengths = tuple(sorted({len(name) for name in namespaces}))
@@ -338,6 +347,7 @@ class RouteRegistry:
     # ------------------------------------------------------------------ reading
     def get_routes(self, namespace: str | None = None) -> dict[str, Route]:
         """Routes in registration order, optionally only those of ``namespace``."""
+        self._read = True
         if namespace is None:
             return dict(self.routes)
         return {key: route for key, route in self.routes.items() if route.namespace == namespace}
