@@ -27,6 +27,7 @@ from sitecache.auth.throttle import describe_wait
 from sitecache.domain_errors import DomainError
 from sitecache.rest import RestServer
 from sitecache.rest.internal_call import call_rest
+from sitecache.rest.plain_responses import method_not_allowed
 from sitecache.schema import is_uuid
 from sitecache.schema.dates import format_timestamp
 
@@ -240,9 +241,7 @@ class AuthViews:
 
     @staticmethod
     def _method_not_allowed(allowed: str) -> Response:
-        response = Response("Method not allowed.\n", status=405, mimetype="text/plain")
-        response.headers["Allow"] = allowed
-        return response
+        return method_not_allowed(allowed)
 
     # ------------------------------------------------------------------ log in and out
     def login(self, request: Request) -> Response:

@@ -15,6 +15,7 @@ from werkzeug.wrappers import Request, Response
 
 from sitecache.auth.origin import request_cross_site_reason
 from sitecache.domain_errors import DomainError, ForbiddenError, NotFoundError
+from sitecache.rest.plain_responses import method_not_allowed
 from sitecache.rest.server import RestServer
 from sitecache.site.commenting import (
     COOKIE_LIFETIME,
@@ -60,9 +61,7 @@ class CommentForm:
     def __call__(self, request: Request) -> Response:
         """Answer a request to the form's URL (POST only)."""
         if request.method != "POST":
-            response = Response("Method not allowed.\n", status=405, mimetype="text/plain")
-            response.headers["Allow"] = "POST"
-            return response
+            return method_not_allowed("POST")
         home = self.server.home_url()
         # SECURITY: a form posted from another site's page is refused (CSRF), by the same check
         # as the login form's (`sitecache.auth.origin`).

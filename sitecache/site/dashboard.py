@@ -25,6 +25,7 @@ from sitecache.auth.origin import request_cross_site_reason
 from sitecache.auth.roles import is_site_admin
 from sitecache.auth.sessions import Session
 from sitecache.rest.internal_call import RestAnswer, call_rest
+from sitecache.rest.plain_responses import method_not_allowed
 from sitecache.rest.server import RestServer
 from sitecache.site.settings_form import body_from_form, form_fields
 from sitecache.site.stats_chart import bar_chart, line_chart
@@ -125,9 +126,7 @@ class CacheDashboard:
         """``GET`` shows the dashboard; ``POST`` runs one form's action through the REST API
         and shows the dashboard with its result (400 with inline errors when refused)."""
         if request.method not in ("GET", "HEAD", "POST"):
-            response = Response("Method not allowed.\n", status=405, mimetype="text/plain")
-            response.headers["Allow"] = "GET, HEAD, POST"
-            return response
+            return method_not_allowed("GET, HEAD, POST")
         session = self.auth.session_from_environ(request.environ)
         if session is None:
             response = self._respond("", 303)

@@ -25,6 +25,7 @@ from werkzeug.wrappers import Request, Response
 
 from sitecache.auth.throttle import LoginThrottle
 from sitecache.auth.users import UserRepository
+from sitecache.rest.plain_responses import method_not_allowed
 from sitecache.rest.server import RestServer
 from sitecache.site.blocks import BlockRenderer, BlockTypeRegistry, core_block_types
 from sitecache.site.cache_contract import CacheContract
@@ -148,9 +149,7 @@ class FrontSite:
         if request.path == POSTPASS_PATH:
             return self.postpass_form(request)
         if request.method not in ("GET", "HEAD"):
-            response = Response("Method not allowed.\n", status=405, mimetype="text/plain")
-            response.headers["Allow"] = "GET, HEAD"
-            return response
+            return method_not_allowed("GET, HEAD")
         found = self.resolve(request.path, request.args)
         if found is None and self._names_something_with_a_slash(request.path):
             query = request.query_string.decode("latin-1")

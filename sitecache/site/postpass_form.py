@@ -17,6 +17,7 @@ from werkzeug.wrappers import Request, Response
 
 from sitecache.auth.origin import request_cross_site_reason
 from sitecache.auth.throttle import LoginThrottle
+from sitecache.rest.plain_responses import method_not_allowed
 from sitecache.rest.server import RestServer
 from sitecache.site.content import ContentService
 from sitecache.site.links import SiteLinks
@@ -60,10 +61,7 @@ class PostPassForm:
     def __call__(self, request: Request) -> Response:
         """Answer a request to the form's URL (POST only)."""
         if request.method != "POST":
-            response = Response("Method not allowed.\n", status=405, mimetype="text/plain")
-            response.headers["Allow"] = "POST"
-            response.headers["Cache-Control"] = _NO_STORE
-            return response
+            return method_not_allowed("POST", _NO_STORE)
         home = self.server.home_url()
         # SECURITY: a form posted from another site's page is refused (CSRF).
         if request_cross_site_reason(request, home) is not None:

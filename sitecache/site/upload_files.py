@@ -29,6 +29,7 @@ from werkzeug.security import safe_join
 from werkzeug.utils import send_file
 from werkzeug.wrappers import Request, Response
 
+from sitecache.rest.plain_responses import method_not_allowed
 from sitecache.site.upload_types import FileType, type_of_extension
 
 __all__ = ["UPLOADS_PATH", "UploadFiles", "safe_stem"]
@@ -161,9 +162,7 @@ class UploadFiles:
         strong ``ETag``, ``Last-Modified``, a year of caching and range requests; 404 for
         anything that is not a stored file, 405 for other methods."""
         if request.method not in ("GET", "HEAD"):
-            response = Response("Method not allowed.\n", status=405, mimetype="text/plain")
-            response.headers["Allow"] = "GET, HEAD"
-            return response
+            return method_not_allowed("GET, HEAD")
         relative = request.path[len(UPLOADS_PATH) :]
         path = self.path_of(relative)
         file_type = type_of_extension(relative.rsplit(".", 1)[-1])
