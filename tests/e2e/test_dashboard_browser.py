@@ -28,6 +28,8 @@ if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
 
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support import expected_conditions  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 LOGIN, PASSWORD = "dash", "dash-password-1"
 
@@ -47,7 +49,7 @@ def browser(live_server: LiveServer) -> Iterator[Any]:
         assert "/login" in driver.current_url
         driver.find_element(By.ID, "log").send_keys(LOGIN)
         driver.find_element(By.ID, "pwd").send_keys(PASSWORD)
-        driver.find_element(By.CSS_SELECTOR, "form [type=submit]").click()
+        submit(driver, driver.find_element(By.CSS_SELECTOR, "form [type=submit]"))
         assert driver.current_url.endswith("/site-admin/cache"), driver.current_url
         yield driver
     finally:
@@ -58,6 +60,18 @@ def shoot(driver: Any, tmp_path: Path, name: str) -> None:
     path = tmp_path / f"{name}.png"
     assert driver.save_screenshot(str(path))
     assert path.stat().st_size > 1000
+
+
+def submit(driver: Any, button: Any, timeout: float = 30.0) -> None:
+    """Click a form's submit ``button`` and return once the answer page has replaced the
+    current one: a click can return before the browser has left the old page, and a
+    lookup right after it would then search the old page."""
+    old_page = driver.find_element(By.TAG_NAME, "html")
+    button.click()
+    WebDriverWait(driver, timeout).until(expected_conditions.staleness_of(old_page))
+    WebDriverWait(driver, timeout).until(
+        lambda d: d.execute_script("return document.readyState") == "complete"
+    )
 
 
 def dashboard(driver: Any, live_server: LiveServer) -> None:
@@ -76,7 +90,7 @@ def test_a_setting_is_saved_and_a_bad_one_is_refused_inline(
     field = browser.find_element(By.ID, "f_max_age")
     field.clear()
     field.send_keys("777")
-    browser.find_element(By.ID, "settings-save").click()
+    submit(browser, browser.find_element(By.ID, "settings-save"))
     assert "Settings saved." in browser.find_element(By.ID, "notice").text
     dashboard(browser, live_server)  # a reload shows the stored value
     assert value_of(browser, "f_max_age") == "777"
@@ -86,7 +100,7 @@ def test_a_setting_is_saved_and_a_bad_one_is_refused_inline(
     field = browser.find_element(By.ID, "f_max_age")
     field.clear()
     field.send_keys("888")
-    browser.find_element(By.ID, "settings-save").click()
+    submit(browser, browser.find_element(By.ID, "settings-save"))
     assert browser.find_element(By.ID, "error-gc_interval").text
     shoot(browser, tmp_path, "settings-error")
     dashboard(browser, live_server)
@@ -102,7 +116,7 @@ def test_purging_one_page_removes_it_from_the_list(
     home = f"{live_server.base_url}/"
     assert home in urls
     row = browser.find_elements(By.CSS_SELECTOR, "#entries tbody tr")[urls.index(home)]
-    row.find_element(By.CSS_SELECTOR, ".purge-entry").click()
+    submit(browser, row.find_element(By.CSS_SELECTOR, ".purge-entry"))
     assert "Purged: 1 entries deleted" in browser.find_element(By.ID, "notice").text
     remaining = [
         cell.text for cell in browser.find_elements(By.CSS_SELECTOR, "#entries .entry-url")
@@ -115,14 +129,16 @@ def test_preload_starts_and_cancels_and_the_cache_test_runs(
     browser: Any, live_server: LiveServer, tmp_path: Path
 ) -> None:
     dashboard(browser, live_server)
-    browser.find_element(By.ID, "preload-start").click()
+    submit(browser, browser.find_element(By.ID, "preload-start"))
     assert "Preload started." in browser.find_element(By.ID, "notice").text
     assert browser.find_element(By.ID, "preload-progress").is_displayed()
     shoot(browser, tmp_path, "preload")
     dashboard(browser, live_server)
-    browser.find_element(By.ID, "preload-cancel").click()
+    submit(browser, browser.find_element(By.ID, "preload-cancel"))
     assert "Preload cancelled." in browser.find_element(By.ID, "notice").text
-    browser.find_element(By.ID, "test-run").click()
+    submit(browser, browser.find_element(By.ID, "test-run"))
+    refused = browser.find_elements(By.ID, "error")
+    assert not refused, refused[0].text
     assert browser.find_element(By.ID, "test-result").text.startswith("Passed")
     shoot(browser, tmp_path, "cache-test")
 
@@ -132,7 +148,7 @@ def test_an_application_password_is_created_and_revoked(
 ) -> None:
     browser.get(f"{live_server.base_url}/site-admin/")
     browser.find_element(By.ID, "app-password-name").send_keys("browser test")
-    browser.find_element(By.ID, "create-app-password").click()
+    submit(browser, browser.find_element(By.ID, "create-app-password"))
     password = value_of(browser, "new-password-value")
     assert len(password.replace(" ", "")) == 24
     copy = browser.find_element(By.ID, "copy-password")  # shown by the page's own script
@@ -142,7 +158,7 @@ def test_an_application_password_is_created_and_revoked(
     shoot(browser, tmp_path, "app-password")
     browser.get(f"{live_server.base_url}/site-admin/")
     assert password not in browser.page_source  # shown once
-    browser.find_element(By.CSS_SELECTOR, "button.revoke").click()
+    submit(browser, browser.find_element(By.CSS_SELECTOR, "button.revoke"))
     assert "revoked" in browser.find_element(By.ID, "notice").text
     assert browser.find_elements(By.ID, "no-passwords")
 
