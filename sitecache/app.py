@@ -296,7 +296,9 @@ class App:
         Raises:
             ConfigError: the plugin cannot be loaded or is not callable.
         """
-        load_plugin_target(spec)(self)
+        target = load_plugin_target(spec)
+        self.plugins.note_configured(spec, target)
+        target(self)
 
     def register_block_type(
         self,

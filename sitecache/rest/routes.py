@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from sitecache.errors import RestError
@@ -278,10 +278,18 @@ class RouteRegistry:
             self.routes[pattern] = route
             self._changed()
             return route
-        existing.handlers.extend(handlers)
-        existing.options.update(options or {})
+        # A new Route rather than a change in place: a reader holding the old one (another
+        # thread's dispatch, a plugin's snapshot taken by `revert_routes`) keeps seeing it whole.
+        extended = replace(
+            existing,
+            handlers=[*existing.handlers, *handlers],
+            options={**existing.options, **(options or {})},
+            notices=list(existing.notices),
+        )
+        self.routes = self._writable(self.routes)
+        self.routes[pattern] = extended
         self._changed()
-        return existing
+        return extended
 
     def remove_routes(self, patterns: Iterable[str]) -> None:
         """Forget the routes ``patterns`` (a deactivated plugin's); a namespace left without
@@ -301,6 +309,41 @@ class RouteRegistry:
                 routes.pop(f"/{namespace}", None)
         self.routes, self.namespaces = routes, namespaces
         self._changed()
+
+    def revert_routes(self, before: Mapping[str, Route], after: Mapping[str, Route]) -> None:
+        """Take back what changed between the snapshots ``before`` and ``after`` of `routes`
+        (a deactivated plugin's registrations), leaving everything registered since alone.
+
+        A route the plugin added goes; one it extended loses the plugin's handlers only; one
+        it replaced (``override``) comes back as it was, unless something changed it since,
+        in which case only the plugin's handlers go. A namespace left without routes of its
+        own loses its index route too.
+        """
+        gone: list[str] = []
+        routes = dict(self.routes)
+        for pattern, changed in after.items():
+            earlier = before.get(pattern)
+            if changed is earlier:
+                continue
+            current = routes.get(pattern)
+            if current is None:
+                continue
+            if current is changed:
+                if earlier is None:
+                    gone.append(pattern)
+                else:
+                    routes[pattern] = earlier
+                continue
+            kept = {id(handler) for handler in earlier.handlers} if earlier is not None else set()
+            added = {id(handler) for handler in changed.handlers} - kept
+            remaining = [handler for handler in current.handlers if id(handler) not in added]
+            if remaining:
+                routes[pattern] = replace(current, handlers=remaining)
+            else:
+                gone.append(pattern)
+        self._changed()
+        self.routes = routes
+        self.remove_routes(gone)
 
     def _compiled_args(self, args: Any) -> dict[str, CompiledSchema]:
         """Each argument definition's `CompiledSchema` (compiled on first use, then kept), so the

@@ -28,7 +28,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Final
@@ -36,6 +36,7 @@ from typing import Any, Final
 from sitecache.auth.store import SiteStore
 from sitecache.hooks import Hooks
 from sitecache.rest import RestServer
+from sitecache.rest.routes import Route
 
 __all__ = ["ENTRY_POINT_GROUP", "InstalledPlugin", "PluginManager", "discover_plugins"]
 
@@ -43,6 +44,10 @@ logger = logging.getLogger("sitecache.plugins")
 
 ENTRY_POINT_GROUP: Final = "sitecache.plugins"
 ACTIVE_OPTION: Final = "plugins:active"
+CONFIGURED_MESSAGE: Final = (
+    "The plugin is loaded by the site's configuration (the plugins setting) and stays active "
+    "until it is removed there."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,8 +116,12 @@ def discover_plugins() -> list[InstalledPlugin]:
 
 @dataclass
 class _Loaded:
+    """What loading one plugin changed: the hooks it added, and the REST routes before and
+    after (`RouteRegistry.revert_routes` takes back exactly the difference)."""
+
     hooks: list[tuple[str, Callable[..., Any], int]]
-    routes: list[str]
+    routes_before: dict[str, Route] = field(default_factory=dict)
+    routes_after: dict[str, Route] = field(default_factory=dict)
 
 
 @dataclass
@@ -135,6 +144,10 @@ class PluginManager:
     """At most how often (seconds) a process reads the stored active set."""
     errors: dict[str, str] = field(default_factory=dict)
     """Why a plugin that should be active failed to load, by plugin id."""
+    configured: set[str] = field(default_factory=set)
+    """The ``module:function`` specs the configuration's ``plugins`` loaded at start: an
+    installed plugin whose entry point names one of them is already running, for good."""
+    _configured_targets: list[Callable[[Any], Any]] = field(default_factory=list)
     _installed: dict[str, InstalledPlugin] | None = None
     _loaded: dict[str, _Loaded] = field(default_factory=dict)
     _seen: str | None = None
@@ -157,7 +170,22 @@ class PluginManager:
         self.sync(force=True)
         if plugin_id in self.errors:
             return "error"
-        return "active" if plugin_id in self._loaded else "inactive"
+        if plugin_id in self._loaded or self.is_configured(plugin_id):
+            return "active"
+        return "inactive"
+
+    def note_configured(self, spec: str, target: Callable[[Any], Any]) -> None:
+        """Record that the configuration's ``plugins`` loaded ``target`` (named ``spec``), so
+        activating the installed plugin it belongs to never runs it a second time."""
+        self.configured.add(_spec(spec))
+        self._configured_targets.append(target)
+
+    def is_configured(self, plugin_id: str) -> bool:
+        """Whether ``plugin_id``'s entry point is one the configuration already loaded (such a
+        plugin is active whatever the stored set says, and cannot be deactivated here)."""
+        plugin = self.installed().get(plugin_id)
+        point = plugin.entry_point if plugin is not None else None
+        return point is not None and _spec(point.value) in self.configured
 
     def _read_raw(self) -> str:
         row = (
@@ -179,6 +207,8 @@ class PluginManager:
                 if failure is not None:
                     return failure
             elif not active:
+                if self.is_configured(plugin_id):
+                    return CONFIGURED_MESSAGE
                 self._deactivate(plugin_id)
                 self.errors.pop(plugin_id, None)
             with self.store.transaction() as connection:
@@ -231,20 +261,24 @@ class PluginManager:
             return self.errors[plugin_id]
         self.server.ensure_initialized()
         mark = self.hooks.mark
-        before = set(self.server.registry.routes)
+        before = dict(self.server.registry.routes)
         try:
-            plugin.load()(self.host)
+            target = plugin.load()
+            if any(target is known for known in self._configured_targets):
+                self._loaded[plugin_id] = _Loaded([])  # running since start: nothing to undo
+                return None
+            target(self.host)
             for name, callback, _ in self.hooks.added_since(mark):
                 if name == "rest_api_init":
                     callback(self.server)
         except Exception as exc:  # a plugin's own failure: reported, never fatal to the site
             # SECURITY: %r keeps a message's newlines from forging log lines.
             logger.exception("plugin %r failed to load", plugin_id)
-            self._undo(_Loaded(self.hooks.added_since(mark), _new(self.server, before)))
+            self._undo(self._changes(mark, before))
             self.errors[plugin_id] = f"{type(exc).__name__}: {exc}"
             return self.errors[plugin_id]
         self.errors.pop(plugin_id, None)
-        self._loaded[plugin_id] = _Loaded(self.hooks.added_since(mark), _new(self.server, before))
+        self._loaded[plugin_id] = self._changes(mark, before)
         return None
 
     def _deactivate(self, plugin_id: str) -> None:
@@ -252,16 +286,20 @@ class PluginManager:
         if loaded is not None:
             self._undo(loaded)
 
+    def _changes(self, mark: int, routes_before: dict[str, Route]) -> _Loaded:
+        return _Loaded(
+            self.hooks.added_since(mark), routes_before, dict(self.server.registry.routes)
+        )
+
     def _undo(self, loaded: _Loaded) -> None:
         for name, callback, priority in loaded.hooks:
             self.hooks.remove_filter(name, callback, priority)
-        if loaded.routes:
-            self.server.registry.remove_routes(loaded.routes)
+        self.server.registry.revert_routes(loaded.routes_before, loaded.routes_after)
 
 
-def _new(server: RestServer, before: Iterable[str]) -> list[str]:
-    known = set(before)
-    return [pattern for pattern in server.registry.routes if pattern not in known]
+def _spec(text: str) -> str:
+    """``module:function`` as written in a configuration or an entry point, spaces dropped."""
+    return "".join(text.split())
 
 
 def _parse(raw: str) -> list[str]:

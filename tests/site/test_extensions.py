@@ -7,6 +7,8 @@ from __future__ import annotations
 import base64
 import json
 import sys
+from dataclasses import replace
+from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,7 @@ from werkzeug.test import Client, TestResponse
 
 from sitecache.app import App
 from sitecache.rest import RestRequest, RestServer, return_true
-from sitecache.site.extensions import InstalledPlugin, discover_plugins
+from sitecache.site.extensions import ENTRY_POINT_GROUP, InstalledPlugin, discover_plugins
 from tests.conftest import AppFactory
 
 ECHO = "tests-echo/echo"
@@ -247,3 +249,81 @@ def test_a_store_that_cannot_be_read_keeps_the_loaded_plugins(
     app.plugins.sync(force=True)
     app.themes.sync()
     assert call(client, "GET", "/echo/v1/ping").json == {"pong": "yes"}
+
+
+# ---------------------------------------------------------------------- plugins that change
+# routes other code registered, and plugins the configuration already loads
+EXTENDER = "tests-extender/extender"
+
+
+def extender_plugin(app: Any) -> None:
+    """A plugin that adds a method to a core route and replaces another core route."""
+
+    def shout(request: RestRequest) -> dict[str, str]:
+        return {"shout": "extended"}
+
+    def replaced(request: RestRequest) -> dict[str, str]:
+        return {"replaced": "yes"}
+
+    def routes(server: RestServer) -> None:
+        server.register_rest_route(
+            "site/v2",
+            "/types",
+            {"methods": "POST", "callback": shout, "permission_callback": return_true},
+        )
+        server.register_rest_route(
+            "site/v2",
+            "/statuses",
+            {"methods": "GET", "callback": replaced, "permission_callback": return_true},
+            override=True,
+        )
+
+    app.hooks.add_action("rest_api_init", routes)
+
+
+def test_deactivating_a_plugin_takes_back_only_what_it_changed(app_factory: AppFactory) -> None:
+    app = app_factory(application_passwords="on")
+    app.plugins.discover = lambda: [fake(EXTENDER, extender_plugin)]
+    app.plugins.sync_interval = 0
+    client = Client(app)
+    headers = admin_headers(app)
+    types_before = call(client, "GET", "/site/v2/types").json
+    statuses_before = call(client, "GET", "/site/v2/statuses").json
+    assert call(client, "POST", "/site/v2/types").status_code == 404  # no POST handler yet
+
+    call(client, "POST", f"/site/v2/plugins/{EXTENDER}", headers, {"status": "active"})
+    assert call(client, "POST", "/site/v2/types").json == {"shout": "extended"}
+    assert call(client, "GET", "/site/v2/types").json == types_before  # extended, not replaced
+    assert call(client, "GET", "/site/v2/statuses").json == {"replaced": "yes"}
+
+    call(client, "POST", f"/site/v2/plugins/{EXTENDER}", headers, {"status": "inactive"})
+    assert call(client, "POST", "/site/v2/types").status_code == 404
+    assert call(client, "GET", "/site/v2/types").json == types_before
+    assert call(client, "GET", "/site/v2/statuses").json == statuses_before  # the original back
+    assert "site/v2" in call(client, "GET", "/").json["namespaces"]
+
+
+def test_a_plugin_the_configuration_loads_is_never_loaded_twice(app_factory: AppFactory) -> None:
+    spec = f"{__name__}:echo_plugin"
+    app = app_factory(application_passwords="on", plugins=[spec])
+    module, _, attribute = spec.partition(":")
+    point = EntryPoint(name="echo", value=f"{module} : {attribute}", group=ENTRY_POINT_GROUP)
+    installed = replace(fake(ECHO, echo_plugin), loader=None, entry_point=point)
+    app.plugins.discover = lambda: [installed]
+    app.plugins.sync_interval = 0
+    client = Client(app)
+    headers = admin_headers(app)
+    assert app.hooks.apply_filters("tests_echo_marker", []) == ["echo"]
+    listed = call(client, "GET", f"/site/v2/plugins/{ECHO}", headers).json
+    assert listed["status"] == "active"  # running since start, whatever the store says
+
+    activated = call(client, "POST", f"/site/v2/plugins/{ECHO}", headers, {"status": "active"})
+    assert (activated.status_code, activated.json["status"]) == (200, "active")
+    assert app.hooks.apply_filters("tests_echo_marker", []) == ["echo"]  # not a second time
+    assert call(client, "GET", "/echo/v1/ping").json == {"pong": "yes"}
+
+    refused = call(client, "POST", f"/site/v2/plugins/{ECHO}", headers, {"status": "inactive"})
+    assert (refused.status_code, refused.json["code"]) == (400, "rest_plugin_configured")
+    assert "configuration" in refused.json["message"]
+    assert call(client, "GET", "/echo/v1/ping").json == {"pong": "yes"}
+    assert app.plugins.stored_active() == [ECHO]

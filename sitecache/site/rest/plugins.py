@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
-from sitecache.site.extensions import InstalledPlugin, PluginManager
+from sitecache.site.extensions import CONFIGURED_MESSAGE, InstalledPlugin, PluginManager
 from sitecache.site.rest.base import NAMESPACE, context_param, denied
 
 __all__ = ["BLOCK_DIRECTORY_SCHEMA", "PLUGIN_SCHEMA", "PluginsController"]
@@ -331,6 +331,12 @@ class PluginsController:
         if isinstance(plugin, RestError):
             return plugin
         status = request.get_param("status")
+        if status == "inactive" and self.manager.is_configured(plugin.plugin):
+            return RestError(
+                "rest_plugin_configured",
+                CONFIGURED_MESSAGE,
+                {"status": 400, "plugin": plugin.plugin},
+            )
         if status in ("active", "inactive"):
             failure = self.manager.set_active(plugin.plugin, status == "active")
             if failure is not None:
