@@ -26,8 +26,9 @@ from sitecache.site.commenting import (
 )
 from sitecache.site.content import ContentService
 from sitecache.site.links import SiteLinks
-from sitecache.site.models import Comment, Post
+from sitecache.site.models import PUBLIC_STATUSES, Comment, Post
 from sitecache.site.page import PageRenderer, redirect
+from sitecache.site.postpass import is_unlocked
 from sitecache.site.targets import REST_BASES
 
 __all__ = ["CommentForm"]
@@ -41,7 +42,7 @@ class CommentForm:
         content: the content service.
         links: the site's URLs (the post's permalink).
         renderer: renders the page of a refused form.
-        secret: the key of the moderation hashes.
+        secret: the key of the moderation hashes and of the cookies that unlock protected posts.
     """
 
     def __init__(
@@ -97,12 +98,21 @@ class CommentForm:
         """The post commented on and the comment stored.
 
         Raises:
-            DomainError: the form is invalid, the post is not public or its comments closed.
+            DomainError: the form is invalid, the post is not published, is protected and not
+                unlocked by this visitor, or its comments are closed.
         """
         submission = parse_submission(request.form.to_dict(flat=True))
         post = self.content.get_post(submission.post_id)
-        if post is None or not post.is_public or post.type not in REST_BASES:
+        if post is None or post.status not in PUBLIC_STATUSES or post.type not in REST_BASES:
             raise NotFoundError("comment_id_not_found", "The post does not exist.")
+        # A protected post takes comments only from a visitor who unlocked it (its cookie).
+        if post.password and not is_unlocked(
+            self.secret, post, request.cookies, self.server.home_url()
+        ):
+            raise ForbiddenError(
+                "comment_on_password_protected",
+                "Sorry, this post is password protected: enter its password to comment.",
+            )
         if post.comment_status != "open":
             raise ForbiddenError("comment_closed", "Sorry, comments are closed for this item.")
         comment = self.content.add_comment(

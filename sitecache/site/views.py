@@ -21,7 +21,7 @@ from sitecache.site.commenting import AWAITING_MODERATION, valid_moderation_hash
 from sitecache.site.content import CommentQuery, ContentService
 from sitecache.site.dates import format_php_date
 from sitecache.site.links import SiteLinks
-from sitecache.site.models import Comment, Post, Term
+from sitecache.site.models import PUBLIC_STATUSES, Comment, Post, Term
 from sitecache.site.page import Page
 from sitecache.site.postpass import (
     NO_EXCERPT,
@@ -169,8 +169,11 @@ class SiteViews:
                 "title": item["title"],
                 "content": rendered.html if rendered is not None else None,
                 "comments": [self._comment_item(c, held) for c in comments],
-                # The comment form takes comments on public posts only.
-                "comments_open": post.comment_status == "open" and post.is_public,
+                # The comment form takes comments on published posts a visitor may read: public
+                # ones, and protected ones this visitor unlocked (its page is private).
+                "comments_open": post.comment_status == "open"
+                and post.status in PUBLIC_STATUSES
+                and not locked,
                 "comment_action": self.links.url(COMMENT_POST_PATH),
                 "locked": locked,
                 "password_message": PROTECTED_NOTICE,

@@ -18,6 +18,7 @@ import pytest
 from werkzeug.test import Client, TestResponse
 
 from sitecache.app import App
+from sitecache.site import CommentQuery
 from sitecache.site.models import Post
 from sitecache.site.postpass import (
     NO_EXCERPT,
@@ -355,17 +356,53 @@ def test_an_unlocked_post_is_never_cached_nor_served_to_another_visitor(
     assert status_of(later).startswith("sitecache; hit")
 
 
-def test_the_unlocked_page_shows_content_but_takes_no_comment(protected: Protected) -> None:
+def stored_comments(app: App, post: Post) -> list[str]:
+    """The text of every comment stored on ``post``, held or approved."""
+    query = CommentQuery(posts=(post.id,), statuses=("approve", "hold"))
+    return [comment.content for comment in app.content.query_comments(query)[0]]
+
+
+def comment_form(post: Post, text: str) -> dict[str, str]:
+    return {
+        "comment_post_ID": str(post.id),
+        "author": "Bob",
+        "email": "bob@example.com",
+        "comment": text,
+    }
+
+
+def test_the_unlocked_visitor_may_comment_and_nobody_else(protected: Protected) -> None:
     app = protected.app
+    post = protected.post
+    path = path_of(app, post)
+    # Without the cookie: refused as WordPress refuses it (403), nothing stored.
+    stranger = Client(app, use_cookies=False)
+    refused = stranger.post("/comment-post", data=comment_form(post, "Guessing"), base_url=SITE)
+    assert refused.status_code == 403
+    assert "password protected" in refused.get_data(as_text=True)
+    assert stored_comments(app, post) == []
     visitor = Client(app)
-    unlock(visitor, protected.post)
-    text = visitor.get(path_of(app, protected.post), base_url=SITE).get_data(as_text=True)
+    unlock(visitor, post)
+    text = visitor.get(path, base_url=SITE).get_data(as_text=True)
     assert BODY in text
-    assert 'id="commentform"' not in text
+    assert 'id="commentform"' in text  # WordPress takes comments on an unlocked post
+    posted = visitor.post("/comment-post", data=comment_form(post, "Found it"), base_url=SITE)
+    assert posted.status_code == 302
+    assert urlsplit(posted.headers["Location"]).path == path
+    assert stored_comments(app, post) == ["Found it"]
+    # A later anonymous visitor still gets the password form only: no content, no comments.
+    later = Client(app, use_cookies=False).get(path, base_url=SITE).get_data(as_text=True)
+    assert BODY not in later
+    assert "Found it" not in later
+    assert 'id="commentform"' not in later
     # The cookie of one password unlocks nothing else: the page has another password.
     app.content.update_post(protected.page.id, password="different")
     other = visitor.get(path_of(app, protected.page), base_url=SITE).get_data(as_text=True)
     assert BODY not in other
+    refused_page = visitor.post(
+        "/comment-post", data=comment_form(protected.page, "Other"), base_url=SITE
+    )
+    assert refused_page.status_code == 403
 
 
 def test_anonymous_searches_never_find_a_protected_post(protected: Protected) -> None:
