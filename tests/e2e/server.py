@@ -15,10 +15,13 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import pytest
 
 from sitecache.serving import DEFAULT_THREADS, DEFAULT_TIMEOUT, gunicorn_argv
 
@@ -154,6 +157,24 @@ class ServerProcess:
                             raw.getheaders())  # fmt: skip
         finally:
             connection.close()
+
+
+Server = TypeVar("Server", bound=ServerProcess)
+
+
+@contextmanager
+def stopped_after(
+    server: Server, request: pytest.FixtureRequest, name: str = "server"
+) -> Iterator[Server]:
+    """Yield the started ``server``; then stop it, and print its log (headed ``name``) when a
+    test failed meanwhile."""
+    failed_before = request.session.testsfailed
+    try:
+        yield server
+    finally:
+        server.stop()
+        if request.session.testsfailed > failed_before:
+            print(f"\n----- {name} log ({server.log_path}) -----\n{server.log()}")
 
 
 @dataclass

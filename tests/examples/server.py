@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.server import REPOSITORY, ServerProcess, free_port
+from tests.e2e.server import REPOSITORY, ServerProcess, free_port, stopped_after
 
 #: How long a server may take to answer its first request.
 START_TIMEOUT = 60.0
@@ -71,10 +71,5 @@ def gunicorn(app: str, *, workers: int = 2, chdir: Path = REPOSITORY) -> list[st
 def serving(server: ExampleServer, request: pytest.FixtureRequest) -> Iterator[ExampleServer]:
     """Start ``server``, yield it, stop it; print its log when a test failed meanwhile."""
     server.start()
-    failed_before = request.session.testsfailed
-    try:
+    with stopped_after(server, request):
         yield server
-    finally:
-        server.stop()
-        if request.session.testsfailed > failed_before:
-            print(f"\n----- server log ({server.log_path}) -----\n{server.log()}")
