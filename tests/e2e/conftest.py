@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.server import LiveServer
+from tests.e2e.server import LiveServer, stopped_after
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -32,8 +32,5 @@ def live_server(
         config_lines=[f"plugins = {json.dumps(plugins)}", "debug = true", *extra],
     )
     server.start()
-    failed_before = request.session.testsfailed
-    yield server
-    server.stop()
-    if request.session.testsfailed > failed_before:
-        print(f"\n----- gunicorn log ({server.log_path}) -----\n{server.log()}")
+    with stopped_after(server, request, "gunicorn"):
+        yield server

@@ -6,13 +6,10 @@ one, or a virtual environment with an installed wheel).
 
 from __future__ import annotations
 
-import base64
-import http.client
 import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -23,7 +20,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from tests.e2e.server import REPOSITORY, Response, free_port
+from tests.e2e.server import REPOSITORY, ServerProcess, free_port
 
 T = TypeVar("T")
 
@@ -32,7 +29,7 @@ CACHE_API = "/site-json/site-cache/v1"
 
 
 @dataclass
-class Deployment:
+class Deployment(ServerProcess):
     """One site: its configuration file, data directory, server process and credentials.
 
     Args:
@@ -158,78 +155,19 @@ class Deployment:
             command = uwsgi_command(self.bin_dir, bind, workers)
         else:
             raise ValueError(kind)
-        with self.log_path.open("ab") as log:  # the child keeps its own copy of the handle
-            self.process = subprocess.Popen(
-                command,
-                env=self.environment(),
-                cwd=self.cwd or self.root,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"{kind} exited early:\n{self.log()}")
-            try:
-                self.request("GET", "/site-json/")
-                return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"{kind} did not answer within {timeout} s:\n{self.log()}")
-
-    def stop(self) -> None:
-        """SIGTERM the server, then wait (SIGKILL if it does not stop)."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
-
-    def log(self) -> str:
-        """What the server wrote so far."""
-        if not self.log_path.exists():
-            return ""
-        return self.log_path.read_text(encoding="utf-8", errors="replace")
+        self.launch(
+            command,
+            environment=self.environment(),
+            cwd=self.cwd or self.root,
+            ready_path="/site-json/",
+            timeout=timeout,
+            what=kind,
+        )
 
     # ------------------------------------------------------------------ HTTP
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        body: Any = None,
-        headers: Mapping[str, str] | None = None,
-        *,
-        admin: bool = False,
-    ) -> Response:
-        """One request over a fresh connection (``admin``: with the application password;
-        a ``body`` that is not bytes or text is sent as JSON)."""
-        sent = dict(headers or {})
-        if admin:
-            token = base64.b64encode(self.credentials.encode()).decode()
-            sent["Authorization"] = f"Basic {token}"
-        payload: bytes | None = None
-        if isinstance(body, bytes | str):
-            payload = body.encode() if isinstance(body, str) else body
-        elif body is not None:
-            payload = json.dumps(body).encode()
-            sent["Content-Type"] = "application/json"
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        try:
-            connection.request(method, path, body=payload, headers=sent)
-            raw = connection.getresponse()
-            data = raw.read()
-            return Response(raw.status, {k.lower(): v for k, v in raw.getheaders()}, data,
-                            raw.getheaders())  # fmt: skip
-        finally:
-            connection.close()
 
     def api(self, method: str, route: str, body: Any = None) -> Any:
         """The JSON of a 200 answer of a ``site-cache/v1`` route, as the administrator."""

@@ -1,9 +1,13 @@
 """A real gunicorn serving sitecache on a free loopback port, for end-to-end tests, with the
-settings ``sitecache serve`` uses (`sitecache.serving.gunicorn_argv`)."""
+settings ``sitecache serve`` uses (`sitecache.serving.gunicorn_argv`); and `ServerProcess`,
+what every server process these tests start shares (`LiveServer`, `tests.e2e.deployment`'s
+``Deployment``, `tests.examples.server`'s ``ExampleServer``)."""
 
 from __future__ import annotations
 
+import base64
 import http.client
+import json
 import os
 import shutil
 import signal
@@ -11,9 +15,13 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
 
 from sitecache.serving import DEFAULT_THREADS, DEFAULT_TIMEOUT, gunicorn_argv
 
@@ -45,8 +53,132 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+class ServerProcess:
+    """A server process on a loopback port: starting it, stopping it, its log, requests to it.
+
+    The subclasses are dataclasses holding ``port``, ``process``, ``log_path`` and (for
+    ``admin`` requests) ``credentials``, ``login:password``.
+    """
+
+    port: int
+    process: subprocess.Popen[bytes] | None
+    #: the file the server writes to (``None``: not started yet)
+    log_path: Path | None
+    credentials: str = ""
+    #: how long a request waits for each step, unless the call says otherwise
+    request_timeout: float = 30
+
+    def stop_timeout(self) -> float:
+        """How long `stop` waits after SIGTERM before SIGKILL."""
+        return 20
+
+    def launch(
+        self,
+        command: Sequence[str],
+        *,
+        environment: Mapping[str, str],
+        cwd: Path,
+        ready_path: str,
+        timeout: float,
+        what: str,
+    ) -> None:
+        """Run ``command`` (its output appended to `log_path`) and wait until ``ready_path``
+        answers.
+
+        Raises:
+            RuntimeError: it exited or did not answer within ``timeout`` seconds (then it is
+                stopped), with its log and ``what`` it was.
+        """
+        assert self.log_path is not None
+        with self.log_path.open("ab") as log:  # the child keeps its own copy of the handle
+            self.process = subprocess.Popen(
+                command, env=environment, cwd=cwd, stdout=log, stderr=subprocess.STDOUT
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{what} exited early:\n{self.log()}")
+            try:
+                self.request("GET", ready_path)
+                return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"{what} did not answer within {timeout} s:\n{self.log()}")
+
+    def stop(self) -> None:
+        """SIGTERM, then wait (SIGKILL if it does not stop in `stop_timeout`)."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=self.stop_timeout())
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def log(self) -> str:
+        """What the server wrote so far."""
+        if self.log_path is None or not self.log_path.exists():
+            return ""
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        headers: Mapping[str, str] | None = None,
+        *,
+        admin: bool = False,
+        timeout: float | None = None,
+    ) -> Response:
+        """One request over a fresh connection (``admin``: HTTP Basic with ``credentials``;
+        a ``bytes`` or ``str`` body is sent as it is, any other as JSON; ``timeout`` seconds
+        for each step, `request_timeout` by default)."""
+        sent = dict(headers or {})
+        if admin:
+            token = base64.b64encode(self.credentials.encode()).decode()
+            sent["Authorization"] = f"Basic {token}"
+        payload: bytes | None = None
+        if isinstance(body, bytes | str):
+            payload = body.encode() if isinstance(body, str) else body
+        elif body is not None:
+            payload = json.dumps(body).encode()
+            sent["Content-Type"] = "application/json"
+        connection = http.client.HTTPConnection(
+            "127.0.0.1", self.port, timeout=self.request_timeout if timeout is None else timeout
+        )
+        try:
+            connection.request(method, path, body=payload, headers=sent)
+            raw = connection.getresponse()
+            data = raw.read()
+            return Response(raw.status, {k.lower(): v for k, v in raw.getheaders()}, data,
+                            raw.getheaders())  # fmt: skip
+        finally:
+            connection.close()
+
+
+Server = TypeVar("Server", bound=ServerProcess)
+
+
+@contextmanager
+def stopped_after(
+    server: Server, request: pytest.FixtureRequest, name: str = "server"
+) -> Iterator[Server]:
+    """Yield the started ``server``; then stop it, and print its log (headed ``name``) when a
+    test failed meanwhile."""
+    failed_before = request.session.testsfailed
+    try:
+        yield server
+    finally:
+        server.stop()
+        if request.session.testsfailed > failed_before:
+            print(f"\n----- {name} log ({server.log_path}) -----\n{server.log()}")
+
+
 @dataclass
-class LiveServer:
+class LiveServer(ServerProcess):
     """A gunicorn process and how to reach it."""
 
     data_dir: Path
@@ -63,6 +195,11 @@ class LiveServer:
     #: more environment variables for the server
     environment: dict[str, str] = field(default_factory=dict)
     _ready_dir: Path = field(default=Path(), repr=False)
+    request_timeout = 10
+
+    def stop_timeout(self) -> float:
+        """gunicorn's graceful stop and a margin."""
+        return self.graceful_timeout + 5
 
     @property
     def _suffix(self) -> str:
@@ -144,43 +281,6 @@ class LiveServer:
         self.stop()
         return f"gunicorn was not ready within the time allowed on port {self.port}"
 
-    def stop(self) -> None:
-        """SIGTERM, then wait (SIGKILL if it does not stop)."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=self.graceful_timeout + 5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
-
-    def log(self) -> str:
-        """What gunicorn wrote so far."""
-        if self.log_path is None or not self.log_path.exists():
-            return ""
-        return self.log_path.read_text(encoding="utf-8", errors="replace")
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        body: bytes | str | None = None,
-        headers: Mapping[str, str] | None = None,
-        timeout: float = 10,
-    ) -> Response:
-        """Send one request over a fresh connection (``timeout`` seconds for each step)."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        try:
-            payload = body.encode("utf-8") if isinstance(body, str) else body
-            connection.request(method, path, body=payload, headers=dict(headers or {}))
-            raw = connection.getresponse()
-            data = raw.read()
-            return Response(raw.status, {k.lower(): v for k, v in raw.getheaders()}, data,
-                            raw.getheaders())  # fmt: skip
-        finally:
-            connection.close()
-
 
 @dataclass
 class Response:
@@ -192,8 +292,6 @@ class Response:
     header_list: list[tuple[str, str]]
 
     def json(self) -> object:
-        import json
-
         return json.loads(self.body)
 
     def header_values(self, name: str) -> list[str]:

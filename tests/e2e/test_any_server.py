@@ -27,6 +27,7 @@ from sitecache.cache.deployment import IDENTITY_FILE
 from sitecache.cache.storage import DiskStorage, Storage
 from tests.cache.conftest import REDIS_URL, redis_or_skip
 from tests.e2e.deployment import SERVER_KINDS, Deployment, wait_for, warning_codes
+from tests.e2e.server import stopped_after
 
 
 def open_storage(site: Deployment, backend: str) -> Storage:
@@ -63,13 +64,10 @@ def site(
     deployment = Deployment(tmp_path / "site", lines)
     deployment.init()
     deployment.serve(server)
-    failed_before = request.session.testsfailed
     try:
-        yield deployment
+        with stopped_after(deployment, request, server):
+            yield deployment
     finally:
-        deployment.stop()
-        if request.session.testsfailed > failed_before:
-            print(f"\n----- {server} log -----\n{deployment.log()}")
         if backend == "redis":
             storage = open_storage(deployment, backend)
             storage.clear_namespace()  # type: ignore[attr-defined]

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.deployment import SERVER_KINDS, Deployment
+from tests.e2e.server import stopped_after
 
 POSTS = "/site-json/site/v2/posts"
 
@@ -30,13 +31,8 @@ def site(
     deployment = Deployment(Path(tmp_path_factory.mktemp(kind)) / "site")
     deployment.init()
     deployment.serve(kind)
-    failed_before = request.session.testsfailed
-    try:
+    with stopped_after(deployment, request, kind):
         yield deployment
-    finally:
-        deployment.stop()
-        if request.session.testsfailed > failed_before:
-            print(f"\n----- {kind} log -----\n{deployment.log()}")
 
 
 def status_of(site: Deployment, path: str, **headers: str) -> str:

@@ -7,30 +7,24 @@ fails (`serving`).
 
 from __future__ import annotations
 
-import base64
-import http.client
-import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.e2e.server import REPOSITORY, Response, free_port
+from tests.e2e.server import REPOSITORY, ServerProcess, free_port, stopped_after
 
 #: How long a server may take to answer its first request.
 START_TIMEOUT = 60.0
 
 
 @dataclass
-class ExampleServer:
+class ExampleServer(ServerProcess):
     """One server process (``command`` gets ``{bind}`` replaced by ``127.0.0.1:<port>``)."""
 
     command: Sequence[str]
@@ -50,69 +44,14 @@ class ExampleServer:
         """
         self.port = free_port()
         command = [part.replace("{bind}", f"127.0.0.1:{self.port}") for part in self.command]
-        environment = {**os.environ, "PYTHONPATH": str(REPOSITORY), **self.environment}
-        with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(
-                command, cwd=self.cwd, env=environment, stdout=log, stderr=subprocess.STDOUT
-            )
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"{command} exited early:\n{self.log()}")
-            try:
-                self.request("GET", self.ready_path)
-                return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"{command} did not answer in time:\n{self.log()}")
-
-    def stop(self) -> None:
-        """SIGTERM, then wait (SIGKILL if it does not stop)."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
-
-    def log(self) -> str:
-        """What the server wrote so far."""
-        if not self.log_path.exists():
-            return ""
-        return self.log_path.read_text(encoding="utf-8", errors="replace")
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        body: Any = None,
-        headers: Mapping[str, str] | None = None,
-        *,
-        admin: bool = False,
-    ) -> Response:
-        """One request over a fresh connection (``admin``: HTTP Basic with ``credentials``;
-        a ``dict`` body is sent as JSON, ``bytes`` or ``str`` as they are)."""
-        sent = dict(headers or {})
-        payload: bytes | None = None
-        if isinstance(body, dict):
-            payload = json.dumps(body).encode()
-            sent["Content-Type"] = "application/json"
-        elif body is not None:
-            payload = body.encode() if isinstance(body, str) else body
-        if admin:
-            sent["Authorization"] = "Basic " + base64.b64encode(self.credentials.encode()).decode()
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        try:
-            connection.request(method, path, body=payload, headers=sent)
-            raw = connection.getresponse()
-            data = raw.read()
-            return Response(raw.status, {k.lower(): v for k, v in raw.getheaders()}, data,
-                            raw.getheaders())  # fmt: skip
-        finally:
-            connection.close()
+        self.launch(
+            command,
+            environment={**os.environ, "PYTHONPATH": str(REPOSITORY), **self.environment},
+            cwd=self.cwd,
+            ready_path=self.ready_path,
+            timeout=START_TIMEOUT,
+            what=str(command),
+        )
 
     def cache_status(self, path: str) -> str:
         """The ``Cache-Status`` of a GET of ``path`` (200 expected)."""
@@ -132,10 +71,5 @@ def gunicorn(app: str, *, workers: int = 2, chdir: Path = REPOSITORY) -> list[st
 def serving(server: ExampleServer, request: pytest.FixtureRequest) -> Iterator[ExampleServer]:
     """Start ``server``, yield it, stop it; print its log when a test failed meanwhile."""
     server.start()
-    failed_before = request.session.testsfailed
-    try:
+    with stopped_after(server, request):
         yield server
-    finally:
-        server.stop()
-        if request.session.testsfailed > failed_before:
-            print(f"\n----- server log ({server.log_path}) -----\n{server.log()}")

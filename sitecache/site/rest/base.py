@@ -1,4 +1,6 @@
-"""What every ``site/v2`` controller shares: arguments, pagination, permissions, dates."""
+"""What every ``site/v2`` controller shares: arguments, pagination, permissions, dates, and
+what the post-type controllers (posts, pages, media) share on top: their collection arguments,
+query, statuses, fields and links."""
 
 from __future__ import annotations
 
@@ -9,19 +11,25 @@ from datetime import UTC, datetime
 from typing import Any, Final, Protocol
 from urllib.parse import urlencode
 
+from markupsafe import escape
+
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer, authorization_required_status
 from sitecache.rest.collection_args import collection_params, context_param, id_list_param
 from sitecache.schema import get_date_with_gmt, get_endpoint_args_for_schema, parse_date
-from sitecache.site.content import ContentService
+from sitecache.site.content import ContentService, PostQuery
 from sitecache.site.dates import rfc3339_local
+from sitecache.site.models import Post
 
 __all__ = [
     "CONTEXT_PARAM",
     "NAMESPACE",
+    "CrudChecks",
     "CrudController",
     "CrudPermissions",
     "RoutedController",
+    "add_item_links",
+    "add_post_links",
     "collection_params",
     "context_param",
     "created",
@@ -30,10 +38,22 @@ __all__ = [
     "edit_context_check",
     "id_list_param",
     "int_list",
+    "int_param",
+    "order_params",
+    "page_args",
     "paginated",
+    "paginated_posts",
+    "post_collection_params",
+    "post_fields",
+    "post_query",
+    "raw_text",
     "register_crud_routes",
+    "requested_statuses",
     "rest_dates",
+    "status_error",
     "timestamp_from_request",
+    "timestamp_param",
+    "title_field",
 ]
 
 NAMESPACE: Final = "site/v2"
@@ -47,6 +67,57 @@ def int_list(value: Any) -> tuple[int, ...]:
             int(item) for item in value if isinstance(item, int) and not isinstance(item, bool)
         )
     return ()
+
+
+def int_param(value: Any) -> int | None:
+    """An integer argument's value, ``None`` when absent or not an integer (a bool is not)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def raw_text(value: Any) -> str | None:
+    """A rendered-or-raw text argument's raw text (a string as given, an object's ``raw``);
+    ``None`` when absent or not text."""
+    if isinstance(value, dict):
+        value = value.get("raw")
+    return value if isinstance(value, str) else None
+
+
+def timestamp_param(value: Any) -> int | None:
+    """The UTC timestamp of a ``date-time`` argument (``after``, ``before``), ``None`` when
+    absent or not a date."""
+    if not isinstance(value, str):
+        return None
+    stamp = parse_date(value)
+    return None if isinstance(stamp, bool) else int(stamp)
+
+
+def page_args(request: RestRequest) -> tuple[int, int, int | None]:
+    """``(page, per_page, offset)`` of a collection request (1, 10 and ``None`` when absent)."""
+    offset = request.get_param("offset")
+    return (
+        int(request.get_param("page") or 1),
+        int(request.get_param("per_page") or 10),
+        int(offset) if isinstance(offset, int) else None,
+    )
+
+
+def order_params(orderby: list[str], *, default: str, noun: str) -> dict[str, Any]:
+    """``order`` (``asc`` or ``desc``, ``desc`` by default) and ``orderby`` (one of
+    ``orderby``, ``default`` by default) of a collection of ``noun`` items."""
+    return {
+        "order": {
+            "description": "Order sort attribute ascending or descending.",
+            "type": "string",
+            "default": "desc",
+            "enum": ["asc", "desc"],
+        },
+        "orderby": {
+            "description": f"Sort collection by {noun} attribute.",
+            "type": "string",
+            "default": default,
+            "enum": orderby,
+        },
+    }
 
 
 def denied(request: RestRequest, code: str, message: str) -> RestError:
@@ -175,6 +246,16 @@ class CrudController(Protocol):
 PermissionCheck = Callable[[RestRequest], "bool | RestError"]
 
 
+class CrudChecks(Protocol):
+    """The five permission checks of a collection-and-item controller, by WordPress's names."""
+
+    def get_items_permissions_check(self, request: RestRequest) -> bool | RestError: ...
+    def create_item_permissions_check(self, request: RestRequest) -> bool | RestError: ...
+    def get_item_permissions_check(self, request: RestRequest) -> bool | RestError: ...
+    def update_item_permissions_check(self, request: RestRequest) -> bool | RestError: ...
+    def delete_item_permissions_check(self, request: RestRequest) -> bool | RestError: ...
+
+
 @dataclass(frozen=True)
 class CrudPermissions:
     """The permission callback of each of the five collection and item endpoints."""
@@ -184,6 +265,17 @@ class CrudPermissions:
     read: PermissionCheck
     update: PermissionCheck
     delete: PermissionCheck
+
+    @classmethod
+    def of(cls, checks: CrudChecks) -> CrudPermissions:
+        """The five checks of a controller that names them as WordPress does."""
+        return cls(
+            list=checks.get_items_permissions_check,
+            create=checks.create_item_permissions_check,
+            read=checks.get_item_permissions_check,
+            update=checks.update_item_permissions_check,
+            delete=checks.delete_item_permissions_check,
+        )
 
 
 def register_crud_routes(
@@ -271,3 +363,185 @@ def _item_handlers(
             "allow_batch": {"v1": True},
         },
     ]
+
+
+# ---------------------------------------------------------------- post-type controllers
+def post_collection_params(
+    *,
+    orderby: list[str],
+    statuses: list[str],
+    default_status: str,
+    date_words: str,
+    filters: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The collection arguments of a post type: `collection_params`, then ``after`` and
+    ``before`` (described as "a given ``date_words`` date"), ``author``, ``author_exclude``,
+    ``exclude``, ``include``, ``order``, ``orderby`` (one of ``orderby``, ``date`` by
+    default), the type's own ``filters``, ``slug`` and ``status`` (some of ``statuses``,
+    ``default_status`` by default), in that order."""
+    params = collection_params()
+    for name, when in (("after", "after"), ("before", "before")):
+        params[name] = {
+            "description": f"Limit response to posts published {when} a given {date_words} date.",
+            "type": "string",
+            "format": "date-time",
+        }
+    params.update(
+        {
+            "author": id_list_param("Limit result set to posts assigned to specific authors."),
+            "author_exclude": id_list_param(
+                "Ensure result set excludes posts assigned to specific authors."
+            ),
+            "exclude": id_list_param("Ensure result set excludes specific IDs."),
+            "include": id_list_param("Limit result set to specific IDs."),
+            **order_params(orderby, default="date", noun="post"),
+            **(filters or {}),
+            "slug": {
+                "description": "Limit result set to posts with one or more specific slugs.",
+                "type": "array",
+                "items": {"type": "string"},
+            },
+            "status": {
+                "default": default_status,
+                "description": "Limit result set to posts assigned one or more statuses.",
+                "type": "array",
+                "items": {"enum": statuses, "type": "string"},
+            },
+        }
+    )
+    return params
+
+
+def requested_statuses(request: RestRequest, default: str) -> tuple[str, ...]:
+    """The statuses a post-type collection request asks for (``default`` when none)."""
+    statuses = request.get_param("status")
+    return tuple(statuses) if isinstance(statuses, list) else (str(statuses or default),)
+
+
+def status_error(
+    request: RestRequest, statuses: tuple[str, ...], capability_of: Callable[[str], str | None]
+) -> RestError | None:
+    """400 ``rest_invalid_param`` on ``status`` when the caller lacks the capability one of
+    ``statuses`` needs (``capability_of`` names it; ``None``: the status is public)."""
+    for status in statuses:
+        needed = capability_of(status)
+        if needed is not None and not request.user.can(needed):
+            return RestError(
+                "rest_invalid_param",
+                "Invalid parameter(s): status",
+                {"status": 400, "params": {"status": "Status is forbidden."}},
+            )
+    return None
+
+
+def post_query(
+    request: RestRequest, types: tuple[str, ...], statuses: tuple[str, ...]
+) -> PostQuery:
+    """The query of a post-type collection request: posts of ``types`` in ``statuses``, with
+    the filters every post type takes from the request (``author``, ``author_exclude``,
+    ``include``, ``exclude``, ``slug``, ``search``, ``after``, ``before``, ``orderby``,
+    ``order``, ``page``, ``per_page``, ``offset``); a type adds its own with
+    `dataclasses.replace`."""
+    page, per_page, offset = page_args(request)
+    return PostQuery(
+        types=types,
+        statuses=statuses,
+        authors=int_list(request.get_param("author")),
+        authors_exclude=int_list(request.get_param("author_exclude")),
+        include=int_list(request.get_param("include")),
+        exclude=int_list(request.get_param("exclude")),
+        slugs=tuple(str(s) for s in request.get_param("slug") or ()),
+        search=str(request.get_param("search") or ""),
+        after=timestamp_param(request.get_param("after")),
+        before=timestamp_param(request.get_param("before")),
+        orderby=str(request.get_param("orderby") or "date"),
+        order=str(request.get_param("order") or "desc"),
+        page=page,
+        per_page=per_page,
+        offset=offset,
+    )
+
+
+def paginated_posts(
+    server: RestServer, request: RestRequest, data: Any, total: int, query: PostQuery
+) -> RestResponse | RestError:
+    """`paginated` for a post-type collection: ``query``'s page and page size, and
+    ``rest_post_invalid_page_number`` for a page past the end."""
+    return paginated(
+        server,
+        request,
+        data,
+        total,
+        query.per_page,
+        query.page,
+        "rest_post_invalid_page_number",
+    )
+
+
+def title_field(post: Post) -> dict[str, str]:
+    """A post's ``title``: raw, and rendered (escaped)."""
+    return {"raw": post.title, "rendered": str(escape(post.title))}
+
+
+def post_fields(
+    post: Post, content: ContentService, *, guid: str, link: str, texts: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The fields every post type answers with, in WordPress's order: ``id``, the dates,
+    ``guid``, ``slug``, ``status``, ``type``, ``link``, then the type's ``texts`` (its
+    ``title``, ``content``…), then ``author``, ``featured_media``, the comment and ping
+    statuses, ``template`` and ``meta``."""
+    date, date_gmt = rest_dates(post.date_gmt, content)
+    modified, modified_gmt = rest_dates(post.modified_gmt, content)
+    return {
+        "id": post.id,
+        "date": date,
+        "date_gmt": date_gmt,
+        "guid": {"rendered": guid, "raw": guid},
+        "modified": modified,
+        "modified_gmt": modified_gmt,
+        "slug": post.slug,
+        "status": post.status,
+        "type": post.type,
+        "link": link,
+        **texts,
+        "author": post.author,
+        "featured_media": 0,
+        "comment_status": post.comment_status,
+        "ping_status": post.ping_status,
+        "template": "",
+        "meta": {},
+    }
+
+
+def add_item_links(
+    server: RestServer,
+    response: RestResponse,
+    rest_base: str,
+    item_id: int,
+    *,
+    author: int,
+    about: str | None = None,
+) -> None:
+    """An item's ``self`` and ``collection`` links below ``/<namespace>/<rest_base>``, then
+    ``about`` (``types/<about>``) when given, then the embeddable ``author`` when there is
+    one (``author`` is a user id, 0 for none)."""
+    rest = server.rest_url
+    base = f"/{NAMESPACE}/{rest_base}"
+    response.add_link("self", rest(f"{base}/{item_id}"))
+    response.add_link("collection", rest(base))
+    if about is not None:
+        response.add_link("about", rest(f"/{NAMESPACE}/types/{about}"))
+    if author:
+        response.add_link("author", rest(f"/{NAMESPACE}/users/{author}"), {"embeddable": True})
+
+
+def add_post_links(server: RestServer, response: RestResponse, rest_base: str, post: Post) -> None:
+    """A post's (page's, attachment's) first links: ``self``, ``collection``, ``about`` (its
+    type), the embeddable ``author`` when it has one and the embeddable ``replies`` (its
+    comments)."""
+    add_item_links(server, response, rest_base, post.id, author=post.author, about=post.type)
+    response.add_link(
+        "replies",
+        server.rest_url(f"/{NAMESPACE}/comments?post={post.id}"),
+        {"embeddable": True},
+    )

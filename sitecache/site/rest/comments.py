@@ -21,6 +21,7 @@ from sitecache.site.rest.base import (
     NAMESPACE,
     CrudPermissions,
     RoutedController,
+    add_item_links,
     collection_params,
     created,
     deleted,
@@ -28,7 +29,11 @@ from sitecache.site.rest.base import (
     edit_context_check,
     id_list_param,
     int_list,
+    int_param,
+    order_params,
+    page_args,
     paginated,
+    raw_text,
     register_crud_routes,
     rest_dates,
     timestamp_from_request,
@@ -217,18 +222,11 @@ class CommentsController(RoutedController):
                 },
                 "exclude": id_list_param("Ensure result set excludes specific IDs."),
                 "include": id_list_param("Limit result set to specific IDs."),
-                "order": {
-                    "description": "Order sort attribute ascending or descending.",
-                    "type": "string",
-                    "default": "desc",
-                    "enum": ["asc", "desc"],
-                },
-                "orderby": {
-                    "description": "Sort collection by comment attribute.",
-                    "type": "string",
-                    "default": "date_gmt",
-                    "enum": ["date", "date_gmt", "id", "include", "post", "parent"],
-                },
+                **order_params(
+                    ["date", "date_gmt", "id", "include", "post", "parent"],
+                    default="date_gmt",
+                    noun="comment",
+                ),
                 "parent": id_list_param("Limit result set to comments of specific parent IDs."),
                 "post": id_list_param(
                     "Limit result set to comments assigned to specific post IDs."
@@ -358,9 +356,7 @@ class CommentsController(RoutedController):
     # ------------------------------------------------------------------ handlers
     def get_items(self, request: RestRequest) -> RestResponse | RestError:
         """One page of comments, with totals and prev/next links."""
-        page = int(request.get_param("page") or 1)
-        per_page = int(request.get_param("per_page") or 10)
-        offset = request.get_param("offset")
+        page, per_page, offset = page_args(request)
         status = str(request.get_param("status") or "approve")
         statuses = tuple(COMMENT_STATUSES) if status == "all" else (status,)
         comments, total = self.content.query_comments(
@@ -377,7 +373,7 @@ class CommentsController(RoutedController):
                 order=str(request.get_param("order") or "desc"),
                 page=page,
                 per_page=per_page,
-                offset=offset if isinstance(offset, int) else None,
+                offset=offset,
             )
         )
         if not request.user.can("moderate_comments"):
@@ -416,13 +412,8 @@ class CommentsController(RoutedController):
             "meta": {},
         }
         response = RestResponse(data)
+        add_item_links(self.server, response, "comments", comment.id, author=comment.user_id)
         rest = self.server.rest_url
-        response.add_link("self", rest(f"/{NAMESPACE}/comments/{comment.id}"))
-        response.add_link("collection", rest(f"/{NAMESPACE}/comments"))
-        if comment.user_id:
-            response.add_link(
-                "author", rest(f"/{NAMESPACE}/users/{comment.user_id}"), {"embeddable": True}
-            )
         if post is not None:
             base = "posts" if post.type == "post" else "pages"
             response.add_link(
@@ -438,10 +429,8 @@ class CommentsController(RoutedController):
 
     def _fields(self, request: RestRequest) -> dict[str, Any] | RestError:
         fields: dict[str, Any] = {}
-        content = request.get_param("content")
-        if isinstance(content, dict):
-            content = content.get("raw")
-        if isinstance(content, str):
+        content = raw_text(request.get_param("content"))
+        if content is not None:
             fields["content"] = content
         for name, column in (
             ("author_name", "author_name"),
@@ -455,9 +444,9 @@ class CommentsController(RoutedController):
             if isinstance(value, str):
                 fields[column] = value
         for name, column in (("author", "user_id"), ("parent", "parent"), ("post", "post_id")):
-            value = request.get_param(name)
-            if isinstance(value, int) and not isinstance(value, bool):
-                fields[column] = value
+            number = int_param(request.get_param(name))
+            if number is not None:
+                fields[column] = number
         stamp = timestamp_from_request(request, self.content)
         if isinstance(stamp, RestError):
             return stamp

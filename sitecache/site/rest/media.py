@@ -11,33 +11,39 @@ one; changing needs ``edit_posts`` (``edit_others_posts`` for someone else's); d
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any, Final
 
-from markupsafe import escape
 from werkzeug.http import parse_options_header
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
 from sitecache.rest.uploads import UploadedFile
-from sitecache.site.content import ContentService, PostQuery
+from sitecache.site.content import ContentService
 from sitecache.site.media_library import Attachment, MediaLibrary
 from sitecache.site.models import Post
 from sitecache.site.render import paragraphs
 from sitecache.site.rest.base import (
-    NAMESPACE,
     CrudPermissions,
     RoutedController,
-    collection_params,
+    add_post_links,
     created,
     deleted,
     denied,
     edit_context_check,
     id_list_param,
     int_list,
-    paginated,
+    int_param,
+    paginated_posts,
+    post_collection_params,
+    post_fields,
+    post_query,
+    raw_text,
     register_crud_routes,
-    rest_dates,
+    requested_statuses,
+    status_error,
     timestamp_from_request,
+    title_field,
 )
 from sitecache.site.rest.media_schema import ATTACHMENT_STATUSES, media_schema
 from sitecache.site.upload_types import FILE_TYPES
@@ -54,13 +60,6 @@ _BAD_DISPOSITION: Final = (
     "Invalid Content-Disposition supplied. Content-Disposition needs to be formatted as"
     ' `attachment; filename="image.png"` or similar.'
 )
-
-
-def _text_param(value: Any) -> str | None:
-    """A rendered-or-raw text argument's raw text (``None`` when absent or not text)."""
-    if isinstance(value, dict):
-        value = value.get("raw")
-    return value if isinstance(value, str) else None
 
 
 class MediaController(RoutedController):
@@ -81,54 +80,20 @@ class MediaController(RoutedController):
     # ------------------------------------------------------------------ registration
     def collection_params(self) -> dict[str, Any]:
         """The collection's query arguments."""
-        params = collection_params()
-        params.update(
-            {
-                "after": {
-                    "description": "Limit response to posts published after a given ISO8601"
-                    " compliant date.",
-                    "type": "string",
-                    "format": "date-time",
-                },
-                "before": {
-                    "description": "Limit response to posts published before a given ISO8601"
-                    " compliant date.",
-                    "type": "string",
-                    "format": "date-time",
-                },
-                "author": id_list_param("Limit result set to posts assigned to specific authors."),
-                "author_exclude": id_list_param(
-                    "Ensure result set excludes posts assigned to specific authors."
-                ),
-                "exclude": id_list_param("Ensure result set excludes specific IDs."),
-                "include": id_list_param("Limit result set to specific IDs."),
-                "order": {
-                    "description": "Order sort attribute ascending or descending.",
-                    "type": "string",
-                    "default": "desc",
-                    "enum": ["asc", "desc"],
-                },
-                "orderby": {
-                    "description": "Sort collection by post attribute.",
-                    "type": "string",
-                    "default": "date",
-                    "enum": _ORDERBY,
-                },
+        params = post_collection_params(
+            orderby=_ORDERBY,
+            statuses=list(ATTACHMENT_STATUSES),
+            default_status="inherit",
+            date_words="ISO8601 compliant",
+            filters={
                 "parent": id_list_param("Limit result set to items with particular parent IDs."),
                 "parent_exclude": id_list_param(
                     "Limit result set to all items except those of a particular parent ID."
                 ),
-                "slug": {
-                    "description": "Limit result set to posts with one or more specific slugs.",
-                    "type": "array",
-                    "items": {"type": "string"},
-                },
-                "status": {
-                    "default": "inherit",
-                    "description": "Limit result set to posts assigned one or more statuses.",
-                    "type": "array",
-                    "items": {"enum": list(ATTACHMENT_STATUSES), "type": "string"},
-                },
+            },
+        )
+        params.update(
+            {
                 "media_type": {
                     "default": None,
                     "description": "Limit result set to attachments of a particular media type"
@@ -158,13 +123,7 @@ class MediaController(RoutedController):
             server,
             f"/{self.rest_base}",
             self,
-            CrudPermissions(
-                list=self.get_items_permissions_check,
-                create=self.create_item_permissions_check,
-                read=self.get_item_permissions_check,
-                update=self.update_item_permissions_check,
-                delete=self.delete_item_permissions_check,
-            ),
+            CrudPermissions.of(self),
             schema=schema,
             collection_args=self.collection_params(),
             item_noun="attachment",
@@ -294,42 +253,20 @@ class MediaController(RoutedController):
     # ------------------------------------------------------------------ reading
     def get_items(self, request: RestRequest) -> RestResponse | RestError:
         """One page of attachments, with totals and prev/next links."""
-        statuses = request.get_param("status")
-        wanted = tuple(statuses) if isinstance(statuses, list) else (str(statuses or "inherit"),)
-        user = request.user
-        for status in wanted:
-            needed = {"private": "read_private_posts", "trash": "edit_posts"}.get(status)
-            if needed is not None and not user.can(needed):
-                return RestError(
-                    "rest_invalid_param",
-                    "Invalid parameter(s): status",
-                    {"status": 400, "params": {"status": "Status is forbidden."}},
-                )
-        page = int(request.get_param("page") or 1)
-        per_page = int(request.get_param("per_page") or 10)
-        offset = request.get_param("offset")
-        query = PostQuery(
-            types=("attachment",),
-            statuses=wanted,
-            authors=int_list(request.get_param("author")),
-            authors_exclude=int_list(request.get_param("author_exclude")),
-            include=int_list(request.get_param("include")),
-            exclude=int_list(request.get_param("exclude")),
+        wanted = requested_statuses(request, "inherit")
+        forbidden = status_error(
+            request, wanted, {"private": "read_private_posts", "trash": "edit_posts"}.get
+        )
+        if forbidden is not None:
+            return forbidden
+        query = replace(
+            post_query(request, ("attachment",), wanted),
             parents=int_list(request.get_param("parent")),
             parents_exclude=int_list(request.get_param("parent_exclude")),
-            slugs=tuple(str(s) for s in request.get_param("slug") or ()),
             mime_types=tuple(str(s).lower() for s in request.get_param("mime_type") or ()),
             mime_classes=tuple(str(s) for s in request.get_param("media_type") or ()),
             # SECURITY: who cannot edit posts sees only media of published posts.
-            public_parents_only=not user.can("edit_posts"),
-            search=str(request.get_param("search") or ""),
-            after=_stamp(request.get_param("after")),
-            before=_stamp(request.get_param("before")),
-            orderby=str(request.get_param("orderby") or "date"),
-            order=str(request.get_param("order") or "desc"),
-            page=page,
-            per_page=per_page,
-            offset=int(offset) if isinstance(offset, int) else None,
+            public_parents_only=not request.user.can("edit_posts"),
         )
         posts, total = self.content.query_posts(query)
         files = self.library.files_of([post.id for post in posts])
@@ -338,9 +275,7 @@ class MediaController(RoutedController):
             for post in posts
             if post.id in files
         ]
-        return paginated(
-            self.server, request, data, total, per_page, page, "rest_post_invalid_page_number"
-        )
+        return paginated_posts(self.server, request, data, total, query)
 
     def get_item(self, request: RestRequest) -> RestResponse | RestError:
         """One attachment."""
@@ -354,8 +289,6 @@ class MediaController(RoutedController):
     def prepare(self, attachment: Attachment) -> RestResponse:
         """An attachment's data (every field; the server filters by context) and links."""
         post, file = attachment.post, attachment.file
-        date, date_gmt = rest_dates(post.date_gmt, self.content)
-        modified, modified_gmt = rest_dates(post.modified_gmt, self.content)
         source = self.source_url(attachment)
         file_type = FILE_TYPES.get(post.mime_type)
         is_image = file_type is not None and file_type.media_type == "image"
@@ -368,49 +301,26 @@ class MediaController(RoutedController):
                 "filesize": file.filesize,
                 "sizes": {},
             }
-        data: dict[str, Any] = {
-            "id": post.id,
-            "date": date,
-            "date_gmt": date_gmt,
-            "guid": {"rendered": source, "raw": source},
-            "modified": modified,
-            "modified_gmt": modified_gmt,
-            "slug": post.slug,
-            "status": post.status,
-            "type": "attachment",
-            "link": source,
-            "title": {"raw": post.title, "rendered": str(escape(post.title))},
-            "author": post.author,
-            "featured_media": 0,
-            "comment_status": post.comment_status,
-            "ping_status": post.ping_status,
-            "template": "",
-            "meta": {},
-            "alt_text": file.alt_text,
-            "caption": {"raw": post.excerpt, "rendered": str(paragraphs(post.excerpt))},
-            "description": {"raw": post.content, "rendered": str(paragraphs(post.content))},
-            "media_type": "image" if is_image else "file",
-            "mime_type": post.mime_type,
-            "media_details": details,
-            "post": post.parent,
-            "source_url": source,
-            "missing_image_sizes": [],
-            "filename": file.file.rsplit("/", 1)[-1],
-            "filesize": file.filesize,
-        }
-        response = RestResponse(data)
-        rest = self.server.rest_url
-        base = f"/{NAMESPACE}/{self.rest_base}"
-        response.add_link("self", rest(f"{base}/{post.id}"))
-        response.add_link("collection", rest(base))
-        response.add_link("about", rest(f"/{NAMESPACE}/types/attachment"))
-        if post.author:
-            response.add_link(
-                "author", rest(f"/{NAMESPACE}/users/{post.author}"), {"embeddable": True}
-            )
-        response.add_link(
-            "replies", rest(f"/{NAMESPACE}/comments?post={post.id}"), {"embeddable": True}
+        data = post_fields(
+            post, self.content, guid=source, link=source, texts={"title": title_field(post)}
         )
+        data.update(
+            {
+                "alt_text": file.alt_text,
+                "caption": {"raw": post.excerpt, "rendered": str(paragraphs(post.excerpt))},
+                "description": {"raw": post.content, "rendered": str(paragraphs(post.content))},
+                "media_type": "image" if is_image else "file",
+                "mime_type": post.mime_type,
+                "media_details": details,
+                "post": post.parent,
+                "source_url": source,
+                "missing_image_sizes": [],
+                "filename": file.file.rsplit("/", 1)[-1],
+                "filesize": file.filesize,
+            }
+        )
+        response = RestResponse(data)
+        add_post_links(self.server, response, self.rest_base, post)
         return response
 
     # ------------------------------------------------------------------ writing
@@ -418,7 +328,7 @@ class MediaController(RoutedController):
         """The attachment fields a create or update request sets."""
         fields: dict[str, Any] = {}
         for param, column in _TEXT_FIELDS:
-            text = _text_param(request.get_param(param))
+            text = raw_text(request.get_param(param))
             if text is not None:
                 fields[column] = text
         alt_text = request.get_param("alt_text")
@@ -428,8 +338,8 @@ class MediaController(RoutedController):
         if isinstance(slug, str):
             fields["slug"] = slug
         for param, column in (("post", "parent"), ("author", "author")):
-            value = request.get_param(param)
-            if isinstance(value, int) and not isinstance(value, bool):
+            value = int_param(request.get_param(param))
+            if value is not None:
                 fields[column] = value
         stamp = timestamp_from_request(request, self.content)
         if isinstance(stamp, RestError):
@@ -517,12 +427,3 @@ def _upload_of(request: RestRequest) -> tuple[bytes, str, str] | RestError:
     if not name.strip():
         return RestError("rest_upload_invalid_disposition", _BAD_DISPOSITION, {"status": 400})
     return body, content_type, name
-
-
-def _stamp(value: Any) -> int | None:
-    from sitecache.schema import parse_date
-
-    if not isinstance(value, str):
-        return None
-    stamp = parse_date(value)
-    return None if isinstance(stamp, bool) else int(stamp)

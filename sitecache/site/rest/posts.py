@@ -10,31 +10,37 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, Final
-
-from markupsafe import escape
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
 from sitecache.site.blocks import strip_blocks
-from sitecache.site.content import ContentService, PostQuery
+from sitecache.site.content import ContentService
 from sitecache.site.models import POST_STATUSES, Post
 from sitecache.site.render import excerpt_text, paragraphs
 from sitecache.site.rest.base import (
     NAMESPACE,
     CrudPermissions,
     RoutedController,
-    collection_params,
+    add_post_links,
     created,
     deleted,
     denied,
     edit_context_check,
     id_list_param,
     int_list,
-    paginated,
+    int_param,
+    paginated_posts,
+    post_collection_params,
+    post_fields,
+    post_query,
+    raw_text,
     register_crud_routes,
-    rest_dates,
+    requested_statuses,
+    status_error,
     timestamp_from_request,
+    title_field,
 )
 from sitecache.site.rest.posts_schema import post_schema
 
@@ -105,49 +111,11 @@ class PostsController(RoutedController):
     # ------------------------------------------------------------------ registration
     def collection_params(self) -> dict[str, Any]:
         """The collection's query arguments."""
-        params = collection_params()
-        params.update(
-            {
-                "after": {
-                    "description": "Limit response to posts published after a given ISO8601 date.",
-                    "type": "string",
-                    "format": "date-time",
-                },
-                "before": {
-                    "description": "Limit response to posts published before a given ISO8601 date.",
-                    "type": "string",
-                    "format": "date-time",
-                },
-                "author": id_list_param("Limit result set to posts assigned to specific authors."),
-                "author_exclude": id_list_param(
-                    "Ensure result set excludes posts assigned to specific authors."
-                ),
-                "exclude": id_list_param("Ensure result set excludes specific IDs."),
-                "include": id_list_param("Limit result set to specific IDs."),
-                "order": {
-                    "description": "Order sort attribute ascending or descending.",
-                    "type": "string",
-                    "default": "desc",
-                    "enum": ["asc", "desc"],
-                },
-                "orderby": {
-                    "description": "Sort collection by post attribute.",
-                    "type": "string",
-                    "default": "date",
-                    "enum": _ORDERBY,
-                },
-                "slug": {
-                    "description": "Limit result set to posts with one or more specific slugs.",
-                    "type": "array",
-                    "items": {"type": "string"},
-                },
-                "status": {
-                    "default": "publish",
-                    "description": "Limit result set to posts assigned one or more statuses.",
-                    "type": "array",
-                    "items": {"enum": [*POST_STATUSES, "any"], "type": "string"},
-                },
-            }
+        params = post_collection_params(
+            orderby=_ORDERBY,
+            statuses=[*POST_STATUSES, "any"],
+            default_status="publish",
+            date_words="ISO8601",
         )
         if self.post_type == "post":
             for name in ("categories", "tags"):
@@ -178,13 +146,7 @@ class PostsController(RoutedController):
             server,
             f"/{self.rest_base}",
             self,
-            CrudPermissions(
-                list=self.get_items_permissions_check,
-                create=self.create_item_permissions_check,
-                read=self.get_item_permissions_check,
-                update=self.update_item_permissions_check,
-                delete=self.delete_item_permissions_check,
-            ),
+            CrudPermissions.of(self),
             schema=schema,
             collection_args=self.collection_params(),
             item_noun="post",
@@ -321,31 +283,14 @@ class PostsController(RoutedController):
     # ------------------------------------------------------------------ reading
     def get_items(self, request: RestRequest) -> RestResponse | RestError:
         """One page of posts, with totals and prev/next links."""
-        statuses = request.get_param("status")
-        wanted = tuple(statuses) if isinstance(statuses, list) else (str(statuses or "publish"),)
+        wanted = requested_statuses(request, "publish")
         if "any" in wanted:
             wanted = tuple(s for s in POST_STATUSES if s != "trash")
-        user = request.user
-        for status in wanted:
-            if status == "publish":
-                continue
-            needed = self.caps["read_private"] if status == "private" else self.caps["edit"]
-            if not user.can(needed):
-                return RestError(
-                    "rest_invalid_param",
-                    "Invalid parameter(s): status",
-                    {"status": 400, "params": {"status": "Status is forbidden."}},
-                )
-        page = int(request.get_param("page") or 1)
-        per_page = int(request.get_param("per_page") or 10)
-        offset = request.get_param("offset")
-        query = PostQuery(
-            types=(self.post_type,),
-            statuses=wanted,
-            authors=int_list(request.get_param("author")),
-            authors_exclude=int_list(request.get_param("author_exclude")),
-            include=int_list(request.get_param("include")),
-            exclude=int_list(request.get_param("exclude")),
+        forbidden = status_error(request, wanted, self._status_capability)
+        if forbidden is not None:
+            return forbidden
+        query = replace(
+            post_query(request, (self.post_type,), wanted),
             term_groups=tuple(
                 group
                 for group in (
@@ -358,23 +303,19 @@ class PostsController(RoutedController):
             + int_list(request.get_param("tags_exclude")),
             parents=int_list(request.get_param("parent")),
             sticky=sticky if isinstance(sticky := request.get_param("sticky"), bool) else None,
-            slugs=tuple(str(s) for s in request.get_param("slug") or ()),
-            search=str(request.get_param("search") or ""),
             # WordPress's rule: a logged-out search never finds a password-protected post.
-            without_password=bool(request.get_param("search")) and not getattr(user, "id", 0),
-            after=_stamp(request.get_param("after")),
-            before=_stamp(request.get_param("before")),
-            orderby=str(request.get_param("orderby") or "date"),
-            order=str(request.get_param("order") or "desc"),
-            page=page,
-            per_page=per_page,
-            offset=int(offset) if isinstance(offset, int) else None,
+            without_password=bool(request.get_param("search"))
+            and not getattr(request.user, "id", 0),
         )
         posts, total = self.content.query_posts(query)
         data = [self.server.response_to_data(self.prepare(post, request), False) for post in posts]
-        return paginated(
-            self.server, request, data, total, per_page, page, "rest_post_invalid_page_number"
-        )
+        return paginated_posts(self.server, request, data, total, query)
+
+    def _status_capability(self, status: str) -> str | None:
+        """The capability listing posts of ``status`` needs (``None``: published ones)."""
+        if status == "publish":
+            return None
+        return self.caps["read_private"] if status == "private" else self.caps["edit"]
 
     def get_item(self, request: RestRequest) -> RestResponse | RestError:
         """One post."""
@@ -383,28 +324,13 @@ class PostsController(RoutedController):
 
     def prepare(self, post: Post, request: RestRequest) -> RestResponse:
         """A post's data (every field; the server filters by context) with its links."""
-        date, date_gmt = rest_dates(post.date_gmt, self.content)
-        modified, modified_gmt = rest_dates(post.modified_gmt, self.content)
         protected = bool(post.password)
         # Withheld unless the caller may see it (WordPress's ``post_password_required``).
         withheld = protected and not self.can_access_password_content(request, post)
-        home = self.server.home_url()
-        data: dict[str, Any] = {
-            "id": post.id,
-            "date": date,
-            "date_gmt": date_gmt,
-            "guid": {"rendered": f"{home}/?p={post.id}", "raw": f"{home}/?p={post.id}"},
-            "modified": modified,
-            "modified_gmt": modified_gmt,
-            "slug": post.slug,
-            "status": post.status,
-            "type": post.type,
-            "link": self.link_of(post),
+        guid = f"{self.server.home_url()}/?p={post.id}"
+        texts = {
             "password": post.password,
-            "title": {
-                "raw": post.title,
-                "rendered": str(escape(post.title)),
-            },
+            "title": title_field(post),
             "content": {
                 "raw": post.content,
                 "rendered": "" if withheld else self.render_content(post),
@@ -417,13 +343,8 @@ class PostsController(RoutedController):
                 else str(paragraphs(excerpt_text(post.excerpt, strip_blocks(post.content)))),
                 "protected": protected,
             },
-            "author": post.author,
-            "featured_media": 0,
-            "comment_status": post.comment_status,
-            "ping_status": post.ping_status,
-            "template": "",
-            "meta": {},
         }
+        data = post_fields(post, self.content, guid=guid, link=self.link_of(post), texts=texts)
         terms = self.content.get_terms(post.term_ids) if post.term_ids else {}
         if self.post_type == "post":
             data["format"] = "standard"
@@ -444,18 +365,9 @@ class PostsController(RoutedController):
         child page), ``version-history`` (with the revision ``count``) and, when there is a
         revision, ``predecessor-version`` (the newest, with its ``id``), and the ``wp:term``
         links (posts)."""
+        add_post_links(self.server, response, self.rest_base, post)
         rest = self.server.rest_url
         base = f"/{NAMESPACE}/{self.rest_base}"
-        response.add_link("self", rest(f"{base}/{post.id}"))
-        response.add_link("collection", rest(base))
-        response.add_link("about", rest(f"/{NAMESPACE}/types/{self.post_type}"))
-        if post.author:
-            response.add_link(
-                "author", rest(f"/{NAMESPACE}/users/{post.author}"), {"embeddable": True}
-            )
-        response.add_link(
-            "replies", rest(f"/{NAMESPACE}/comments?post={post.id}"), {"embeddable": True}
-        )
         if self.post_type == "page" and post.parent:
             response.add_link("up", rest(f"{base}/{post.parent}"), {"embeddable": True})
         count, latest = self.content.revision_summary(post.id)
@@ -587,28 +499,17 @@ def _scalar_fields(request: RestRequest, *, with_sticky: bool) -> dict[str, Any]
     give their ``raw``; values of the wrong type are left out)."""
     fields: dict[str, Any] = {}
     for name in ("title", "content", "excerpt"):
-        value = request.get_param(name)
-        if isinstance(value, dict):
-            value = value.get("raw")
-        if isinstance(value, str):
-            fields[name] = value
+        text = raw_text(request.get_param(name))
+        if text is not None:
+            fields[name] = text
     for name in ("slug", "status", "password", "comment_status", "ping_status"):
         value = request.get_param(name)
         if isinstance(value, str):
             fields[name] = value
     for name in ("author", "parent", "menu_order"):
-        value = request.get_param(name)
-        if isinstance(value, int) and not isinstance(value, bool):
-            fields[name] = value
+        number = int_param(request.get_param(name))
+        if number is not None:
+            fields[name] = number
     if with_sticky and isinstance(request.get_param("sticky"), bool):
         fields["sticky"] = request.get_param("sticky")
     return fields
-
-
-def _stamp(value: Any) -> int | None:
-    from sitecache.schema import parse_date
-
-    if not isinstance(value, str):
-        return None
-    stamp = parse_date(value)
-    return None if isinstance(stamp, bool) else int(stamp)
