@@ -239,7 +239,7 @@ class App:
         self.invalidation = ContentInvalidation(
             self.cache.engine, self.site, Outbox(self.auth.store)
         )
-        self.invalidation.install(self.content)
+        self.invalidation.install(self.content, self.auth.users)
         # The site-cache/v1 routes, preload, GC timers and companion plugins (#8).
         self.cache_api = CacheApi(
             self.cache, self.hooks, config.site_url, static_root=config.static_directory

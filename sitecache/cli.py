@@ -296,7 +296,10 @@ def command_user_delete(args: argparse.Namespace) -> int:
     administrator); with ``--reassign ID`` their posts and pages go to that user first, with
     the REST users route's errors (``rest_user_invalid_reassign``: no such user, or the user
     being deleted)."""
-    auth = _auth(_configure_environment(args))
+    from sitecache.app import App  # the site's own listeners: the cache purges what changes
+
+    app = App(_configure_environment(args))
+    auth = app.auth
     user = _find_user(auth, args.login)
     target = None if args.reassign is None else auth.users.get(args.reassign)
     if args.reassign is not None and (target is None or target.id == user.id):
@@ -306,9 +309,12 @@ def command_user_delete(args: argparse.Namespace) -> int:
             "rest_user_last_administrator", "The site's last administrator cannot be deleted."
         )
     moved = 0
-    if target is not None:
-        moved = ContentService(auth.store, Hooks()).reassign_posts(user.id, target.id)
-    auth.users.delete(user)
+    try:
+        if target is not None:
+            moved = app.content.reassign_posts(user.id, target.id)
+        auth.users.delete(user)
+    finally:
+        app.cache.close()
     print(f"User {user.login} (id {user.id}) deleted.")
     if target is not None:
         print(f"  {moved} posts and pages reassigned to {target.login} (id {target.id}).")

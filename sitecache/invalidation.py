@@ -17,6 +17,9 @@ following CACHE_API.md "Invalidation":
 - an edited or deleted term purges its archive and the pages that list it (with the pages whose
   blocks list its taxonomy's terms, which a new term also purges); a changed option
   (title, tagline, ...) purges the whole site;
+- a user whose display name or slug changes, or who is deleted, purges their author archive,
+  their posts' pages and every listing and feed showing one of their posts (`user_changing`,
+  in the user change's own transaction);
 - ``lock_down`` stops every automatic purge (manual purges still work).
 
 A change and its purge cannot be separated: the purge is written to the site's outbox
@@ -33,10 +36,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from sitecache.auth.db import DatabaseError, DbConnection
+from sitecache.auth.roles import SiteUser
+from sitecache.auth.users import UserRepository
 from sitecache.cache import CacheEngine, StorageError
 from sitecache.domain_errors import InvalidURL
 from sitecache.site import ContentService, FrontSite
@@ -52,6 +57,8 @@ logger = logging.getLogger("sitecache.invalidation")
 
 #: The outbox rows of this module.
 OUTBOX_KIND: Final = "cache_purge"
+#: What the pages show of a post's author: a change to one of these purges their pages.
+SHOWN_USER_FIELDS: Final = ("display_name", "slug")
 #: Statuses whose posts appear on public pages.
 PUBLIC_STATUSES = frozenset({"publish"})
 #: Rows applied per drain round.
@@ -93,9 +100,37 @@ class ContentInvalidation:
             "deleted_upload_file": self._file_deleted,
         }
 
-    def install(self, content: ContentService) -> None:
-        """Listen to the content service's transactions."""
+    def install(self, content: ContentService, users: UserRepository | None = None) -> None:
+        """Listen to the content service's transactions (and to ``users``' changes: an
+        author's name and archive URL show on every page of their posts)."""
         content.transaction_listeners.append(self)
+        if users is not None:
+            users.change_listeners.append(self)
+
+    # ------------------------------------------------------------------ users
+    def user_changing(
+        self, db: DbConnection, before: SiteUser, changed: Mapping[str, str] | None
+    ) -> None:
+        """Record the purge of the pages showing ``before``'s name or archive link when they
+        change or the user goes: their posts (each listing and feed carrying one), their
+        single pages and their author archive (under its old URL too)."""
+        if changed is not None and all(
+            changed.get(name, getattr(before, name)) == getattr(before, name)
+            for name in SHOWN_USER_FIELDS
+        ):
+            return
+        rows = db.execute(
+            "SELECT id FROM posts WHERE author = ? AND status = 'publish' AND type != 'revision'",
+            (before.id,),
+        ).fetchall()
+        tags = [f"author-{before.id}", f"author-archive-{before.id}"]
+        tags.extend(f"post-{row[0]}" for row in rows)
+        self.outbox.add(db, OUTBOX_KIND, [{"kind": "author", "tags": tags}])
+        self._recorded.owed = True
+
+    def user_changed(self) -> None:
+        """Apply what `user_changing` recorded."""
+        self.after_commit(())
 
     # ------------------------------------------------------------------ transactions
     def before_commit(self, db: DbConnection, calls: Sequence[HookCall]) -> None:

@@ -8,10 +8,13 @@ import re
 import stat
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
+from werkzeug.test import Client
 
 from sitecache import cli
+from sitecache.app import App, create_app
 from sitecache.auth import AuthService, PasswordHasher
 from sitecache.hooks import Hooks
 from sitecache.site import ContentService
@@ -343,6 +346,26 @@ def test_user_delete_reassign_gives_the_posts_to_the_other_user(
         assert moved is not None
         assert moved.author == 1
     assert auth_for(initialized).users.find("eve") is None
+
+
+def test_user_delete_purges_the_cached_pages_of_the_posts_it_moves(
+    initialized: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def site() -> App:
+        return create_app({"data_dir": str(initialized), "site_url": "http://example.org"})
+
+    app = site()
+    eve = app.auth.users.create("eve", "long-enough", "editor", display_name="Eve Writer")
+    post = app.content.create_post(title="Eve's post", author=eve.id, status="publish")
+    path = urlsplit(app.site.post_url(post)).path
+    visitor = Client(app, use_cookies=False)
+    assert "stored" in visitor.get(path, base_url="http://example.org").headers["Cache-Status"]
+    assert run(initialized, "user", "delete", "eve", "--reassign", "1") == 0
+    capsys.readouterr()
+    # Another process (a worker) reading the same cache: the page that named Eve is gone.
+    page = Client(site(), use_cookies=False).get(path, base_url="http://example.org")
+    assert "hit" not in page.headers["Cache-Status"]
+    assert "Eve Writer" not in page.get_data(as_text=True)
 
 
 @pytest.mark.parametrize("reassign", ["2", "99"])

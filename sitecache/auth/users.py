@@ -11,7 +11,7 @@ import re
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from sitecache.auth.db import DbConnection, IntegrityError, Row
 from sitecache.auth.passwords import PasswordHasher
@@ -24,6 +24,7 @@ __all__ = [
     "LOGIN_PATTERN",
     "MIN_PASSWORD_LENGTH",
     "PROFILE_FIELDS",
+    "UserChangeListener",
     "UserQuery",
     "UserRepository",
     "slugify",
@@ -97,6 +98,22 @@ def _user(row: Row) -> SiteUser:
     )
 
 
+class UserChangeListener(Protocol):
+    """Told of each change to a user's row inside the change's own transaction, then once
+    more after it committed: what a change owes elsewhere (the pages showing the user's name
+    to purge) is recorded with the change itself, so a crash cannot keep one without the
+    other."""
+
+    def user_changing(
+        self, db: DbConnection, before: SiteUser, changed: Mapping[str, str] | None
+    ) -> None:
+        """Inside the transaction: ``before`` is the user as it was; ``changed`` the columns
+        written and their new values, or ``None`` when the user is being deleted."""
+
+    def user_changed(self) -> None:
+        """After the transaction committed."""
+
+
 class UserRepository:
     """The users of one site.
 
@@ -115,6 +132,8 @@ class UserRepository:
         self.store = store
         self.hasher = hasher
         self.clock = clock
+        self.change_listeners: list[UserChangeListener] = []
+        """Told of every profile change and deletion (`UserChangeListener`)."""
         self._built: dict[tuple[Any, ...], SiteUser] = {}
         """Users built from single-row reads, by the row's values: a `SiteUser` is immutable
         and an edited row is another key (at most `_BUILT_KEPT`, then all are dropped)."""
@@ -376,8 +395,12 @@ class UserRepository:
                 )
                 if cursor.rowcount == 0:
                     raise _no_such_user()
+                for listener in self.change_listeners:
+                    listener.user_changing(db, user, fields)
         except IntegrityError as exc:  # a concurrent update won the race
             raise _already_used("email") from exc
+        for listener in self.change_listeners:
+            listener.user_changed()
         return self._reload(user.id)
 
     def delete(self, user: SiteUser) -> bool:
@@ -389,6 +412,11 @@ class UserRepository:
         with self.store.transaction() as db:
             _keep_an_administrator(db, user.id, "be deleted")
             cursor = db.execute("DELETE FROM users WHERE id = ?", (user.id,))
+            if cursor.rowcount > 0:
+                for listener in self.change_listeners:
+                    listener.user_changing(db, user, None)
+        for listener in self.change_listeners:
+            listener.user_changed()
         return bool(cursor.rowcount > 0)
 
     # ------------------------------------------------------------------ helpers

@@ -215,3 +215,47 @@ def test_saving_a_draft_keeps_search_pages(app: App, site: SmallSite) -> None:
     assert is_hit(app, "/search/hello/")
     app.content.update_post(site.draft.id, title="hello draft")
     assert is_hit(app, "/search/hello/")
+
+
+def test_renaming_an_author_purges_every_page_showing_their_name(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    user = app.auth.users.get(site.author)
+    assert user is not None
+    app.auth.users.update(user, {"display_name": "Alice Liddell"})
+    # Every page listing or showing one of her posts (all the small site's pages are hers).
+    assert_purged(app, pages, tuple(pages))
+    body = Client(app).get(pages["post"], base_url=SITE).get_data(as_text=True)
+    assert "Alice Liddell" in body
+
+
+def test_a_profile_change_no_page_shows_purges_nothing(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    user = app.auth.users.get(site.author)
+    assert user is not None
+    app.auth.users.update(user, {"description": "Writes about Python.", "display_name": "Alice"})
+    assert_purged(app, pages, ())
+
+
+def test_a_new_author_slug_purges_the_archive_under_its_old_url(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    user = app.auth.users.get(site.author)
+    assert user is not None
+    app.auth.users.update(user, {"slug": "alice-l"})
+    assert not is_hit(app, pages["author"])
+    assert Client(app).get(pages["author"], base_url=SITE).status_code == 404
+    assert "/author/alice-l/" in Client(app).get(pages["post"], base_url=SITE).get_data(
+        as_text=True
+    )
+
+
+def test_deleting_an_author_purges_the_pages_of_the_posts_they_leave(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    user = app.auth.users.get(site.author)
+    assert user is not None
+    app.auth.users.delete(user)  # the posts stay (the CLI without --reassign), authorless
+    assert_purged(app, pages, tuple(pages))
+    assert "Alice" not in Client(app).get(pages["post"], base_url=SITE).get_data(as_text=True)
