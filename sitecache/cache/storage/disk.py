@@ -65,7 +65,9 @@ from sitecache.cache.storage.disk_schema import (
 from sitecache.cache.storage.disk_search import (
     MIN_TERM,
     SEARCH_CATCH_UP,
+    add_gram_counts,
     catch_up,
+    gram_counts,
     pending_count,
 )
 from sitecache.cache.storage.file_locks import FileLocks
@@ -454,7 +456,11 @@ class DiskStorage(StorageBase):
             return 0
         while time.monotonic() < deadline:
             with self._transaction() as connection:
-                done = catch_up(connection)
+                done, urls = catch_up(connection)
+            if urls:  # counted outside the write lock, then added in a short transaction
+                counts = gram_counts(urls)
+                with self._transaction() as connection:
+                    add_gram_counts(connection, counts)
             moved += done
             if done == 0:
                 break
