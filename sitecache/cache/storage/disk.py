@@ -447,8 +447,9 @@ class DiskStorage(StorageBase):
 
     def _catch_up_search(self, above: int, deadline: float) -> int:
         """Move the rows waiting for the search index into it (`disk_search.catch_up`), a
-        batch per transaction, when more than ``above`` wait, until none is left or
-        ``deadline`` (monotonic) passed; how many moved."""
+        batch per transaction, each batch's trigrams counted after it (`gram_counts`), when
+        more than ``above`` wait, until none is left or ``deadline`` (monotonic) passed; how
+        many moved."""
         moved = 0
         with self._snapshot() as connection:
             waiting = pending_count(connection)
