@@ -1,6 +1,6 @@
 """``search`` through the trigram indexes (#18 point 2): the same answers as a scan on every
-backend, whatever was stored, replaced, deleted or indexed since, and a layout-3 disk cache
-gains the index in place."""
+backend, whatever was stored, replaced, deleted or indexed since (and whatever the disk
+backend's trigram counts say), and a layout-3 or layout-4 disk cache gains the index in place."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ from hypothesis import strategies as st
 from sitecache.cache import CacheEntry, DiskStorage, Storage
 from sitecache.cache.entry import EntryInfo, encode_entry
 from sitecache.cache.storage.base import matches_filter
+from sitecache.cache.storage.disk_schema import LAYOUT_VERSION
+from sitecache.cache.storage.disk_search import match_query
+from sitecache.cache.storage.records import EntryStatus
 from tests.cache.conftest import make_storage
 
 NOW = 2000.0
@@ -156,10 +159,69 @@ def test_a_layout_3_disk_cache_gains_the_search_index_in_place(tmp_path: Path) -
         reopened.housekeeping(1.0)
         connection = reopened._connection()
         assert connection.execute("SELECT COUNT(*) FROM search_pending").fetchone()[0] == 0
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 4
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION
         assert reopened.list_entries(0, 10, now=NOW, search="POST-2")[1] == 1
     finally:
         reopened.close()
+
+
+def test_a_layout_4_disk_cache_is_indexed_again_with_its_trigram_counts(tmp_path: Path) -> None:
+    storage = DiskStorage(tmp_path)
+    for number in range(3):
+        put(storage, f"{number:032d}", entry(f"http://example.org/post-{number}/", number))
+    storage.housekeeping(1.0)
+    storage.close()
+    with sqlite3.connect(tmp_path / "index.sqlite3") as connection:  # as layout 4 was
+        connection.execute("DROP TABLE search_grams")
+        connection.execute("PRAGMA user_version=4")
+    reopened = DiskStorage(tmp_path)
+    try:
+        connection = reopened._connection()
+        assert connection.execute("SELECT COUNT(*) FROM search_pending").fetchone()[0] == 3
+        assert reopened.list_entries(0, 10, now=NOW, search="post-")[1] == 3  # rows kept
+        reopened.housekeeping(1.0)
+        assert connection.execute("SELECT COUNT(*) FROM search_pending").fetchone()[0] == 0
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION
+        counted = dict(connection.execute("SELECT gram, rows FROM search_grams").fetchall())
+        assert counted["pos"] == 3
+        assert counted["t-2"] == 1
+        assert reopened.list_entries(0, 10, now=NOW, search="POST-2")[1] == 1
+        connection.execute("INSERT INTO entries_search (entries_search) VALUES ('integrity-check')")
+    finally:
+        reopened.close()
+
+
+def test_a_disk_search_asks_for_the_rare_trigrams_and_stays_exact(tmp_path: Path) -> None:
+    storage = DiskStorage(tmp_path)
+    try:
+        for number in range(200):
+            put(storage, f"{number:032d}", entry(f"http://example.org/post-{number}/", number))
+        storage.housekeeping(1.0)
+        connection = storage._connection()
+        query = match_query(connection, "Post-123/")
+        assert query is not None
+        assert '"Pos"' not in query
+        assert '"st-"' not in query
+        assert '"123"' in query  # held by one
+        assert match_query(connection, "po") is None  # too short: the scan
+        # The counts outlive what they counted: a purge of everything (a new epoch), GC's
+        # deletes, new URLs, some not indexed yet; the answers stay the scan's.
+        storage.invalidate_all()
+        storage.remove_invalidated(10.0)
+        rows: dict[str, EntryInfo] = {}
+        for number in range(30):
+            key = f"{1000 + number:032d}"
+            rows[key] = put(storage, key, entry(f"http://example.org/page-{number}/", number))
+        storage.housekeeping(1.0)
+        key = f"{2000:032d}"
+        rows[key] = put(storage, key, entry("http://example.org/post-123/", 3))  # pending
+        statuses: tuple[EntryStatus | None, ...] = (None, "fresh", "expired")
+        for term in ("post-123/", "post-1", "page-1", "ge-2", "/pos"):
+            for status in statuses:
+                found, total = storage.list_entries(0, 1000, now=NOW, search=term, status=status)
+                assert ([info.key for info in found], total) == scan(rows, term, status)
+    finally:
+        storage.close()
 
 
 @pytest.mark.parametrize("backend", ["disk", "redis"])

@@ -65,7 +65,9 @@ from sitecache.cache.storage.disk_schema import (
 from sitecache.cache.storage.disk_search import (
     MIN_TERM,
     SEARCH_CATCH_UP,
+    add_gram_counts,
     catch_up,
+    gram_counts,
     pending_count,
 )
 from sitecache.cache.storage.file_locks import FileLocks
@@ -445,8 +447,9 @@ class DiskStorage(StorageBase):
 
     def _catch_up_search(self, above: int, deadline: float) -> int:
         """Move the rows waiting for the search index into it (`disk_search.catch_up`), a
-        batch per transaction, when more than ``above`` wait, until none is left or
-        ``deadline`` (monotonic) passed; how many moved."""
+        batch per transaction, each batch's trigrams counted after it (`gram_counts`), when
+        more than ``above`` wait, until none is left or ``deadline`` (monotonic) passed; how
+        many moved."""
         moved = 0
         with self._snapshot() as connection:
             waiting = pending_count(connection)
@@ -454,7 +457,11 @@ class DiskStorage(StorageBase):
             return 0
         while time.monotonic() < deadline:
             with self._transaction() as connection:
-                done = catch_up(connection)
+                done, urls = catch_up(connection)
+            if urls:  # counted outside the write lock, then added in a short transaction
+                counts = gram_counts(urls)
+                with self._transaction() as connection:
+                    add_gram_counts(connection, counts)
             moved += done
             if done == 0:
                 break

@@ -166,7 +166,7 @@ def search_page(
     elif status == "expired":
         condition += " AND (expires > 0 AND expires <= ?)"
         parameters += (now,)
-    query = match_query(search)
+    query = match_query(connection, search)
     if query is not None:
         return _indexed_page(connection, query, offset, limit, condition, parameters)
     count = connection.execute(

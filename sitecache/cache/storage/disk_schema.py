@@ -23,8 +23,9 @@ grows past `CHUNK_MAX` is split, one that shrinks below `CHUNK_MERGE` joins the 
 page N is found by summing a few hundred counts and stepping at most `CHUNK_MAX` rows, so
 the last page costs what the first does (an order-statistic over SQLite's own indexes).
 
-The URLs' trigram index of ``search`` (layout 4, `sitecache.cache.storage.disk_search`) is
-added to a layout-3 database in place, its rows queued for indexing. Older layouts (entry
+The URLs' trigram index of ``search`` (layout 5, `sitecache.cache.storage.disk_search`) is
+made again in a layout-3 or layout-4 database (layout 4's lacks the trigram counts), in place:
+the entries stay and are queued for indexing. Older layouts (entry
 files under ``entries/``, or entry tables without epochs) are dropped and made again when
 opened: a cache is disposable; named values, counters and locks are kept.
 """
@@ -55,9 +56,10 @@ __all__ = [
 ]
 
 #: The layout version, kept in SQLite's ``user_version``.
-LAYOUT_VERSION: Final = 4
-#: The layout that gains only the search index (`SEARCH_SCHEMA`) on the way to version 4.
-_SEARCHLESS_VERSION: Final = 3
+LAYOUT_VERSION: Final = 5
+#: The layouts whose entries stay and whose search index (`SEARCH_SCHEMA`) is made again on
+#: the way to version 5: 3 had none, 4 had no trigram counts.
+_REINDEXED_VERSIONS: Final = (3, 4)
 #: Rows a chunk of the listing order keeps after a split.
 CHUNK_MIN: Final = 512
 #: Rows past which a chunk is split in two.
@@ -284,7 +286,9 @@ def create_schema(connection: sqlite3.Connection) -> None:
     connection.execute("BEGIN IMMEDIATE")
     try:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
-        if version == _SEARCHLESS_VERSION:  # the entries stay: only the search index is new
+        if version in _REINDEXED_VERSIONS:  # the entries stay: the search index is new
+            for table in SEARCH_OBJECTS:
+                connection.execute(f"DROP TABLE IF EXISTS {table}")
             for statement in _statements(SEARCH_SCHEMA):
                 connection.execute(statement)
             connection.execute(MIGRATE_ROWS)

@@ -4,9 +4,21 @@ A ``search`` is a URL substring (ASCII letters in any case, ``%`` and ``_`` lite
 ``LIKE`` of `sitecache.cache.storage.disk_listing`). An index cannot answer it in one B-tree
 step, so the URLs are indexed by their trigrams in an FTS5 table (``entries_search``, the
 ``trigram`` tokenizer, contentless: it stores no URL): a term of three characters or more is
-found as the rows holding every one of its trigrams, and each candidate is then checked with
-the same ``LIKE`` as before (the trigram tokenizer folds case beyond ASCII: its rows are a
-superset of ``LIKE``'s), so the answer is exactly the scan's. Shorter terms keep the scan.
+found as the rows holding its trigrams, and each candidate is then checked with the same
+``LIKE`` as before (the trigram tokenizer folds case beyond ASCII: its rows are a superset of
+``LIKE``'s), so the answer is exactly the scan's. Shorter terms keep the scan.
+
+Not every trigram of a term is asked for (`match_query`): a trigram most URLs hold (``pos`` of
+``post-123/``) filters almost nothing, yet the FTS ``AND`` seeks through its whole doclist, a
+cost that grows with the store. ``search_grams`` counts, per trigram, the rows indexed holding
+it: `gram_counts` of each batch `catch_up` moved, added right after it in a transaction of its
+own, so the counting holds no write lock. Deletes leave the counts as they are, and a batch
+whose counts were lost (a crash between the two transactions) only makes its trigrams look
+rarer: a count orders the trigrams, it never decides a match. A search asks for its rarest
+trigram and those at most `GRAM_SPREAD` times as common; any subset of a term's trigrams finds
+a superset of what all of them find, so the ``LIKE`` check keeps the answer exact whatever the
+counts say. A trigram no indexed row has held counts 0: the rarest, it finds no FTS row, and
+only the pending rows are read.
 
 The index is kept in step by triggers, in the transaction that writes the index row, at the
 cost of one small row: a new (or re-addressed) entry row only joins ``search_pending`` by its
@@ -24,16 +36,20 @@ query is `sitecache.cache.storage.disk_listing.search_page`'s.
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from typing import Final
 
 __all__ = [
     "CATCH_UP_BATCH",
+    "GRAM_SPREAD",
     "MIGRATE_ROWS",
     "MIN_TERM",
     "SEARCH_CATCH_UP",
     "SEARCH_OBJECTS",
     "SEARCH_SCHEMA",
+    "add_gram_counts",
     "catch_up",
+    "gram_counts",
     "match_query",
     "pending_count",
 ]
@@ -45,6 +61,10 @@ MIN_TERM: Final = 3
 CATCH_UP_BATCH: Final = 1000
 #: Pending rows past which a search catches up first (fewer are read as they are).
 SEARCH_CATCH_UP: Final = 1000
+#: A search asks for the trigrams of its term counted at most this many times as often as its
+#: rarest one (`match_query`): rarer ones cut the candidates, commoner ones cost more seeks in
+#: the FTS doclists than they save in candidate rows.
+GRAM_SPREAD: Final = 8
 
 #: A row not pending (``{row}``: ``OLD`` or ``NEW``). The FTS delete runs only for such a row
 #: (a contentless FTS table must be told the exact indexed text, and only of rows it holds);
@@ -59,6 +79,9 @@ CREATE VIRTUAL TABLE IF NOT EXISTS entries_search USING fts5(
     url, tokenize='trigram', content='', detail='none', columnsize=0
 );
 CREATE TABLE IF NOT EXISTS search_pending (id INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS search_grams (
+    gram TEXT PRIMARY KEY, rows INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS entries_search_insert AFTER INSERT ON entries BEGIN
     INSERT INTO search_pending (id) SELECT NEW.rowid WHERE {_NOT_PENDING.format(row="NEW")};
 END;
@@ -76,7 +99,7 @@ END;
 """  # noqa: S608 (constants only)
 
 #: The tables of the search index (dropped with an older layout's).
-SEARCH_OBJECTS: Final = ("entries_search", "search_pending")
+SEARCH_OBJECTS: Final = ("entries_search", "search_pending", "search_grams")
 
 #: Every row already in the table, pending (the migration of a database without the index).
 MIGRATE_ROWS: Final = "INSERT OR IGNORE INTO search_pending (id) SELECT rowid FROM entries"
@@ -87,9 +110,10 @@ def pending_count(connection: sqlite3.Connection) -> int:
     return int(connection.execute("SELECT COUNT(*) FROM search_pending").fetchone()[0])
 
 
-def catch_up(connection: sqlite3.Connection, limit: int = CATCH_UP_BATCH) -> int:
+def catch_up(connection: sqlite3.Connection, limit: int = CATCH_UP_BATCH) -> tuple[int, list[str]]:
     """Move up to ``limit`` pending rows (the oldest) into the FTS table, inside the caller's
-    write transaction; how many moved."""
+    write transaction; how many left the pending table, and the URLs indexed (for
+    `gram_counts`, outside the write lock)."""
     last = connection.execute(
         "SELECT id FROM search_pending ORDER BY id LIMIT 1 OFFSET ?", (limit - 1,)
     ).fetchone()
@@ -97,20 +121,68 @@ def catch_up(connection: sqlite3.Connection, limit: int = CATCH_UP_BATCH) -> int
     if bound is None:
         found = connection.execute("SELECT MAX(id) FROM search_pending").fetchone()
         if found is None or found[0] is None:
-            return 0
+            return 0, []
         bound = int(found[0])
+    moving = "FROM search_pending p JOIN entries e ON e.rowid = p.id WHERE p.id <= ?"
+    urls = [str(row[0]) for row in connection.execute(f"SELECT e.url {moving}", (bound,))]
     connection.execute(
-        "INSERT INTO entries_search (rowid, url) SELECT p.id, e.url FROM search_pending p "
-        "JOIN entries e ON e.rowid = p.id WHERE p.id <= ?",
-        (bound,),
+        f"INSERT INTO entries_search (rowid, url) SELECT p.id, e.url {moving}", (bound,)
     )
-    return int(connection.execute("DELETE FROM search_pending WHERE id <= ?", (bound,)).rowcount)
+    moved = connection.execute("DELETE FROM search_pending WHERE id <= ?", (bound,)).rowcount
+    return int(moved), urls
 
 
-def match_query(search: str) -> str | None:
-    """The FTS5 query of the rows holding every trigram of ``search`` (each quoted, so no
-    character is an operator), or ``None`` for a term too short for the index."""
+def gram_counts(urls: list[str]) -> list[tuple[str, int]]:
+    """How many of ``urls`` hold each trigram (`_gram_key`: a URL holding a trigram in two
+    cases counts twice), for `add_gram_counts`."""
+    written: Counter[str] = Counter()
+    for url in urls:
+        written.update(_trigrams(url))
+    counts: Counter[str] = Counter()
+    for gram, rows in written.items():
+        counts[_gram_key(gram)] += rows
+    return sorted(counts.items())
+
+
+def add_gram_counts(connection: sqlite3.Connection, counts: list[tuple[str, int]]) -> None:
+    """Add `gram_counts` to ``search_grams``, inside the caller's write transaction."""
+    connection.executemany(
+        "INSERT INTO search_grams (gram, rows) VALUES (?, ?) "
+        "ON CONFLICT (gram) DO UPDATE SET rows = rows + excluded.rows",
+        counts,
+    )
+
+
+def _trigrams(text: str) -> set[str]:
+    """The trigrams of ``text`` as written (the FTS table folds their case itself)."""
+    return {text[i : i + MIN_TERM] for i in range(len(text) - MIN_TERM + 1)}
+
+
+def _gram_key(gram: str) -> str:
+    """The row of ``search_grams`` counting ``gram`` (one row for every case of it)."""
+    return gram.lower()
+
+
+def match_query(connection: sqlite3.Connection, search: str) -> str | None:
+    """The FTS5 query of the rows holding the telling trigrams of ``search`` (its rarest by
+    ``search_grams`` and those at most `GRAM_SPREAD` times as common; each quoted, so no
+    character is an operator), or ``None`` for a term too short for the index. The rows it
+    finds hold at least every row whose URL holds ``search``."""
     if len(search) < MIN_TERM:
         return None
-    trigrams = sorted({search[i : i + MIN_TERM] for i in range(len(search) - MIN_TERM + 1)})
-    return " AND ".join('"' + trigram.replace('"', '""') + '"' for trigram in trigrams)
+    trigrams = sorted(_trigrams(search))
+    keys = sorted({_gram_key(trigram) for trigram in trigrams})
+    marks = ", ".join("?" * len(keys))
+    counts = dict(
+        connection.execute(
+            f"SELECT gram, rows FROM search_grams WHERE gram IN ({marks})",  # noqa: S608
+            keys,
+        ).fetchall()
+    )
+    rarest = min(int(counts.get(key, 0)) for key in keys)
+    telling = [
+        trigram
+        for trigram in trigrams
+        if int(counts.get(_gram_key(trigram), 0)) <= GRAM_SPREAD * rarest
+    ]
+    return " AND ".join('"' + trigram.replace('"', '""') + '"' for trigram in telling)
