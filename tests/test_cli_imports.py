@@ -29,6 +29,7 @@ HEAVY = (
     "redis",
     "rich",
     "gunicorn",
+    "werkzeug",
 )
 
 ROOT = Path(__file__).resolve().parents[1]
