@@ -9,7 +9,9 @@ user of a site anything else, and ``user delete`` refuses to delete the last one
 Configuration comes from the environment as for ``create_app()``
 (``SITECACHE_CONFIG``, ``SITECACHE_DATA_DIR``, ...), or from ``--config`` and ``--data-dir``.
 Secrets are printed once, to standard output, and never logged. This module holds what each
-command does; the grammar (the argparse parser) is `sitecache.cli_parser`.
+command does; the grammar (the argparse parser) is `sitecache.cli_parser`. Each command imports
+what it uses when it runs: ``--help``, ``--version`` and the cache commands never load the site,
+its templates or its image library (#18).
 """
 
 from __future__ import annotations
@@ -17,39 +19,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sitecache import cli_parser
-from sitecache.auth import AuthService, PasswordHasher
-from sitecache.auth.db import DatabaseError
-from sitecache.auth.passwords import generate_password
-from sitecache.auth.rest_routes import check_application_password_fields
-from sitecache.auth.roles import SiteUser
-from sitecache.auth.store import SiteStore, is_postgres_url, make_private_directory
-from sitecache.auth.users_schema import check_user_input
-from sitecache.cache.api.commands import SITE_COMMANDS, print_nginx_config, run_cache_command
-from sitecache.cache.deployment import engine_for, shared_identity, site_identity
-from sitecache.cache.storage import StorageError
 from sitecache.cli_parser import Command
-from sitecache.config import Config, ConfigError, load_config
-from sitecache.domain_errors import (
-    ConflictError,
-    DomainError,
-    InvalidValueError,
-    NotFoundError,
-)
-from sitecache.hooks import Hooks
-from sitecache.page_headers import page_headers
-from sitecache.rest.openapi import openapi_document
-from sitecache.schema.dates import format_timestamp
-from sitecache.serving import check_bind, check_plugin, gunicorn_argv, site_url_for
-from sitecache.site import ContentService
-from sitecache.site.demo import fill_demo
-from sitecache.site.migrations import migrate_content
-from sitecache.site.upload_types import FILE_TYPES
+
+if TYPE_CHECKING:
+    from sitecache.auth import AuthService
+    from sitecache.auth.roles import SiteUser
+    from sitecache.cache.engine import CacheEngine
+    from sitecache.config import Config
 
 __all__ = ["main"]
 
@@ -66,11 +48,15 @@ def _environment(args: argparse.Namespace) -> dict[str, str]:
 
 def _configure_environment(args: argparse.Namespace) -> Config:
     """The configuration, read from the environment with the command-line options applied."""
+    from sitecache.config import load_config
+
     return _checked(load_config(environ=_environment(args)))
 
 
 def _checked(config: Config) -> Config:
     """``config`` once its data directory is known to be usable as one."""
+    from sitecache.config import ConfigError
+
     data_dir = config.data_dir
     if data_dir.exists() and not data_dir.is_dir():
         raise ConfigError(f"the data directory {data_dir} exists and is not a directory")
@@ -80,6 +66,8 @@ def _checked(config: Config) -> Config:
 def _auth(config: Config, migrate: bool | None = None) -> AuthService:
     """The site's auth layer; ``migrate``: apply pending migrations (``init`` does; other
     commands leave a shared PostgreSQL to ``init`` and refuse a schema not their own)."""
+    from sitecache.auth import AuthService, PasswordHasher
+
     return AuthService(
         config.data_dir,
         hasher=PasswordHasher(n=config.password_hash_cost),
@@ -91,6 +79,9 @@ def _auth(config: Config, migrate: bool | None = None) -> AuthService:
 def _cache_namespace(config: Config) -> str:
     """The configured cache namespace, else the one kept in a shared (PostgreSQL) store, else
     "" (the identity in the data directory)."""
+    from sitecache.auth.store import SiteStore, is_postgres_url
+    from sitecache.cache.deployment import shared_identity
+
     if config.cache_namespace or not is_postgres_url(config.database_url):
         return config.cache_namespace
     store = SiteStore(url=config.database_url)
@@ -104,6 +95,11 @@ def _persist_identity(config: Config) -> None:
     """Write the site's identity (its cache namespace) once, from the configuration as given:
     every later process (server, workers, the command line) reads the same one. A site in a
     shared PostgreSQL keeps it there (every node finds it), a local one in its data directory."""
+    from sitecache.auth.store import is_postgres_url, make_private_directory
+    from sitecache.cache.deployment import site_identity
+    from sitecache.cache.storage import StorageError
+    from sitecache.config import ConfigError
+
     make_private_directory(config.data_dir)  # each node's own files: disk cache, logs
     if is_postgres_url(config.database_url):
         _cache_namespace(config)
@@ -115,6 +111,8 @@ def _persist_identity(config: Config) -> None:
 
 
 def _create_administrator(auth: AuthService, login: str, email: str | None) -> None:
+    from sitecache.auth.passwords import generate_password
+
     password = generate_password(20)
     user = auth.users.create(login, password, "administrator", email=email)
     print("Administrator created. Log in at /login with (shown only once):")
@@ -128,6 +126,8 @@ def command_init(args: argparse.Namespace) -> int:
     On a site that already has users but no administrator (made before this rule, or by hand),
     ``init`` creates the missing administrator; on a site with one it changes nothing.
     """
+    from sitecache.site.migrations import migrate_content
+
     config = _configure_environment(args)
     auth = _auth(config, migrate=True)
     migrate_content(auth.store, apply=True)  # the content tables too: init migrates everything
@@ -157,6 +157,10 @@ def command_init(args: argparse.Namespace) -> int:
 
 def _fill_demo(auth: AuthService) -> None:
     """Write the demo content (authors, terms, posts, pages, comments) and say what it is."""
+    from sitecache.hooks import Hooks
+    from sitecache.site import ContentService
+    from sitecache.site.demo import fill_demo
+
     summary = fill_demo(ContentService(auth.store, Hooks()), auth.users)
     print(
         f"Demo content: {summary.posts} posts, {summary.pages} pages, {summary.comments} comments"
@@ -167,6 +171,8 @@ def _fill_demo(auth: AuthService) -> None:
 
 def _read_password(value: str | None) -> tuple[str, bool]:
     """The password to use and whether it was generated (to print it)."""
+    from sitecache.auth.passwords import generate_password
+
     if value is None:
         return generate_password(20), True
     if value == "-":
@@ -187,6 +193,9 @@ def _checked_user_input(values: dict[str, object]) -> dict[str, object]:
         InvalidValueError: the first invalid value, with the route's message (one line naming
             each bad value, in the words the REST route uses).
     """
+    from sitecache.auth.users_schema import check_user_input
+    from sitecache.domain_errors import InvalidValueError
+
     try:
         return check_user_input("PUT", values)
     except InvalidValueError as refused:
@@ -200,6 +209,8 @@ def _checked_user_input(values: dict[str, object]) -> dict[str, object]:
 
 def command_migrate(args: argparse.Namespace) -> int:
     """Apply every pending migration (auth and content tables); print the versions."""
+    from sitecache.site.migrations import migrate_content
+
     config = _configure_environment(args)
     auth = _auth(config, migrate=True)
     try:
@@ -247,6 +258,8 @@ def command_user_create(args: argparse.Namespace) -> int:
 
 
 def _find_user(auth: AuthService, login: str) -> SiteUser:
+    from sitecache.domain_errors import NotFoundError
+
     user = auth.users.find(login)
     if user is None:
         raise NotFoundError("rest_user_invalid_login", f"no user with login or email {login!r}")
@@ -254,6 +267,8 @@ def _find_user(auth: AuthService, login: str) -> SiteUser:
 
 
 def _date(timestamp: int | None) -> str:
+    from sitecache.schema.dates import format_timestamp
+
     return "" if timestamp is None else format_timestamp(timestamp).replace(" ", "T") + "Z"
 
 
@@ -297,6 +312,7 @@ def command_user_delete(args: argparse.Namespace) -> int:
     the REST users route's errors (``rest_user_invalid_reassign``: no such user, or the user
     being deleted)."""
     from sitecache.app import App  # the site's own listeners: the cache purges what changes
+    from sitecache.domain_errors import ConflictError, InvalidValueError
 
     app = App(_configure_environment(args))
     auth = app.auth
@@ -370,6 +386,9 @@ def command_app_password_revoke(args: argparse.Namespace) -> int:
 
 def command_app_password_create(args: argparse.Namespace) -> int:
     """Create an application password for a user and print it once."""
+    from sitecache.auth.rest_routes import check_application_password_fields
+    from sitecache.domain_errors import InvalidValueError
+
     auth = _auth(_configure_environment(args))
     user = auth.users.find(args.login)
     if user is None:
@@ -390,6 +409,10 @@ def command_app_password_create(args: argparse.Namespace) -> int:
 
 def command_serve(args: argparse.Namespace) -> int:
     """Run gunicorn serving ``sitecache.app:create_app()`` (replaces this process)."""
+    from sitecache.auth.store import make_private_directory
+    from sitecache.config import load_config
+    from sitecache.serving import check_bind, check_plugin, gunicorn_argv, site_url_for
+
     environment = _environment(args)
     config = _checked(load_config(environ=environment))
     make_private_directory(config.data_dir)
@@ -435,33 +458,21 @@ def command_cache(args: argparse.Namespace) -> int:
 
     The commands that purge or change settings run on the site's own application (its
     plugins loaded, as the server's workers load them), so a purge from here reaches the same
-    listeners and webhooks as one over REST.
+    listeners and webhooks as one over REST. A ``flush`` that no site code can hear (no
+    configured ``plugins``, no ``--post-id`` for the site's filters) runs on the cache's own
+    API instead, with the same listeners (static-file copies, the companion and installed
+    cache plugins) and the same failures, without loading the site (#18).
     """
-    config = _configure_environment(args)
-    if args.cache_command in SITE_COMMANDS:
-        from sitecache.app import App  # the whole site: only for these commands
+    from sitecache.cache.api.commands import SITE_COMMANDS, run_cache_command
+    from sitecache.cache.storage import StorageError
 
-        app = App(config)
-        try:
-            return run_cache_command(
-                args, app.cache.engine, config.site_url, config.static_directory, app.cache_api
-            )
-        except StorageError as exc:
-            print(f"sitecache: the cache storage failed: {exc}", file=sys.stderr)
-            return 1
-        finally:
-            app.cache_api.close()
-            app.cache.close()
-            app.auth.store.close()
+    config = _configure_environment(args)
+    if args.cache_command in SITE_COMMANDS and _needs_site(args, config):
+        return _site_cache_command(args, config)
+    if args.cache_command in SITE_COMMANDS:
+        return _cache_command_without_site(args, config)
     try:
-        engine = engine_for(
-            data_dir=config.data_dir,
-            site_url=config.site_url,
-            rest_prefix=config.rest_prefix,
-            backend=config.cache_backend,
-            redis_url=config.redis_url,
-            namespace=_cache_namespace(config),
-        )
+        engine = _engine(config)
         try:
             return run_cache_command(args, engine, config.site_url, config.static_directory)
         finally:
@@ -471,9 +482,81 @@ def command_cache(args: argparse.Namespace) -> int:
         return 1
 
 
+def _needs_site(args: argparse.Namespace, config: Config) -> bool:
+    """Whether a cache command must run on the site's application: every one but a ``flush``
+    that neither the site's code (configured ``plugins``) nor its filters (``--post-id``)
+    take part in."""
+    return args.cache_command != "flush" or bool(config.plugins) or args.post_id is not None
+
+
+def _engine(config: Config) -> CacheEngine:
+    """The cache engine of the site's storage (the namespace the server uses).
+
+    Raises:
+        StorageError: the storage cannot be opened.
+    """
+    from sitecache.cache.deployment import engine_for
+
+    return engine_for(
+        data_dir=config.data_dir,
+        site_url=config.site_url,
+        rest_prefix=config.rest_prefix,
+        backend=config.cache_backend,
+        redis_url=config.redis_url,
+        namespace=_cache_namespace(config),
+    )
+
+
+def _site_cache_command(args: argparse.Namespace, config: Config) -> int:
+    """A cache command run on the site's own application (`command_cache`)."""
+    from sitecache.app import App  # the whole site: only for these commands
+    from sitecache.cache.api.commands import run_cache_command
+    from sitecache.cache.storage import StorageError
+
+    app = App(config)
+    try:
+        return run_cache_command(
+            args, app.cache.engine, config.site_url, config.static_directory, app.cache_api
+        )
+    except StorageError as exc:
+        print(f"sitecache: the cache storage failed: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        app.cache_api.close()
+        app.cache.close()
+        app.auth.store.close()
+
+
+def _cache_command_without_site(args: argparse.Namespace, config: Config) -> int:
+    """A cache command no site code takes part in, on the cache API the application would
+    build (its listeners and plugins), failing as the application does: a storage that
+    cannot be opened is a configuration error (exit status 2)."""
+    from sitecache.cache.api.commands import run_cache_command, standalone_api
+    from sitecache.cache.storage import StorageError
+    from sitecache.config import ConfigError
+
+    try:
+        engine = _engine(config)
+    except StorageError as exc:
+        raise ConfigError(f"the page cache cannot start: {exc}") from exc
+    api = standalone_api(engine, config.site_url, config.static_directory, load_entry_points=True)
+    try:
+        return run_cache_command(args, engine, config.site_url, config.static_directory, api)
+    except StorageError as exc:
+        print(f"sitecache: the cache storage failed: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        api.close()
+        api.cache.close()
+
+
 def command_nginx_config(args: argparse.Namespace) -> int:
     """``sitecache nginx-config``: the server block of static-file mode for this site, sending
     with each copy the headers sitecache sends with its own pages."""
+    from sitecache.cache.api.commands import print_nginx_config
+    from sitecache.page_headers import page_headers
+    from sitecache.site.upload_types import FILE_TYPES
+
     config = _configure_environment(args)
     return print_nginx_config(
         args,
@@ -493,6 +576,7 @@ def command_openapi(args: argparse.Namespace) -> int:
     """``sitecache openapi``: the OpenAPI 3.1 document of every route of the site (its
     plugins' routes included), as JSON on standard output."""
     from sitecache.app import App  # the whole site: its routes are registered by its parts
+    from sitecache.rest.openapi import openapi_document
 
     app = App(_configure_environment(args))
     try:
@@ -556,27 +640,48 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Command = args.handler
     try:
         return handler(args)
-    except ConfigError as exc:
+    except Exception as exc:
+        status = _expected_failure(exc)
+        if status is None:
+            raise
+        return status
+
+
+def _expected_failure(exc: Exception) -> int | None:
+    """Report an expected failure on one line of standard error; its exit status (``None``:
+    not one, a bug to show with its traceback).
+
+    The classes are imported here, once a command failed: an exception of a module no
+    command loaded cannot have been raised.
+    """
+    import sqlite3
+
+    from sitecache.auth.db import DatabaseError
+    from sitecache.config import ConfigError
+    from sitecache.domain_errors import DomainError
+
+    if isinstance(exc, ConfigError):
         print(f"sitecache: {exc}", file=sys.stderr)
         return 2
-    except DomainError as exc:
+    if isinstance(exc, DomainError):
         # A refusal of the domain (users, passwords, cache options and URLs), in its words.
         print(f"sitecache: {exc.message}", file=sys.stderr)
         return 1
-    except UnicodeError:
+    if isinstance(exc, UnicodeError):
         # Command-line text that is not UTF-8 arrives with lone surrogates.
         print("sitecache: the arguments must be valid UTF-8 text", file=sys.stderr)
         return 2
-    except (sqlite3.Error, DatabaseError) as exc:
+    if isinstance(exc, sqlite3.Error | DatabaseError):
         # A full disk, a read-only or corrupt database, a schema of another release: the
         # reason, without a traceback.
         print(f"sitecache: the site database cannot be used: {exc}", file=sys.stderr)
         return 1
-    except OSError as exc:
+    if isinstance(exc, OSError):
         # A read-only or missing directory, a permission problem.
         where = f": {exc.filename}" if exc.filename else ""
         print(f"sitecache: {exc.strerror or exc}{where}", file=sys.stderr)
         return 1
+    return None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,18 +3,18 @@ command does (`sitecache.cli`).
 
 Each subcommand's parser sets ``handler`` to the function `sitecache.cli` gives for it under
 the names of `COMMANDS`, so the grammar and the commands are written once each.
+
+Building the parser imports nothing but the standard library: ``--version``, ``--help`` and
+every command pay for what they use only (#18: ``cache flush --all`` is mostly process start).
+The few values the grammar shows from other modules (the roles, gunicorn's defaults, the web
+server's user) are written here; ``tests/test_cli_imports.py`` checks they are the same.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
-
-from sitecache.auth import ROLES
-from sitecache.cache.api.commands import add_cache_commands, add_nginx_command
-from sitecache.serving import DEFAULT_HEADER_TIMEOUT, DEFAULT_THREADS, DEFAULT_TIMEOUT
 
 __all__ = ["COMMANDS", "Command", "build_parser"]
 
@@ -40,11 +40,38 @@ COMMANDS: Final = (
 )
 
 
+#: `sitecache.auth.ROLES`: the roles ``user create --role`` offers
+ROLES: Final = ("administrator", "editor", "author", "contributor", "subscriber")
+#: `sitecache.serving`'s defaults, shown by ``serve --help``
+DEFAULT_THREADS: Final = 8
+DEFAULT_TIMEOUT: Final = 30
+DEFAULT_HEADER_TIMEOUT: Final = 10
+#: `sitecache.cache.api.static.DEFAULT_WEB_USER`: ``nginx-config --user``'s default
+DEFAULT_WEB_USER: Final = "www-data"
+
+
 def _version() -> str:
+    import importlib.metadata  # only for --version
+
     try:
         return importlib.metadata.version("sitecache")
     except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a checkout
         return "unknown (not installed)"
+
+
+class _VersionAction(argparse._VersionAction):
+    """argparse's ``version`` action, the version looked up only when ``--version`` is given."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        """Print ``sitecache <version>`` and exit 0, as ``action="version"`` does."""
+        self.version = f"sitecache {_version()}"
+        super().__call__(parser, namespace, values, option_string)
 
 
 def _positive(text: str) -> int:
@@ -86,7 +113,7 @@ def build_parser(handlers: Mapping[str, Command]) -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"sitecache {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     parser.add_argument("--config", help="a TOML configuration file (else $SITECACHE_CONFIG)")
     parser.add_argument("--data-dir", help="the data directory (else $SITECACHE_DATA_DIR or ./var)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -237,3 +264,63 @@ def add_app_password_commands(app_password_commands: Any, handlers: Mapping[str,
     revoke.add_argument("login", help="the user's login or e-mail address")
     revoke.add_argument("uuid", help="the password's UUID (see `app-password list`)")
     revoke.set_defaults(handler=handlers["app-password revoke"])
+
+
+def add_cache_commands(commands: Any) -> argparse.ArgumentParser:
+    """Add ``cache`` and its subcommands to an argparse subparsers object; the ``cache`` parser."""
+    cache: argparse.ArgumentParser = commands.add_parser(
+        "cache", help="inspect, flush and preload the page cache"
+    )
+    sub = cache.add_subparsers(dest="cache_command", required=True, metavar="COMMAND")
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text)
+        parser.add_argument("--json", action="store_true", help="print JSON for scripts")
+        return parser
+
+    command("status", "storage, preload, GC and warnings")
+    command("stats", "entries, bytes, hits, misses, bypasses, purges")
+    listing = command("list", "list stored pages")
+    listing.add_argument("--page", default="1", help="the page of the listing (default 1)")
+    listing.add_argument("--per-page", default="20", help="1 to 100 (default 20)")
+    listing.add_argument("--search", default="", help="only URLs containing this text")
+    listing.add_argument("--status", choices=["fresh", "expired"], help="only fresh or expired")
+    flush = command("flush", "purge pages (default: every page of this site)")
+    scope = flush.add_mutually_exclusive_group()
+    scope.add_argument("--all", action="store_true", help="every host in the storage")
+    scope.add_argument("--expired", action="store_true", help="only expired pages")
+    scope.add_argument("--url", action="append", help="a URL or /path (repeatable)")
+    scope.add_argument("--tag", action="append", help="a purge tag (repeatable)")
+    scope.add_argument("--post-id", help="a post and its related pages")
+    flush.add_argument("--soft", action="store_true", help="mark stale instead of deleting")
+    settings = command("settings", "read every setting, read one, or set one (as the REST API)")
+    settings.add_argument("key", nargs="?", help="a setting (pages.feed for one page type)")
+    settings.add_argument("value", nargs="?", help="the new value (JSON, or plain text)")
+    command("enable", "turn caching on")
+    command("disable", "turn caching off (pages are served live)")
+    preload = command("preload", "ask the server to preload the site and follow it")
+    preload.add_argument("--no-wait", action="store_true", help="ask and return at once")
+    preload.add_argument("--cancel", action="store_true", help="cancel the running preload")
+    return cache
+
+
+def add_nginx_command(commands: Any) -> argparse.ArgumentParser:
+    """Add ``nginx-config`` to an argparse subparsers object; its parser."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "nginx-config", help="print the nginx server block of static-file mode"
+    )
+    parser.add_argument(
+        "--upstream", default="127.0.0.1:8000", help="where gunicorn listens (127.0.0.1:8000)"
+    )
+    parser.add_argument("--listen", default="80", help="nginx's listen directive value (80)")
+    parser.add_argument(
+        "--user",
+        default=DEFAULT_WEB_USER,
+        help=f"the user nginx's workers run as, who must read static_root ({DEFAULT_WEB_USER})",
+    )
+    parser.add_argument(
+        "--no-check",
+        action="store_true",
+        help="do not check that --user can read static_root (nginx runs on another machine)",
+    )
+    return parser

@@ -137,7 +137,7 @@ def test_a_read_only_or_full_disk_is_one_line(
     def failing(*args: Any, **kwargs: Any) -> Any:
         raise failure
 
-    monkeypatch.setattr(cli, "AuthService", failing)
+    monkeypatch.setattr("sitecache.auth.AuthService", failing)  # what the commands build
     for arguments in (
         ["init"],
         ["user", "create", "bob"],

@@ -16,6 +16,7 @@ from typing import Final
 
 from werkzeug.sansio.http import parse_cookie
 
+from sitecache.auth.cookie_names import COOKIE_NAME
 from sitecache.auth.passwords import keyed_hash
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import SiteStore
@@ -23,7 +24,6 @@ from sitecache.auth.users import UserRepository
 
 __all__ = ["COOKIE_NAME", "Session", "SessionManager", "session_token"]
 
-COOKIE_NAME: Final = "sitecache_session"
 SESSION_SECONDS: Final = 2 * 24 * 3600
 REMEMBER_SECONDS: Final = 14 * 24 * 3600
 _PURPOSE: Final = "session"

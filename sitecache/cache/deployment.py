@@ -18,15 +18,17 @@ import re
 import secrets
 import tempfile
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
 
-from sitecache.auth.sessions import COOKIE_NAME
-from sitecache.auth.store import SiteStore
+from sitecache.auth.cookie_names import COOKIE_NAME
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.keys import normalize_host
 from sitecache.cache.policy import AUTH_COOKIE_PREFIXES, BYPASS_PATH_PREFIXES, CacheRules
 from sitecache.cache.storage import StorageError, open_storage
+
+if TYPE_CHECKING:
+    from sitecache.auth.store import SiteStore
 
 __all__ = [
     "IDENTITY_FILE",

@@ -12,27 +12,34 @@ Plugins register routes during the ``rest_api_init`` action::
 
     app.hooks.add_action("rest_api_init", register)
 
-Behaviour mirrors WordPress's REST server (SPEC.md §1, §4, §5, §7).
+Behaviour mirrors WordPress's REST server (SPEC.md §1, §4, §5, §7). Each name is imported
+from its module on first use.
 """
 
-from sitecache.rest.authentication import (
-    ANONYMOUS,
-    AnonymousUser,
-    Authentication,
-    Authenticator,
-    User,
-    authorization_required_status,
-    is_logged_in,
-)
-from sitecache.rest.request import RestRequest
-from sitecache.rest.response import RestResponse, ensure_response, error_to_response
-from sitecache.rest.server import RestServer, return_true
-from sitecache.rest.urls import RequestContext, RestSettings, extract_rest_route
-from sitecache.schema.arguments import (
-    parse_request_arg,
-    sanitize_request_arg,
-    validate_request_arg,
-)
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sitecache.rest.authentication import (
+        ANONYMOUS,
+        AnonymousUser,
+        Authentication,
+        Authenticator,
+        User,
+        authorization_required_status,
+        is_logged_in,
+    )
+    from sitecache.rest.request import RestRequest
+    from sitecache.rest.response import RestResponse, ensure_response, error_to_response
+    from sitecache.rest.server import RestServer, return_true
+    from sitecache.rest.urls import RequestContext, RestSettings, extract_rest_route
+    from sitecache.schema.arguments import (
+        parse_request_arg,
+        sanitize_request_arg,
+        validate_request_arg,
+    )
 
 __all__ = [
     "ANONYMOUS",
@@ -55,3 +62,37 @@ __all__ = [
     "sanitize_request_arg",
     "validate_request_arg",
 ]
+
+#: where each name of `__all__` is defined: importing this package (or one of its modules)
+#: loads none of them, so a part that needs a refusal's wording does not load the server
+_HOMES = {
+    "ANONYMOUS": "sitecache.rest.authentication",
+    "AnonymousUser": "sitecache.rest.authentication",
+    "Authentication": "sitecache.rest.authentication",
+    "Authenticator": "sitecache.rest.authentication",
+    "User": "sitecache.rest.authentication",
+    "authorization_required_status": "sitecache.rest.authentication",
+    "is_logged_in": "sitecache.rest.authentication",
+    "RestRequest": "sitecache.rest.request",
+    "RestResponse": "sitecache.rest.response",
+    "ensure_response": "sitecache.rest.response",
+    "error_to_response": "sitecache.rest.response",
+    "RestServer": "sitecache.rest.server",
+    "return_true": "sitecache.rest.server",
+    "RequestContext": "sitecache.rest.urls",
+    "RestSettings": "sitecache.rest.urls",
+    "extract_rest_route": "sitecache.rest.urls",
+    "parse_request_arg": "sitecache.schema.arguments",
+    "sanitize_request_arg": "sitecache.schema.arguments",
+    "validate_request_arg": "sitecache.schema.arguments",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The names of `__all__`, each imported from its module on first use."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'sitecache.rest' has no attribute {name!r}")
+    value = getattr(import_module(home), name)
+    globals()[name] = value
+    return value

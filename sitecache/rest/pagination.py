@@ -6,11 +6,12 @@ WordPress's collections link the neighbouring pages with the request's own query
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from sitecache.rest.request import RestRequest
-from sitecache.rest.server import RestServer
+if TYPE_CHECKING:
+    from sitecache.rest.request import RestRequest
+    from sitecache.rest.server import RestServer
 
 __all__ = ["pagination_link_header"]
 

@@ -5,7 +5,8 @@ The commands work on the storage the server uses (the same data directory or Red
 ``--json`` prints what a script reads. A failure exits non-zero with one line on standard error.
 ``preload`` asks the server to preload (the process holding the timers lock starts it within a
 second) and follows the progress with a progress bar: pages are rendered by the server's own
-workers, in-process, never over HTTP.
+workers, in-process, never over HTTP. The commands' grammar is `sitecache.cli_parser`'s; the
+progress bar (rich) is imported by ``preload`` alone.
 """
 
 from __future__ import annotations
@@ -17,23 +18,14 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Column
 
 from sitecache.cache.api import CacheApi
 from sitecache.cache.api.preload import Preloader
 from sitecache.cache.api.purge_request import purge_request
 from sitecache.cache.api.routes import parse_list_query
-from sitecache.cache.api.static import (
-    DEFAULT_WEB_USER,
-    nginx_config,
-    unreadable_reason,
-    uploads_location,
-)
+from sitecache.cache.api.static import nginx_config, unreadable_reason, uploads_location
 from sitecache.cache.api.timers import PRELOAD_REQUEST_NAME
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.middleware import PageCache
@@ -41,55 +33,20 @@ from sitecache.cache.settings import SETTINGS_SCHEMA
 from sitecache.domain_errors import DomainError, InvalidFields
 from sitecache.hooks import Hooks
 
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
 __all__ = [
     "SITE_COMMANDS",
     "CommandError",
-    "add_cache_commands",
-    "add_nginx_command",
     "print_nginx_config",
     "run_cache_command",
+    "standalone_api",
 ]
 
 #: seconds ``preload`` waits for a server to pick the request up
 PICKUP_TIMEOUT = 10.0
-
-
-def add_cache_commands(commands: Any) -> argparse.ArgumentParser:
-    """Add ``cache`` and its subcommands to an argparse subparsers object; the ``cache`` parser."""
-    cache: argparse.ArgumentParser = commands.add_parser(
-        "cache", help="inspect, flush and preload the page cache"
-    )
-    sub = cache.add_subparsers(dest="cache_command", required=True, metavar="COMMAND")
-
-    def command(name: str, help_text: str) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text)
-        parser.add_argument("--json", action="store_true", help="print JSON for scripts")
-        return parser
-
-    command("status", "storage, preload, GC and warnings")
-    command("stats", "entries, bytes, hits, misses, bypasses, purges")
-    listing = command("list", "list stored pages")
-    listing.add_argument("--page", default="1", help="the page of the listing (default 1)")
-    listing.add_argument("--per-page", default="20", help="1 to 100 (default 20)")
-    listing.add_argument("--search", default="", help="only URLs containing this text")
-    listing.add_argument("--status", choices=["fresh", "expired"], help="only fresh or expired")
-    flush = command("flush", "purge pages (default: every page of this site)")
-    scope = flush.add_mutually_exclusive_group()
-    scope.add_argument("--all", action="store_true", help="every host in the storage")
-    scope.add_argument("--expired", action="store_true", help="only expired pages")
-    scope.add_argument("--url", action="append", help="a URL or /path (repeatable)")
-    scope.add_argument("--tag", action="append", help="a purge tag (repeatable)")
-    scope.add_argument("--post-id", help="a post and its related pages")
-    flush.add_argument("--soft", action="store_true", help="mark stale instead of deleting")
-    settings = command("settings", "read every setting, read one, or set one (as the REST API)")
-    settings.add_argument("key", nargs="?", help="a setting (pages.feed for one page type)")
-    settings.add_argument("value", nargs="?", help="the new value (JSON, or plain text)")
-    command("enable", "turn caching on")
-    command("disable", "turn caching off (pages are served live)")
-    preload = command("preload", "ask the server to preload the site and follow it")
-    preload.add_argument("--no-wait", action="store_true", help="ask and return at once")
-    preload.add_argument("--cancel", action="store_true", help="cancel the running preload")
-    return cache
 
 
 def _print(value: Any, as_json: bool, lines: Iterable[str]) -> None:
@@ -100,13 +57,25 @@ def _print(value: Any, as_json: bool, lines: Iterable[str]) -> None:
             print(line)
 
 
-def _api(engine: CacheEngine, site_url: str | None, static_root: Path | None = None) -> CacheApi:
+def standalone_api(
+    engine: CacheEngine,
+    site_url: str | None,
+    static_root: Path | None = None,
+    *,
+    load_entry_points: bool = False,
+) -> CacheApi:
+    """The cache API of ``engine`` without a site behind it (the command line serves no page):
+    the application's listeners and companion plugins, the installed cache plugins too with
+    ``load_entry_points``; no filters (the site's seams answer their defaults)."""
+
     def not_served(environ: Any, start_response: Any) -> list[bytes]:
         start_response("503 Service Unavailable", [("Content-Type", "text/plain")])
         return [b"The command line does not serve pages.\n"]
 
     cache = PageCache(not_served, engine=engine)
-    return CacheApi(cache, Hooks(), site_url, load_entry_points=False, static_root=static_root)
+    return CacheApi(
+        cache, Hooks(), site_url, load_entry_points=load_entry_points, static_root=static_root
+    )
 
 
 class CommandError(DomainError):
@@ -157,11 +126,11 @@ class _Run:
         """The site's cache API, else one built on the engine alone."""
         if self.api is not None:
             return self.api
-        return _api(self.engine, self.site_url, self.static_root)
+        return standalone_api(self.engine, self.site_url, self.static_root)
 
 
 def _status(run: _Run) -> int:
-    status = _api(run.engine, run.site_url).status()
+    status = standalone_api(run.engine, run.site_url).status()
     progress = status["preload"]
     _print(
         status,
@@ -365,6 +334,15 @@ def _option_error(error: InvalidFields) -> InvalidFields:
 def progress_bar(console: Console | None = None, *, disable: bool = False) -> Progress:
     """The preload progress bar: the count and the bar keep their room at 80 columns; the URL
     being visited takes what is left, shortened with an ellipsis."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+    from rich.table import Column
+
     return Progress(
         TextColumn("preload"),
         MofNCompleteColumn(table_column=Column(no_wrap=True)),
@@ -381,7 +359,7 @@ def progress_bar(console: Console | None = None, *, disable: bool = False) -> Pr
 
 
 def _preload(run: _Run) -> int:
-    preloader = _api(run.engine, run.site_url).preloader
+    preloader = standalone_api(run.engine, run.site_url).preloader
     if run.args.cancel:
         progress = preloader.cancel()
         _print(
@@ -443,28 +421,6 @@ _COMMANDS: Final[Mapping[str, Callable[[_Run], int]]] = {
     "enable": _enable,
     "disable": _disable,
 }
-
-
-def add_nginx_command(commands: Any) -> argparse.ArgumentParser:
-    """Add ``nginx-config`` to an argparse subparsers object; its parser."""
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "nginx-config", help="print the nginx server block of static-file mode"
-    )
-    parser.add_argument(
-        "--upstream", default="127.0.0.1:8000", help="where gunicorn listens (127.0.0.1:8000)"
-    )
-    parser.add_argument("--listen", default="80", help="nginx's listen directive value (80)")
-    parser.add_argument(
-        "--user",
-        default=DEFAULT_WEB_USER,
-        help=f"the user nginx's workers run as, who must read static_root ({DEFAULT_WEB_USER})",
-    )
-    parser.add_argument(
-        "--no-check",
-        action="store_true",
-        help="do not check that --user can read static_root (nginx runs on another machine)",
-    )
-    return parser
 
 
 def print_nginx_config(

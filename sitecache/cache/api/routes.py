@@ -32,8 +32,12 @@ from sitecache.cache.outcome import explanations
 from sitecache.cache.storage import EntryStatus, StorageError
 from sitecache.domain_errors import InvalidFields, InvalidURL
 from sitecache.errors import RestError
-from sitecache.rest import RestRequest, RestResponse, RestServer
 from sitecache.rest.pagination import pagination_link_header
+from sitecache.rest.response import RestResponse
+
+if TYPE_CHECKING:
+    from sitecache.rest.request import RestRequest
+    from sitecache.rest.server import RestServer
 
 if TYPE_CHECKING:
     from sitecache.cache.api import CacheApi
