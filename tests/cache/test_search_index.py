@@ -4,14 +4,13 @@ gains the index in place."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sitecache.cache import CacheEntry, DiskStorage, Storage
+from sitecache.cache import CacheEntry, Storage
 from sitecache.cache.entry import EntryInfo, encode_entry
 from sitecache.cache.storage.base import matches_filter
 from tests.cache.conftest import make_storage
@@ -137,29 +136,6 @@ def test_the_redis_index_keeps_no_set_of_a_deleted_entry(tmp_path: Path) -> None
     finally:
         storage.clear_namespace()  # type: ignore[attr-defined]
         storage.close()
-
-
-def test_a_layout_3_disk_cache_gains_the_search_index_in_place(tmp_path: Path) -> None:
-    storage = DiskStorage(tmp_path)
-    for number in range(3):
-        put(storage, f"{number:032d}", entry(f"http://example.org/post-{number}/", number))
-    storage.close()
-    with sqlite3.connect(tmp_path / "index.sqlite3") as connection:  # as layout 3 was
-        for trigger in ("insert", "delete", "update"):
-            connection.execute(f"DROP TRIGGER entries_search_{trigger}")
-        connection.execute("DROP TABLE entries_search")
-        connection.execute("DROP TABLE search_pending")
-        connection.execute("PRAGMA user_version=3")
-    reopened = DiskStorage(tmp_path)
-    try:
-        assert reopened.list_entries(0, 10, now=NOW, search="post-")[1] == 3  # rows kept
-        reopened.housekeeping(1.0)
-        connection = reopened._connection()
-        assert connection.execute("SELECT COUNT(*) FROM search_pending").fetchone()[0] == 0
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 4
-        assert reopened.list_entries(0, 10, now=NOW, search="POST-2")[1] == 1
-    finally:
-        reopened.close()
 
 
 @pytest.mark.parametrize("backend", ["disk", "redis"])

@@ -17,6 +17,10 @@ wait. A search reads both: the FTS candidates and the pending rows (few), so it 
 exact, whether or not a catch-up ran. A deleted entry row leaves the FTS table (or the pending
 one) in the delete's own transaction, through the trigger.
 
+The same queue holds back the tag rows of a new entry row (``entry_tags``, layout 5,
+`sitecache.cache.storage.disk_schema`): the catch-up writes them with the FTS rows, and a tag
+lookup reads the queued rows' own tags beside the tag rows (`PENDING_TAGGED`).
+
 Every statement here runs on a connection the caller holds in a transaction; the page
 query is `sitecache.cache.storage.disk_listing.search_page`'s.
 """
@@ -28,8 +32,8 @@ from typing import Final
 
 __all__ = [
     "CATCH_UP_BATCH",
-    "MIGRATE_ROWS",
     "MIN_TERM",
+    "PENDING_TAGGED",
     "SEARCH_CATCH_UP",
     "SEARCH_OBJECTS",
     "SEARCH_SCHEMA",
@@ -78,8 +82,12 @@ END;
 #: The tables of the search index (dropped with an older layout's).
 SEARCH_OBJECTS: Final = ("entries_search", "search_pending")
 
-#: Every row already in the table, pending (the migration of a database without the index).
-MIGRATE_ROWS: Final = "INSERT OR IGNORE INTO search_pending (id) SELECT rowid FROM entries"
+#: The queued entry rows (``e``) listing one of the tags ``{marks}`` (``?NNN`` parameters):
+#: their tag rows may not be written yet.
+PENDING_TAGGED: Final = (
+    "SELECT e.key FROM search_pending p JOIN entries e ON e.rowid = p.id "
+    "WHERE EXISTS (SELECT 1 FROM json_each(e.tags) WHERE value IN ({marks}))"
+)
 
 
 def pending_count(connection: sqlite3.Connection) -> int:
@@ -88,8 +96,8 @@ def pending_count(connection: sqlite3.Connection) -> int:
 
 
 def catch_up(connection: sqlite3.Connection, limit: int = CATCH_UP_BATCH) -> int:
-    """Move up to ``limit`` pending rows (the oldest) into the FTS table, inside the caller's
-    write transaction; how many moved."""
+    """Move up to ``limit`` pending rows (the oldest) into the FTS table and write their tag
+    rows, inside the caller's write transaction; how many moved."""
     last = connection.execute(
         "SELECT id FROM search_pending ORDER BY id LIMIT 1 OFFSET ?", (limit - 1,)
     ).fetchone()
@@ -102,6 +110,12 @@ def catch_up(connection: sqlite3.Connection, limit: int = CATCH_UP_BATCH) -> int
     connection.execute(
         "INSERT INTO entries_search (rowid, url) SELECT p.id, e.url FROM search_pending p "
         "JOIN entries e ON e.rowid = p.id WHERE p.id <= ?",
+        (bound,),
+    )
+    # Batched: a tag's new rows (the highest ids) go to the end of its run, a few pages each.
+    connection.execute(
+        "INSERT OR IGNORE INTO entry_tags (tag, id) SELECT t.value, p.id FROM search_pending p "
+        "JOIN entries e ON e.rowid = p.id, json_each(e.tags) t WHERE p.id <= ?",
         (bound,),
     )
     return int(connection.execute("DELETE FROM search_pending WHERE id <= ?", (bound,)).rowcount)
