@@ -85,7 +85,7 @@ SEARCH_OBJECTS: Final = ("entries_search", "search_pending")
 #: The queued entry rows (``e``) listing one of the tags ``{marks}`` (``?NNN`` parameters):
 #: their tag rows may not be written yet.
 PENDING_TAGGED: Final = (
-    "SELECT e.key FROM search_pending p JOIN entries e ON e.rowid = p.id "
+    "SELECT e.key FROM search_pending p CROSS JOIN entries e ON e.rowid = p.id "
     "WHERE EXISTS (SELECT 1 FROM json_each(e.tags) WHERE value IN ({marks}))"
 )
 
@@ -108,14 +108,16 @@ def catch_up(connection: sqlite3.Connection, limit: int = CATCH_UP_BATCH) -> int
             return 0
         bound = int(found[0])
     connection.execute(
+        # CROSS JOIN: the queue drives the join (the planner would otherwise walk every entry
+        # row below the bound and look each up in the queue).
         "INSERT INTO entries_search (rowid, url) SELECT p.id, e.url FROM search_pending p "
-        "JOIN entries e ON e.rowid = p.id WHERE p.id <= ?",
+        "CROSS JOIN entries e ON e.rowid = p.id WHERE p.id <= ?",
         (bound,),
     )
     # Batched: a tag's new rows (the highest ids) go to the end of its run, a few pages each.
     connection.execute(
         "INSERT OR IGNORE INTO entry_tags (tag, id) SELECT t.value, p.id FROM search_pending p "
-        "JOIN entries e ON e.rowid = p.id, json_each(e.tags) t WHERE p.id <= ?",
+        "CROSS JOIN entries e ON e.rowid = p.id, json_each(e.tags) t WHERE p.id <= ?",
         (bound,),
     )
     return int(connection.execute("DELETE FROM search_pending WHERE id <= ?", (bound,)).rowcount)
