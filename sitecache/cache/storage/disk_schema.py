@@ -24,7 +24,10 @@ a catch-up ran. A stored page whose row exists with other tags has its tag rows 
 once.
 
 The listing order of ``GET /cache`` (newest first, then by URL, then by key) is the index
-``entries_order`` on ``(epoch, neg_created, url, key)``. ``chunks`` cuts it into runs of
+``entries_order`` on ``(epoch, neg_created, url, key)``, its columns stored in descending
+order (layout 5) and read backwards: the newest row, the one every stored page adds, goes to
+the right end of the B-tree, where SQLite appends a page when one is full, rather than to the
+left end, where each split rewrote two or three pages. ``chunks`` cuts it into runs of
 `CHUNK_MIN` to `CHUNK_MAX` rows, each with its row count, kept exact by triggers (a run that
 grows past `CHUNK_MAX` is split, one that shrinks below `CHUNK_MERGE` joins the run before it):
 page N is found by summing a few hundred counts and stepping at most `CHUNK_MAX` rows, so
@@ -119,8 +122,8 @@ CREATE TABLE IF NOT EXISTS entries (
 CREATE INDEX IF NOT EXISTS entries_url ON entries (url);
 CREATE INDEX IF NOT EXISTS entries_host ON entries (host, epoch);
 CREATE INDEX IF NOT EXISTS entries_path ON entries (path);
-CREATE INDEX IF NOT EXISTS entries_order ON entries (epoch, neg_created, url, key)
-    WHERE status > 0;
+CREATE INDEX IF NOT EXISTS entries_order
+    ON entries (epoch, neg_created DESC, url DESC, key DESC) WHERE status > 0;
 CREATE INDEX IF NOT EXISTS entries_age ON entries (epoch, created);
 CREATE INDEX IF NOT EXISTS entries_expiry ON entries (epoch, expires) WHERE expires > 0;
 CREATE TABLE IF NOT EXISTS entry_tags (
