@@ -21,6 +21,7 @@ from sitecache.cache import CacheEngine, CacheEntry, CacheRules, PageCache, Stor
 from sitecache.cache.entry import encode_entry
 from sitecache.cache.storage import PendingRemoval
 from sitecache.cache.storage.disk_schema import CHUNK_MAX
+from sitecache.cache.storage.disk_search import SEARCH_CATCH_UP
 from sitecache.cache.storage.redis_listing import visible_span
 from tests.cache.conftest import REDIS_URL, FakeClock, PageApp, make_storage
 
@@ -386,6 +387,19 @@ def test_tag_rows_wait_for_the_catch_up_and_lookups_see_them_meanwhile(tmp_path:
     storage.invalidate_all()  # queued and caught-up rows of the old epoch: found by neither
     assert storage.keys_for("tag", ["t5", "t4", "all"]) == set()
     assert fourth not in storage.keys_for("host", None)
+    storage.close()
+
+
+def test_a_tag_lookup_writes_a_long_queue_of_tag_rows_first(tmp_path: Path) -> None:
+    """More queued rows than a lookup reads one by one (`SEARCH_CATCH_UP`): the lookup has the
+    catch-up write their tag rows first, and finds every entry."""
+    storage = make_storage("disk", tmp_path / "cache")
+    keys = {put(storage, number) for number in range(SEARCH_CATCH_UP + 100)}
+    assert len(tag_rows(tmp_path / "cache")) == 0
+    assert storage.keys_for("tag", ["all"]) == keys
+    connection = storage._connection()  # type: ignore[attr-defined]
+    assert connection.execute("SELECT COUNT(*) FROM search_pending").fetchone()[0] == 0
+    assert len(tag_rows(tmp_path / "cache")) == 2 * len(keys)
     storage.close()
 
 

@@ -463,7 +463,7 @@ class DiskStorage(StorageBase):
             removed, done = self._remove_legacy_files(deadline)
             if not done:
                 return removed
-            self._catch_up_search(0, deadline)  # the search index, in batches
+            self._catch_up_search(0, deadline)  # the search and tag indexes, in batches
             connection = self._connection()
             free = int(connection.execute("PRAGMA freelist_count").fetchone()[0])
             if free > 256:
@@ -473,9 +473,9 @@ class DiskStorage(StorageBase):
         return removed
 
     def _catch_up_search(self, above: int, deadline: float) -> int:
-        """Move the rows waiting for the search index into it (`disk_search.catch_up`), a
-        batch per transaction, when more than ``above`` wait, until none is left or
-        ``deadline`` (monotonic) passed; how many moved."""
+        """Move the rows waiting for the search and tag indexes into them
+        (`disk_search.catch_up`), a batch per transaction, when more than ``above`` wait, until
+        none is left or ``deadline`` (monotonic) passed; how many moved."""
         moved = 0
         with self._snapshot() as connection:
             waiting = pending_count(connection)
