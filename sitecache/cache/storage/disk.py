@@ -2,10 +2,12 @@
 
 Layout under the root directory (created 0700):
 
-- ``index.sqlite3``: every entry's index row, its tag rows and its encoded bytes (`bodies`),
-  written in one transaction, so a reader, a purge or a crash never sees one without the other:
-  there is no file a purge cannot reach and no row whose body is missing
-  (`sitecache.cache.storage.disk_schema`). Named values, counters and locks live here too.
+- ``index.sqlite3``: every entry's index row and its encoded bytes (`bodies`), written in one
+  transaction, so a reader, a purge or a crash never sees one without the other: there is no
+  file a purge cannot reach and no row whose body is missing
+  (`sitecache.cache.storage.disk_schema`). A new entry's tag rows are written later, in
+  batches, and a tag lookup reads the tags of the rows still waiting: the queue entry is
+  written in the row's own transaction. Named values, counters and locks live here too.
   WAL mode and a busy timeout make it safe for several worker processes writing at once.
 - ``fill.lock``: the locks of misses being rendered, one byte each, held by the rendering
   process's open file (`sitecache.cache.storage.file_locks`; Linux), so a miss writes no lock
