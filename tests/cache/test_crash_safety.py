@@ -101,10 +101,10 @@ def unmatched(directory: Path) -> tuple[int, int]:
     """(bodies without an index row, index rows without a body)."""
     with sqlite3.connect(directory / "index.sqlite3") as connection:
         orphans = connection.execute(
-            "SELECT COUNT(*) FROM bodies WHERE key NOT IN (SELECT key FROM entries)"
+            "SELECT COUNT(*) FROM bodies WHERE id NOT IN (SELECT rowid FROM entries)"
         ).fetchone()[0]
         missing = connection.execute(
-            "SELECT COUNT(*) FROM entries WHERE key NOT IN (SELECT key FROM bodies)"
+            "SELECT COUNT(*) FROM entries WHERE rowid NOT IN (SELECT id FROM bodies)"
         ).fetchone()[0]
     return int(orphans), int(missing)
 

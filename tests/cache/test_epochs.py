@@ -21,6 +21,7 @@ from sitecache.cache import CacheEngine, CacheEntry, CacheRules, PageCache, Stor
 from sitecache.cache.entry import encode_entry
 from sitecache.cache.storage import PendingRemoval
 from sitecache.cache.storage.disk_schema import CHUNK_MAX
+from sitecache.cache.storage.disk_search import SEARCH_CATCH_UP
 from sitecache.cache.storage.redis_listing import visible_span
 from tests.cache.conftest import REDIS_URL, FakeClock, PageApp, make_storage
 
@@ -322,51 +323,84 @@ def test_disk_pages_stay_exact_through_splits_merges_moves_ties_and_purges(disk:
     assert_listings(disk, live, now=2000.0, limits=(100,))
 
 
-def test_an_older_disk_layout_is_made_again_on_open(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", [2, 3, 4])
+def test_an_older_disk_layout_is_made_again_on_open(tmp_path: Path, version: int) -> None:
+    """Layouts before 5 (4: tag rows and bodies found by key) are dropped and made again;
+    named values stay."""
     directory = tmp_path / "cache"
     storage = make_storage("disk", directory)
     put(storage, 1)
     storage.set_value("settings", b'{"max_age": 60}')
     storage.close()
     with sqlite3.connect(directory / "index.sqlite3") as connection:
-        connection.execute("PRAGMA user_version = 2")
+        connection.execute(f"PRAGMA user_version = {version}")
     reopened = make_storage("disk", directory)
     assert reopened.summary(2000.0).total == 0
     assert reopened.get_value("settings") == b'{"max_age": 60}'  # named values are kept
     put(reopened, 2)
     assert reopened.list_entries(0, 5, now=2000.0)[1] == 1
+    assert reopened.keys_for("tag", ["all"]) == {f"{2:032x}"}
     reopened.close()
+    with sqlite3.connect(directory / "index.sqlite3") as connection:
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == 5
 
 
 def tag_rows(directory: Path) -> list[tuple[str, str]]:
+    """The tag rows written, as (tag, key of their entry row)."""
     with sqlite3.connect(directory / "index.sqlite3") as connection:
-        return sorted(connection.execute("SELECT tag, key FROM entry_tags").fetchall())
+        return sorted(
+            connection.execute(
+                "SELECT t.tag, e.key FROM entry_tags t JOIN entries e ON e.rowid = t.id"
+            ).fetchall()
+        )
 
 
-def test_tag_rows_follow_their_entry_without_a_second_index(tmp_path: Path) -> None:
-    """#18 point 3: no ``entry_tags_key`` index; a database that has it (made before) loses
-    it in place on open, entries kept, and deleting, re-tagging or purging an entry still
-    takes exactly its tag rows with it (the delete trigger goes through the row's tags)."""
+def test_tag_rows_wait_for_the_catch_up_and_lookups_see_them_meanwhile(tmp_path: Path) -> None:
+    """#18 point 3: a new entry writes no tag rows (the catch-up does, in batches); a tag
+    lookup finds it all the same, and an expiry cut or a new epoch hides it there too.
+    After the catch-up its tag rows are exactly its tags; re-tagging rewrites them at once
+    (also before a catch-up), deleting or purging an entry takes them with it."""
     directory = tmp_path / "cache"
     storage = make_storage("disk", directory)
     first, second = put(storage, 1), put(storage, 2)
-    storage.close()
-    with sqlite3.connect(directory / "index.sqlite3") as connection:  # the layout before #18
-        connection.execute("CREATE INDEX entry_tags_key ON entry_tags (key)")
-    reopened = make_storage("disk", directory)
-    with sqlite3.connect(directory / "index.sqlite3") as connection:
-        names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
-    assert "entry_tags_key" not in names
-    assert "entries_delete" in names
-    assert reopened.summary(2000.0).total == 2  # made in place: the entries stay
-    assert tag_rows(directory) == [("all", first), ("all", second), ("t1", first), ("t2", second)]
+    assert tag_rows(directory) == []  # queued
+    assert storage.keys_for("tag", ["t1"]) == {first}
+    assert storage.keys_for("tag", ["all", "nothing"]) == {first, second}
+    retagged = dataclasses.replace(entry(2), tags=("t6",))
+    storage.put(second, encode_entry(retagged), retagged.info(second), None)  # still queued
+    assert storage.keys_for("tag", ["t2", "all"]) == {first}
+    assert storage.keys_for("tag", ["t6"]) == {second}
+    storage.housekeeping(1.0)  # the catch-up
+    assert tag_rows(directory) == [("all", first), ("t1", first), ("t6", second)]
+    assert storage.keys_for("tag", ["all", "t6"]) == {first, second}
     retagged = dataclasses.replace(entry(1), tags=("t5",))
-    reopened.put(first, encode_entry(retagged), retagged.info(first), None)
-    assert tag_rows(directory) == [("all", second), ("t2", second), ("t5", first)]
-    reopened.delete([second])
+    storage.put(first, encode_entry(retagged), retagged.info(first), None)
+    assert tag_rows(directory) == [("t5", first), ("t6", second)]
+    third = put(storage, 3, expires=1500.0)  # queued, then hidden by the expiry cut
+    assert storage.keys_for("tag", ["t3"]) == {third}
+    storage.invalidate_expired(1600.0)
+    assert storage.keys_for("tag", ["t3", "all"]) == set()
+    storage.delete([second])
     assert tag_rows(directory) == [("t5", first)]
-    assert reopened.keys_for("tag", ["t5"]) == {first}
-    reopened.close()
+    assert storage.keys_for("tag", ["t5", "t6"]) == {first}
+    fourth = put(storage, 4)
+    storage.invalidate_all()  # queued and caught-up rows of the old epoch: found by neither
+    assert storage.keys_for("tag", ["t5", "t4", "all"]) == set()
+    assert fourth not in storage.keys_for("host", None)
+    storage.close()
+
+
+def test_a_tag_lookup_writes_a_long_queue_of_tag_rows_first(tmp_path: Path) -> None:
+    """More queued rows than a lookup reads one by one (`SEARCH_CATCH_UP`): the lookup has the
+    catch-up write their tag rows first, and finds every entry."""
+    storage = make_storage("disk", tmp_path / "cache")
+    keys = {put(storage, number) for number in range(SEARCH_CATCH_UP + 100)}
+    assert len(tag_rows(tmp_path / "cache")) == 0
+    assert storage.keys_for("tag", ["all"]) == keys
+    connection = storage._connection()  # type: ignore[attr-defined]
+    assert connection.execute("SELECT COUNT(*) FROM search_pending").fetchone()[0] == 0
+    assert len(tag_rows(tmp_path / "cache")) == 2 * len(keys)
+    storage.close()
 
 
 # ---------------------------------------------------------------------- Redis's epochs

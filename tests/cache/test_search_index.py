@@ -4,7 +4,6 @@ backend's trigram counts say), and a layout-3 or layout-4 disk cache gains the i
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ from hypothesis import strategies as st
 from sitecache.cache import CacheEntry, DiskStorage, Storage
 from sitecache.cache.entry import EntryInfo, encode_entry
 from sitecache.cache.storage.base import matches_filter
-from sitecache.cache.storage.disk_schema import LAYOUT_VERSION
 from sitecache.cache.storage.disk_search import match_query
 from sitecache.cache.storage.records import EntryStatus
 from tests.cache.conftest import make_storage
@@ -140,55 +138,6 @@ def test_the_redis_index_keeps_no_set_of_a_deleted_entry(tmp_path: Path) -> None
     finally:
         storage.clear_namespace()  # type: ignore[attr-defined]
         storage.close()
-
-
-def test_a_layout_3_disk_cache_gains_the_search_index_in_place(tmp_path: Path) -> None:
-    storage = DiskStorage(tmp_path)
-    for number in range(3):
-        put(storage, f"{number:032d}", entry(f"http://example.org/post-{number}/", number))
-    storage.close()
-    with sqlite3.connect(tmp_path / "index.sqlite3") as connection:  # as layout 3 was
-        for trigger in ("insert", "delete", "update"):
-            connection.execute(f"DROP TRIGGER entries_search_{trigger}")
-        connection.execute("DROP TABLE entries_search")
-        connection.execute("DROP TABLE search_pending")
-        connection.execute("PRAGMA user_version=3")
-    reopened = DiskStorage(tmp_path)
-    try:
-        assert reopened.list_entries(0, 10, now=NOW, search="post-")[1] == 3  # rows kept
-        reopened.housekeeping(1.0)
-        connection = reopened._connection()
-        assert connection.execute("SELECT COUNT(*) FROM search_pending").fetchone()[0] == 0
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION
-        assert reopened.list_entries(0, 10, now=NOW, search="POST-2")[1] == 1
-    finally:
-        reopened.close()
-
-
-def test_a_layout_4_disk_cache_is_indexed_again_with_its_trigram_counts(tmp_path: Path) -> None:
-    storage = DiskStorage(tmp_path)
-    for number in range(3):
-        put(storage, f"{number:032d}", entry(f"http://example.org/post-{number}/", number))
-    storage.housekeeping(1.0)
-    storage.close()
-    with sqlite3.connect(tmp_path / "index.sqlite3") as connection:  # as layout 4 was
-        connection.execute("DROP TABLE search_grams")
-        connection.execute("PRAGMA user_version=4")
-    reopened = DiskStorage(tmp_path)
-    try:
-        connection = reopened._connection()
-        assert connection.execute("SELECT COUNT(*) FROM search_pending").fetchone()[0] == 3
-        assert reopened.list_entries(0, 10, now=NOW, search="post-")[1] == 3  # rows kept
-        reopened.housekeeping(1.0)
-        assert connection.execute("SELECT COUNT(*) FROM search_pending").fetchone()[0] == 0
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION
-        counted = dict(connection.execute("SELECT gram, rows FROM search_grams").fetchall())
-        assert counted["pos"] == 3
-        assert counted["t-2"] == 1
-        assert reopened.list_entries(0, 10, now=NOW, search="POST-2")[1] == 1
-        connection.execute("INSERT INTO entries_search (entries_search) VALUES ('integrity-check')")
-    finally:
-        reopened.close()
 
 
 def test_a_disk_search_asks_for_the_rare_trigrams_and_stays_exact(tmp_path: Path) -> None:

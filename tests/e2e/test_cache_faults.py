@@ -141,8 +141,8 @@ def test_workers_killed_during_writes_and_purges_leave_nothing_stale_or_unreacha
         cache_dir = node.data_dir / "cache"
         with sqlite3.connect(cache_dir / "index.sqlite3") as connection:
             orphans, missing = connection.execute(
-                "SELECT (SELECT COUNT(*) FROM bodies WHERE key NOT IN (SELECT key FROM entries)),"
-                " (SELECT COUNT(*) FROM entries WHERE key NOT IN (SELECT key FROM bodies))"
+                "SELECT (SELECT COUNT(*) FROM bodies WHERE id NOT IN (SELECT rowid FROM entries)),"
+                " (SELECT COUNT(*) FROM entries WHERE rowid NOT IN (SELECT id FROM bodies))"
             ).fetchone()
         assert (orphans, missing) == (0, 0)  # no body a purge cannot reach, no torn row
         storage = DiskStorage(cache_dir)

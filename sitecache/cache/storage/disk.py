@@ -2,10 +2,12 @@
 
 Layout under the root directory (created 0700):
 
-- ``index.sqlite3``: every entry's index row, its tag rows and its encoded bytes (`bodies`),
-  written in one transaction, so a reader, a purge or a crash never sees one without the other:
-  there is no file a purge cannot reach and no row whose body is missing
-  (`sitecache.cache.storage.disk_schema`). Named values, counters and locks live here too.
+- ``index.sqlite3``: every entry's index row and its encoded bytes (`bodies`), written in one
+  transaction, so a reader, a purge or a crash never sees one without the other: there is no
+  file a purge cannot reach and no row whose body is missing
+  (`sitecache.cache.storage.disk_schema`). A new entry's tag rows are written later, in
+  batches, and a tag lookup reads the tags of the rows still waiting: the queue entry is
+  written in the row's own transaction. Named values, counters and locks live here too.
   WAL mode and a busy timeout make it safe for several worker processes writing at once.
 - ``fill.lock``: the locks of misses being rendered, one byte each, held by the rendering
   process's open file (`sitecache.cache.storage.file_locks`; Linux), so a miss writes no lock
@@ -64,6 +66,7 @@ from sitecache.cache.storage.disk_schema import (
 )
 from sitecache.cache.storage.disk_search import (
     MIN_TERM,
+    PENDING_TAGGED,
     SEARCH_CATCH_UP,
     add_gram_counts,
     catch_up,
@@ -75,11 +78,18 @@ from sitecache.cache.storage.index import rewrite_expires
 
 __all__ = ["DiskStorage"]
 
-#: What `DiskStorage._lookup` asks for each dimension (``{marks}``: one ``?`` per value).
+#: `VISIBLE` of the table ``e`` (after ``+e.``: a filter only, see `disk_schema.LIVE_ROW`).
+_VISIBLE_E: Final = (
+    f"{LIVE} AND NOT (e.expires > 0 AND e.expires <= (SELECT expired_before FROM epoch))"  # noqa: S608
+)
+
+#: What `DiskStorage._lookup` asks for each dimension (``{marks}``: one ``?`` per value; the
+#: tag lookup numbers them, ``?1`` on, and reads them twice).
 _LOOKUP: Final[dict[str, str]] = {
-    "tag": "SELECT t.key FROM entry_tags t JOIN entries e ON e.key = t.key "  # noqa: S608
-    f"WHERE t.tag IN ({{marks}}) AND +e.{LIVE} "
-    "AND NOT (e.expires > 0 AND e.expires <= (SELECT expired_before FROM epoch))",
+    # The tag rows, and the queued rows whose tag rows are not written yet (`PENDING_TAGGED`).
+    "tag": "SELECT e.key FROM entry_tags t JOIN entries e ON e.rowid = t.id "  # noqa: S608
+    f"WHERE t.tag IN ({{marks}}) AND +e.{_VISIBLE_E} "
+    f"UNION SELECT key FROM ({PENDING_TAGGED} AND +e.{_VISIBLE_E})",
     "url": f"SELECT key FROM entries WHERE url IN ({{marks}}) AND {VISIBLE_ROW}",  # noqa: S608
     "path": f"SELECT key FROM entries WHERE path IN ({{marks}}) AND {VISIBLE_ROW}",  # noqa: S608
     "host": f"SELECT key FROM entries WHERE host IN ({{marks}}) AND {VISIBLE}",  # noqa: S608
@@ -87,8 +97,8 @@ _LOOKUP: Final[dict[str, str]] = {
 
 #: The body of a key, when its row is of the current epoch (one statement per lookup).
 _GET: Final = (
-    "SELECT b.data FROM bodies b JOIN entries e ON e.key = b.key "  # noqa: S608
-    f"WHERE b.key = ?1 AND +e.{LIVE}"
+    "SELECT b.data FROM entries e JOIN bodies b ON b.id = e.rowid "  # noqa: S608
+    f"WHERE e.key = ?1 AND +e.{LIVE}"
 )
 
 
@@ -101,6 +111,10 @@ _TAGS: Final = COLUMNS.split(", ").index("tags")
 
 def _marks(values: list[str]) -> str:
     return ",".join("?" * len(values))
+
+
+def _numbered_marks(values: list[str]) -> str:
+    return ",".join(f"?{number}" for number in range(1, len(values) + 1))
 
 
 class DiskStorage(StorageBase):
@@ -206,21 +220,30 @@ class DiskStorage(StorageBase):
             # between this check and the commit.
             if generation is not ANY_GENERATION and self.generation() != generation:
                 return False
-            # Tag rows only when they change (a regenerated page keeps its tags): each tag
-            # is a page of the tag index written to the WAL. No tag row outlives its entry row.
-            old = connection.execute("SELECT tags FROM entries WHERE key = ?", (key,)).fetchone()
-            connection.execute(UPSERT, row)
-            if old is None or old[0] != row[_TAGS]:
-                if old is not None:
-                    connection.execute(f"DELETE FROM entry_tags WHERE {TAG_ROWS}", (key, old[0]))  # noqa: S608
-                connection.executemany(
-                    "INSERT OR IGNORE INTO entry_tags (tag, key) VALUES (?, ?)",
-                    [(tag, key) for tag in info.tags],
-                )
+            old = connection.execute(
+                "SELECT rowid, tags FROM entries WHERE key = ?", (key,)
+            ).fetchone()
+            cursor = connection.execute(UPSERT, row)
+            if old is None:
+                # A new row: the insert trigger queued it, and the catch-up writes its tag
+                # rows (`disk_search.catch_up`); a tag lookup reads its tags meanwhile.
+                rowid = cursor.lastrowid
+            else:
+                # Tag rows only when they change (a regenerated page keeps its tags): each
+                # tag is a page of the tag index written to the WAL. No tag row outlives
+                # its entry row.
+                rowid, old_tags = old
+                if old_tags != row[_TAGS]:
+                    stale = f"DELETE FROM entry_tags WHERE {TAG_ROWS}"  # noqa: S608
+                    connection.execute(stale, (rowid, old_tags))
+                    connection.executemany(
+                        "INSERT OR IGNORE INTO entry_tags (tag, id) VALUES (?, ?)",
+                        [(tag, rowid) for tag in info.tags],
+                    )
             connection.execute(
-                "INSERT INTO bodies (key, data) VALUES (?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET data = excluded.data",
-                (key, data),
+                "INSERT INTO bodies (id, data) VALUES (?, ?) "
+                "ON CONFLICT(id) DO UPDATE SET data = excluded.data",
+                (rowid, data),
             )
         return True
 
@@ -245,19 +268,27 @@ class DiskStorage(StorageBase):
                 if not info.is_fresh(now):
                     continue
                 body = connection.execute(
-                    "SELECT data FROM bodies WHERE key = ?", (info.key,)
+                    "SELECT b.id, b.data FROM entries e JOIN bodies b ON b.id = e.rowid "
+                    "WHERE e.key = ?",
+                    (info.key,),
                 ).fetchone()
                 if body is not None:
                     connection.execute(
-                        "UPDATE bodies SET data = ? WHERE key = ?",
-                        (rewrite_expires(bytes(body[0]), now), info.key),
+                        "UPDATE bodies SET data = ? WHERE id = ?",
+                        (rewrite_expires(bytes(body[1]), now), body[0]),
                     )
                 connection.execute("UPDATE entries SET expires = ? WHERE key = ?", (now, info.key))
         return rows
 
     # ------------------------------------------------------------------ index queries
     def _lookup(self, dimension: Dimension, values: list[str]) -> set[str]:
-        sql = _LOOKUP[dimension].format(marks=_marks(values))
+        """The keys of the visible rows matching ``values``; a tag lookup first writes the tag
+        rows of the queued rows when many wait (it reads the others' tags one by one)."""
+        if dimension != "tag":
+            sql = _LOOKUP[dimension].format(marks=_marks(values))
+            return {row[0] for row in self._query(sql, values)}
+        self._catch_up_search(SEARCH_CATCH_UP, float("inf"))
+        sql = _LOOKUP[dimension].format(marks=_numbered_marks(values))
         return {row[0] for row in self._query(sql, values)}
 
     def _all_keys(self) -> set[str]:
@@ -436,7 +467,7 @@ class DiskStorage(StorageBase):
             removed, done = self._remove_legacy_files(deadline)
             if not done:
                 return removed
-            self._catch_up_search(0, deadline)  # the search index, in batches
+            self._catch_up_search(0, deadline)  # the search and tag indexes, in batches
             connection = self._connection()
             free = int(connection.execute("PRAGMA freelist_count").fetchone()[0])
             if free > 256:
@@ -446,10 +477,10 @@ class DiskStorage(StorageBase):
         return removed
 
     def _catch_up_search(self, above: int, deadline: float) -> int:
-        """Move the rows waiting for the search index into it (`disk_search.catch_up`), a
-        batch per transaction, each batch's trigrams counted after it (`gram_counts`), when
-        more than ``above`` wait, until none is left or ``deadline`` (monotonic) passed; how
-        many moved."""
+        """Move the rows waiting for the search and tag indexes into them
+        (`disk_search.catch_up`), a batch per transaction, each batch's trigrams counted after
+        it (`gram_counts`), when more than ``above`` wait, until none is left or ``deadline``
+        (monotonic) passed; how many moved."""
         moved = 0
         with self._snapshot() as connection:
             waiting = pending_count(connection)

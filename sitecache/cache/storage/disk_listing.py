@@ -1,7 +1,8 @@
 """``GET /cache`` on the disk backend: pages of the listing order found through its chunks.
 
 The listing order is newest first, then by URL, then by key: the index ``entries_order`` on
-``(epoch, neg_created, url, key)`` (`sitecache.cache.storage.disk_schema`). The table
+``(epoch, neg_created, url, key)`` (`sitecache.cache.storage.disk_schema`; stored descending,
+so these queries read it backwards: their plans still walk it, with no sort). The table
 ``chunks`` cuts it into runs whose exact row counts the triggers keep, so page N starts by
 summing the counts from the nearer end to find the run holding its first row (one or two for
 the first and the last pages, a few hundred at most), then steps at most `CHUNK_MAX` rows

@@ -9,25 +9,34 @@ table of that name, read by the upsert itself), and the totals are kept per epoc
 new epoch invalidates every older row at once; GC deletes them later in slices. The same row
 holds the expiry cut (``expired_before``): rows that expired before it are hidden (`HIDDEN`).
 
-Tag rows (#18 point 3): ``entry_tags`` is found by its primary key ``(tag, key)`` only; an
-entry's rows are deleted through the tags its index row lists (``tags``, a JSON list,
-`TAG_ROWS`), so a stored page writes no second index of its tag rows (the old
-``entry_tags_key``: ten more B-tree inserts per page of ten tags). A database that still has
-that index loses it, and its delete trigger is made again, in place when opened (the entries
-stay; the layout version is unchanged).
+Tag rows and bodies (#18 point 3, layout 5): both are found by the entry row's ``rowid``, not
+by its key (``entry_tags (tag, id)``, ``bodies (id, data)``): an integer key is a few bytes, a
+new entry's tag rows go to the end of each tag's run, and the bodies table needs no second
+index on a text key. An entry's tag rows are deleted through the tags its index row lists
+(``tags``, a JSON list, `TAG_ROWS`), so they need no index on ``id`` either.
+
+A new entry row writes no tag rows at all: it joins the queue of rows the indexes have not
+caught up with (``search_pending``, `sitecache.cache.storage.disk_search`), and the catch-up
+(GC's housekeeping, or a tag lookup or a search finding many waiting) writes the tag rows of a
+whole batch at once, a few pages per tag instead of one page per tag per stored page. A tag
+lookup reads both, the tag rows and the tags of the queued rows, so it is exact whether or not
+a catch-up ran. A stored page whose row exists with other tags has its tag rows rewritten at
+once.
 
 The listing order of ``GET /cache`` (newest first, then by URL, then by key) is the index
-``entries_order`` on ``(epoch, neg_created, url, key)``. ``chunks`` cuts it into runs of
+``entries_order`` on ``(epoch, neg_created, url, key)``, its columns stored in descending
+order (layout 5) and read backwards: the newest row, the one every stored page adds, goes to
+the right end of the B-tree, where SQLite appends a page when one is full, rather than to the
+left end, where each split rewrote two or three pages. ``chunks`` cuts it into runs of
 `CHUNK_MIN` to `CHUNK_MAX` rows, each with its row count, kept exact by triggers (a run that
 grows past `CHUNK_MAX` is split, one that shrinks below `CHUNK_MERGE` joins the run before it):
 page N is found by summing a few hundred counts and stepping at most `CHUNK_MAX` rows, so
 the last page costs what the first does (an order-statistic over SQLite's own indexes).
 
-The URLs' trigram index of ``search`` (layout 5, `sitecache.cache.storage.disk_search`) is
-made again in a layout-3 or layout-4 database (layout 4's lacks the trigram counts), in place:
-the entries stay and are queued for indexing. Older layouts (entry
-files under ``entries/``, or entry tables without epochs) are dropped and made again when
-opened: a cache is disposable; named values, counters and locks are kept.
+Older layouts (entry files under ``entries/``, entry tables without epochs, without the
+trigram index of ``search``, or with tag rows and bodies found by key: layouts 1 to 4) are
+dropped and made again when opened: a cache is disposable; named values, counters and locks
+are kept.
 """
 
 from __future__ import annotations
@@ -37,7 +46,7 @@ import sqlite3
 from typing import Any, Final
 
 from sitecache.cache.entry import EntryInfo
-from sitecache.cache.storage.disk_search import MIGRATE_ROWS, SEARCH_OBJECTS, SEARCH_SCHEMA
+from sitecache.cache.storage.disk_search import SEARCH_OBJECTS, SEARCH_SCHEMA
 from sitecache.sqlite_wal import enable_wal
 
 __all__ = [
@@ -57,9 +66,6 @@ __all__ = [
 
 #: The layout version, kept in SQLite's ``user_version``.
 LAYOUT_VERSION: Final = 5
-#: The layouts whose entries stay and whose search index (`SEARCH_SCHEMA`) is made again on
-#: the way to version 5: 3 had none, 4 had no trigram counts.
-_REINDEXED_VERSIONS: Final = (3, 4)
 #: Rows a chunk of the listing order keeps after a split.
 CHUNK_MIN: Final = 512
 #: Rows past which a chunk is split in two.
@@ -116,16 +122,16 @@ CREATE TABLE IF NOT EXISTS entries (
 CREATE INDEX IF NOT EXISTS entries_url ON entries (url);
 CREATE INDEX IF NOT EXISTS entries_host ON entries (host, epoch);
 CREATE INDEX IF NOT EXISTS entries_path ON entries (path);
-CREATE INDEX IF NOT EXISTS entries_order ON entries (epoch, neg_created, url, key)
-    WHERE status > 0;
+CREATE INDEX IF NOT EXISTS entries_order
+    ON entries (epoch, neg_created DESC, url DESC, key DESC) WHERE status > 0;
 CREATE INDEX IF NOT EXISTS entries_age ON entries (epoch, created);
 CREATE INDEX IF NOT EXISTS entries_expiry ON entries (epoch, expires) WHERE expires > 0;
 CREATE TABLE IF NOT EXISTS entry_tags (
     tag TEXT NOT NULL,
-    key TEXT NOT NULL,
-    PRIMARY KEY (tag, key)
+    id INTEGER NOT NULL,
+    PRIMARY KEY (tag, id)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS bodies (key TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS bodies (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS epoch (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     current INTEGER NOT NULL,
@@ -157,8 +163,8 @@ WHEN NEW.status > 0 BEGIN
 END;
 CREATE TRIGGER IF NOT EXISTS entries_delete AFTER DELETE ON entries BEGIN
     {_TOTALS_SUBTRACT}
-    DELETE FROM entry_tags WHERE key = OLD.key AND tag IN (SELECT value FROM json_each(OLD.tags));
-    DELETE FROM bodies WHERE key = OLD.key;
+    DELETE FROM entry_tags WHERE id = OLD.rowid AND tag IN (SELECT value FROM json_each(OLD.tags));
+    DELETE FROM bodies WHERE id = OLD.rowid;
 END;
 CREATE TRIGGER IF NOT EXISTS entries_delete_order AFTER DELETE ON entries
 WHEN OLD.status > 0 BEGIN
@@ -215,9 +221,9 @@ _OLD_TABLES: Final = (
     *SEARCH_OBJECTS,
 )
 
-#: The tag rows of entry ``?1`` whose index row lists the tags ``?2`` (a JSON list): found by
-#: the primary key, with no index on ``key``.
-TAG_ROWS: Final = "key = ?1 AND tag IN (SELECT value FROM json_each(?2))"
+#: The tag rows of the entry row ``?1`` (its rowid) whose index row lists the tags ``?2`` (a
+#: JSON list): found by the primary key, with no index on ``id``.
+TAG_ROWS: Final = "id = ?1 AND tag IN (SELECT value FROM json_each(?2))"
 
 #: The columns of an index row, in the order of `row_to_info` and `info_row`.
 COLUMNS: Final = (
@@ -285,21 +291,12 @@ def create_schema(connection: sqlite3.Connection) -> None:
     enable_wal(connection)
     connection.execute("BEGIN IMMEDIATE")
     try:
-        version = connection.execute("PRAGMA user_version").fetchone()[0]
-        if version in _REINDEXED_VERSIONS:  # the entries stay: the search index is new
-            for table in SEARCH_OBJECTS:
-                connection.execute(f"DROP TABLE IF EXISTS {table}")
-            for statement in _statements(SEARCH_SCHEMA):
-                connection.execute(statement)
-            connection.execute(MIGRATE_ROWS)
-        elif version != LAYOUT_VERSION:
+        if connection.execute("PRAGMA user_version").fetchone()[0] != LAYOUT_VERSION:
             for table in _OLD_TABLES:
                 connection.execute(f"DROP TABLE IF EXISTS {table}")
             for statement in _statements(_SCHEMA + SEARCH_SCHEMA):
                 connection.execute(statement)
-        if version != LAYOUT_VERSION:
             connection.execute(f"PRAGMA user_version={LAYOUT_VERSION}")
-        _drop_tag_key_index(connection)
         connection.execute("COMMIT")
     except BaseException:
         if connection.in_transaction:
@@ -308,29 +305,9 @@ def create_schema(connection: sqlite3.Connection) -> None:
 
 
 def schema_outdated(connection: sqlite3.Connection) -> bool:
-    """Whether `create_schema` has work to do here: another layout version, or the tag rows'
-    second index left from before #18 (two reads, no write: a new connection never waits)."""
-    if connection.execute("PRAGMA user_version").fetchone()[0] != LAYOUT_VERSION:
-        return True
-    return _has_tag_key_index(connection)
-
-
-def _has_tag_key_index(connection: sqlite3.Connection) -> bool:
-    found = connection.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'entry_tags_key'"
-    ).fetchone()
-    return found is not None
-
-
-def _drop_tag_key_index(connection: sqlite3.Connection) -> None:
-    """Drop the second index of the tag rows (``entry_tags_key``) where it is left from before
-    #18, with the delete trigger that used it, and make the trigger again (`TAG_ROWS`)."""
-    if not _has_tag_key_index(connection):
-        return
-    connection.execute("DROP INDEX entry_tags_key")
-    connection.execute("DROP TRIGGER IF EXISTS entries_delete")
-    for statement in _statements(_SCHEMA):  # every object IF NOT EXISTS: only the trigger
-        connection.execute(statement)
+    """Whether `create_schema` has work to do here: a new database or another layout version
+    (one read, no write: a new connection never waits)."""
+    return bool(connection.execute("PRAGMA user_version").fetchone()[0] != LAYOUT_VERSION)
 
 
 def _statements(script: str) -> list[str]:

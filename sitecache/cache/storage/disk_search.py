@@ -29,6 +29,10 @@ wait. A search reads both: the FTS candidates and the pending rows (few), so it 
 exact, whether or not a catch-up ran. A deleted entry row leaves the FTS table (or the pending
 one) in the delete's own transaction, through the trigger.
 
+The same queue holds back the tag rows of a new entry row (``entry_tags``, layout 5,
+`sitecache.cache.storage.disk_schema`): the catch-up writes them with the FTS rows, and a tag
+lookup reads the queued rows' own tags beside the tag rows (`PENDING_TAGGED`).
+
 Every statement here runs on a connection the caller holds in a transaction; the page
 query is `sitecache.cache.storage.disk_listing.search_page`'s.
 """
@@ -42,8 +46,8 @@ from typing import Final
 __all__ = [
     "CATCH_UP_BATCH",
     "GRAM_SPREAD",
-    "MIGRATE_ROWS",
     "MIN_TERM",
+    "PENDING_TAGGED",
     "SEARCH_CATCH_UP",
     "SEARCH_OBJECTS",
     "SEARCH_SCHEMA",
@@ -101,8 +105,12 @@ END;
 #: The tables of the search index (dropped with an older layout's).
 SEARCH_OBJECTS: Final = ("entries_search", "search_pending", "search_grams")
 
-#: Every row already in the table, pending (the migration of a database without the index).
-MIGRATE_ROWS: Final = "INSERT OR IGNORE INTO search_pending (id) SELECT rowid FROM entries"
+#: The queued entry rows (``e``) listing one of the tags ``{marks}`` (``?NNN`` parameters):
+#: their tag rows may not be written yet.
+PENDING_TAGGED: Final = (
+    "SELECT e.key FROM search_pending p CROSS JOIN entries e ON e.rowid = p.id "
+    "WHERE EXISTS (SELECT 1 FROM json_each(e.tags) WHERE value IN ({marks}))"
+)
 
 
 def pending_count(connection: sqlite3.Connection) -> int:
@@ -111,9 +119,9 @@ def pending_count(connection: sqlite3.Connection) -> int:
 
 
 def catch_up(connection: sqlite3.Connection, limit: int = CATCH_UP_BATCH) -> tuple[int, list[str]]:
-    """Move up to ``limit`` pending rows (the oldest) into the FTS table, inside the caller's
-    write transaction; how many left the pending table, and the URLs indexed (for
-    `gram_counts`, outside the write lock)."""
+    """Move up to ``limit`` pending rows (the oldest) into the FTS table and write their tag
+    rows, inside the caller's write transaction; how many left the pending table, and the
+    URLs indexed (for `gram_counts`, outside the write lock)."""
     last = connection.execute(
         "SELECT id FROM search_pending ORDER BY id LIMIT 1 OFFSET ?", (limit - 1,)
     ).fetchone()
@@ -123,10 +131,18 @@ def catch_up(connection: sqlite3.Connection, limit: int = CATCH_UP_BATCH) -> tup
         if found is None or found[0] is None:
             return 0, []
         bound = int(found[0])
-    moving = "FROM search_pending p JOIN entries e ON e.rowid = p.id WHERE p.id <= ?"
+    # CROSS JOIN: the queue drives the join (the planner would otherwise walk every entry
+    # row below the bound and look each up in the queue).
+    moving = "FROM search_pending p CROSS JOIN entries e ON e.rowid = p.id WHERE p.id <= ?"
     urls = [str(row[0]) for row in connection.execute(f"SELECT e.url {moving}", (bound,))]
     connection.execute(
         f"INSERT INTO entries_search (rowid, url) SELECT p.id, e.url {moving}", (bound,)
+    )
+    # Batched: a tag's new rows (the highest ids) go to the end of its run, a few pages each.
+    connection.execute(
+        "INSERT OR IGNORE INTO entry_tags (tag, id) SELECT t.value, p.id FROM search_pending p "
+        "CROSS JOIN entries e ON e.rowid = p.id, json_each(e.tags) t WHERE p.id <= ?",
+        (bound,),
     )
     moved = connection.execute("DELETE FROM search_pending WHERE id <= ?", (bound,)).rowcount
     return int(moved), urls
