@@ -459,7 +459,9 @@ class ApplicationPasswords:
                 "invalid_username",
                 "<strong>Error:</strong> Unknown username. Check again or try your email address.",
             )
-        presented = _NOT_ALPHANUMERIC.sub("", credentials.password)
+        presented = credentials.password
+        if not (presented.isascii() and presented.isalnum()):  # grouped, or not ours at all
+            presented = _NOT_ALPHANUMERIC.sub("", presented)
         matched: ApplicationPassword | None = None
         digest = keyed_hash(self.key, presented, _PURPOSE)  # the same for every password
         for record, stored in zip(found.passwords, found.hashes, strict=True):
