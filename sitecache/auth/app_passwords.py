@@ -28,7 +28,7 @@ from sitecache.auth.db import DbConnection, OperationalError, Row
 from sitecache.auth.passwords import digest_matches, generate_password, keyed_hash
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import SiteStore
-from sitecache.auth.users import UserRepository
+from sitecache.auth.users import USER_COLUMNS, UserRepository, user_from_row
 from sitecache.domain_errors import ConflictError, InvalidValueError, UnauthorizedError
 from sitecache.schema import is_email
 
@@ -53,6 +53,29 @@ _PURPOSE: Final = "application-password"
 _NOT_ALPHANUMERIC = re.compile(r"[^A-Za-z0-9]")
 _LAST_USED_GRANULARITY: Final = 60
 _LIST: Final = "SELECT * FROM app_passwords WHERE user_id = ? ORDER BY created, position, uuid"
+_PASSWORD_COLUMNS: Final = (
+    "uuid",
+    "app_id",
+    "name",
+    "password_hash",
+    "created",
+    "last_used",
+    "last_ip",
+)
+_CREDENTIALS: Final = (
+    "SELECT "  # noqa: S608 - fixed column names, the login is bound
+    + ", ".join(f"u.{column}" for column in USER_COLUMNS)
+    + ", "
+    + ", ".join(f"p.{column} AS p_{column}" for column in _PASSWORD_COLUMNS)
+    + " FROM users u LEFT JOIN app_passwords p ON p.user_id = u.id"
+    " WHERE lower(u.{by}) = lower(?) ORDER BY p.created, p.position, p.uuid"
+)
+"""A user (by login or e-mail: ``{by}``) and their passwords, oldest first, in one read: a row
+per password (the user's columns repeated), or one row of nulls for a user without any."""
+_BY_LOGIN: Final = _CREDENTIALS.format(by="login")
+_BY_EMAIL: Final = _CREDENTIALS.format(by="email")
+_CREDENTIALS_KEPT: Final = 256
+"""Most logins whose credentials one process keeps (`ApplicationPasswords._credentials`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,23 +225,63 @@ def _password(row: Row) -> ApplicationPassword:
     )
 
 
-class PasswordListing:
-    """The passwords of one user as authentication read them (lazily converted), and the
-    database state they were read in: `ApplicationPasswords.listed` gives them back while this
-    thread's connection has written nothing since, so a request that authenticates with an
-    application password and lists the user's passwords reads them once (#18)."""
+def _joined_password(row: Row) -> ApplicationPassword:
+    """The password of a `_CREDENTIALS` row (its ``p_`` columns)."""
+    return ApplicationPassword(
+        uuid=str(row["p_uuid"]),
+        user_id=int(row["id"]),
+        app_id=str(row["p_app_id"]),
+        name=str(row["p_name"]),
+        created=int(row["p_created"]),
+        last_used=None if row["p_last_used"] is None else int(row["p_last_used"]),
+        last_ip=None if row["p_last_ip"] is None else str(row["p_last_ip"]),
+    )
 
-    __slots__ = ("_changes", "_connection", "_records", "_rows", "_used", "user_id")
+
+@dataclass(frozen=True, slots=True)
+class _Credentials:
+    """What authentication reads for a login: the user, their passwords (oldest first) and
+    the passwords' stored keyed hashes (in the same order); immutable, so it can be kept."""
+
+    user: SiteUser
+    passwords: tuple[ApplicationPassword, ...]
+    hashes: tuple[str, ...]
+
+
+def _read_credentials(connection: DbConnection, login: str) -> _Credentials | None:
+    """The `_Credentials` of the user with this login, or else this e-mail address
+    (case-insensitive, as `UserRepository.find`), in one query (two for an e-mail address that
+    is no login); ``None`` when no user has it."""
+    rows = connection.execute(_BY_LOGIN, (login,)).fetchall()
+    if not rows and "@" in login:
+        rows = connection.execute(_BY_EMAIL, (login,)).fetchall()
+    if not rows:
+        return None
+    present = [row for row in rows if row["p_uuid"] is not None]
+    return _Credentials(
+        user_from_row(rows[0]),
+        tuple(_joined_password(row) for row in present),
+        tuple(str(row["p_password_hash"]) for row in present),
+    )
+
+
+class PasswordListing:
+    """The passwords of one user as authentication read them, and the database state they
+    were read in: `ApplicationPasswords.listed` gives them back while this thread's connection
+    has written nothing since, so a request that authenticates with an application password
+    and lists the user's passwords reads them once (#18)."""
+
+    __slots__ = ("_changes", "_connection", "_passwords", "_records", "_used", "user_id")
 
     def __init__(
         self,
         user_id: int,
-        rows: list[Row],
+        passwords: tuple[ApplicationPassword, ...],
         used: ApplicationPassword | None,
         connection: DbConnection,
     ) -> None:
         self.user_id = user_id
-        self._rows = rows
+        self._passwords = passwords
         self._used = used
         self._records: list[ApplicationPassword] | None = None
         self._connection = connection
@@ -234,8 +297,8 @@ class PasswordListing:
         if self._records is None:
             used = self._used
             self._records = [
-                used if used is not None and used.uuid == row["uuid"] else _password(row)
-                for row in self._rows
+                used if used is not None and used.uuid == record.uuid else record
+                for record in self._passwords
             ]
         return list(self._records)
 
@@ -261,6 +324,9 @@ class ApplicationPasswords:
         self.users = users
         self.key = key
         self.clock = clock
+        self._kept: dict[str, tuple[DbConnection, tuple[int, int], _Credentials]] = {}
+        """Credentials read per login, with the connection and `SiteStore.change_stamp` they
+        were read under (`_credentials`; at most `_CREDENTIALS_KEPT`, then all are dropped)."""
 
     def create(
         self, user: SiteUser, name: str, app_id: str = ""
@@ -380,8 +446,8 @@ class ApplicationPasswords:
         Raises:
             UnauthorizedError: as `authenticate`.
         """
-        user = self.users.find(credentials.login)
-        if user is None:
+        found, connection = self._credentials(credentials.login)
+        if found is None:
             # wp_authenticate_application_password's words, "<strong>Error:</strong>" included.
             if is_email(credentials.login):
                 raise UnauthorizedError(
@@ -393,22 +459,51 @@ class ApplicationPasswords:
                 "invalid_username",
                 "<strong>Error:</strong> Unknown username. Check again or try your email address.",
             )
-        presented = _NOT_ALPHANUMERIC.sub("", credentials.password)
-        connection = self.store.connection()
-        rows = connection.execute(_LIST, (user.id,)).fetchall()
+        presented = credentials.password
+        if not (presented.isascii() and presented.isalnum()):  # grouped, or not ours at all
+            presented = _NOT_ALPHANUMERIC.sub("", presented)
         matched: ApplicationPassword | None = None
-        digest = keyed_hash(self.key, presented, _PURPOSE)  # the same for every row
-        for row in rows:
-            # SECURITY: constant-time comparison of keyed hashes; every row is checked.
-            if digest_matches(digest, str(row["password_hash"])):
-                matched = _password(row)
+        digest = keyed_hash(self.key, presented, _PURPOSE)  # the same for every password
+        for record, stored in zip(found.passwords, found.hashes, strict=True):
+            # SECURITY: constant-time comparison of keyed hashes; every password is checked.
+            if digest_matches(digest, stored):
+                matched = record
         if matched is None:
             raise UnauthorizedError(
                 "incorrect_password", "The provided password is an invalid application password."
             )
         used = self._record_use(matched, ip)
         # Taken after the use was recorded: the listing holds the record as stored now.
-        return user, matched, PasswordListing(user.id, rows, used, connection)
+        return (
+            found.user,
+            matched,
+            PasswordListing(found.user.id, found.passwords, used, connection),
+        )
+
+    def _credentials(self, login: str) -> tuple[_Credentials | None, DbConnection]:
+        """The user of ``login`` with their passwords and hashes, and the connection they were
+        read on.
+
+        SECURITY: a revoked password or a changed role must count from the very next request,
+        on every worker and node. What was read for a login is kept only with this thread's
+        connection and the store's `SiteStore.change_stamp`, taken before the read, and given
+        back only while the stamp is unchanged: no connection of any process has written to the
+        database since. Where the store has no such stamp (PostgreSQL) every request reads.
+        Only stored keyed hashes are kept, never a presented secret.
+        """
+        connection = self.store.connection()
+        stamp = self.store.change_stamp(connection)
+        if stamp is None:
+            return _read_credentials(connection, login), connection
+        kept = self._kept.get(login)
+        if kept is not None and kept[0] is connection and kept[1] == stamp:
+            return kept[2], connection
+        found = _read_credentials(connection, login)
+        if found is not None:
+            if len(self._kept) >= _CREDENTIALS_KEPT:
+                self._kept.clear()
+            self._kept[login] = (connection, stamp, found)
+        return found, connection
 
     def _record_use(self, password: ApplicationPassword, ip: str) -> ApplicationPassword:
         """Record that ``password`` was used now from ``ip`` (at most one write a minute per

@@ -476,6 +476,22 @@ class SiteStore:
             raise
         connection.execute("COMMIT")
 
+    def change_stamp(self, connection: DbConnection) -> tuple[int, int] | None:
+        """A stamp of the database as ``connection`` sees it: two stamps taken on the same
+        connection are equal only if nothing was written to the database in between, by any
+        connection of any process (SQLite's ``data_version`` counts the other connections'
+        commits, the connection's ``total_changes`` its own writes). ``None`` when there is no
+        such stamp to be had cheaply (PostgreSQL) or ``connection`` is inside a transaction: the
+        caller reads afresh.
+
+        Take the stamp before the read it vouches for: a write committed between the two is then
+        in the read and makes the next stamp differ, so a kept read never outlives a write.
+        """
+        if self.postgres is not None or connection.in_transaction:
+            return None
+        (version,) = connection.execute("PRAGMA data_version").fetchone()
+        return int(version), connection.total_changes
+
     def integrity_check(self) -> str:
         """``"ok"``, or what the engine's own check found wrong."""
         connection = self.connection()

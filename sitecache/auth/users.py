@@ -24,10 +24,12 @@ __all__ = [
     "LOGIN_PATTERN",
     "MIN_PASSWORD_LENGTH",
     "PROFILE_FIELDS",
+    "USER_COLUMNS",
     "UserChangeListener",
     "UserQuery",
     "UserRepository",
     "slugify",
+    "user_from_row",
 ]
 
 MIN_PASSWORD_LENGTH: Final = 8
@@ -42,6 +44,17 @@ PROFILE_FIELDS: Final = (
     "locale",
 )
 """The profile columns `UserRepository.update` (and ``create``'s ``profile``) accept."""
+USER_COLUMNS: Final = (
+    "id",
+    "login",
+    "email",
+    "display_name",
+    "role",
+    "registered",
+    *PROFILE_FIELDS,
+)
+"""The ``users`` columns a `SiteUser` is built from (`user_from_row`); the password hash is not
+one of them."""
 _BUILT_KEPT: Final = 256
 """Most users kept built from their rows (`UserRepository._from_row`)."""
 _UPDATABLE: Final = frozenset({"email", "display_name", "role", *PROFILE_FIELDS})
@@ -86,7 +99,9 @@ def _already_used(field: str) -> ConflictError:
     return ConflictError(f"existing_user_{field}", f"Sorry, that {noun} is already used.")
 
 
-def _user(row: Row) -> SiteUser:
+def user_from_row(row: Row) -> SiteUser:
+    """The `SiteUser` of a row that holds the `USER_COLUMNS` by name (a row of ``users``, or of
+    a join that selects them unrenamed)."""
     return SiteUser(
         id=int(row["id"]),
         login=str(row["login"]),
@@ -146,7 +161,7 @@ class UserRepository:
         if user is None:
             if len(self._built) >= _BUILT_KEPT:
                 self._built.clear()
-            user = self._built[key] = _user(row)
+            user = self._built[key] = user_from_row(row)
         return user
 
     def create(
@@ -239,7 +254,7 @@ class UserRepository:
     def all(self) -> list[SiteUser]:
         """Every user, by id."""
         rows = self.store.connection().execute("SELECT * FROM users ORDER BY id").fetchall()
-        return [_user(row) for row in rows]
+        return [user_from_row(row) for row in rows]
 
     def count(self) -> int:
         """How many users are registered."""
@@ -320,7 +335,7 @@ class UserRepository:
             " LIMIT ? OFFSET ?",
             sql_values([*params, query.limit, query.offset]),
         ).fetchall()
-        users = [_user(row) for row in rows]
+        users = [user_from_row(row) for row in rows]
         if query.orderby in ("include", "include_slugs"):
             keys: list[Any] = list(query.include if query.orderby == "include" else query.slugs)
             position = {key: index for index, key in enumerate(keys)}

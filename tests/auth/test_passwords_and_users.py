@@ -8,6 +8,7 @@ holds a password. Users have a unique login and e-mail address and one of the fi
 from __future__ import annotations
 
 import hashlib
+import hmac
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -149,6 +150,18 @@ def test_a_keyed_hash_depends_on_key_secret_and_purpose(
     stored = keyed_hash(b"k" * 32, "secret", "purpose")
     assert not keyed_hash_matches(key, secret, purpose, stored)
     assert "secret" not in stored
+
+
+def test_a_keyed_hash_is_the_hmac_sha256_of_purpose_and_secret_under_the_key() -> None:
+    # Stored hashes must keep matching: the prepared HMAC per key gives the plain HMAC's value,
+    # under each of several keys used in turn (more keys than it keeps prepared).
+    for round_ in range(2):
+        for number in range(12):
+            key = bytes([number]) * (16 + number)
+            secret = f"s{round_}-{number}-\u00e9\udcff"
+            message = f"purpose\0{secret}".encode("utf-8", "surrogatepass")
+            expected = hmac.new(key, message, hashlib.sha256).hexdigest()
+            assert keyed_hash(key, secret, "purpose") == expected
 
 
 def test_generated_passwords_are_random_letters_and_digits() -> None:
