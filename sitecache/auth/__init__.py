@@ -8,8 +8,9 @@ from its module on first use.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from sitecache.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from sitecache.auth.passwords import PasswordHasher
@@ -37,22 +38,15 @@ __all__ = [
 #: where each name of `__all__` is defined: importing this package loads none of them (the
 #: command line and the cache load the parts they use, not the login pages' templates)
 _HOMES = {
-    "ROLES": "roles",
-    "ROLE_CAPABILITIES": "roles",
-    "SiteUser": "roles",
-    "is_site_admin": "roles",
-    "require_site_admin": "roles",
-    "PasswordHasher": "passwords",
-    "AuthService": "service",
-    "AuthViews": "views",
+    "ROLES": "sitecache.auth.roles",
+    "ROLE_CAPABILITIES": "sitecache.auth.roles",
+    "SiteUser": "sitecache.auth.roles",
+    "is_site_admin": "sitecache.auth.roles",
+    "require_site_admin": "sitecache.auth.roles",
+    "PasswordHasher": "sitecache.auth.passwords",
+    "AuthService": "sitecache.auth.service",
+    "AuthViews": "sitecache.auth.views",
 }
 
 
-def __getattr__(name: str) -> Any:
-    """The names of `__all__`, each imported from its module on first use."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'sitecache.auth' has no attribute {name!r}")
-    value = getattr(import_module(f"sitecache.auth.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _HOMES)

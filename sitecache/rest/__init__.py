@@ -18,8 +18,9 @@ from its module on first use.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from sitecache.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from sitecache.rest.authentication import (
@@ -88,11 +89,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """The names of `__all__`, each imported from its module on first use."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'sitecache.rest' has no attribute {name!r}")
-    value = getattr(import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _HOMES)
