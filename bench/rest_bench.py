@@ -9,7 +9,7 @@ Three parts (``make bench`` or ``python bench/rest_bench.py [--seconds S] [--rou
    at most 1.2x the cost at 10 routes), for the last route registered in a crowded namespace and
    for a route of another namespace.
 3. Under gunicorn (2 sync workers each): sitecache beside a bare WSGI app answering the same
-   bytes, for the API index, an application-password GET and its 401, and a stand-in
+   bytes, for the API index, an application-password GET and its 401, and the page cache's
    ``site-cache/v1/settings`` (`rest_gunicorn.under_gunicorn`).
 """
 

@@ -5,9 +5,7 @@ body sitecache answered (captured first) are each served by gunicorn (2 sync wor
 with wrk (``-t2 -c32``) when installed, else a bounded Python load generator, alternately,
 round after round. Scenarios: the API index, an application-password GET of
 ``site/v2/users/me/application-passwords``, its 401 (no credentials), and an
-application-password GET of ``site-cache/v1/settings``, a stand-in registered here (same
-permission as the real one: ``manage_options``; a settings-sized object) until the page cache's
-own route exists.
+application-password GET of the page cache's ``site-cache/v1/settings`` (administrators only).
 
 Besides requests per second, the CPU time the workers of each server spend per request
 (``/proc``, user + system) is printed: on a machine shared with other work, requests per second
@@ -37,69 +35,9 @@ from typing import Any
 
 from werkzeug.test import EnvironBuilder
 
-from sitecache.app import App, create_app
-from sitecache.auth.roles import require_site_admin
-from sitecache.rest import RestRequest, RestServer
+from sitecache.app import create_app
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-
-SETTINGS_STANDIN: dict[str, Any] = {
-    "enabled": True,
-    "max_age": 3600,
-    "stale_while_revalidate": 10,
-    "gc_interval": 600,
-    "compression": True,
-    "known_users": "bypass",
-    "cache_query_strings": False,
-    "ignored_query_params": ["utm_source", "utm_medium", "utm_campaign", "fbclid", "gclid"],
-    "rejected_uris": [],
-    "rejected_user_agents": [],
-    "rejected_cookies": [],
-    "mobile": False,
-    "mobile_user_agents": ["Android", "iPhone", "iPad", "Mobile"],
-    "cache_404": False,
-    "use_304": True,
-    "lock_down": False,
-    "clear_on_post_edit": False,
-    "refresh_single_only_on_comments": False,
-    "pages": {
-        "search": True,
-        "feed": True,
-        "category": False,
-        "home": False,
-        "frontpage": False,
-        "tag": False,
-        "archives": False,
-        "pages": False,
-        "single": False,
-        "author": False,
-    },
-    "preload_interval": 0,
-    "preload_posts": "all",
-    "preload_taxonomies": True,
-    "static_files": False,
-    "debug": False,
-    "storage": "files",
-    "cache_path": "/var/lib/sitecache/pages",
-}
-"""What the stand-in ``site-cache/v1/settings`` route answers (CACHE_API.md's settings)."""
-
-
-def plugin(app: App) -> None:
-    """The benchmark's plugin: the stand-in ``site-cache/v1/settings`` route (admins only)."""
-
-    def settings(request: RestRequest) -> dict[str, Any]:
-        return dict(SETTINGS_STANDIN)
-
-    def routes(server: RestServer) -> None:
-        server.register_rest_route(
-            "site-cache/v1",
-            "/settings",
-            {"methods": "GET", "callback": settings, "permission_callback": require_site_admin},
-        )
-
-    app.hooks.add_action("rest_api_init", routes)
-
 
 _CANNED: dict[str, tuple[str, list[tuple[str, str]], bytes]] = {}
 
@@ -136,7 +74,7 @@ SCENARIOS = (
         0.7,
     ),
     (
-        "app-password GET site-cache/v1/settings (stand-in)",
+        "app-password GET site-cache/v1/settings",
         "/site-json/site-cache/v1/settings",
         True,
         0.5,
@@ -301,8 +239,8 @@ def in_process_costs(
 
 
 def make_site(root: Path) -> tuple[Path, str]:
-    """The benchmark's site under ``root``: an administrator with an application password and
-    the stand-in route (`plugin`). Returns its configuration file and the ``Authorization``
+    """The benchmark's site under ``root``: an administrator with an application password.
+    Returns its configuration file and the ``Authorization``
     header value of the application password."""
     data_dir = root / "var"
     setup = create_app({"data_dir": str(data_dir), "password_hash_cost": 1024})
@@ -310,9 +248,7 @@ def make_site(root: Path) -> tuple[Path, str]:
     password, _ = setup.auth.app_passwords.create(admin, "bench")
     setup.auth.store.close()
     config = root / "sitecache.toml"
-    config.write_text(
-        f'plugins = ["rest_gunicorn:plugin"]\ndata_dir = "{data_dir}"\n', encoding="utf-8"
-    )
+    config.write_text(f'data_dir = "{data_dir}"\n', encoding="utf-8")
     return config, "Basic " + base64.b64encode(f"admin:{password}".encode()).decode()
 
 
@@ -387,10 +323,6 @@ def under_gunicorn(seconds: float, rounds: int) -> None:
             print(
                 f"\n== 3. Under gunicorn (2 sync workers each), {tool}, {rounds} alternated"
                 f" rounds of {seconds:g} s per side"
-            )
-            print(
-                "   site-cache/v1/settings is a STAND-IN registered by this benchmark"
-                " (manage_options, settings-sized object): the real route is not built yet."
             )
             print(
                 f"{'scenario':<52} {'bytes':>6} {'bare req/s':>11} {'ours req/s':>11}"

@@ -1,14 +1,14 @@
 """Where the REST benchmark's requests spend their time, in process (#18).
 
 ``python bench/rest_profile.py [--requests N] [--top K] [SCENARIO ...]`` builds the site of
-``rest_bench.py`` part 3 (`rest_gunicorn`: an administrator with an application password, the
-stand-in settings route) and calls the application as a WSGI callable with a prebuilt environ
-for each scenario (all by default; a scenario is named by a word of its name: ``index``,
-``401``, ``settings``, ``app-password``). For each it prints the cost per request without a
-profiler (best of seven runs of 300), then a cProfile run of N requests: the profiled time per
-area of the code (each function's own time, by the file it lives in) and the functions with the
-most own time. A profiler charges every call, so the shares lean toward code that makes many
-small calls; the unprofiled cost is the figure to compare.
+``rest_bench.py`` part 3 (`rest_gunicorn`: an administrator with an application password) and
+calls the application as a WSGI callable with a prebuilt environ for each scenario (all by
+default; a scenario is named by a word of its name: ``index``, ``401``, ``settings``,
+``app-password``). For each it prints the cost per request without a profiler (best of seven
+runs of 300), then a cProfile run of N requests: the profiled time per area of the code (each
+function's own time, by the file it lives in) and the functions with the most own time. A
+profiler charges every call, so the shares lean toward code that makes many small calls; the
+unprofiled cost is the figure to compare.
 """
 
 from __future__ import annotations
