@@ -26,9 +26,9 @@ if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
         allow_module_level=True,
     )
 
+from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support import expected_conditions  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 LOGIN, PASSWORD = "dash", "dash-password-1"
@@ -65,13 +65,22 @@ def shoot(driver: Any, tmp_path: Path, name: str) -> None:
 def submit(driver: Any, button: Any, timeout: float = 30.0) -> None:
     """Click a form's submit ``button`` and return once the answer page has replaced the
     current one: a click can return before the browser has left the old page, and a
-    lookup right after it would then search the old page."""
-    old_page = driver.find_element(By.TAG_NAME, "html")
+    lookup right after it would then search the old page. The old page's window carries a
+    mark the new page's does not; while the browser is between the two, a script or an
+    element lookup may fail (Chromium: "Node ... does not belong to the document"), which
+    the wait takes as "not yet"."""
+    driver.execute_script("window.__sitecacheOldPage = true;")
     button.click()
-    WebDriverWait(driver, timeout).until(expected_conditions.staleness_of(old_page))
-    WebDriverWait(driver, timeout).until(
-        lambda d: d.execute_script("return document.readyState") == "complete"
-    )
+
+    def answered(driver: Any) -> bool:
+        return bool(
+            driver.execute_script(
+                "return window.__sitecacheOldPage === undefined"
+                " && document.readyState === 'complete';"
+            )
+        )
+
+    WebDriverWait(driver, timeout, ignored_exceptions=(WebDriverException,)).until(answered)
 
 
 def dashboard(driver: Any, live_server: LiveServer) -> None:
