@@ -13,10 +13,7 @@ from urllib.parse import urlencode
 
 from werkzeug.wrappers import Request, Response
 
-from sitecache.auth.origin import request_cross_site_reason
 from sitecache.domain_errors import DomainError, ForbiddenError, NotFoundError
-from sitecache.rest.plain_responses import method_not_allowed
-from sitecache.rest.server import RestServer
 from sitecache.site.commenting import (
     COOKIE_LIFETIME,
     comment_author_cookie_name,
@@ -24,17 +21,15 @@ from sitecache.site.commenting import (
     moderation_hash,
     parse_submission,
 )
-from sitecache.site.content import ContentService
-from sitecache.site.links import SiteLinks
 from sitecache.site.models import PUBLIC_STATUSES, Comment, Post
-from sitecache.site.page import PageRenderer, redirect
 from sitecache.site.postpass import is_unlocked
+from sitecache.site.site_form import SiteForm
 from sitecache.site.targets import REST_BASES
 
 __all__ = ["CommentForm"]
 
 
-class CommentForm:
+class CommentForm(SiteForm):
     """Takes comment form POSTs.
 
     Args:
@@ -45,34 +40,17 @@ class CommentForm:
         secret: the key of the moderation hashes and of the cookies that unlock protected posts.
     """
 
-    def __init__(
-        self,
-        server: RestServer,
-        content: ContentService,
-        links: SiteLinks,
-        renderer: PageRenderer,
-        secret: bytes,
-    ) -> None:
-        self.server = server
-        self.content = content
-        self.links = links
-        self.renderer = renderer
-        self.secret = secret
+    refused_title = "Comment not posted"
+    cross_site_message = "Sorry, comments must be posted from this site."
+    not_allowed_cache_control = ""
 
-    def __call__(self, request: Request) -> Response:
-        """Answer a request to the form's URL (POST only)."""
-        if request.method != "POST":
-            return method_not_allowed("POST")
-        home = self.server.home_url()
-        # SECURITY: a form posted from another site's page is refused (CSRF), by the same check
-        # as the login form's (`sitecache.auth.origin`).
-        if request_cross_site_reason(request, home) is not None:
-            return self._refused("Sorry, comments must be posted from this site.", 403)
+    def take(self, request: Request, home: str) -> Response:
+        """Store the comment; set the commenter cookie and redirect to it on its post."""
         try:
             post, comment = self._store(request)
         except DomainError as error:
             # The status the REST API would answer this refusal with.
-            return self._refused(
+            return self.refused(
                 error.message, self.server.error_handlers.to_rest_error(error).status
             )
         location = self.links.post_url(post)
@@ -81,18 +59,13 @@ class CommentForm:
                 {"unapproved": comment.id, "moderation-hash": moderation_hash(self.secret, comment)}
             )
             location += f"?{query}"
-        response = redirect(f"{location}#comment-{comment.id}", status=302)
-        response.headers["Cache-Control"] = "no-store, private"
-        response.set_cookie(
-            comment_author_cookie_name(home),
-            cookie_value(comment.author_name),
-            max_age=COOKIE_LIFETIME,
-            path="/",
-            secure=home.startswith("https://"),
-            httponly=True,
-            samesite="Lax",
+        return self.redirect_with_cookie(
+            f"{location}#comment-{comment.id}",
+            302,
+            home,
+            (comment_author_cookie_name(home), cookie_value(comment.author_name)),
+            COOKIE_LIFETIME,
         )
-        return response
 
     def _store(self, request: Request) -> tuple[Post, Comment]:
         """The post commented on and the comment stored.
@@ -126,12 +99,3 @@ class CommentForm:
             content=submission.content,
         )
         return post, comment
-
-    def _refused(self, message: str, status: int) -> Response:
-        response = Response(
-            self.renderer.render("message.html", title="Comment not posted", message=message),
-            status=status,
-            mimetype="text/html",
-        )
-        response.headers["Cache-Control"] = "no-store, private"
-        return response
