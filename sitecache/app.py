@@ -20,11 +20,11 @@ from sitecache.auth import AuthService, AuthViews, PasswordHasher
 from sitecache.cache import CacheEngine, CacheRules, PageCache, StorageError
 from sitecache.cache.api import CacheApi
 from sitecache.cache.api.static import DEFAULT_WEB_USER, unreadable_reason
-from sitecache.cache.deployment import engine_for, rules_for, shared_identity
+from sitecache.cache.deployment import rules_for, shared_identity
 from sitecache.cache.health_probe import probe_storage
 from sitecache.cache.latency import LatencyRecorder
 from sitecache.cache.outcome import explanations
-from sitecache.config import Config, ConfigError, load_config
+from sitecache.config import Config, ConfigError, load_config, open_cache_engine
 from sitecache.hooks import Hooks
 from sitecache.invalidation import ContentInvalidation
 from sitecache.ops_views import OpsViews
@@ -89,14 +89,7 @@ def cache_engine(config: Config, namespace: str = "") -> CacheEngine:
         ConfigError: the storage cannot be opened.
     """
     try:
-        return engine_for(
-            data_dir=config.data_dir,
-            site_url=config.site_url,
-            rest_prefix=config.rest_prefix,
-            backend=config.cache_backend,
-            redis_url=config.redis_url,
-            namespace=namespace or config.cache_namespace,
-        )
+        return open_cache_engine(config, namespace)
     except StorageError as exc:
         raise ConfigError(f"the page cache cannot start: {exc}") from exc
 

@@ -495,16 +495,9 @@ def _engine(config: Config) -> CacheEngine:
     Raises:
         StorageError: the storage cannot be opened.
     """
-    from sitecache.cache.deployment import engine_for
+    from sitecache.config import open_cache_engine
 
-    return engine_for(
-        data_dir=config.data_dir,
-        site_url=config.site_url,
-        rest_prefix=config.rest_prefix,
-        backend=config.cache_backend,
-        redis_url=config.redis_url,
-        namespace=_cache_namespace(config),
-    )
+    return open_cache_engine(config, _cache_namespace(config))
 
 
 def _site_cache_command(args: argparse.Namespace, config: Config) -> int:

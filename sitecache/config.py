@@ -22,7 +22,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sitecache.domain_errors import InvalidValueError
@@ -30,7 +30,17 @@ from sitecache.rest.refusals import check_value
 from sitecache.rest.urls import PERMALINK_PATTERN
 from sitecache.schema import sanitize_value_from_schema
 
-__all__ = ["CONFIG_SCHEMA", "Config", "ConfigError", "is_plugin_file", "load_config"]
+if TYPE_CHECKING:
+    from sitecache.cache.engine import CacheEngine
+
+__all__ = [
+    "CONFIG_SCHEMA",
+    "Config",
+    "ConfigError",
+    "is_plugin_file",
+    "load_config",
+    "open_cache_engine",
+]
 
 
 class ConfigError(ValueError):
@@ -143,6 +153,27 @@ _ENVIRONMENT: Final = {
     "SITECACHE_METRICS_TOKEN": "metrics_token",
     "SITECACHE_DATABASE_URL": "database_url",
 }
+
+
+def open_cache_engine(config: Config, namespace: str = "") -> CacheEngine:
+    """The cache engine on ``config``'s backend (disk under the data directory by default), in
+    ``namespace`` when given, else ``config.cache_namespace``, else the site identity kept in
+    the data directory. The server and the command line open it through here, so they always
+    read and purge the same entries.
+
+    Raises:
+        StorageError: the storage cannot be opened.
+    """
+    from sitecache.cache.deployment import engine_for  # the cache only when one is opened
+
+    return engine_for(
+        data_dir=config.data_dir,
+        site_url=config.site_url,
+        rest_prefix=config.rest_prefix,
+        backend=config.cache_backend,
+        redis_url=config.redis_url,
+        namespace=namespace or config.cache_namespace,
+    )
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
