@@ -90,4 +90,4 @@ def test_an_email_address_still_authenticates(site: Site) -> None:
         "/site-json/auth-test/v1/whoami", headers=basic(ada.email, password)
     )
     assert response.status_code == 200
-    assert response.json["id"] == ada.id
+    assert response.get_json()["id"] == ada.id

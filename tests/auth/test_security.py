@@ -77,7 +77,7 @@ def run_flow(site: Site) -> Flow:
     created = client.post(ME, json={"name": "Flow"}, headers=headers)
     assert created.status_code == 201
     flow.one_time.append(created)
-    app_password = created.json["password"]
+    app_password = created.get_json()["password"]
     flow.add_password(app_password)
     authorization = basic("ada", app_password)
     wrong_authorization = basic("ada", "abcd efgh ijkl mnop qrst uvwx")
@@ -93,7 +93,7 @@ def run_flow(site: Site) -> Flow:
     flow.keep("wrong app password", api.get(WHOAMI, headers=wrong_authorization))
     flow.keep("login password as basic", api.get(WHOAMI, headers=login_authorization))
     flow.keep("index", api.get("/site-json/", headers=authorization))
-    uuid = created.json["uuid"]
+    uuid = created.get_json()["uuid"]
     flow.keep("rename", api.put(f"{ME}/{uuid}", json={"name": "Renamed"}, headers=authorization))
     flow.keep("cookie list", client.get(ME, headers=headers))
     flow.keep("bad nonce", client.get(WHOAMI, headers={"X-Site-Nonce": "0123456789"}))
