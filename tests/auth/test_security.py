@@ -9,6 +9,7 @@ Password, application-password and nonce checks go through ``hmac.compare_digest
 
 from __future__ import annotations
 
+import hmac
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,8 +19,6 @@ import pytest
 from werkzeug.test import Client, TestResponse
 
 from sitecache.auth import PasswordHasher
-from sitecache.auth import nonces as nonces_module
-from sitecache.auth import passwords as passwords_module
 from sitecache.auth.sessions import COOKIE_NAME
 from tests.auth.conftest import (
     APP_PASSWORDS,
@@ -197,15 +196,15 @@ class Spy:
 
 @pytest.fixture
 def password_spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
-    spy = Spy(passwords_module.hmac.compare_digest)
-    monkeypatch.setattr(passwords_module.hmac, "compare_digest", spy)
+    spy = Spy(hmac.compare_digest)
+    monkeypatch.setattr("sitecache.auth.passwords.hmac.compare_digest", spy)
     return spy
 
 
 @pytest.fixture
 def nonce_spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
-    spy = Spy(nonces_module.hmac.compare_digest)
-    monkeypatch.setattr(nonces_module.hmac, "compare_digest", spy)
+    spy = Spy(hmac.compare_digest)
+    monkeypatch.setattr("sitecache.auth.nonces.hmac.compare_digest", spy)
     return spy
 
 
@@ -234,8 +233,8 @@ def test_a_rest_nonce_is_compared_in_constant_time(
 ) -> None:
     client = site.logged_in("author")
     nonce = rest_nonce(client) if valid else "0123456789"
-    spy = Spy(nonces_module.hmac.compare_digest)
-    monkeypatch.setattr(nonces_module.hmac, "compare_digest", spy)
+    spy = Spy(hmac.compare_digest)
+    monkeypatch.setattr("sitecache.auth.nonces.hmac.compare_digest", spy)
     response = client.get(WHOAMI, headers={"X-Site-Nonce": nonce})
     assert response.status_code == (200 if valid else 403)
     assert spy.calls >= 1
