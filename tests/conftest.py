@@ -8,12 +8,13 @@ import os
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import pytest
 from werkzeug.test import Client
 
 from sitecache.app import App, create_app
+from sitecache.auth.db import DbConnection
 from sitecache.domain_errors import DomainError
 from sitecache.errors import RestError
 from sitecache.rest.error_handlers import ErrorHandlers
@@ -125,6 +126,20 @@ def rest_error_of(error: DomainError) -> RestError:
     return ErrorHandlers().to_rest_error(error)
 
 
+@runtime_checkable
+class TraceableConnection(Protocol):
+    """A site-store connection that reports each statement it runs (sqlite3's connection and
+    `sitecache.auth.postgres.PostgresConnection` both do; `DbConnection` does not promise it)."""
+
+    def set_trace_callback(self, callback: Callable[[str], object] | None, /) -> None: ...
+
+
+def traceable(connection: DbConnection) -> TraceableConnection:
+    """``connection`` itself, checked to be able to trace its statements."""
+    assert isinstance(connection, TraceableConnection), type(connection)
+    return connection
+
+
 # ------------------------------------------------------------ parallel runs (pytest-xdist)
 #: End-to-end modules whose tests each keep the whole machine busy for seconds (the race
 #: harness: readers and edits, killed workers, a hung Redis; the short soak): one scope, never
@@ -165,7 +180,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class ModuleScheduling(LoadScopeScheduling):
+    class ModuleScheduling(LoadScopeScheduling):  # type: ignore[misc]  # xdist is untyped
         def _split_scope(self, nodeid: str) -> str:
             return xdist_scope(nodeid)
 

@@ -175,7 +175,7 @@ def test_serve_initializes_on_first_start_and_execs_gunicorn(
         # Links follow the bind address, never a client's Host header.
         assert environment["SITECACHE_SITE_URL"] == f"http://127.0.0.1:{port}"
 
-    monkeypatch.setattr(cli.os, "execve", fake_execve)
+    monkeypatch.setattr("sitecache.cli.os.execve", fake_execve)
     assert run(data_dir, "serve", "--bind", f"127.0.0.1:{port}", "--workers", "3") is None
     output = capsys.readouterr().out
     assert "First start" in output
@@ -197,7 +197,7 @@ def test_serve_on_every_interface_warns_that_site_url_is_unset(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     environments: list[dict[str, str]] = []
-    monkeypatch.setattr(cli.os, "execve", lambda path, argv, env: environments.append(env))
+    monkeypatch.setattr("sitecache.cli.os.execve", lambda path, argv, env: environments.append(env))
     run(data_dir, "serve", "--bind", f"0.0.0.0:{free_port()}")
     assert "site_url is not set" in capsys.readouterr().err
     assert "SITECACHE_SITE_URL" not in environments[0]

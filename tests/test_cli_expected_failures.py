@@ -185,7 +185,7 @@ def test_serve_refuses_a_worker_count_that_cannot_answer(
 
 def no_exec(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     calls: list[list[str]] = []
-    monkeypatch.setattr(cli.os, "execve", lambda path, argv, env: calls.append(argv))
+    monkeypatch.setattr("sitecache.cli.os.execve", lambda path, argv, env: calls.append(argv))
     return calls
 
 

@@ -76,7 +76,7 @@ def test_rest_reads_writes_and_errors_keep_pep_3333(
         buffered=True,
     )
     assert created.status_code == 201, created.text
-    link = created.json["link"].removeprefix(SITE)
+    link = created.get_json()["link"].removeprefix(SITE)
     assert "stored" in get(client, link).headers["Cache-Status"]
     assert "hit" in get(client, link).headers["Cache-Status"]
     assert get(client, "/site-json/site/v2/posts/999999").status_code == 404

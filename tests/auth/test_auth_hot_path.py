@@ -15,6 +15,7 @@ from werkzeug.test import Client
 
 import sitecache.auth.app_passwords as app_passwords_module
 from sitecache.app import App
+from sitecache.auth.passwords import keyed_hash
 
 
 def basic(login: str, password: str) -> dict[str, str]:
@@ -26,7 +27,6 @@ def basic(login: str, password: str) -> dict[str, str]:
 def hashes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every secret the application passwords hash, in order."""
     seen: list[str] = []
-    keyed_hash = app_passwords_module.keyed_hash
 
     def counting(key: bytes, secret: str, purpose: str) -> str:
         seen.append(secret)

@@ -57,7 +57,7 @@ def refreshed_nonce_is_valid(site: Site, response: TestResponse, client: Client)
 def test_a_logged_in_cookie_without_a_nonce_is_treated_as_anonymous(site: Site) -> None:
     response = whoami(site.logged_in("administrator"))
     assert response.status_code == 200
-    assert response.json["id"] == 0
+    assert response.get_json()["id"] == 0
     assert "X-Site-Nonce" not in response.headers
 
 
@@ -65,7 +65,7 @@ def test_a_logged_in_cookie_with_a_nonce_header_is_the_user(site: Site) -> None:
     client = site.logged_in("editor")
     response = whoami(client, headers={"X-Site-Nonce": rest_nonce(client)})
     assert response.status_code == 200
-    assert response.json == {
+    assert response.get_json() == {
         "id": site.users["editor"].id,
         "method": "cookie",
         "app_password": None,
@@ -75,21 +75,21 @@ def test_a_logged_in_cookie_with_a_nonce_header_is_the_user(site: Site) -> None:
 def test_the_nonce_header_name_is_case_insensitive(site: Site) -> None:
     client = site.logged_in("editor")
     response = whoami(client, headers={"x-site-nonce": rest_nonce(client)})
-    assert response.json["id"] == site.users["editor"].id
+    assert response.get_json()["id"] == site.users["editor"].id
 
 
 def test_a_nonce_in_the_query_string_is_accepted(site: Site) -> None:
     client = site.logged_in("editor")
     response = client.get(WHOAMI, query_string={"_sitenonce": rest_nonce(client)})
     assert response.status_code == 200
-    assert response.json["id"] == site.users["editor"].id
+    assert response.get_json()["id"] == site.users["editor"].id
 
 
 def test_a_nonce_in_a_posted_form_is_accepted(site: Site) -> None:
     client = site.logged_in("editor")
     response = client.post(WHOAMI, data={"_sitenonce": rest_nonce(client)})
     assert response.status_code == 200
-    assert response.json["id"] == site.users["editor"].id
+    assert response.get_json()["id"] == site.users["editor"].id
 
 
 def test_a_valid_nonce_gets_a_refreshed_nonce_in_the_response(site: Site) -> None:
@@ -108,7 +108,7 @@ def test_a_nonce_two_ticks_old_is_refused(site: Site) -> None:
     site.clock.advance(2 * HALF_DAY + 1)
     response = whoami(client, headers={"X-Site-Nonce": nonce})
     assert response.status_code == 403
-    assert response.json == INVALID_NONCE
+    assert response.get_json() == INVALID_NONCE
 
 
 NonceMaker = Callable[[Site, Client], str]
@@ -156,7 +156,7 @@ def test_an_invalid_nonce_is_refused_with_403(site: Site, make_nonce: NonceMaker
     client = site.logged_in("editor")
     response = whoami(client, headers={"X-Site-Nonce": make_nonce(site, client)})
     assert response.status_code == 403
-    assert response.json == INVALID_NONCE
+    assert response.get_json() == INVALID_NONCE
     assert "no-store" in response.headers["Cache-Control"]
 
 
@@ -164,7 +164,7 @@ def test_an_invalid_nonce_in_the_query_string_is_refused(site: Site) -> None:
     client = site.logged_in("editor")
     response = client.get(WHOAMI, query_string={"_sitenonce": "0123456789"})
     assert response.status_code == 403
-    assert response.json == INVALID_NONCE
+    assert response.get_json() == INVALID_NONCE
 
 
 def test_a_bogus_nonce_parameter_is_refused_even_with_a_valid_header(site: Site) -> None:
@@ -175,7 +175,7 @@ def test_a_bogus_nonce_parameter_is_refused_even_with_a_valid_header(site: Site)
         headers={"X-Site-Nonce": rest_nonce(client)},
     )
     assert response.status_code == 403
-    assert response.json == INVALID_NONCE
+    assert response.get_json() == INVALID_NONCE
 
 
 def test_a_valid_cookie_with_a_bad_nonce_is_refused_as_a_logged_in_request(site: Site) -> None:
@@ -184,7 +184,7 @@ def test_a_valid_cookie_with_a_bad_nonce_is_refused_as_a_logged_in_request(site:
     client = site.logged_in("editor")
     response = whoami(client, headers={"X-Site-Nonce": "0123456789"})
     assert response.status_code == 403
-    assert response.json == INVALID_NONCE
+    assert response.get_json() == INVALID_NONCE
     assert "Vary" not in response.headers
 
 
@@ -204,13 +204,13 @@ def test_a_refused_cookie_user_never_reaches_the_handler(site: Site) -> None:
     client = site.logged_in("editor")
     response = whoami(client, headers={"X-Site-Nonce": "0123456789"})
     assert response.status_code == 200
-    assert response.json == ANONYMOUS
+    assert response.get_json() == ANONYMOUS
 
 
 def test_a_request_without_a_cookie_and_with_a_bogus_nonce_is_refused(site: Site) -> None:
     response = whoami(site.client(), headers={"X-Site-Nonce": "0123456789"})
     assert response.status_code == 403
-    assert response.json == INVALID_NONCE
+    assert response.get_json() == INVALID_NONCE
 
 
 def test_an_expired_session_with_its_old_nonce_is_refused(site: Site) -> None:
@@ -225,14 +225,14 @@ def test_a_forged_cookie_without_a_nonce_is_anonymous(site: Site) -> None:
     client.set_cookie(COOKIE_NAME, "forged")
     response = whoami(client)
     assert response.status_code == 200
-    assert response.json == ANONYMOUS
+    assert response.get_json() == ANONYMOUS
 
 
 def test_a_valid_anonymous_nonce_without_a_cookie_passes_as_anonymous(site: Site) -> None:
     nonce = site.app.auth.nonces.create("site_rest", 0)
     response = whoami(site.client(), headers={"X-Site-Nonce": nonce})
     assert response.status_code == 200
-    assert response.json["id"] == 0
+    assert response.get_json()["id"] == 0
     assert "X-Site-Nonce" in response.headers
 
 
@@ -242,7 +242,7 @@ def test_a_logged_out_session_with_its_nonce_is_refused(site: Site) -> None:
     site.app.auth.sessions.revoke(session_token(client))
     response = whoami(client, headers={"X-Site-Nonce": nonce})
     assert response.status_code == 403
-    assert response.json == INVALID_NONCE
+    assert response.get_json() == INVALID_NONCE
 
 
 def test_the_nonce_is_not_checked_when_an_application_password_authenticated(
@@ -253,8 +253,8 @@ def test_the_nonce_is_not_checked_when_an_application_password_authenticated(
         site.client(), headers={**basic("eddie", password), "X-Site-Nonce": "0123456789"}
     )
     assert response.status_code == 200
-    assert response.json["id"] == site.users["editor"].id
-    assert response.json["method"] == "application_password"
+    assert response.get_json()["id"] == site.users["editor"].id
+    assert response.get_json()["method"] == "application_password"
     assert "X-Site-Nonce" not in response.headers
 
 
@@ -263,7 +263,7 @@ def test_an_application_password_authenticates_a_rest_request(site: Site) -> Non
     password, record = site.app.auth.app_passwords.create(site.users["author"], "cli")
     response = whoami(site.client(), headers=basic("aurora", password))
     assert response.status_code == 200
-    assert response.json == {
+    assert response.get_json() == {
         "id": site.users["author"].id,
         "method": "application_password",
         "app_password": record.uuid,
@@ -286,13 +286,13 @@ def test_an_application_password_is_accepted_with_or_without_spaces(
     password = site.app_password("author")
     response = whoami(site.client(), headers=basic("aurora", present(password)))
     assert response.status_code == 200
-    assert response.json["id"] == site.users["author"].id
+    assert response.get_json()["id"] == site.users["author"].id
 
 
 def test_the_login_may_be_the_email_address(site: Site) -> None:
     password = site.app_password("author")
     response = whoami(site.client(), headers=basic("aurora@example.org", password))
-    assert response.json["id"] == site.users["author"].id
+    assert response.get_json()["id"] == site.users["author"].id
 
 
 def app_password_failure(code: str) -> dict[str, Any]:
@@ -340,7 +340,7 @@ def test_bad_basic_credentials_are_answered_401(
     password = site.app_password("author")
     response = whoami(site.client(), headers=basic(login, present(site, password)))
     assert response.status_code == 401
-    body = response.json
+    body = response.get_json()
     assert body["code"] == code
     assert body["data"]["status"] == 401
     if code == "incorrect_password":
@@ -354,14 +354,14 @@ def test_a_deleted_application_password_no_longer_works(site: Site) -> None:
     site.app.auth.app_passwords.delete(site.users["author"], record.uuid)
     response = whoami(site.client(), headers=basic("aurora", password))
     assert response.status_code == 401
-    assert response.json["code"] == "incorrect_password"
+    assert response.get_json()["code"] == "incorrect_password"
 
 
 def test_each_of_a_users_application_passwords_works(site: Site) -> None:
     first = site.app_password("author", name="one")
     second = site.app_password("author", name="two")
     for password in (first, second):
-        assert whoami(site.client(), headers=basic("aurora", password)).json["id"] != 0
+        assert whoami(site.client(), headers=basic("aurora", password)).get_json()["id"] != 0
 
 
 @pytest.mark.parametrize(
@@ -374,7 +374,7 @@ def test_an_authorization_header_that_is_not_a_basic_attempt_is_anonymous(
 ) -> None:
     response = whoami(site.client(), headers={"Authorization": authorization})
     assert response.status_code == 200
-    assert response.json == ANONYMOUS
+    assert response.get_json() == ANONYMOUS
 
 
 @pytest.mark.parametrize(
@@ -387,7 +387,7 @@ def test_a_malformed_basic_header_is_refused_with_401_not_served_anonymously(
 ) -> None:
     response = whoami(site.client(), headers={"Authorization": authorization})
     assert response.status_code == 401
-    assert response.json["code"] == "invalid_authorization_header"
+    assert response.get_json()["code"] == "invalid_authorization_header"
 
 
 def test_using_an_application_password_records_when_and_from_where(site: Site) -> None:
@@ -426,14 +426,14 @@ def test_application_passwords_are_available_over_tls_and_loopback_by_default(
     )
     if available:
         assert response.status_code == 200
-        assert response.json["id"] == site.users["author"].id
+        assert response.get_json()["id"] == site.users["author"].id
     else:
         assert response.status_code == 401
-        assert response.json["code"] == "application_passwords_disabled"
-        assert response.json["data"]["status"] == 401
+        assert response.get_json()["code"] == "application_passwords_disabled"
+        assert response.get_json()["data"]["status"] == 401
 
 
 def test_unavailable_application_passwords_refuse_even_unknown_logins(site: Site) -> None:
     response = site.client(REMOTE).get(WHOAMI, headers=basic("nobody", "whatever"))
     assert response.status_code == 401
-    assert response.json["code"] == "application_passwords_disabled"
+    assert response.get_json()["code"] == "application_passwords_disabled"

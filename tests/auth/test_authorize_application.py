@@ -103,8 +103,8 @@ def test_approving_redirects_to_the_success_url_with_the_new_credentials(site: S
     (record,) = passwords_of(site, "subscriber")
     assert (record.name, record.app_id) == ("Desktop Publisher", APP_ID)
     used = site.client().get(WHOAMI, headers=basic("sam", password))
-    assert used.json["id"] == site.users["subscriber"].id
-    assert used.json["app_password"] == record.uuid
+    assert used.get_json()["id"] == site.users["subscriber"].id
+    assert used.get_json()["app_password"] == record.uuid
 
 
 def test_the_success_url_keeps_its_own_query(site: Site) -> None:
@@ -128,7 +128,7 @@ def test_without_a_success_url_the_password_is_shown_once(site: Site) -> None:
     (record,) = passwords_of(site, "subscriber")
     assert record.name == "Script"
     words = response.text.split("<kbd>", 1)[1].split("</kbd>", 1)[0]
-    assert site.client().get(WHOAMI, headers=basic("sam", words)).json["id"] != 0
+    assert site.client().get(WHOAMI, headers=basic("sam", words)).get_json()["id"] != 0
     assert words not in client.get("/site-admin/").text
 
 
@@ -255,7 +255,7 @@ def test_the_screen_is_available_to_a_remote_client_over_tls(site: Site) -> None
 # ---------------------------------------------------------------------- the API index
 def authorization_entry(response: TestResponse) -> Any:
     assert response.status_code == 200
-    return response.json["authentication"].get("application-passwords")
+    return response.get_json()["authentication"].get("application-passwords")
 
 
 @pytest.mark.parametrize(

@@ -142,7 +142,7 @@ def test_app_password_create_prints_a_working_password_once(
     app = create_app(str(config_file))
     response = client_for(app).get(APP_PASSWORDS.format(user="me"), headers=basic("eve", password))
     assert response.status_code == 200
-    assert [item["name"] for item in response.json] == ["deploy"]
+    assert [item["name"] for item in response.get_json()] == ["deploy"]
 
 
 def test_app_password_create_for_an_unknown_user_fails(

@@ -31,7 +31,7 @@ def test_a_non_ascii_nonce_parameter_is_an_invalid_nonce_not_a_500(site: Site, n
     for client in (site.client(), site.logged_in("administrator")):
         response = client.get(f"{ADMIN_ONLY}?_sitenonce={nonce}")
         assert response.status_code == 403
-        assert response.json["code"] == "rest_cookie_invalid_nonce"
+        assert response.get_json()["code"] == "rest_cookie_invalid_nonce"
 
 
 def test_a_non_ascii_nonce_header_is_an_invalid_nonce_not_a_500(site: Site) -> None:
@@ -39,7 +39,7 @@ def test_a_non_ascii_nonce_header_is_an_invalid_nonce_not_a_500(site: Site) -> N
     # WSGI hands header values over as latin-1 text: "é" sent as UTF-8 arrives as "Ã©".
     response = client.get(ADMIN_ONLY, headers={"X-Site-Nonce": "é".encode().decode("latin-1")})
     assert response.status_code == 403
-    assert response.json["code"] == "rest_cookie_invalid_nonce"
+    assert response.get_json()["code"] == "rest_cookie_invalid_nonce"
 
 
 def test_logout_with_a_non_ascii_nonce_is_the_expired_link_page(site: Site) -> None:
@@ -78,7 +78,9 @@ def test_an_unknown_user_id_is_answered_as_someone_elses(
             json={"name": "x"} if method == "POST" else None,
             headers=headers,
         )
-        answers.append((response.status_code, response.json["code"], response.json["message"]))
+        answers.append(
+            (response.status_code, response.get_json()["code"], response.get_json()["message"])
+        )
     assert answers[0] == answers[1]
     assert answers[0][0] == 403
 
@@ -91,7 +93,7 @@ def test_an_application_password_name_is_capped_over_rest(site: Site) -> None:
         url, json={"name": "x" * (MAX_NAME_LENGTH + 1)}, headers=site.basic("author")
     )
     assert too_long.status_code == 400
-    assert too_long.json["code"] == "rest_invalid_param"
+    assert too_long.get_json()["code"] == "rest_invalid_param"
     fits = client.post(url, json={"name": "x" * MAX_NAME_LENGTH}, headers=site.basic("author"))
     assert fits.status_code == 201
 
@@ -114,7 +116,7 @@ def test_a_user_has_at_most_a_hundred_application_passwords(site: Site) -> None:
         APP_PASSWORDS.format(user="me"), json={"name": "one too many"}, headers=headers
     )
     assert response.status_code == 400
-    assert response.json["code"] == "application_password_limit_reached"
+    assert response.get_json()["code"] == "application_password_limit_reached"
     assert len(site.app.auth.app_passwords.list(user)) == MAX_PASSWORDS_PER_USER
 
 
@@ -142,7 +144,7 @@ def test_delete_frees_space_when_the_disk_is_full(site: Site) -> None:
     client = site.client()
     response = client.delete(APP_PASSWORDS.format(user="me") + f"/{record.uuid}", headers=headers)
     assert response.status_code == 200, response.text
-    assert response.json["deleted"] is True
+    assert response.get_json()["deleted"] is True
     assert site.app.auth.app_passwords.get(site.users["author"], record.uuid) is None
 
 

@@ -66,7 +66,7 @@ def test_a_password_revoked_by_another_worker_is_refused_at_once(site: Site) -> 
     write_elsewhere(site, "DELETE FROM app_passwords WHERE user_id = ?", (sam.id,))
     response = site.client().get(url("me"), headers=headers)
     assert response.status_code == 401
-    assert response.json["code"] == "incorrect_password"
+    assert response.get_json()["code"] == "incorrect_password"
 
 
 def test_a_password_revoked_on_this_connection_is_refused_at_once(site: Site) -> None:
@@ -81,7 +81,7 @@ def test_a_password_revoked_on_this_connection_is_refused_at_once(site: Site) ->
 def test_a_password_revoked_through_the_api_is_refused_on_the_next_request(site: Site) -> None:
     headers = site.basic("subscriber")
     client = site.client()
-    (item,) = client.get(url("me"), headers=headers).json
+    (item,) = client.get(url("me"), headers=headers).get_json()
     deleted = client.delete(f"{url('me')}/{item['uuid']}", headers=headers)
     assert deleted.status_code == 200, deleted.text
     assert client.get(url("me"), headers=headers).status_code == 401
@@ -98,7 +98,10 @@ def test_a_password_created_by_another_worker_works_at_once(site: Site) -> None:
         )
     response = site.client().get(url("me"), headers=basic(sam.login, secret))
     assert response.status_code == 200, response.text
-    assert sorted(item["name"] for item in response.json) == ["auth-subscriber", "made elsewhere"]
+    assert sorted(item["name"] for item in response.get_json()) == [
+        "auth-subscriber",
+        "made elsewhere",
+    ]
 
 
 def test_a_role_changed_by_another_worker_counts_at_once(site: Site) -> None:
@@ -118,7 +121,7 @@ def test_a_user_deleted_by_another_worker_is_unknown_at_once(site: Site) -> None
     write_elsewhere(site, "DELETE FROM users WHERE id = ?", (site.users["subscriber"].id,))
     response = site.client().get(url("me"), headers=headers)
     assert response.status_code == 401
-    assert response.json["code"] == "invalid_username"
+    assert response.get_json()["code"] == "invalid_username"
 
 
 def test_a_password_revoked_by_another_process_is_refused_at_once(
@@ -189,7 +192,7 @@ def test_a_wrong_password_is_refused_when_the_read_is_kept(site: Site) -> None:
     used_twice(site, headers)
     response = site.client().get(url("me"), headers=basic(site.users["subscriber"].login, "x" * 24))
     assert response.status_code == 401
-    assert response.json["code"] == "incorrect_password"
+    assert response.get_json()["code"] == "incorrect_password"
     assert site.client().get(url("me"), headers=headers).status_code == 200
 
 

@@ -108,14 +108,14 @@ def test_verification_compares_in_constant_time(
     hasher: PasswordHasher, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[tuple[Any, Any]] = []
-    real = passwords_module.hmac.compare_digest
+    real = hmac.compare_digest
 
     def spy(a: Any, b: Any) -> bool:
         calls.append((a, b))
         return real(a, b)
 
     stored = hasher.hash(PASSWORD)
-    monkeypatch.setattr(passwords_module.hmac, "compare_digest", spy)
+    monkeypatch.setattr("sitecache.auth.passwords.hmac.compare_digest", spy)
     assert hasher.verify(PASSWORD, stored)
     assert not hasher.verify("wrong password", stored)
     assert len(calls) == 2
@@ -123,7 +123,7 @@ def test_verification_compares_in_constant_time(
 
 def test_keyed_hash_matching_compares_in_constant_time(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[Any, Any]] = []
-    real = passwords_module.hmac.compare_digest
+    real = hmac.compare_digest
 
     def spy(a: Any, b: Any) -> bool:
         calls.append((a, b))
@@ -131,7 +131,7 @@ def test_keyed_hash_matching_compares_in_constant_time(monkeypatch: pytest.Monke
 
     key = b"k" * 32
     stored = keyed_hash(key, "secret", "purpose")
-    monkeypatch.setattr(passwords_module.hmac, "compare_digest", spy)
+    monkeypatch.setattr("sitecache.auth.passwords.hmac.compare_digest", spy)
     assert keyed_hash_matches(key, "secret", "purpose", stored)
     assert calls
 

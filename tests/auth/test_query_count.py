@@ -15,12 +15,13 @@ from contextlib import contextmanager
 
 from tests.auth.conftest import Site, basic
 from tests.auth.test_rest_routes import url
+from tests.conftest import traceable
 
 
 @contextmanager
 def traced(site: Site) -> Iterator[list[str]]:
     statements: list[str] = []
-    connection = site.app.auth.store.connection()
+    connection = traceable(site.app.auth.store.connection())
     connection.set_trace_callback(statements.append)
     try:
         yield statements
@@ -90,4 +91,4 @@ def test_an_email_address_still_authenticates(site: Site) -> None:
         "/site-json/auth-test/v1/whoami", headers=basic(ada.email, password)
     )
     assert response.status_code == 200
-    assert response.json["id"] == ada.id
+    assert response.get_json()["id"] == ada.id

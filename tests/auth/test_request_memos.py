@@ -31,7 +31,7 @@ def test_listing_reads_the_passwords_once_with_authentication(site: Site) -> Non
     with traced(site) as statements:
         response = client.get(url("me"), headers=headers)
     assert response.status_code == 200
-    assert [item["name"] for item in response.json] == ["Phone", "Laptop", "auth-subscriber"]
+    assert [item["name"] for item in response.get_json()] == ["Phone", "Laptop", "auth-subscriber"]
     reads = [statement for statement in statements if "app_passwords" in statement]
     assert len(reads) == 1, statements  # authentication's, joined with the user's
 
@@ -40,11 +40,11 @@ def test_the_listing_shows_the_use_authentication_just_recorded(site: Site) -> N
     headers = site.basic("subscriber")
     site.clock.advance(3600)
     response = site.client().get(url("me"), headers=headers)
-    (item,) = response.json
+    (item,) = response.get_json()
     assert item["last_ip"] == LOOPBACK
     stored = site.app.auth.app_passwords.list(site.users["subscriber"])[0]
     assert stored.last_used == int(site.clock.now)
-    assert item["last_used"] == response.json[0]["last_used"] is not None
+    assert item["last_used"] == response.get_json()[0]["last_used"] is not None
     assert item["last_used"].startswith("2023-11-14T23:13:20")
 
 
@@ -75,12 +75,12 @@ def test_each_request_gets_its_own_listing(site: Site) -> None:
     sam_headers = site.basic("subscriber")
     ada_headers = site.basic("administrator")
     client = site.client()
-    first = client.get(url("me"), headers=sam_headers).json
-    second = client.get(url("me"), headers=ada_headers).json
+    first = client.get(url("me"), headers=sam_headers).get_json()
+    second = client.get(url("me"), headers=ada_headers).get_json()
     assert [item["name"] for item in first] == ["auth-subscriber"]
     assert [item["name"] for item in second] == ["auth-administrator"]
     site.app.auth.app_passwords.create(site.users["subscriber"], "Later")
-    third = client.get(url("me"), headers=sam_headers).json
+    third = client.get(url("me"), headers=sam_headers).get_json()
     assert [item["name"] for item in third] == ["auth-subscriber", "Later"]
 
 

@@ -41,7 +41,7 @@ def call(site: Site, role: str | None, method: str, path: str, json: Any = None)
 def create(site: Site, role: str, name: str = "My app", **fields: Any) -> dict[str, Any]:
     response = call(site, role, "POST", url("me"), json={"name": name, **fields})
     assert response.status_code == 201, response.text
-    return dict(response.json)
+    return dict(response.get_json())
 
 
 # ---------------------------------------------------------------------- listing
@@ -52,7 +52,7 @@ def test_a_user_lists_their_application_passwords(site: Site, who: str) -> None:
     headers = site.basic("subscriber")
     response = site.client().get(url("me" if who == "me" else sam.id), headers=headers)
     assert response.status_code == 200
-    items = response.json
+    items = response.get_json()
     assert [item["name"] for item in items] == ["Phone", "auth-subscriber"]
     for item in items:
         assert set(item) == ITEM_FIELDS
@@ -63,7 +63,7 @@ def test_a_listed_item_describes_the_password(site: Site) -> None:
     sam = site.users["subscriber"]
     _, record = site.app.auth.app_passwords.create(sam, "Phone", APP_ID)
     response = call(site, "subscriber", "GET", url("me"))
-    (item,) = [item for item in response.json if item["uuid"] == record.uuid]
+    (item,) = [item for item in response.get_json() if item["uuid"] == record.uuid]
     assert item["app_id"] == APP_ID
     assert item["created"] == "2023-11-14T22:13:20"
     assert item["last_used"] is None
@@ -76,7 +76,7 @@ def test_a_listed_item_describes_the_password(site: Site) -> None:
 def test_the_edit_context_does_not_reveal_passwords_either(site: Site) -> None:
     response = call(site, "subscriber", "GET", url("me") + "?context=edit")
     assert response.status_code == 200
-    assert all("password" not in item for item in response.json)
+    assert all("password" not in item for item in response.get_json())
 
 
 # ---------------------------------------------------------------------- creating
@@ -84,7 +84,7 @@ def test_creating_answers_201_with_the_password_once_and_a_location(site: Site) 
     sam = site.users["subscriber"]
     response = call(site, "subscriber", "POST", url("me"), json={"name": "CLI", "app_id": APP_ID})
     assert response.status_code == 201
-    body = response.json
+    body = response.get_json()
     assert CHUNKED.fullmatch(body["password"])
     assert len(body["password"].replace(" ", "")) == 24
     assert body["name"] == "CLI"
@@ -98,8 +98,8 @@ def test_creating_answers_201_with_the_password_once_and_a_location(site: Site) 
     )
     again = site.client().get(urlsplit(location).path, headers=basic("sam", body["password"]))
     assert again.status_code == 200
-    assert again.json["uuid"] == body["uuid"]
-    assert "password" not in again.json
+    assert again.get_json()["uuid"] == body["uuid"]
+    assert "password" not in again.get_json()
 
 
 def test_a_created_password_authenticates_with_or_without_spaces(site: Site) -> None:
@@ -127,7 +127,7 @@ def test_a_duplicate_name_is_refused_with_409(site: Site) -> None:
     create(site, "subscriber", name="CLI")
     response = call(site, "subscriber", "POST", url("me"), json={"name": "CLI"})
     assert response.status_code == 409
-    assert response.json["code"] == "application_password_duplicate_name"
+    assert response.get_json()["code"] == "application_password_duplicate_name"
 
 
 @pytest.mark.parametrize(
@@ -145,7 +145,7 @@ def test_an_invalid_creation_is_refused_with_400(
 ) -> None:
     response = call(site, "subscriber", "POST", url("me"), json=payload)
     assert response.status_code == 400
-    assert response.json["code"] == code
+    assert response.get_json()["code"] == code
     assert len(site.app.auth.app_passwords.list(site.users["subscriber"])) == 1
 
 
@@ -154,14 +154,14 @@ def test_reading_one_password(site: Site) -> None:
     created = create(site, "subscriber")
     response = call(site, "subscriber", "GET", url("me", f"/{created['uuid']}"))
     assert response.status_code == 200
-    assert set(response.json) == ITEM_FIELDS
-    assert response.json["name"] == created["name"]
+    assert set(response.get_json()) == ITEM_FIELDS
+    assert response.get_json()["name"] == created["name"]
 
 
 def test_reading_an_unknown_uuid_is_404(site: Site) -> None:
     response = call(site, "subscriber", "GET", url("me", f"/{uuid.uuid4()}"))
     assert response.status_code == 404
-    assert response.json["code"] == "rest_application_password_not_found"
+    assert response.get_json()["code"] == "rest_application_password_not_found"
 
 
 @pytest.mark.parametrize("method", ["POST", "PUT", "PATCH"])
@@ -170,9 +170,9 @@ def test_renaming_a_password(site: Site, method: str) -> None:
     path = url("me", f"/{created['uuid']}")
     response = call(site, "subscriber", method, path, json={"name": "Renamed"})
     assert response.status_code == 200
-    assert response.json["name"] == "Renamed"
-    assert "password" not in response.json
-    assert call(site, "subscriber", "GET", path).json["name"] == "Renamed"
+    assert response.get_json()["name"] == "Renamed"
+    assert "password" not in response.get_json()
+    assert call(site, "subscriber", "GET", path).get_json()["name"] == "Renamed"
 
 
 def test_renaming_to_a_name_in_use_is_refused(site: Site) -> None:
@@ -181,7 +181,7 @@ def test_renaming_to_a_name_in_use_is_refused(site: Site) -> None:
     path = url("me", f"/{created['uuid']}")
     response = call(site, "subscriber", "PUT", path, json={"name": "Taken"})
     assert response.status_code == 409
-    assert call(site, "subscriber", "GET", path).json["name"] == "Other"
+    assert call(site, "subscriber", "GET", path).get_json()["name"] == "Other"
 
 
 def test_deleting_one_password_returns_it_as_previous(site: Site) -> None:
@@ -189,7 +189,7 @@ def test_deleting_one_password_returns_it_as_previous(site: Site) -> None:
     path = url("me", f"/{created['uuid']}")
     response = call(site, "subscriber", "DELETE", path)
     assert response.status_code == 200
-    body = response.json
+    body = response.get_json()
     assert body["deleted"] is True
     assert body["previous"]["uuid"] == created["uuid"]
     assert body["previous"]["name"] == created["name"]
@@ -202,7 +202,7 @@ def test_deleting_one_password_returns_it_as_previous(site: Site) -> None:
 def test_deleting_an_unknown_password_is_404(site: Site) -> None:
     response = call(site, "subscriber", "DELETE", url("me", f"/{uuid.uuid4()}"))
     assert response.status_code == 404
-    assert response.json["code"] == "rest_application_password_not_found"
+    assert response.get_json()["code"] == "rest_application_password_not_found"
 
 
 def test_deleting_all_passwords_returns_the_count(site: Site) -> None:
@@ -211,7 +211,7 @@ def test_deleting_all_passwords_returns_the_count(site: Site) -> None:
     site.app.auth.app_passwords.create(sam, "two")
     response = call(site, "subscriber", "DELETE", url("me"))  # + the caller's own: 3
     assert response.status_code == 200
-    assert response.json == {"deleted": True, "count": 3}
+    assert response.get_json() == {"deleted": True, "count": 3}
     assert site.app.auth.app_passwords.list(sam) == []
 
 
@@ -220,29 +220,29 @@ def test_introspect_shows_the_password_that_authenticated_the_request(site: Site
     password, record = site.app.auth.app_passwords.create(site.users["subscriber"], "CLI")
     response = site.client().get(url("me", "/introspect"), headers=basic("sam", password))
     assert response.status_code == 200
-    assert response.json["uuid"] == record.uuid
-    assert response.json["name"] == "CLI"
-    assert "password" not in response.json
+    assert response.get_json()["uuid"] == record.uuid
+    assert response.get_json()["name"] == "CLI"
+    assert "password" not in response.get_json()
 
 
 def test_introspect_without_an_application_password_is_404(site: Site) -> None:
     client = site.logged_in("subscriber")
     response = client.get(url("me", "/introspect"), headers={"X-Site-Nonce": rest_nonce(client)})
     assert response.status_code == 404
-    assert response.json["code"] == "rest_no_authenticated_app_password"
+    assert response.get_json()["code"] == "rest_no_authenticated_app_password"
 
 
 def test_introspect_when_logged_out_is_401(site: Site) -> None:
     response = site.client().get(url("me", "/introspect"))
     assert response.status_code == 401
-    assert response.json["code"] == "rest_not_logged_in"
+    assert response.get_json()["code"] == "rest_not_logged_in"
 
 
 def test_an_administrator_cannot_introspect_for_another_user(site: Site) -> None:
     sam = site.users["subscriber"]
     response = call(site, "administrator", "GET", url(sam.id, "/introspect"))
     assert response.status_code == 403
-    assert response.json["code"] == (
+    assert response.get_json()["code"] == (
         "rest_cannot_introspect_app_password_for_non_authenticated_user"
     )
 
@@ -258,7 +258,7 @@ def test_a_non_administrator_cannot_introspect_for_another_user(site: Site, role
 def test_options_shows_the_collection_schema_and_endpoints(site: Site) -> None:
     response = site.client().open(url("me"), method="OPTIONS")
     assert response.status_code == 200
-    body = response.json
+    body = response.get_json()
     assert body["namespace"] == "site/v2"
     assert [endpoint["methods"] for endpoint in body["endpoints"]] == [
         ["GET"],
@@ -282,9 +282,9 @@ def test_options_shows_the_collection_schema_and_endpoints(site: Site) -> None:
 def test_options_shows_the_item_schema_and_endpoints(site: Site) -> None:
     response = site.client().open(url("me", f"/{uuid.uuid4()}"), method="OPTIONS")
     assert response.status_code == 200
-    methods = [endpoint["methods"] for endpoint in response.json["endpoints"]]
+    methods = [endpoint["methods"] for endpoint in response.get_json()["endpoints"]]
     assert methods == [["GET"], ["POST", "PUT", "PATCH"], ["DELETE"]]
-    assert response.json["schema"]["title"] == "application-password"
+    assert response.get_json()["schema"]["title"] == "application-password"
 
 
 # ---------------------------------------------------------------------- permissions
@@ -314,13 +314,13 @@ def test_an_anonymous_caller_gets_401_not_logged_in(
     path = url("me" if who == "me" else user_id, suffix.format(uuid=item))
     response = call(site, None, method, path, json={"name": "x"})
     assert response.status_code == 401
-    assert response.json["code"] == "rest_not_logged_in"
+    assert response.get_json()["code"] == "rest_not_logged_in"
 
 
 def test_a_cookie_without_a_nonce_is_not_logged_in_for_these_routes(site: Site) -> None:
     response = site.logged_in("subscriber").get(url("me"))
     assert response.status_code == 401
-    assert response.json["code"] == "rest_not_logged_in"
+    assert response.get_json()["code"] == "rest_not_logged_in"
 
 
 def test_a_logged_in_cookie_with_its_nonce_manages_its_own_passwords(site: Site) -> None:
@@ -329,7 +329,7 @@ def test_a_logged_in_cookie_with_its_nonce_manages_its_own_passwords(site: Site)
     created = client.post(url("me"), json={"name": "Browser"}, headers=headers)
     assert created.status_code == 201
     listed = client.get(url("me"), headers=headers)
-    assert [item["name"] for item in listed.json] == ["Browser"]
+    assert [item["name"] for item in listed.get_json()] == ["Browser"]
 
 
 @pytest.mark.parametrize(("method", "suffix", "code"), OPERATIONS)
@@ -360,7 +360,7 @@ def test_an_administrator_creates_a_password_for_another_user(site: Site) -> Non
     assert f"/users/{sam.id}/" in response.headers["Location"]
     names = [record.name for record in site.app.auth.app_passwords.list(sam)]
     assert names == ["for sam"]
-    whoami = site.client().get(url("me"), headers=basic("sam", response.json["password"]))
+    whoami = site.client().get(url("me"), headers=basic("sam", response.get_json()["password"]))
     assert whoami.status_code == 200
 
 
@@ -373,8 +373,8 @@ def test_anyone_else_gets_403_with_the_routes_code(
     path = url(user_id, suffix.format(uuid=item))
     response = call(site, role, method, path, json={"name": "hijack"})
     assert response.status_code == 403
-    assert response.json["code"] == code
-    assert response.json["data"]["status"] == 403
+    assert response.get_json()["code"] == code
+    assert response.get_json()["data"]["status"] == 403
     remaining = site.app.auth.app_passwords.list(site.users["administrator"])
     assert [record.name for record in remaining] == ["target"]
 
@@ -386,7 +386,7 @@ def test_an_administrator_naming_an_unknown_user_gets_404(
     path = url(9999, suffix.format(uuid=uuid.uuid4()))
     response = call(site, "administrator", method, path, json={"name": "x"})
     assert response.status_code == 404
-    assert response.json["code"] == "rest_user_invalid_id"
+    assert response.get_json()["code"] == "rest_user_invalid_id"
 
 
 def test_a_non_administrator_naming_an_unknown_user_gets_403(site: Site) -> None:
@@ -398,7 +398,7 @@ def test_where_application_passwords_are_unavailable_the_routes_answer_501(site:
     client = site.logged_in("subscriber", address=REMOTE)
     response = client.get(url("me"), headers={"X-Site-Nonce": rest_nonce(client)})
     assert response.status_code == 501
-    assert response.json["code"] == "application_passwords_disabled"
+    assert response.get_json()["code"] == "application_passwords_disabled"
 
 
 @pytest.mark.parametrize("user_id", ["99999999999999999999", "9223372036854775808"])

@@ -9,6 +9,7 @@ Password, application-password and nonce checks go through ``hmac.compare_digest
 
 from __future__ import annotations
 
+import hmac
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,8 +19,6 @@ import pytest
 from werkzeug.test import Client, TestResponse
 
 from sitecache.auth import PasswordHasher
-from sitecache.auth import nonces as nonces_module
-from sitecache.auth import passwords as passwords_module
 from sitecache.auth.sessions import COOKIE_NAME
 from tests.auth.conftest import (
     APP_PASSWORDS,
@@ -77,7 +76,7 @@ def run_flow(site: Site) -> Flow:
     created = client.post(ME, json={"name": "Flow"}, headers=headers)
     assert created.status_code == 201
     flow.one_time.append(created)
-    app_password = created.json["password"]
+    app_password = created.get_json()["password"]
     flow.add_password(app_password)
     authorization = basic("ada", app_password)
     wrong_authorization = basic("ada", "abcd efgh ijkl mnop qrst uvwx")
@@ -93,7 +92,7 @@ def run_flow(site: Site) -> Flow:
     flow.keep("wrong app password", api.get(WHOAMI, headers=wrong_authorization))
     flow.keep("login password as basic", api.get(WHOAMI, headers=login_authorization))
     flow.keep("index", api.get("/site-json/", headers=authorization))
-    uuid = created.json["uuid"]
+    uuid = created.get_json()["uuid"]
     flow.keep("rename", api.put(f"{ME}/{uuid}", json={"name": "Renamed"}, headers=authorization))
     flow.keep("cookie list", client.get(ME, headers=headers))
     flow.keep("bad nonce", client.get(WHOAMI, headers={"X-Site-Nonce": "0123456789"}))
@@ -197,15 +196,15 @@ class Spy:
 
 @pytest.fixture
 def password_spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
-    spy = Spy(passwords_module.hmac.compare_digest)
-    monkeypatch.setattr(passwords_module.hmac, "compare_digest", spy)
+    spy = Spy(hmac.compare_digest)
+    monkeypatch.setattr("sitecache.auth.passwords.hmac.compare_digest", spy)
     return spy
 
 
 @pytest.fixture
 def nonce_spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
-    spy = Spy(nonces_module.hmac.compare_digest)
-    monkeypatch.setattr(nonces_module.hmac, "compare_digest", spy)
+    spy = Spy(hmac.compare_digest)
+    monkeypatch.setattr("sitecache.auth.nonces.hmac.compare_digest", spy)
     return spy
 
 
@@ -234,8 +233,8 @@ def test_a_rest_nonce_is_compared_in_constant_time(
 ) -> None:
     client = site.logged_in("author")
     nonce = rest_nonce(client) if valid else "0123456789"
-    spy = Spy(nonces_module.hmac.compare_digest)
-    monkeypatch.setattr(nonces_module.hmac, "compare_digest", spy)
+    spy = Spy(hmac.compare_digest)
+    monkeypatch.setattr("sitecache.auth.nonces.hmac.compare_digest", spy)
     response = client.get(WHOAMI, headers={"X-Site-Nonce": nonce})
     assert response.status_code == (200 if valid else 403)
     assert spy.calls >= 1

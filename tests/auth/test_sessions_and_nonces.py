@@ -8,13 +8,13 @@ when invalid), and is compared in constant time.
 
 from __future__ import annotations
 
+import hmac
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sitecache.auth import AuthService, PasswordHasher
-from sitecache.auth import nonces as nonces_module
 from sitecache.auth.nonces import NonceService
 from sitecache.auth.roles import SiteUser
 from tests.auth.conftest import FakeClock
@@ -220,14 +220,14 @@ def test_nonce_verification_compares_in_constant_time(
     nonces: NonceService, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[tuple[Any, Any]] = []
-    real = nonces_module.hmac.compare_digest
+    real = hmac.compare_digest
 
     def spy(a: Any, b: Any) -> bool:
         calls.append((a, b))
         return real(a, b)
 
     nonce = nonces.create("site_rest", 1, "token")
-    monkeypatch.setattr(nonces_module.hmac, "compare_digest", spy)
+    monkeypatch.setattr("sitecache.auth.nonces.hmac.compare_digest", spy)
     assert nonces.verify(nonce, "site_rest", 1, "token") == 1
     assert calls
     assert all(presented == nonce.encode() for _, presented in calls)

@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 
 from sitecache.auth import AuthService, PasswordHasher
-from sitecache.auth import keys as keys_module
 from sitecache.auth.keys import load_or_create_secret_key
 from sitecache.auth.store import MIGRATIONS, SiteStore
 from sitecache.sqlite_wal import enable_wal
@@ -159,7 +158,7 @@ def test_a_key_written_by_a_concurrent_worker_wins(
         Path(destination).write_text(theirs + "\n")
         real_link(source, destination)
 
-    monkeypatch.setattr(keys_module.os, "link", link_after_another_worker)
+    monkeypatch.setattr("sitecache.auth.keys.os.link", link_after_another_worker)
     assert load_or_create_secret_key(path) == bytes.fromhex(theirs)
     assert path.read_text().strip() == theirs
     assert sorted(os.listdir(tmp_path)) == ["secret.key"]

@@ -58,14 +58,14 @@ def publish(site: Site, *roles: str) -> None:
 
 
 def logins(response: TestResponse) -> list[str]:
-    return [item["slug"] for item in response.json]
+    return [item["slug"] for item in response.get_json()]
 
 
 # ---------------------------------------------------------------------- listing
 def test_anonymous_callers_see_no_user_until_someone_has_published(site: Site) -> None:
     response = call(site, None, "GET", USERS)
     assert response.status_code == 200
-    assert response.json == []
+    assert response.get_json() == []
     assert response.headers["X-Site-Total"] == "0"
     assert response.headers["X-Site-TotalPages"] == "0"
 
@@ -74,7 +74,7 @@ def test_published_authors_are_listed_to_everybody_in_the_view_context(site: Sit
     publish(site, "author")
     response = call(site, None, "GET", USERS)
     assert response.status_code == 200
-    (item,) = response.json
+    (item,) = response.get_json()
     assert set(item) == VIEW_FIELDS
     assert item["slug"] == "aurora"
     assert item["link"] == "http://example.org/author/aurora/"
@@ -87,9 +87,9 @@ def test_an_administrator_lists_every_user_with_every_field(site: Site) -> None:
     response = call(site, "administrator", "GET", USERS, query={"context": "edit"})
     assert response.status_code == 200
     assert response.headers["X-Site-Total"] == "5"
-    for item in response.json:
+    for item in response.get_json():
         assert set(item) == EDIT_FIELDS
-    ada = next(item for item in response.json if item["username"] == "ada")
+    ada = next(item for item in response.get_json() if item["username"] == "ada")
     assert ada["roles"] == ["administrator"]
     assert ada["email"] == "ada@example.org"
     assert ada["capabilities"]["manage_options"] is True
@@ -127,7 +127,7 @@ def test_pages_carry_totals_and_prev_next_links_that_keep_the_query(site: Site) 
 def test_a_page_past_the_end_is_empty_and_points_back_to_the_last_page(site: Site) -> None:
     response = call(site, "administrator", "GET", USERS, query={"per_page": 2, "page": 9})
     assert response.status_code == 200
-    assert response.json == []
+    assert response.get_json() == []
     assert 'page=3>; rel="prev"' in response.headers["Link"]
 
 
@@ -135,7 +135,7 @@ def test_a_page_past_the_end_is_empty_and_points_back_to_the_last_page(site: Sit
 def test_pagination_arguments_are_bounded(site: Site, name: str, value: int) -> None:
     response = call(site, "administrator", "GET", USERS, query={name: value})
     assert response.status_code == 400
-    assert response.json["code"] == "rest_invalid_param"
+    assert response.get_json()["code"] == "rest_invalid_param"
 
 
 @pytest.mark.parametrize(
@@ -155,7 +155,7 @@ def test_the_collection_can_be_narrowed(
     site: Site, query: dict[str, Any], expected: list[str]
 ) -> None:
     response = call(site, "administrator", "GET", USERS, query=query)
-    assert response.status_code == 200, response.json
+    assert response.status_code == 200, response.get_json()
     assert logins(response) == expected
 
 
@@ -173,15 +173,15 @@ def test_listing_needs_capabilities_401_anonymous_403_logged_in(
     site: Site, query: dict[str, Any], code: str
 ) -> None:
     anonymous = call(site, None, "GET", USERS, query=query)
-    assert (anonymous.status_code, anonymous.json["code"]) == (401, code)
+    assert (anonymous.status_code, anonymous.get_json()["code"]) == (401, code)
     subscriber = call(site, "subscriber", "GET", USERS, query=query)
-    assert (subscriber.status_code, subscriber.json["code"]) == (403, code)
+    assert (subscriber.status_code, subscriber.get_json()["code"]) == (403, code)
 
 
 def test_a_search_without_list_users_never_matches_email_addresses(site: Site) -> None:
     publish(site, "author", "editor")
     by_mail = call(site, "subscriber", "GET", USERS, query={"search": "aurora@example"})
-    assert by_mail.json == []
+    assert by_mail.get_json() == []
     by_name = call(site, None, "GET", USERS, query={"search": "auro"})
     assert logins(by_name) == ["aurora"]
     admin = call(site, "administrator", "GET", USERS, query={"search": "aurora@example"})
@@ -199,8 +199,8 @@ def test_a_user_reads_themself_in_any_context(site: Site) -> None:
     sam = site.users["subscriber"]
     response = call(site, "subscriber", "GET", f"{USERS}/{sam.id}", query={"context": "edit"})
     assert response.status_code == 200
-    assert set(response.json) == EDIT_FIELDS
-    assert response.json["email"] == "sam@example.org"
+    assert set(response.get_json()) == EDIT_FIELDS
+    assert response.get_json()["email"] == "sam@example.org"
 
 
 def test_a_user_without_list_users_cannot_see_an_unpublished_user_or_tell_if_it_exists(
@@ -210,10 +210,10 @@ def test_a_user_without_list_users_cannot_see_an_unpublished_user_or_tell_if_it_
     hidden = call(site, "subscriber", "GET", f"{USERS}/{ada.id}")
     unknown = call(site, "subscriber", "GET", f"{USERS}/999")
     assert hidden.status_code == unknown.status_code == 403
-    assert hidden.json == unknown.json
-    assert hidden.json["code"] == "rest_user_cannot_view"
+    assert hidden.get_json() == unknown.get_json()
+    assert hidden.get_json()["code"] == "rest_user_cannot_view"
     anonymous = call(site, None, "GET", f"{USERS}/{ada.id}")
-    assert (anonymous.status_code, anonymous.json["code"]) == (401, "rest_user_cannot_view")
+    assert (anonymous.status_code, anonymous.get_json()["code"]) == (401, "rest_user_cannot_view")
 
 
 def test_a_published_author_is_public_in_the_view_context_only(site: Site) -> None:
@@ -221,29 +221,29 @@ def test_a_published_author_is_public_in_the_view_context_only(site: Site) -> No
     aurora = site.users["author"]
     response = call(site, None, "GET", f"{USERS}/{aurora.id}")
     assert response.status_code == 200
-    assert set(response.json) == VIEW_FIELDS
+    assert set(response.get_json()) == VIEW_FIELDS
     embed = call(site, None, "GET", f"{USERS}/{aurora.id}", query={"context": "embed"})
-    assert set(embed.json) == EMBED_FIELDS
+    assert set(embed.get_json()) == EMBED_FIELDS
     edit = call(site, None, "GET", f"{USERS}/{aurora.id}", query={"context": "edit"})
-    assert (edit.status_code, edit.json["code"]) == (401, "rest_forbidden_context")
+    assert (edit.status_code, edit.get_json()["code"]) == (401, "rest_forbidden_context")
 
 
 def test_an_administrator_gets_404_for_an_unknown_user(site: Site) -> None:
     response = call(site, "administrator", "GET", f"{USERS}/999")
-    assert (response.status_code, response.json["code"]) == (404, "rest_user_invalid_id")
+    assert (response.status_code, response.get_json()["code"]) == (404, "rest_user_invalid_id")
 
 
 def test_me_is_the_current_user(site: Site) -> None:
     response = call(site, "editor", "GET", f"{USERS}/me", query={"context": "edit"})
     assert response.status_code == 200
-    assert response.json["id"] == site.users["editor"].id
-    assert response.json["roles"] == ["editor"]
+    assert response.get_json()["id"] == site.users["editor"].id
+    assert response.get_json()["roles"] == ["editor"]
 
 
 def test_me_answers_401_not_logged_in_but_allows_get(site: Site) -> None:
     response = call(site, None, "GET", f"{USERS}/me")
     assert response.status_code == 401
-    assert response.json == {
+    assert response.get_json() == {
         "code": "rest_not_logged_in",
         "message": "You are not currently logged in.",
         "data": {"status": 401},
@@ -253,7 +253,7 @@ def test_me_answers_401_not_logged_in_but_allows_get(site: Site) -> None:
 
 def test_avatar_urls_come_in_24_48_and_96_pixels_from_the_hashed_address(site: Site) -> None:
     response = call(site, "subscriber", "GET", f"{USERS}/me")
-    avatars = response.json["avatar_urls"]
+    avatars = response.get_json()["avatar_urls"]
     digest = hashlib.sha256(b"sam@example.org").hexdigest()
     assert avatars == {
         str(size): f"https://secure.gravatar.com/avatar/{digest}?s={size}&d=mm&r=g"
@@ -267,21 +267,24 @@ def test_avatar_sizes_and_urls_are_filterable_and_the_schema_follows(site: Site)
         "get_avatar_url", lambda url, user, size: f"https://avatars.example/{user.slug}/{size}.png"
     )
     response = call(site, "subscriber", "GET", f"{USERS}/me")
-    assert response.json["avatar_urls"] == {
+    assert response.get_json()["avatar_urls"] == {
         "32": "https://avatars.example/sam/32.png",
         "64": "https://avatars.example/sam/64.png",
     }
     options = call(site, None, "OPTIONS", USERS)
-    assert set(options.json["schema"]["properties"]["avatar_urls"]["properties"]) == {"32", "64"}
+    assert set(options.get_json()["schema"]["properties"]["avatar_urls"]["properties"]) == {
+        "32",
+        "64",
+    }
 
 
 def test_options_publish_the_user_schema_and_the_arguments(site: Site) -> None:
     response = call(site, None, "OPTIONS", USERS)
     assert response.status_code == 200
-    schema = response.json["schema"]
+    schema = response.get_json()["schema"]
     assert schema["title"] == "user"
     assert schema["properties"]["password"]["context"] == []
-    get_args, post_args = (endpoint["args"] for endpoint in response.json["endpoints"])
+    get_args, post_args = (endpoint["args"] for endpoint in response.get_json()["endpoints"])
     assert get_args["per_page"]["maximum"] == 100
     assert {"page", "per_page", "search", "orderby", "order", "roles", "who"} <= set(get_args)
     assert {name for name, arg in post_args.items() if arg.get("required")} == {
@@ -294,7 +297,7 @@ def test_options_publish_the_user_schema_and_the_arguments(site: Site) -> None:
 
 
 def test_the_index_lists_the_user_routes(site: Site) -> None:
-    routes = call(site, None, "GET", "/site-json/site/v2").json["routes"]
+    routes = call(site, None, "GET", "/site-json/site/v2").get_json()["routes"]
     assert {"/site/v2/users", "/site/v2/users/(?P<id>[\\d]+)", "/site/v2/users/me"} <= set(routes)
 
 
@@ -313,8 +316,8 @@ NEW_USER = {
 
 def test_an_administrator_creates_a_user_who_can_then_log_in(site: Site) -> None:
     response = call(site, "administrator", "POST", USERS, json=NEW_USER)
-    assert response.status_code == 201, response.json
-    body = response.json
+    assert response.status_code == 201, response.get_json()
+    body = response.get_json()
     assert response.headers["Location"] == f"http://example.org{USERS}/{body['id']}"
     assert set(body) == EDIT_FIELDS
     assert body["username"] == "Jo Smith"
@@ -336,7 +339,7 @@ def test_an_administrator_creates_a_user_who_can_then_log_in(site: Site) -> None
 def test_creating_with_a_role_sets_it(site: Site) -> None:
     response = call(site, "administrator", "POST", USERS, json={**NEW_USER, "roles": ["editor"]})
     assert response.status_code == 201
-    assert response.json["roles"] == ["editor"]
+    assert response.get_json()["roles"] == ["editor"]
 
 
 @pytest.mark.parametrize(
@@ -358,7 +361,9 @@ def test_creating_refuses_bad_input(
     site: Site, change: dict[str, Any], status: int, code: str
 ) -> None:
     response = call(site, "administrator", "POST", USERS, json={**NEW_USER, **change})
-    assert (response.status_code, response.json["code"]) == (status, code), response.json
+    assert (response.status_code, response.get_json()["code"]) == (status, code), (
+        response.get_json()
+    )
     assert site.app.auth.users.find("Jo Smith") is None
 
 
@@ -366,24 +371,27 @@ def test_creating_refuses_bad_input(
 def test_creating_needs_a_username_an_email_and_a_password(site: Site, missing: str) -> None:
     fields = {key: value for key, value in NEW_USER.items() if key != missing}
     response = call(site, "administrator", "POST", USERS, json=fields)
-    assert (response.status_code, response.json["code"]) == (400, "rest_missing_callback_param")
+    assert (response.status_code, response.get_json()["code"]) == (
+        400,
+        "rest_missing_callback_param",
+    )
 
 
 def test_creating_needs_create_users(site: Site) -> None:
     anonymous = call(site, None, "POST", USERS, json=NEW_USER)
-    assert (anonymous.status_code, anonymous.json["code"]) == (401, "rest_cannot_create_user")
+    assert (anonymous.status_code, anonymous.get_json()["code"]) == (401, "rest_cannot_create_user")
     editor = call(site, "editor", "POST", USERS, json=NEW_USER)
-    assert (editor.status_code, editor.json["code"]) == (403, "rest_cannot_create_user")
+    assert (editor.status_code, editor.get_json()["code"]) == (403, "rest_cannot_create_user")
 
 
 # ---------------------------------------------------------------------- updating
 def test_a_user_edits_their_own_profile(site: Site) -> None:
     change = {"name": "Sam S.", "description": "Reader.", "nickname": "sammy", "locale": "en_US"}
     response = call(site, "subscriber", "POST", f"{USERS}/me", json=change)
-    assert response.status_code == 200, response.json
-    assert {key: response.json[key] for key in change} == change
+    assert response.status_code == 200, response.get_json()
+    assert {key: response.get_json()[key] for key in change} == change
     again = call(site, "subscriber", "GET", f"{USERS}/me", query={"context": "edit"})
-    assert again.json["nickname"] == "sammy"
+    assert again.get_json()["nickname"] == "sammy"
 
 
 @pytest.mark.parametrize("method", ["PUT", "PATCH"])
@@ -392,9 +400,9 @@ def test_an_administrator_edits_anyone_and_changes_roles(site: Site, method: str
     response = call(
         site, "administrator", method, f"{USERS}/{sam.id}", json={"roles": ["editor"], "slug": "S"}
     )
-    assert response.status_code == 200, response.json
-    assert response.json["roles"] == ["editor"]
-    assert response.json["slug"] == "s"
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["roles"] == ["editor"]
+    assert response.get_json()["slug"] == "s"
     stored = site.app.auth.users.get(sam.id)
     assert stored is not None
     assert stored.role == "editor"
@@ -426,15 +434,17 @@ def test_updating_refuses_what_the_caller_may_not_do(
 ) -> None:
     user = site.users[target]
     response = call(site, role, "POST", f"{USERS}/{user.id}", json=change)
-    assert (response.status_code, response.json["code"]) == (status, code), response.json
+    assert (response.status_code, response.get_json()["code"]) == (status, code), (
+        response.get_json()
+    )
     assert site.app.auth.users.get(user.id) == user
 
 
 def test_updating_an_unknown_user_looks_forbidden_without_list_users(site: Site) -> None:
     subscriber = call(site, "subscriber", "POST", f"{USERS}/999", json={"name": "X"})
-    assert (subscriber.status_code, subscriber.json["code"]) == (403, "rest_cannot_edit")
+    assert (subscriber.status_code, subscriber.get_json()["code"]) == (403, "rest_cannot_edit")
     admin = call(site, "administrator", "POST", f"{USERS}/999", json={"name": "X"})
-    assert (admin.status_code, admin.json["code"]) == (404, "rest_user_invalid_id")
+    assert (admin.status_code, admin.get_json()["code"]) == (404, "rest_user_invalid_id")
 
 
 # ---------------------------------------------------------------------- deleting
@@ -451,9 +461,9 @@ def test_deleting_answers_the_previous_user_and_removes_their_passwords(site: Si
         f"{USERS}/{sam.id}",
         query={"force": "true", "reassign": ada.id},
     )
-    assert response.status_code == 200, response.json
-    assert response.json["deleted"] is True
-    previous = response.json["previous"]
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["deleted"] is True
+    previous = response.get_json()["previous"]
     assert previous["username"] == "sam"
     assert previous["email"] == "sam@example.org"
     assert site.app.auth.users.get(sam.id) is None
@@ -475,7 +485,7 @@ def test_reassign_may_name_nobody_while_there_is_nothing_to_reassign(
         f"{USERS}/{sam.id}",
         query={"force": "true", "reassign": nobody},
     )
-    assert response.status_code == 200, response.json
+    assert response.status_code == 200, response.get_json()
     assert seen[0][:2] == (sam.id, None)
 
 
@@ -496,7 +506,9 @@ def test_deleting_needs_force_and_a_valid_reassign(
     if query.get("reassign") == "self":
         query = {**query, "reassign": sam.id}
     response = call(site, "administrator", "DELETE", f"{USERS}/{sam.id}", query=query)
-    assert (response.status_code, response.json["code"]) == (status, code), response.json
+    assert (response.status_code, response.get_json()["code"]) == (status, code), (
+        response.get_json()
+    )
     assert site.app.auth.users.get(sam.id) is not None
 
 
@@ -506,9 +518,9 @@ def test_deleting_needs_delete_users_even_for_yourself(site: Site, path: str) ->
     url = f"{USERS}/{path.format(id=sam.id)}"
     query = {"force": "true", "reassign": "false"}
     response = call(site, "subscriber", "DELETE", url, query=query)
-    assert (response.status_code, response.json["code"]) == (403, "rest_user_cannot_delete")
+    assert (response.status_code, response.get_json()["code"]) == (403, "rest_user_cannot_delete")
     anonymous = call(site, None, "DELETE", f"{USERS}/{sam.id}", query=query)
-    assert (anonymous.status_code, anonymous.json["code"]) == (401, "rest_user_cannot_delete")
+    assert (anonymous.status_code, anonymous.get_json()["code"]) == (401, "rest_user_cannot_delete")
     assert site.app.auth.users.get(sam.id) is not None
 
 
@@ -517,7 +529,10 @@ def test_the_last_administrator_cannot_delete_themself(site: Site) -> None:
     site.app.hooks.add_action("delete_user", lambda *args: seen.append(args))
     query = {"force": "true", "reassign": "false"}
     response = call(site, "administrator", "DELETE", f"{USERS}/me", query=query)
-    assert (response.status_code, response.json["code"]) == (409, "rest_user_last_administrator")
+    assert (response.status_code, response.get_json()["code"]) == (
+        409,
+        "rest_user_last_administrator",
+    )
     assert site.app.auth.users.count_role("administrator") == 1
     assert seen == []  # nothing was given away
 
@@ -542,6 +557,6 @@ def test_users_can_be_created_in_a_batch_as_in_wordpress(site: Site) -> None:
     response = call(
         site, "administrator", "POST", "/site-json/batch/v1", json={"requests": requests}
     )
-    assert response.status_code == 207, response.json
-    assert [item["status"] for item in response.json["responses"]] == [201, 201]
+    assert response.status_code == 207, response.get_json()
+    assert [item["status"] for item in response.get_json()["responses"]] == [201, 201]
     assert site.app.auth.users.find("b1") is not None

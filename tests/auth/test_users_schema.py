@@ -55,12 +55,16 @@ def test_every_user_route_answers_get_with_data_its_schema_accepts(site: Site) -
     for route in user_routes(site):
         path = "/site-json" + route.replace("(?P<id>[\\d]+)", str(site.users["author"].id))
         options = client.open(path, method="OPTIONS", headers=headers)
-        assert options.status_code == 200, (route, options.json)
-        schema = options.json["schema"]
+        assert options.status_code == 200, (route, options.get_json())
+        schema = options.get_json()["schema"]
         for context in CONTEXTS:
             response = client.get(path, query_string={"context": context}, headers=headers)
-            assert response.status_code == 200, (route, context, response.json)
-            items = response.json if isinstance(response.json, list) else [response.json]
+            assert response.status_code == 200, (route, context, response.get_json())
+            items = (
+                response.get_json()
+                if isinstance(response.get_json(), list)
+                else [response.get_json()]
+            )
             assert items, route
             narrowed = schema_for_context(schema, context)
             for item in items:
@@ -89,19 +93,19 @@ def test_every_user_write_answers_with_data_its_schema_accepts(site: Site) -> No
         headers=headers,
     )
     assert created.status_code == 201
-    check(created.json)
-    path = f"/site-json/site/v2/users/{created.json['id']}"
+    check(created.get_json())
+    path = f"/site-json/site/v2/users/{created.get_json()['id']}"
     for method in ("POST", "PUT", "PATCH"):
         updated = client.open(path, method=method, json={"nickname": method}, headers=headers)
         assert updated.status_code == 200
-        check(updated.json)
+        check(updated.get_json())
     me = client.post("/site-json/site/v2/users/me", json={"first_name": "Ada"}, headers=headers)
-    check(me.json)
+    check(me.get_json())
     deleted = client.delete(
         path, query_string={"force": "true", "reassign": "false"}, headers=headers
     )
     assert deleted.status_code == 200
-    check(deleted.json["previous"])
+    check(deleted.get_json()["previous"])
 
 
 def test_the_walk_would_catch_a_field_of_the_wrong_type(site: Site) -> None:

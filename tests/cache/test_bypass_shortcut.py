@@ -5,7 +5,8 @@ headers and body, the same counters, the same debug line; every other request is
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Iterable
+import logging
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pytest
@@ -132,7 +133,7 @@ def test_the_shortcut_runs_the_tick_and_writes_the_debug_line(app: App, caplog: 
 def test_serve_filters_see_what_the_shortcut_sends(app: App) -> None:
     seen: list[bytes] = []
 
-    def serve_filter(body: bytes, environ: dict[str, Any]) -> bytes:
+    def serve_filter(body: bytes, environ: Mapping[str, Any]) -> bytes:
         seen.append(body)
         return body
 
@@ -154,12 +155,12 @@ def test_only_gets_and_heads_under_a_bypass_path_take_the_short_way(app: App) ->
     assert classifier.shortcut(environ_of(path="/", query_string="rest_route=/"), settings) is None
 
 
-class _ListHandler:
+class _ListHandler(logging.Handler):
     """A logging handler that keeps each message."""
 
     def __init__(self, messages: list[str]) -> None:
+        super().__init__()
         self.messages = messages
-        self.level = 0
 
-    def handle(self, record: Any) -> None:
+    def emit(self, record: logging.LogRecord) -> None:
         self.messages.append(record.getMessage())

@@ -125,6 +125,10 @@ class ReadWhileAPurgeRemoves(MemoryStorage):
         super().__init__()
         self.cache: PageCache | None = None
 
+    def read_during_the_next_purge(self, cache: PageCache) -> None:
+        """Have the next delete or purge of everything read the page through ``cache``."""
+        self.cache = cache
+
     def _read_now(self) -> None:
         cache, self.cache = self.cache, None
         if cache is not None:
@@ -147,7 +151,7 @@ def test_a_copy_read_into_memory_during_a_purge_is_not_served_after_it(
     storage = ReadWhileAPurgeRemoves()
     cache = build(page_app, storage)
     first = get(cache)
-    storage.cache = cache
+    storage.read_during_the_next_purge(cache)
     if scope == "all":
         cache.purge_all()
     else:

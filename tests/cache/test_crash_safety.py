@@ -111,6 +111,7 @@ def unmatched(directory: Path) -> tuple[int, int]:
 
 def index_rows(directory: Path) -> dict[str, EntryInfo]:
     """Every index row, read from the database itself."""
+    rows: list[tuple[str, str, str, str, str, int, int, int, float, float, str]]
     with sqlite3.connect(directory / "index.sqlite3") as connection:
         rows = connection.execute(
             "SELECT key, url, host, path, variant, status, size, compressed_size, created,"

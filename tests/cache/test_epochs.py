@@ -17,7 +17,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from werkzeug.test import Client
 
-from sitecache.cache import CacheEngine, CacheEntry, CacheRules, PageCache, Storage
+from sitecache.cache import (
+    CacheEngine,
+    CacheEntry,
+    CacheRules,
+    DiskStorage,
+    MemoryStorage,
+    PageCache,
+    Storage,
+)
 from sitecache.cache.entry import encode_entry
 from sitecache.cache.storage import PendingRemoval
 from sitecache.cache.storage.disk_schema import CHUNK_MAX
@@ -47,21 +55,24 @@ def put(storage: Storage, number: int, **fields: Any) -> str:
 def leftovers(storage: Storage, backend: str) -> int:
     """Rows, bodies or keys of entries still physically held (whatever their epoch)."""
     if backend == "memory":
-        return sum(len(shelf.index) for shelf in storage._invalidated) + len(  # type: ignore[attr-defined]
-            storage._shelf.index  # type: ignore[attr-defined]
-        )
+        assert isinstance(storage, MemoryStorage)
+        return sum(len(shelf.index) for shelf in storage._invalidated) + len(storage._shelf.index)
     if backend == "disk":
-        connection = storage._connection()  # type: ignore[attr-defined]
+        assert isinstance(storage, DiskStorage)
+        connection = storage._connection()
         return sum(
-            connection.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]  # noqa: S608
+            int(connection.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])  # noqa: S608
             for table in ("entries", "bodies", "entry_tags")
         )
-    client = storage.client  # type: ignore[attr-defined]
+    from sitecache.cache.storage.redis import RedisStorage
+
+    assert isinstance(storage, RedisStorage)
+    client = storage.client
     shared = {b"gen", b"ep", b"dead", b"c"}
-    prefix = storage.prefix.encode()  # type: ignore[attr-defined]
+    prefix = storage.prefix.encode()
     return sum(
         1
-        for key in client.keys(storage.prefix + "*")  # type: ignore[attr-defined]
+        for key in client.keys(storage.prefix + "*")
         if key.removeprefix(prefix) not in shared
         and not key.removeprefix(prefix).startswith((b"v:", b"l:"))
     )

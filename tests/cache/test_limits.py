@@ -81,7 +81,7 @@ def test_the_timer_holder_enforces_the_caps(page_app: PageApp, tmp_path: Path) -
     assert isinstance(engine.update_settings({"max_entries": 5}), dict)
     cache = PageCache(page_app, engine=engine)
     fill(cache, 12)
-    timers = CacheTimers(engine, Preloader(cache, lambda: [], lambda env=None: "", lambda: 0))
+    timers = CacheTimers(engine, Preloader(cache, lambda: [], lambda: "", lambda: 0))
     assert timers.tick() is True
     assert engine.storage.summary(engine.clock()).total <= 5
 

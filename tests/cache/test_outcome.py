@@ -71,7 +71,9 @@ def test_an_outcome_renders_its_cache_status_and_counts_its_counters(
 
 
 def test_every_reason_the_cache_can_give_is_explained() -> None:
-    guard_reasons = [guard.reason for guard in (*REQUEST_GUARDS, *RESPONSE_GUARDS)]
+    guard_reasons = [guard.reason for guard in REQUEST_GUARDS] + [
+        guard.reason for guard in RESPONSE_GUARDS
+    ]
     outcome_reasons = list(get_args(OutcomeReason))
     assert len(set(guard_reasons)) == len(guard_reasons)  # one row per reason
     assert set(outcome_reasons) == set(OUTCOME_REASONS)
@@ -157,6 +159,7 @@ def test_a_reason_no_guard_gives_is_labelled_counted_and_explained(
     assert answer.headers["Cache-Status"] == expected
     reason = expected.rpartition("detail=")[2]
     assert reason in get_args(OutcomeReason)
+    assert reason in OUTCOME_REASONS
     assert REASONS[reason] == OUTCOME_REASONS[reason]
     cache.engine.flush_counters()
     counters = cache.engine.storage.counters()

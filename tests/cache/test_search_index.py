@@ -68,7 +68,10 @@ STEPS = st.lists(
 )
 @given(steps=STEPS, terms=st.lists(TERMS, min_size=1, max_size=4))
 def test_an_indexed_search_answers_what_a_scan_answers(
-    backend: str, tmp_path_factory: pytest.TempPathFactory, steps: list, terms: list[str]
+    backend: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    steps: list[tuple[str, int, str]],
+    terms: list[str],
 ) -> None:
     storage = make_storage(backend, tmp_path_factory.mktemp("cache"))
     rows: dict[str, EntryInfo] = {}
@@ -91,7 +94,7 @@ def test_an_indexed_search_answers_what_a_scan_answers(
                     1000,
                     now=NOW,
                     search=term,
-                    status=status,  # type: ignore[arg-type]
+                    status=status,
                 )
                 assert [info.key for info in rows_found] == expected_keys, (term, status)
                 assert total == expected_total

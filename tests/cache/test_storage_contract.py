@@ -328,7 +328,7 @@ def test_keys_for_each_dimension_past_a_batch_of_values(storage: Storage) -> Non
     assert storage.keys_for("host", [*many, "example.org"]) == {"a" * 32}
     assert storage.keys_for("host", None) == {"a" * 32, "b" * 32}
     for dimension in ("tag", "url", "path", "host"):
-        assert storage.keys_for(dimension, []) == set()  # type: ignore[arg-type]
+        assert storage.keys_for(dimension, []) == set()
     with pytest.raises(ValueError, match="needs values"):
         storage.keys_for("tag", None)  # type: ignore[call-overload]
     with pytest.raises(ValueError, match="unknown"):
@@ -368,7 +368,7 @@ def test_vary_pointers_are_neither_counted_nor_listed(storage: Storage) -> None:
     storage.mark_stale(["p" * 32, "a" * 32], 1200.0)
     assert storage.summary(1300.0).expired == 1
     for status in (None, "expired"):
-        rows, total = storage.list_entries(0, 10, now=2000.0, status=status)  # type: ignore[arg-type]
+        rows, total = storage.list_entries(0, 10, now=2000.0, status=status)
         assert ([info.key for info in rows], total) == (["a" * 32], 1)
     assert storage.delete(["p" * 32]).deleted == 1
     assert storage.summary(2000.0).expired == 1

@@ -47,8 +47,11 @@ class Deployment(ServerProcess):
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
     credentials: str = ""
+    #: ``root/server.log``
+    log_path: Path | None = field(init=False)
 
     def __post_init__(self) -> None:
+        self.log_path = self.root / "server.log"
         self.root.mkdir(parents=True, exist_ok=True)
         self.config_file.write_text(
             "\n".join(["password_hash_cost = 1024", *self.config_lines]) + "\n", encoding="utf-8"
@@ -61,10 +64,6 @@ class Deployment(ServerProcess):
     @property
     def data_dir(self) -> Path:
         return self.root / "var"
-
-    @property
-    def log_path(self) -> Path:
-        return self.root / "server.log"
 
     def environment(self) -> dict[str, str]:
         """The process environment: none of the caller's SITECACHE_* variables, this site's

@@ -50,7 +50,9 @@ def worker_pids(site: Deployment, tries: int) -> set[int]:
 def test_a_plugin_activated_on_one_worker_answers_on_every_worker(site: Deployment) -> None:
     listed = site.request("GET", "/site-json/site/v2/plugins", admin=True)
     assert listed.status == 200
-    plugins = {item["plugin"]: item for item in listed.json()}  # type: ignore[union-attr]
+    items = listed.json()
+    assert isinstance(items, list)
+    plugins = {item["plugin"]: item for item in items}
     assert plugins[PLUGIN]["status"] == "inactive"
     assert plugins[PLUGIN]["version"] == "0.1.0"
     assert site.request("GET", "/site-json/site/v2/plugins").status == 401

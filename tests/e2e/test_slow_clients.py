@@ -41,7 +41,12 @@ class HeldConnections:
     ``interval`` seconds each (nothing when it is empty), and never finish."""
 
     def __init__(
-        self, port: int, count: int, prefix: bytes = b"", trickle: bytes = b"", interval=0.5
+        self,
+        port: int,
+        count: int,
+        prefix: bytes = b"",
+        trickle: bytes = b"",
+        interval: float = 0.5,
     ) -> None:
         self.sockets = [
             socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(count)

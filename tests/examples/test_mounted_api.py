@@ -52,7 +52,9 @@ def test_the_mounted_api_lists_the_existing_sites_entries(server: ExampleServer)
     server.cache_status("/listed/")
     listing = server.request("GET", f"{API}/cache?search=/listed/", admin=True)
     assert listing.status == 200, listing.body
-    [entry] = listing.json()  # type: ignore[misc]
+    listed = listing.json()
+    assert isinstance(listed, list)
+    [entry] = listed
     assert entry["url"].endswith("/listed/")
     assert entry["tags"] == ["page"]
 

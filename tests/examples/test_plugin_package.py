@@ -91,7 +91,10 @@ def test_the_companion_cache_plugin_comes_from_its_entry_point(site: Deployment)
         page = site.request("GET", "/")
         return page.body if "hit" in page.headers.get("cache-status", "") else None
 
+    def stored_page_with_footer() -> bytes | None:
+        page = stored_page()
+        return page if page is not None and FOOTER in page else None
+
     # Every process applies a switch within a second.
-    body = wait_for(lambda: (b := stored_page()) is not None and FOOTER in b and b, 10,
-                    "a stored page with the plugin's footer")  # fmt: skip
+    body = wait_for(stored_page_with_footer, 10, "a stored page with the plugin's footer")
     assert body.count(FOOTER) == 1

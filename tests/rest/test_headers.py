@@ -534,10 +534,12 @@ def test_nocache_headers_for_logged_in_users_auth_errors_and_header_overrides_wi
 def test_an_authentication_error_is_the_response_and_skips_the_handler(app: App) -> None:
     calls: list[str] = []
 
+    def tracked(request: RestRequest) -> dict[str, Any]:
+        calls.append("called")
+        return {}
+
     def register(server: RestServer) -> None:
-        server.register_rest_route(
-            "hdr/v1", "/tracked", handler(lambda request: calls.append("called") or {})
-        )
+        server.register_rest_route("hdr/v1", "/tracked", handler(tracked))
 
     client = make_client(app, register)
 

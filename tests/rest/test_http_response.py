@@ -7,7 +7,7 @@ bodiless statuses, ``Location``, close callbacks) still goes through werkzeug.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pytest
@@ -20,12 +20,20 @@ from sitecache.rest.http_response import RestHttpResponse, merge_headers, to_htt
 HEADERS = {"Content-Type": "application/json; charset=UTF-8", "X-Robots-Tag": "noindex"}
 
 
+def unused_write(data: bytes) -> object:
+    """WSGI's legacy ``write`` callable, which a werkzeug response never calls."""
+    raise AssertionError("write() is not used")
+
+
 def sent(response: Response, method: str = "GET") -> tuple[str, list[tuple[str, str]], bytes]:
     environ = EnvironBuilder(path="/site-json/thing", method=method).get_environ()
     started: list[Any] = []
 
-    def start_response(status: str, headers: list[tuple[str, str]]) -> None:
+    def start_response(
+        status: str, headers: list[tuple[str, str]], exc_info: object = None, /
+    ) -> Callable[[bytes], object]:
         started.extend([status, headers])
+        return unused_write
 
     chunks: Iterable[bytes] = response(environ, start_response)
     body = b"".join(chunks)

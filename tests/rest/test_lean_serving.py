@@ -19,7 +19,7 @@ from sitecache.errors import RestError
 from sitecache.page_headers import EVERY_RESPONSE_HEADERS, HTML_PAGE_HEADERS
 from sitecache.rest import RestRequest, RestResponse, RestServer, return_true
 from sitecache.rest.http_request import BodilessRequest
-from sitecache.rest.http_response import to_http
+from sitecache.rest.http_response import RestHttpResponse, to_http
 from sitecache.rest.request import ARG_RESULT_MAX_TEXT, ARG_RESULTS, ARG_RESULTS_KEPT
 
 
@@ -30,7 +30,7 @@ from sitecache.rest.request import ARG_RESULT_MAX_TEXT, ARG_RESULTS, ARG_RESULTS
 def test_a_bodiless_request_is_werkzeugs_request(path: str) -> None:
     def environ() -> dict[str, Any]:
         built = EnvironBuilder(
-            path="/x", query_string="a=1&b=2", headers={"X-Thing": "yes"}
+            path="/x", query_string="a=1&b=2", headers=[("X-Thing", "yes")]
         ).get_environ()
         built["PATH_INFO"] = path.encode().decode("latin-1")  # as a WSGI server passes it
         return built
@@ -94,6 +94,7 @@ def test_default_headers_are_set_as_werkzeug_sets_them(
 ) -> None:
     expected = werkzeug_defaults(to_http(200, headers, "{}", {}))
     response = to_http(200, headers, "{}", {})
+    assert isinstance(response, RestHttpResponse)  # what the application's own code checks
     if touched:
         response.headers.add("X-Later", "1")  # werkzeug's headers from here on
         expected = werkzeug_defaults(_with_later(to_http(200, headers, "{}", {})))
@@ -161,7 +162,10 @@ def _sanitized(app: App, query: dict[str, Any]) -> RestRequest | RestError:
     request.set_query_params(query)
     assert not isinstance(app.server.match_request_to_handler(request), RestError)
     verdict = request.sanitize_params()
-    return request if verdict is True else verdict
+    if isinstance(verdict, RestError):
+        return verdict
+    assert verdict is True
+    return request
 
 
 def test_a_containers_result_is_never_shared_between_requests(app: App) -> None:

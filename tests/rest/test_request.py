@@ -689,7 +689,12 @@ def test_a_validate_callback_is_not_run_for_an_absent_or_null_parameter(
 
 def test_a_validate_callback_sees_a_default_value() -> None:
     seen: list[Any] = []
-    args = {"a": {"default": "d", "validate_callback": lambda v, r, k: seen.append(v) is None}}
+
+    def validate(value: Any, request: RestRequest, key: str) -> bool:
+        seen.append(value)
+        return True
+
+    args = {"a": {"default": "d", "validate_callback": validate}}
     request = RestRequest("GET", "/test-ns/echo", {"args": args})
     request.set_default_params({"a": "d"})
 

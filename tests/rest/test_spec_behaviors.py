@@ -583,11 +583,13 @@ def test_behavior_9_debug_headers_only_in_debug_mode_and_only_for_rest_requests(
     client = make_client(app, register_noisy_route(app))
 
     response = client.get("/site-json/debug/v1/noisy")
-    # A notice raised while a page (not a REST request) is served.
-    app.hooks.add_filter(
-        "rest_url",
-        lambda url, path: app.doing_it_wrong("page_function", "Not on pages.") or url,
-    )
+
+    def rest_url(url: str, path: str) -> str:
+        """Raise a notice while a page (not a REST request) is served."""
+        app.doing_it_wrong("page_function", "Not on pages.")
+        return url
+
+    app.hooks.add_filter("rest_url", rest_url)
     page = client.get("/")
 
     assert response.status_code == 200

@@ -102,7 +102,7 @@ COMBINERS = st.sampled_from([["anyOf"], ["oneOf"], ["anyOf", "oneOf"]])
 BRANCH_COUNTS = st.integers(1, 3)
 TYPE_NAMES = st.sampled_from(TYPES)
 CONTAINER_TYPES = st.sampled_from(["array", "object"])
-MISUSE = st.sampled_from(
+MISUSE: st.SearchStrategy[Schema] = st.sampled_from(
     [
         {},
         {"type": "strnig"},
@@ -156,7 +156,7 @@ def _object(draw: st.DrawFn, depth: int) -> Schema:
     schema: Schema = {"type": "object"}
     names = draw(PROPERTY_LISTS)
     properties = {name: draw_schema(draw, depth + 1) for name in names}
-    if names or draw(BOOLEANS):
+    if bool(names) or draw(BOOLEANS):
         schema["properties"] = properties
     required = draw(REQUIRED_LISTS)
     if draw(BOOLEANS):
@@ -306,9 +306,9 @@ def draw_value(draw: st.DrawFn, schema: Any, tame: bool) -> Any:
     if source == "object":
         return _draw_object(draw, schema, tame)
     edges = _edges(schema, source)
-    if edges and draw(BOOLEANS):
+    if bool(edges) and draw(BOOLEANS):
         return _pick(draw, edges)
-    samples = SAMPLES.get(schema.get("format")) or SAMPLES.get(schema.get("pattern"))
+    samples = SAMPLES.get(schema.get("format", "")) or SAMPLES.get(schema.get("pattern", ""))
     if source == "string" and tame and samples:
         return _pick(draw, list(samples))
     return draw((_TAME if tame else _WILD).get(source, json_values))

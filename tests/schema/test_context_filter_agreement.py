@@ -93,7 +93,8 @@ def reference(data: Any, schema: Any, context: str) -> Any:  # noqa: C901 - verb
     return result
 
 
-CONTEXT_LISTS = (
+#: Well-formed context lists and misuses of the keyword (a mapping, a string, ``None``).
+CONTEXT_LISTS: tuple[object, ...] = (
     ["view", "edit"],
     ["edit"],
     ["embed", "view", "edit"],

@@ -478,7 +478,7 @@ def _object(draw: st.DrawFn, level: Level) -> tuple[Schema, Values]:
     properties: dict[str, Schema] = {}
     for name, (child, _) in children.items():
         properties[name] = {**child, "required": True} if v3 and name in required else child
-    if names or draw(st.booleans()):
+    if bool(names) or draw(st.booleans()):
         schema["properties"] = properties
     if not v3 and (required or draw(st.booleans())):
         schema["required"] = required
@@ -773,6 +773,7 @@ def _check_format(format_name: str, type_name: str | None, value: Any) -> None:
 def test_every_format_checks_and_sanitizes_each_nasty_value_without_raising(
     format_name: str, type_name: str | None
 ) -> None:
+    value: object
     for value in (*NASTY_STRINGS, *HUGE_NUMBERS, math.nan, math.inf, None, True, [], {}):
         _check_format(format_name, type_name, value)
 

@@ -141,7 +141,7 @@ def test_lock_down_stops_automatic_purges(app: App, site: SmallSite, pages: dict
     assert isinstance(app.cache.engine.update_settings({"lock_down": True}), dict)
     app.content.update_post(site.post.id, title="Hello again")
     assert_purged(app, pages, ())
-    assert app.cache.purge_url(pages["post"]).deleted == 1  # type: ignore[union-attr]
+    assert app.cache.purge_url(pages["post"]).deleted == 1
 
 
 def test_clear_on_post_edit_purges_the_whole_site(
@@ -184,7 +184,7 @@ def search_page(app: App, term: str) -> bytes:
     assert response.status_code in (301, 302, 308), response.status_code
     location = path_of(response.headers["Location"])
     assert location == f"/search/{term}/"
-    return Client(app, use_cookies=False).get(location, base_url=SITE).data
+    return Client(app, use_cookies=False).get(location, base_url=SITE).get_data()
 
 
 def test_publishing_a_matching_post_purges_the_cached_search_page(

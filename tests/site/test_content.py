@@ -8,7 +8,7 @@ from sitecache.app import App
 from sitecache.domain_errors import DomainError
 from sitecache.site import CommentQuery, ContentService, PostQuery
 from sitecache.site.migrations import CONTENT_MIGRATIONS, migrate_content
-from tests.conftest import AppFactory, both_engines, rest_error_of
+from tests.conftest import AppFactory, both_engines, rest_error_of, traceable
 from tests.site.conftest import Recorder, SmallSite
 
 #: Every case runs on SQLite and on PostgreSQL (the site store's two engines).
@@ -190,13 +190,13 @@ def test_a_batch_is_one_transaction_whose_hooks_fire_after_commit(
     app: App, content: ContentService, recorder: Recorder
 ) -> None:
     statements: list[str] = []
-    app.auth.store.connection().set_trace_callback(statements.append)
+    traceable(app.auth.store.connection()).set_trace_callback(statements.append)
     fired_inside: list[int] = []
     with content.batch():
         for number in range(5):
             content.create_post(title=f"Post {number}", status="publish")
         fired_inside.append(len(recorder.calls))
-    app.auth.store.connection().set_trace_callback(None)
+    traceable(app.auth.store.connection()).set_trace_callback(None)
     assert fired_inside == [0]
     assert len(recorder.calls) == 10
     # The five posts, their first revisions and the cache purge they owe commit in one
@@ -271,9 +271,9 @@ def test_a_page_read_never_publishes_the_timers_holder_does(app: App) -> None:
     forced.execute("UPDATE posts SET status = 'future' WHERE id = ?", (post.id,))
     client = Client(app, use_cookies=False)
     statements: list[str] = []
-    forced.set_trace_callback(statements.append)
+    traceable(forced).set_trace_callback(statements.append)
     home = client.get("/", base_url="http://example.org")
-    forced.set_trace_callback(None)
+    traceable(forced).set_trace_callback(None)
     assert b"Scheduled" not in home.data
     assert not any(s.startswith(("UPDATE", "INSERT", "DELETE")) for s in statements)
     assert app.cache_api.timers.tick() is True

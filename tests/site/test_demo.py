@@ -14,7 +14,7 @@ from sitecache.auth import AuthService, PasswordHasher
 from sitecache.hooks import Hooks
 from sitecache.site import CommentQuery, ContentService, PostQuery
 from sitecache.site.demo import fill_demo
-from tests.conftest import AppFactory
+from tests.conftest import AppFactory, traceable
 from tests.e2e.server import free_port
 
 
@@ -55,9 +55,9 @@ def test_the_demo_is_written_in_one_transaction(app: App) -> None:
     for login in ("bruno", "chen", "dana"):
         app.auth.users.create(login, "password123", "author")
     statements: list[str] = []
-    app.auth.store.connection().set_trace_callback(statements.append)
+    traceable(app.auth.store.connection()).set_trace_callback(statements.append)
     fill_demo(app.content, app.auth.users)
-    app.auth.store.connection().set_trace_callback(None)
+    traceable(app.auth.store.connection()).set_trace_callback(None)
     # Every content write commits once; after it only the applied cache purge (written to the
     # outbox in that same transaction) is crossed off.
     commit = statements.index("COMMIT")
@@ -107,7 +107,7 @@ def test_serve_demo_fills_only_a_first_start(
 ) -> None:
     # #16: without --bind this probed :8000 and failed whenever `make run` was running.
     launched: list[list[str]] = []
-    monkeypatch.setattr(cli.os, "execve", lambda path, argv, env: launched.append(argv))
+    monkeypatch.setattr("sitecache.cli.os.execve", lambda path, argv, env: launched.append(argv))
     bind = f"127.0.0.1:{free_port()}"
     cli.main(["--data-dir", str(data_dir), "serve", "--demo", "--bind", bind])
     assert "Demo content" in capsys.readouterr().out

@@ -14,7 +14,7 @@ from sitecache.app import App
 from sitecache.auth.db import OperationalError
 from sitecache.cache.storage import StorageError
 from sitecache.invalidation import OUTBOX_KIND
-from tests.conftest import both_engines
+from tests.conftest import both_engines, traceable
 from tests.site.conftest import SmallSite
 from tests.site.test_cache_invalidation import SITE, is_hit, pages, status
 
@@ -64,9 +64,9 @@ def test_an_edit_records_its_purge_in_its_own_transaction(
     app: App, site: SmallSite, pages: dict[str, str]
 ) -> None:
     statements: list[str] = []
-    app.auth.store.connection().set_trace_callback(statements.append)
+    traceable(app.auth.store.connection()).set_trace_callback(statements.append)
     app.content.update_post(site.post.id, title="Edited")
-    app.auth.store.connection().set_trace_callback(None)
+    traceable(app.auth.store.connection()).set_trace_callback(None)
     commit = statements.index("COMMIT")
     update = next(i for i, s in enumerate(statements) if s.startswith("UPDATE posts"))
     outbox = next(i for i, s in enumerate(statements) if s.startswith("INSERT INTO outbox"))

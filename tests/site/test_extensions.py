@@ -130,17 +130,19 @@ def test_activation_is_stored_and_followed_by_another_worker(app_factory: AppFac
     headers = admin_headers(first)
     one, two = Client(first), Client(second)
     assert call(two, "GET", "/echo/v1/ping").status_code == 404
-    listed = {item["plugin"]: item for item in call(one, "GET", "/site/v2/plugins", headers).json}
+    listed = {
+        item["plugin"]: item for item in call(one, "GET", "/site/v2/plugins", headers).get_json()
+    }
     assert listed[ECHO]["status"] == "inactive"
     assert listed[ECHO]["version"] == "1.2.3"
 
     activated = call(one, "POST", f"/site/v2/plugins/{ECHO}", headers, {"status": "active"})
-    assert (activated.status_code, activated.json["status"]) == (200, "active")
+    assert (activated.status_code, activated.get_json()["status"]) == (200, "active")
     assert first.plugins.stored_active() == [ECHO]
-    assert call(one, "GET", "/echo/v1/ping").json == {"pong": "yes"}
-    assert call(two, "GET", "/echo/v1/ping").json == {"pong": "yes"}
+    assert call(one, "GET", "/echo/v1/ping").get_json() == {"pong": "yes"}
+    assert call(two, "GET", "/echo/v1/ping").get_json() == {"pong": "yes"}
     assert second.hooks.apply_filters("tests_echo_marker", []) == ["echo"]
-    assert "echo/v1" in call(two, "GET", "/").json["namespaces"]
+    assert "echo/v1" in call(two, "GET", "/").get_json()["namespaces"]
 
     # A third worker started later loads it from the store on its first request.
     third = with_fakes(app_factory(application_passwords="on"))
@@ -150,7 +152,7 @@ def test_activation_is_stored_and_followed_by_another_worker(app_factory: AppFac
     assert call(one, "GET", "/echo/v1/ping").status_code == 404
     assert call(two, "GET", "/echo/v1/ping").status_code == 404
     assert first.hooks.apply_filters("tests_echo_marker", []) == []
-    assert "echo/v1" not in call(one, "GET", "/").json["namespaces"]
+    assert "echo/v1" not in call(one, "GET", "/").get_json()["namespaces"]
 
 
 def test_plugins_are_for_administrators(app_factory: AppFactory) -> None:
@@ -165,9 +167,9 @@ def test_plugins_are_for_administrators(app_factory: AppFactory) -> None:
     ):
         body = {"status": "active"} if method == "POST" else None
         anonymous = call(client, method, path, None, body)
-        assert (anonymous.status_code, anonymous.json["code"]) == (401, code), path
+        assert (anonymous.status_code, anonymous.get_json()["code"]) == (401, code), path
         refused = call(client, method, path, author, body)
-        assert (refused.status_code, refused.json["code"]) == (403, code), path
+        assert (refused.status_code, refused.get_json()["code"]) == (403, code), path
     assert app.plugins.stored_active() == []
 
 
@@ -177,8 +179,8 @@ def test_a_broken_plugin_is_reported_and_the_site_keeps_serving(app_factory: App
     headers = admin_headers(app)
     failed = call(client, "POST", f"/site/v2/plugins/{BROKEN}", headers, {"status": "active"})
     assert failed.status_code == 500
-    assert failed.json["code"] == "rest_plugin_activation_failed"
-    assert "the broken plugin cannot start" in failed.json["message"]
+    assert failed.get_json()["code"] == "rest_plugin_activation_failed"
+    assert "the broken plugin cannot start" in failed.get_json()["message"]
     assert app.plugins.stored_active() == []
     assert app.hooks.apply_filters("tests_echo_marker", []) == []  # its hook was removed
 
@@ -189,7 +191,7 @@ def test_a_broken_plugin_is_reported_and_the_site_keeps_serving(app_factory: App
             "UPDATE options SET value = ? WHERE name = 'plugins:active'",
             (json.dumps([BROKEN, ECHO]),),
         )
-    item = call(client, "GET", f"/site/v2/plugins/{BROKEN}", headers).json
+    item = call(client, "GET", f"/site/v2/plugins/{BROKEN}", headers).get_json()
     assert item["status"] == "error"
     assert "RuntimeError: the broken plugin cannot start" in item["error"]
     assert call(client, "GET", "/echo/v1/ping").status_code == 200
@@ -206,10 +208,13 @@ def test_installing_and_deleting_point_to_pip(app_factory: AppFactory) -> None:
         ("POST", "/site/v2/plugins", {"slug": "akismet"}),
     ):
         answer = call(client, method, path, headers, body)
-        assert (answer.status_code, answer.json["code"]) == (400, "rest_cannot_manage_plugins")
-        assert "pip" in answer.json["message"]
+        assert (answer.status_code, answer.get_json()["code"]) == (
+            400,
+            "rest_cannot_manage_plugins",
+        )
+        assert "pip" in answer.get_json()["message"]
     missing = call(client, "GET", "/site/v2/plugins/no-such/plugin", headers)
-    assert (missing.status_code, missing.json["code"]) == (404, "rest_plugin_not_found")
+    assert (missing.status_code, missing.get_json()["code"]) == (404, "rest_plugin_not_found")
 
 
 def test_listing_filters_by_status_and_search(app_factory: AppFactory) -> None:
@@ -217,9 +222,9 @@ def test_listing_filters_by_status_and_search(app_factory: AppFactory) -> None:
     client = Client(app)
     headers = admin_headers(app)
     call(client, "POST", f"/site/v2/plugins/{ECHO}", headers, {"status": "active"})
-    active = call(client, "GET", "/site/v2/plugins?status=active", headers).json
+    active = call(client, "GET", "/site/v2/plugins?status=active", headers).get_json()
     assert [item["plugin"] for item in active] == [ECHO]
-    found = call(client, "GET", "/site/v2/plugins?search=BROKEN", headers).json
+    found = call(client, "GET", "/site/v2/plugins?search=BROKEN", headers).get_json()
     assert [item["plugin"] for item in found] == [BROKEN]
 
 
@@ -228,11 +233,14 @@ def test_the_block_directory_searches_inactive_plugins(app_factory: AppFactory) 
     client = Client(app)
     headers = admin_headers(app)
     path = "/site/v2/block-directory/search?term=test plugin"
-    assert {item["name"] for item in call(client, "GET", path, headers).json} == {ECHO, BROKEN}
+    assert {item["name"] for item in call(client, "GET", path, headers).get_json()} == {
+        ECHO,
+        BROKEN,
+    }
     call(client, "POST", f"/site/v2/plugins/{ECHO}", headers, {"status": "active"})
-    assert [item["name"] for item in call(client, "GET", path, headers).json] == [BROKEN]
+    assert [item["name"] for item in call(client, "GET", path, headers).get_json()] == [BROKEN]
     missing = call(client, "GET", "/site/v2/block-directory/search", headers)
-    assert (missing.status_code, missing.json["code"]) == (400, "rest_missing_callback_param")
+    assert (missing.status_code, missing.get_json()["code"]) == (400, "rest_missing_callback_param")
 
 
 def test_a_store_that_cannot_be_read_keeps_the_loaded_plugins(
@@ -248,7 +256,7 @@ def test_a_store_that_cannot_be_read_keeps_the_loaded_plugins(
     monkeypatch.setattr(app.auth.store, "connection", broken)
     app.plugins.sync(force=True)
     app.themes.sync()
-    assert call(client, "GET", "/echo/v1/ping").json == {"pong": "yes"}
+    assert call(client, "GET", "/echo/v1/ping").get_json() == {"pong": "yes"}
 
 
 # ---------------------------------------------------------------------- plugins that change
@@ -287,20 +295,24 @@ def test_deactivating_a_plugin_takes_back_only_what_it_changed(app_factory: AppF
     app.plugins.sync_interval = 0
     client = Client(app)
     headers = admin_headers(app)
-    types_before = call(client, "GET", "/site/v2/types").json
-    statuses_before = call(client, "GET", "/site/v2/statuses").json
+    types_before = call(client, "GET", "/site/v2/types").get_json()
+    statuses_before = call(client, "GET", "/site/v2/statuses").get_json()
     assert call(client, "POST", "/site/v2/types").status_code == 404  # no POST handler yet
 
     call(client, "POST", f"/site/v2/plugins/{EXTENDER}", headers, {"status": "active"})
-    assert call(client, "POST", "/site/v2/types").json == {"shout": "extended"}
-    assert call(client, "GET", "/site/v2/types").json == types_before  # extended, not replaced
-    assert call(client, "GET", "/site/v2/statuses").json == {"replaced": "yes"}
+    assert call(client, "POST", "/site/v2/types").get_json() == {"shout": "extended"}
+    assert (
+        call(client, "GET", "/site/v2/types").get_json() == types_before
+    )  # extended, not replaced
+    assert call(client, "GET", "/site/v2/statuses").get_json() == {"replaced": "yes"}
 
     call(client, "POST", f"/site/v2/plugins/{EXTENDER}", headers, {"status": "inactive"})
     assert call(client, "POST", "/site/v2/types").status_code == 404
-    assert call(client, "GET", "/site/v2/types").json == types_before
-    assert call(client, "GET", "/site/v2/statuses").json == statuses_before  # the original back
-    assert "site/v2" in call(client, "GET", "/").json["namespaces"]
+    assert call(client, "GET", "/site/v2/types").get_json() == types_before
+    assert (
+        call(client, "GET", "/site/v2/statuses").get_json() == statuses_before
+    )  # the original back
+    assert "site/v2" in call(client, "GET", "/").get_json()["namespaces"]
 
 
 def test_a_plugin_the_configuration_loads_is_never_loaded_twice(app_factory: AppFactory) -> None:
@@ -314,16 +326,16 @@ def test_a_plugin_the_configuration_loads_is_never_loaded_twice(app_factory: App
     client = Client(app)
     headers = admin_headers(app)
     assert app.hooks.apply_filters("tests_echo_marker", []) == ["echo"]
-    listed = call(client, "GET", f"/site/v2/plugins/{ECHO}", headers).json
+    listed = call(client, "GET", f"/site/v2/plugins/{ECHO}", headers).get_json()
     assert listed["status"] == "active"  # running since start, whatever the store says
 
     activated = call(client, "POST", f"/site/v2/plugins/{ECHO}", headers, {"status": "active"})
-    assert (activated.status_code, activated.json["status"]) == (200, "active")
+    assert (activated.status_code, activated.get_json()["status"]) == (200, "active")
     assert app.hooks.apply_filters("tests_echo_marker", []) == ["echo"]  # not a second time
-    assert call(client, "GET", "/echo/v1/ping").json == {"pong": "yes"}
+    assert call(client, "GET", "/echo/v1/ping").get_json() == {"pong": "yes"}
 
     refused = call(client, "POST", f"/site/v2/plugins/{ECHO}", headers, {"status": "inactive"})
-    assert (refused.status_code, refused.json["code"]) == (400, "rest_plugin_configured")
-    assert "configuration" in refused.json["message"]
-    assert call(client, "GET", "/echo/v1/ping").json == {"pong": "yes"}
+    assert (refused.status_code, refused.get_json()["code"]) == (400, "rest_plugin_configured")
+    assert "configuration" in refused.get_json()["message"]
+    assert call(client, "GET", "/echo/v1/ping").get_json() == {"pong": "yes"}
     assert app.plugins.stored_active() == [ECHO]

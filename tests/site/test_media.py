@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from werkzeug.datastructures import Headers
 from werkzeug.test import Client, EnvironBuilder, TestResponse, run_wsgi_app
 from werkzeug.wrappers import Response
 
@@ -400,7 +401,7 @@ def _form_environ(site: Site, data: bytes) -> dict[str, Any]:
     builder = EnvironBuilder(
         path=MEDIA,
         method="POST",
-        headers=site.auth["author"],
+        headers=Headers(site.auth["author"]),
         data={"file": (io.BytesIO(data), "a.png", "image/png")},
     )
     try:

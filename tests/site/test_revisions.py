@@ -204,7 +204,8 @@ def test_revisions_never_exceed_the_limit_and_the_newest_equals_the_post(
         if field == "status":
             post = content.update_post(post.id, status="publish" if number % 2 else "draft")
         else:
-            post = content.update_post(post.id, **{field: value})
+            change: dict[str, Any] = {field: value}  # update_post's **fields (not editor=...)
+            post = content.update_post(post.id, **change)
         revisions = content.get_revisions(post.id)
         if limit >= 0:
             assert len(revisions) <= limit

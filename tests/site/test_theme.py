@@ -10,7 +10,7 @@ from werkzeug.test import Client
 
 from sitecache.app import App
 from sitecache.site import ContentService
-from tests.conftest import AppFactory
+from tests.conftest import AppFactory, traceable
 from tests.site.conftest import SmallSite
 
 
@@ -213,9 +213,9 @@ def test_pages_on_the_demo_site_render_with_few_queries(demo_app: App) -> None:
     statements: list[str] = []
     client = Client(demo_app)
     client.get("/")  # warm the connection of this thread
-    demo_app.auth.store.connection().set_trace_callback(statements.append)
+    traceable(demo_app.auth.store.connection()).set_trace_callback(statements.append)
     assert client.get("/").status_code == 200
-    demo_app.auth.store.connection().set_trace_callback(None)
+    traceable(demo_app.auth.store.connection()).set_trace_callback(None)
     selects = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
     # 11: the home page's first page also reads its sticky posts (one query, #21).
     assert len(selects) <= 11, selects

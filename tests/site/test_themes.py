@@ -78,12 +78,12 @@ def test_switching_purges_the_cache_and_every_worker_renders_the_new_theme(
     assert MARKER not in body
 
     switched = call(Client(first), "POST", "/site/v2/themes/quiet", headers, {"status": "active"})
-    assert (switched.status_code, switched.json["status"]) == (200, "active")
+    assert (switched.status_code, switched.get_json()["status"]) == (200, "active")
     body, status = home(second)  # the stored page was purged; the other worker re-renders
     assert not status.startswith("sitecache; hit")
     assert MARKER in body
     listed = call(Client(second), "GET", "/site/v2/themes", headers)
-    assert {item["stylesheet"]: item["status"] for item in listed.json} == {
+    assert {item["stylesheet"]: item["status"] for item in listed.get_json()} == {
         "sitecache": "inactive",
         "quiet": "active",
     }
@@ -100,21 +100,21 @@ def test_themes_follow_the_capabilities(app_factory: AppFactory, tmp_path: Path)
     client = Client(app)
     author = admin_headers(app, "author")
     anonymous = call(client, "GET", "/site/v2/themes")
-    assert (anonymous.status_code, anonymous.json["code"]) == (401, "rest_cannot_view_themes")
+    assert (anonymous.status_code, anonymous.get_json()["code"]) == (401, "rest_cannot_view_themes")
     assert call(client, "GET", "/site/v2/themes", author).status_code == 403
     active = call(client, "GET", "/site/v2/themes?status=active", author)
-    assert [item["stylesheet"] for item in active.json] == ["sitecache"]
+    assert [item["stylesheet"] for item in active.get_json()] == ["sitecache"]
     assert call(client, "GET", "/site/v2/themes/sitecache", author).status_code == 200
     item = call(client, "GET", "/site/v2/themes/sitecache")
-    assert (item.status_code, item.json["code"]) == (401, "rest_cannot_view_active_theme")
+    assert (item.status_code, item.get_json()["code"]) == (401, "rest_cannot_view_active_theme")
     assert call(client, "GET", "/site/v2/themes/quiet", author).status_code == 403
     refused = call(client, "POST", "/site/v2/themes/quiet", author, {"status": "active"})
-    assert (refused.status_code, refused.json["code"]) == (403, "rest_cannot_switch_themes")
+    assert (refused.status_code, refused.get_json()["code"]) == (403, "rest_cannot_switch_themes")
     assert app.themes.active().stylesheet == "sitecache"
     admin = admin_headers(app)
     missing: Any = call(client, "POST", "/site/v2/themes/nope", admin, {"status": "active"})
-    assert (missing.status_code, missing.json["code"]) == (404, "rest_theme_not_found")
-    described = call(client, "GET", "/site/v2/themes/quiet", admin).json
+    assert (missing.status_code, missing.get_json()["code"]) == (404, "rest_theme_not_found")
+    described = call(client, "GET", "/site/v2/themes/quiet", admin).get_json()
     assert described["description"] == {
         "raw": "A quiet <test> theme.",
         "rendered": "A quiet &lt;test&gt; theme.",

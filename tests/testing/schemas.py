@@ -103,7 +103,7 @@ def _object(draw: st.DrawFn, depth: int) -> Schema:
     properties = {name: draw(_schema(depth + 1)) for name in names}
     schema["properties"] = properties
     required = [name for name in names if draw(st.booleans())]
-    if required and draw(st.booleans()):
+    if bool(required) and draw(st.booleans()):
         schema["required"] = required
     else:
         for name in required:
@@ -129,7 +129,7 @@ def _combined(draw: st.DrawFn, depth: int) -> Schema:
         st.lists(st.sampled_from(["string", "integer", "boolean", "array"]), min_size=1,
                  max_size=3, unique=True)
     )  # fmt: skip
-    branches = []
+    branches: list[Schema] = []
     for kind in kinds:
         if kind == "string":
             branch = draw(_string())

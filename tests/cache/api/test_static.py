@@ -13,14 +13,20 @@ from pathlib import Path
 
 import pytest
 
-from sitecache.cache.api.static import nginx_config
+from sitecache.cache.api.static import StaticFiles, nginx_config
 from sitecache.cli import main
 from tests.cache.api.conftest import Api, add_page
 from tests.conftest import AppFactory
 
 
+def static_files(api: Api) -> StaticFiles:
+    static = api.site.app.cache_api.static
+    assert static is not None  # the test site is configured with a static root
+    return static
+
+
 def root(api: Api) -> Path:
-    return api.site.app.cache_api.static.root
+    return static_files(api).root
 
 
 def test_nothing_is_written_while_the_mode_is_off(api: Api) -> None:
@@ -79,7 +85,7 @@ def test_the_gc_sweep_removes_expired_static_copies(api: Api) -> None:
     page = root(api) / "example.org" / "old" / "index.html"
     past = time.time() - 120
     os.utime(page, (past, past))
-    assert api.site.app.cache_api.static.sweep() == 1
+    assert static_files(api).sweep() == 1
     assert not page.exists()
     assert (page.parent / "index.html.gz").exists()  # written just now: still fresh
 
