@@ -11,8 +11,10 @@ belongs in front of a public site: see the README), and work as well behind a pr
 - each request's head must arrive within `DEFAULT_HEADER_TIMEOUT` seconds (at most ``timeout``)
   and the whole request within ``timeout`` (`DEFAULT_TIMEOUT`); each response write must
   complete within ``timeout`` too, so a client reading one byte a second is dropped;
-- ``forwarded_allow_ips`` is empty: gunicorn trusts nobody's ``X-Forwarded-*`` headers. The
-  application trusts them only when ``proxy_count`` is configured (`werkzeug`'s ``ProxyFix``);
+- ``forwarded_allow_ips`` is empty and the worker clears ``secure_scheme_headers`` and
+  ``forwarder_headers``: gunicorn trusts nobody's ``X-Forwarded-*`` headers, not even a unix
+  socket's peers (which it would trust whatever ``forwarded_allow_ips`` says). The application
+  trusts them only when ``proxy_count`` is configured (`werkzeug`'s ``ProxyFix``);
 - `EscapingAccessLog`: every client-controlled field of an access-log line (the Basic-auth user
   name, the request line, the referrer, the user agent, headers) is escaped, so a client cannot
   forge log lines or send terminal escapes.
@@ -211,6 +213,11 @@ class BoundedThreadWorker(ThreadWorker):  # type: ignore[misc]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # SECURITY: gunicorn trusts the forwarded headers (X-Forwarded-Proto, -Ssl, ...) of
+        # every peer of a unix socket, whatever ``forwarded_allow_ips`` says; the application
+        # applies them itself, and only with ``proxy_count``.
+        self.cfg.set("secure_scheme_headers", {})
+        self.cfg.set("forwarder_headers", "")
         self._parked: dict[Any, _Parked] = {}
         self._arrived: set[Any] = set()
         self._streaming: set[Any] = set()

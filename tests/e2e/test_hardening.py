@@ -5,6 +5,7 @@ configured, forged access-log lines and slow clients."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import socket
@@ -12,7 +13,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import urlencode
@@ -177,35 +179,61 @@ def test_a_plain_http_login_behind_forged_forwarded_headers_gets_no_secure_cooki
     assert "secure" not in cookie.lower()
 
 
-@pytest.fixture(scope="module")
-def sitecache_serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    """``sitecache serve`` itself (the real command, one worker) on a free port."""
-    root = tmp_path_factory.mktemp("serve")
+@contextlib.contextmanager
+def serving(root: Path, bind: str, ready: Callable[[], bool]) -> Iterator[None]:
+    """``sitecache serve`` itself (the real command, one worker) on ``bind``, until it exits."""
     config = root / "sitecache.toml"
     config.write_text("password_hash_cost = 1024\n", encoding="utf-8")
-    port = free_port()
     environment = {k: v for k, v in os.environ.items() if not k.startswith("SITECACHE_")}
     environment["SITECACHE_CONFIG"] = str(config)
     log = (root / "serve.log").open("wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "sitecache.cli", "--data-dir", str(root / "var"), "serve",
-         "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+         "--bind", bind, "--workers", "1"],
         env=environment, cwd=REPOSITORY, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
+        while not ready():
             assert process.poll() is None, (root / "serve.log").read_text()
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield port
+            assert time.monotonic() < deadline, (root / "serve.log").read_text()
+            time.sleep(0.1)
+        yield
     finally:
         process.terminate()
         process.wait(timeout=30)
         log.close()
+
+
+def answers(address: tuple[str, int] | str) -> bool:
+    """Whether something accepts connections at ``address`` (TCP or a unix socket path)."""
+    family = socket.AF_UNIX if isinstance(address, str) else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1)
+        try:
+            probe.connect(address)
+        except OSError:
+            return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def sitecache_serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """``sitecache serve`` on a free loopback port."""
+    port = free_port()
+    root = tmp_path_factory.mktemp("serve")
+    with serving(root, f"127.0.0.1:{port}", partial(answers, ("127.0.0.1", port))):
+        yield port
+
+
+@pytest.fixture(scope="module")
+def sitecache_serve_unix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``sitecache serve`` on a unix socket (where gunicorn trusts every peer's forwarded
+    headers unless told otherwise)."""
+    root = tmp_path_factory.mktemp("serve-unix")
+    path = str(root / "site.sock")
+    with serving(root, f"unix:{path}", partial(answers, path)):
+        yield path
 
 
 def test_sitecache_serve_ignores_forwarded_headers_from_loopback(sitecache_serve: int) -> None:
@@ -218,6 +246,24 @@ def test_sitecache_serve_ignores_forwarded_headers_from_loopback(sitecache_serve
     assert status == 200
     assert f"<http://127.0.0.1:{sitecache_serve}/site-json/>" in headers["link"]
     assert b"https://127.0.0.1" not in body
+
+
+def test_sitecache_serve_on_a_unix_socket_ignores_forwarded_headers(
+    sitecache_serve_unix: str,
+) -> None:
+    head = "".join(f"{name}: {value}\r\n" for name, value in FORWARDED.items())
+    request = f"GET /site-json/ HTTP/1.1\r\nHost: localhost\r\n{head}Connection: close\r\n\r\n"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.settimeout(30)
+        connection.connect(sitecache_serve_unix)
+        connection.sendall(request.encode())
+        connection.shutdown(socket.SHUT_WR)
+        answer = b"".join(iter(partial(connection.recv, 65536), b""))
+    status, headers, body = status_and_body(answer)
+    assert status == 200
+    assert headers["link"].startswith("<http://localhost/site-json/>"), headers["link"]
+    assert b"https://localhost" not in body
+    assert b"evil" not in body
 
 
 # ---------------------------------------------------------------------- 8. the access log
