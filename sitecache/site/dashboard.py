@@ -50,6 +50,17 @@ _HEADERS: Final = {
 Action = Callable[[Request, str], tuple[RestAnswer, str]]
 
 
+#: The purge forms' ``scope`` values and the form field each sends to ``POST /cache`` (``None``:
+#: no field; ``all`` sends ``{"all": true}``, ``site`` an empty body, which purges this site).
+PURGE_FORM_FIELDS: Final[dict[str, str | None]] = {
+    "url": "url",
+    "tag": "tag",
+    "post_id": "post_id",
+    "all": None,
+    "site": None,
+}
+
+
 class CacheDashboard:
     """The dashboard's one view.
 
@@ -177,18 +188,19 @@ class CacheDashboard:
 
     def _purge(self, request: Request, nonce: str) -> tuple[RestAnswer, str]:
         form = request.form
-        body: dict[str, Any] = {}
         scope = form.get("scope", "")
-        if scope == "url":
-            body["url"] = form.get("url", "").strip()
-        elif scope == "tag":
-            body["tag"] = form.get("tag", "").strip()
-        elif scope == "post_id":
-            text = form.get("post_id", "").strip()
-            body["post_id"] = int(text) if text.isdigit() else text
-        elif scope == "all":
+        field = PURGE_FORM_FIELDS.get(scope, "")
+        if field == "":
+            # An unknown scope must never fall back to purging the whole site.
+            message = f"Unknown purge scope {scope!r}: send one of {', '.join(PURGE_FORM_FIELDS)}."
+            error = {"code": "rest_invalid_param", "message": message, "data": {"status": 400}}
+            return RestAnswer(400, error), ""
+        body: dict[str, Any] = {}
+        if scope == "all":
             body["all"] = True
-        # scope "site" (or nothing): {} purges this site
+        elif field is not None:
+            text = form.get(field, "").strip()
+            body[field] = int(text) if field == "post_id" and text.isdigit() else text
         if form.get("soft"):
             body["soft"] = True
         answer = self._rest(request, nonce, "POST", "/cache", body)

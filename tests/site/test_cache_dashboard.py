@@ -132,6 +132,27 @@ def test_purging_one_entry_removes_it_from_the_list(site: Site) -> None:
     assert "http://example.org/</td>" not in html
 
 
+@pytest.mark.parametrize(
+    "fields", [{"scope": "nosuch"}, {"scope": ""}, {}, {"scope": "URL", "url": "/"}]
+)
+def test_an_unknown_purge_scope_is_refused_and_purges_nothing(
+    site: Site, fields: dict[str, str]
+) -> None:
+    site.client().get("/", base_url=BASE)
+    admin = admin_of(site)
+    status, html = post(admin, action="purge", **fields)
+    assert status == 400, html
+    assert "Unknown purge scope" in html
+    assert "http://example.org/</td>" in html  # still cached
+
+
+def test_the_site_scope_purges_this_site(site: Site) -> None:
+    site.client().get("/", base_url=BASE)
+    status, html = post(admin_of(site), action="purge", scope="site")
+    assert status == 200, html
+    assert "Purged: 1 entries deleted (site)" in html
+
+
 def test_search_filters_the_contents(site: Site) -> None:
     site.client().get("/", base_url=BASE)
     admin = admin_of(site)
