@@ -17,7 +17,9 @@ belongs in front of a public site: see the README), and work as well behind a pr
   trusts them only when ``proxy_count`` is configured (`werkzeug`'s ``ProxyFix``);
 - `EscapingAccessLog`: every client-controlled field of an access-log line (the Basic-auth user
   name, the request line, the referrer, the user agent, headers) is escaped, so a client cannot
-  forge log lines or send terminal escapes.
+  forge log lines or send terminal escapes, and no secret is logged: passwords, nonces and
+  tokens in a URL's query (`SECRET_PARAMETERS`) and cookie, credential or nonce headers show
+  as ``***``.
 
 Before gunicorn starts, `check_bind` and `check_plugin` report the expected failures (an address
 that cannot be listened on, a plugin that cannot be loaded) on one line, and `site_url_for`
@@ -35,6 +37,7 @@ from collections import deque
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Final
+from urllib.parse import unquote_plus
 
 from gunicorn.glogging import Logger
 from gunicorn.http.errors import NoMoreData
@@ -56,12 +59,15 @@ __all__ = [
     "DEFAULT_KEEPALIVE",
     "DEFAULT_THREADS",
     "DEFAULT_TIMEOUT",
+    "SECRET_PARAMETERS",
     "BoundedThreadWorker",
     "EscapingAccessLog",
     "check_bind",
     "check_plugin",
     "escape_log_value",
     "gunicorn_argv",
+    "redact_query",
+    "redact_url",
     "site_url_for",
 ]
 
@@ -99,18 +105,63 @@ def _escape_character(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+#: Query parameters whose values never reach the access log (lower case): passwords (a
+#: protected post's ``password``, a login's ``pwd``), nonces and tokens.
+SECRET_PARAMETERS: Final = frozenset(
+    {"password", "pwd", "pass", "post_password", "_sitenonce", "_wpnonce", "nonce", "token",
+     "access_token", "secret"}
+)  # fmt: skip
+
+#: Words in an access-log atom's name (``{cookie}i``, ``{http_authorization}e``...) whose value
+#: is logged as ``***``: cookies, credentials and nonces sent in headers.
+_SECRET_ATOMS: Final = ("cookie", "authorization", "nonce")
+
+#: Where the access log shows a URL with its query: the request line, the query, the referrer.
+_URL_ATOMS: Final = ("r", "q", "f")
+
+
+def redact_query(query: str) -> str:
+    """``query`` (``a=1&password=x``) with the value of every `SECRET_PARAMETERS` name as
+    ``***``; the rest, and the order, as sent."""
+    pairs = query.split("&")
+    for index, pair in enumerate(pairs):
+        name, equals, _ = pair.partition("=")
+        if equals and unquote_plus(name).strip().lower() in SECRET_PARAMETERS:
+            pairs[index] = f"{name}=***"
+    return "&".join(pairs)
+
+
+def redact_url(text: str, bare_query: bool = False) -> str:
+    """A request line, URL or (``bare_query``) query string with `redact_query` applied to its
+    query, which ends at the first space or ``#``."""
+    if bare_query:
+        return redact_query(text)
+    head, mark, rest = text.partition("?")
+    if not mark:
+        return text
+    end = min((i for i in (rest.find(" "), rest.find("#")) if i >= 0), default=len(rest))
+    return head + mark + redact_query(rest[:end]) + rest[end:]
+
+
 class EscapingAccessLog(Logger):  # type: ignore[misc]
-    """gunicorn's logger with every access-log atom escaped (`escape_log_value`)."""
+    """gunicorn's logger with every access-log atom escaped (`escape_log_value`) and no secret
+    in it: the values of `SECRET_PARAMETERS` in URLs, and cookie, credential and nonce headers,
+    are logged as ``***``."""
 
     def atoms(self, resp: Any, req: Any, environ: Any, request_time: Any) -> dict[str, Any]:
-        """The access-log fields, escaped."""
+        """The access-log fields, redacted and escaped."""
         atoms: dict[str, Any] = super().atoms(resp, req, environ, request_time)
-        # SECURITY: a Basic-auth user name, a header or a path with a newline must not forge
-        # a log line.
-        return {
-            key: escape_log_value(value) if isinstance(value, str) else value
-            for key, value in atoms.items()
-        }
+        for key, value in atoms.items():
+            if not isinstance(value, str):
+                continue
+            if key in _URL_ATOMS:
+                value = redact_url(value, bare_query=key == "q")
+            elif any(word in key.lower() for word in _SECRET_ATOMS) and value != "-":
+                value = "***"
+            # SECURITY: a Basic-auth user name, a header or a path with a newline must not
+            # forge a log line.
+            atoms[key] = escape_log_value(value)
+        return atoms
 
 
 class ReadDeadlineExceededError(NoMoreData):  # type: ignore[misc]

@@ -16,6 +16,7 @@ from sitecache.serving import (
     EscapingAccessLog,
     ReadDeadlineExceededError,
     escape_log_value,
+    redact_url,
 )
 
 
@@ -66,6 +67,52 @@ def test_every_access_log_field_a_client_controls_is_escaped() -> None:
     assert "evil\\x0aline" in line
     assert "agent\\x0aforged" in line
     assert "ref\\x22erer" in line
+
+
+def test_secrets_in_urls_and_headers_never_reach_the_access_log() -> None:
+    logger = EscapingAccessLog(Config())
+    logger.cfg.set(
+        "access_log_format",
+        '"%(r)s" "%(q)s" "%(f)s" %({cookie}i)s %({x-site-nonce}i)s %({http_authorization}e)s',
+    )
+    query = "id=7&password=opensesame&_sitenonce=n0nce&Pass%77ord=two&pwd=three&next=%2F"
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": "GET",
+        "RAW_URI": f"/posts/7?{query}",
+        "PATH_INFO": "/posts/7",
+        "QUERY_STRING": query,
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "HTTP_REFERER": "http://example.org/?_sitenonce=fromreferer#password=x",
+        "HTTP_COOKIE": "site_session=cookievalue",
+        "HTTP_AUTHORIZATION": "Basic ZXZpbApsaW5lOnBhc3N3b3Jk",
+    }
+
+    class Request:
+        headers = (("COOKIE", "site_session=cookievalue"), ("X-SITE-NONCE", "headernonce"))
+
+    atoms = logger.atoms(FakeResponse(), Request(), environ, _Delta())
+    line = logger.cfg.access_log_format % atoms
+    for secret in ("opensesame", "n0nce", "two", "three", "fromreferer", "cookievalue",
+                   "headernonce", "ZXZpbApsaW5l"):  # fmt: skip
+        assert secret not in line, (secret, line)
+    assert "GET /posts/7?id=7&password=***&_sitenonce=***&Pass%77ord=***&pwd=***&next=%2F" in line
+    assert "#password=x" in line  # a fragment is not a parameter
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("/a?password=x", "/a?password=***"),
+        ("/a?passwordx=1&b", "/a?passwordx=1&b"),
+        ("/a?password", "/a?password"),
+        ("/a", "/a"),
+        ("GET /a?_wpnonce=1 HTTP/1.1", "GET /a?_wpnonce=*** HTTP/1.1"),
+        ("/a?x=1?token=2", "/a?x=1?token=2"),
+    ],
+)
+def test_redact_url(text: str, redacted: str) -> None:
+    assert redact_url(text) == redacted
 
 
 class _Delta:
