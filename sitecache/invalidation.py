@@ -20,7 +20,11 @@ following CACHE_API.md "Invalidation":
 - a user whose display name or slug changes, or who is deleted, purges their author archive,
   their posts' pages and every listing and feed showing one of their posts (`user_changing`,
   in the user change's own transaction);
-- ``lock_down`` stops every automatic purge (manual purges still work).
+- ``lock_down`` stops every automatic purge (manual purges still work), except the purges of
+  content taken away from the public: a published post made private, draft, pending,
+  scheduled or trashed, given a (new) password, or deleted; an approved comment unapproved,
+  marked spam, trashed or deleted; a deleted upload. Lock down keeps pages from being
+  refreshed under a traffic spike; it never keeps withdrawn content on show.
 
 A change and its purge cannot be separated: the purge is written to the site's outbox
 (`sitecache.site.outbox`) in the change's own transaction, applied right after the commit
@@ -66,8 +70,14 @@ DRAIN_BATCH: Final = 50
 
 #: What one change owes the cache, decided when the change is made and applied under the
 #: settings of the moment it is applied: ``{"kind": "post"|"comment"|"term"|"site"|"url",
-#: "tags": [...], "url": "..."}``.
+#: "tags": [...], "url": "...", "withdraws": true}``; ``withdraws`` marks a change that takes
+#: content away from the public, which ``lock_down`` does not hold back.
 PurgeIntent = dict[str, Any]
+
+
+def withdrawing(intents: Iterable[PurgeIntent]) -> list[PurgeIntent]:
+    """``intents`` marked as taking content away from the public (applied under lock down)."""
+    return [{**intent, "withdraws": True} for intent in intents]
 
 
 class ContentInvalidation:
@@ -91,7 +101,7 @@ class ContentInvalidation:
             "deleted_post": self._post_deleted,
             "comment_post": self._comment_posted,
             "edit_comment": self._comment_changed,
-            "deleted_comment": self._comment_changed,
+            "deleted_comment": self._comment_deleted,
             "transition_comment_status": self._comment_transition,
             "created_term": self._term_created,
             "edited_term": self._term_changed,
@@ -167,10 +177,15 @@ class ContentInvalidation:
         return self._post_intent([post]) if old == "new" else ()
 
     def _post_updated(self, post_id: int, after: Post, before: Post) -> Iterable[PurgeIntent]:
-        return self._post_intent([after, before])
+        intents = self._post_intent([after, before])
+        withdrawn = before.status in PUBLIC_STATUSES and (
+            after.status not in PUBLIC_STATUSES
+            or (after.password != "" and after.password != before.password)
+        )
+        return withdrawing(intents) if withdrawn else intents
 
     def _post_deleted(self, post_id: int, post: Post) -> Iterable[PurgeIntent]:
-        return self._post_intent([post])
+        return withdrawing(self._post_intent([post]))
 
     def _comment_intent(self, comment: Comment | None) -> Iterable[PurgeIntent]:
         if comment is None:
@@ -193,8 +208,14 @@ class ContentInvalidation:
     def _comment_changed(self, comment_id: int, comment: Comment) -> Iterable[PurgeIntent]:
         return self._comment_intent(comment) if comment.status == "approve" else ()
 
+    def _comment_deleted(self, comment_id: int, comment: Comment) -> Iterable[PurgeIntent]:
+        return withdrawing(self._comment_changed(comment_id, comment))
+
     def _comment_transition(self, new: str, old: str, comment: Comment) -> Iterable[PurgeIntent]:
-        return self._comment_intent(comment) if "approve" in (new, old) else ()
+        if "approve" not in (new, old):
+            return ()
+        intents = self._comment_intent(comment)
+        return withdrawing(intents) if old == "approve" else intents
 
     def _term_changed(self, term_id: int, taxonomy: str, *rest: Any) -> Iterable[PurgeIntent]:
         tags = [f"term-{term_id}", f"term-archive-{term_id}", "home", "feed", "archive"]
@@ -206,7 +227,7 @@ class ContentInvalidation:
 
     def _file_deleted(self, post_id: int, path: str) -> Iterable[PurgeIntent]:
         # An uploaded file the cache may hold (it is static): its own URL only.
-        yield {"kind": "url", "url": self.site.links.url(path)}
+        yield {"kind": "url", "url": self.site.links.url(path), "withdraws": True}
 
     def _option_updated(self, name: str, old: Any, new: Any) -> Iterable[PurgeIntent]:
         # A site option shows on every page (title, tagline, date format, ...), except the
@@ -222,7 +243,9 @@ class ContentInvalidation:
         """
         settings = self.engine.settings()
         if settings.lock_down:
-            return  # no automatic purges while locked down (manual ones still work)
+            # No automatic purges while locked down (manual ones still work), except of
+            # content withdrawn from the public.
+            intents = [intent for intent in intents if intent.get("withdraws")]
         whole_site = False
         tags: set[str] = set()
         urls: set[str] = set()

@@ -135,8 +135,7 @@ class CacheEngine:
             InvalidSettings: a field breaks a rule (every bad field is named; nothing changed).
             StorageError: the storage failed.
         """
-        self._settings.update(update)
-        return self.settings_values()
+        return self._settings_changed(self._settings.update(update))
 
     def reset_settings(self) -> dict[str, Any]:
         """Back to the defaults (``{"reset": true}``); the full settings after it.
@@ -144,8 +143,16 @@ class CacheEngine:
         Raises:
             StorageError: the storage failed.
         """
-        self._settings.reset()
-        return self.settings_values()
+        return self._settings_changed(self._settings.reset())
+
+    def _settings_changed(self, previous: Mapping[str, Any]) -> dict[str, Any]:
+        """The full settings after a change from ``previous``. Ending ``lock_down`` purges the
+        site (as WP Super Cache does): the edits it held back would otherwise stay unseen until
+        their pages expire, forever with ``max_age`` 0."""
+        values = self.settings_values()
+        if previous.get("lock_down") and not values.get("lock_down"):
+            self.purge_site()
+        return values
 
     def seed_settings(self, values: Mapping[str, Any]) -> None:
         """Store ``values`` as the settings when none are stored yet (a storage failure is

@@ -194,7 +194,10 @@ SETTINGS_SCHEMA: Final[dict[str, Any]] = {
         },
         "lock_down": {
             "type": "boolean",
-            "description": "No automatic purges on edits or comments; manual purges still work.",
+            "description": (
+                "No automatic purges on edits or comments; manual purges still work. Content "
+                "taken from the public is still purged, and turning it off purges the site."
+            ),
         },
         "clear_on_post_edit": {
             "type": "boolean",

@@ -69,8 +69,8 @@ class SettingsStore:
         return self.current
 
     # ------------------------------------------------------------------ writing
-    def update(self, update: object) -> None:
-        """Validate and apply a partial update, all or nothing.
+    def update(self, update: object) -> dict[str, Any]:
+        """Validate and apply a partial update, all or nothing; the stored values before it.
 
         Raises:
             InvalidSettings: a field breaks a rule (every bad field is named; nothing changed).
@@ -78,19 +78,24 @@ class SettingsStore:
         """
         clean = validate_settings_update(update)
         with self._write_lock():
-            current = merge_settings(self._stored())
+            previous = merge_settings(self._stored())
+            current = dict(previous)
             if "pages" in clean:
                 clean["pages"] = {**current.get("pages", {}), **clean["pages"]}
             current.update(clean)
             self._write(current)
+        return previous
 
-    def reset(self) -> None:
-        """Store the defaults.
+    def reset(self) -> dict[str, Any]:
+        """Store the defaults; the stored values before.
 
         Raises:
             StorageError: the storage failed.
         """
-        self._write(merge_settings(None))
+        with self._write_lock():
+            previous = merge_settings(self._stored())
+            self._write(merge_settings(None))
+        return previous
 
     def seed(self, values: Mapping[str, Any]) -> None:
         """Store ``values`` (over the defaults) when no settings are stored yet.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -142,6 +143,89 @@ def test_lock_down_stops_automatic_purges(app: App, site: SmallSite, pages: dict
     app.content.update_post(site.post.id, title="Hello again")
     assert_purged(app, pages, ())
     assert app.cache.purge_url(pages["post"]).deleted == 1
+
+
+WITHDRAWALS: dict[str, dict[str, Any]] = {
+    "made private": {"status": "private"},
+    "back to draft": {"status": "draft"},
+    "trashed": {"status": "trash"},
+    "given a password": {"password": "opensesame"},
+}
+
+
+@pytest.mark.parametrize("change", WITHDRAWALS.values(), ids=list(WITHDRAWALS))
+def test_lock_down_still_purges_a_post_taken_from_the_public(
+    app: App, site: SmallSite, pages: dict[str, str], change: dict[str, Any]
+) -> None:
+    assert isinstance(app.cache.engine.update_settings({"lock_down": True}), dict)
+    app.content.update_post(site.post.id, **change)
+    assert_purged(app, pages, RELATED)
+    for path in (pages["post"], "/", pages["feed"]):
+        assert (
+            b"First paragraph" not in Client(app, use_cookies=False).get(path, base_url=SITE).data
+        )
+
+
+def test_ending_lock_down_purges_what_it_held_back(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    assert isinstance(app.cache.engine.update_settings({"lock_down": True}), dict)
+    app.content.update_post(site.post.id, title="Hello again")
+    assert_purged(app, pages, ())
+    assert app.cache.engine.update_settings({"gc_interval": 120})["lock_down"] is True
+    assert_purged(app, pages, ())  # another setting changed: still locked down
+    assert app.cache.engine.update_settings({"lock_down": False})["lock_down"] is False
+    assert_purged(app, pages, tuple(pages))
+    assert b"Hello again" in Client(app, use_cookies=False).get("/", base_url=SITE).data
+
+
+def test_a_settings_reset_out_of_lock_down_purges_too(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    assert isinstance(app.cache.engine.update_settings({"lock_down": True}), dict)
+    app.content.update_post(site.post.id, title="Hello again")
+    assert app.cache.engine.reset_settings()["lock_down"] is False
+    assert_purged(app, pages, tuple(pages))
+
+
+def test_lock_down_still_purges_a_deleted_post(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    assert isinstance(app.cache.engine.update_settings({"lock_down": True}), dict)
+    app.content.delete_post(site.post.id, force=True)
+    assert_purged(app, pages, RELATED)
+    assert Client(app, use_cookies=False).get(pages["post"], base_url=SITE).status_code == 404
+
+
+def test_lock_down_holds_back_a_new_password_only_when_it_withdraws_nothing(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    # A published post edited while locked down keeps its cached pages (the point of it).
+    assert isinstance(app.cache.engine.update_settings({"lock_down": True}), dict)
+    app.content.update_post(site.post.id, title="Renamed", password="")
+    assert_purged(app, pages, ())
+
+
+@pytest.mark.parametrize("how", ["unapproved", "spam", "trashed", "deleted"])
+def test_lock_down_still_purges_a_comment_taken_down(
+    app: App, site: SmallSite, pages: dict[str, str], how: str
+) -> None:
+    comment = app.content.add_comment(
+        post_id=site.post.id, author_name="Reader", author_email="r@example.org",
+        content="Call 555-0100 at home", status="approve",
+    )  # fmt: skip
+    for path in pages.values():  # the comment is on the post's page now
+        status(app, path)
+    assert b"555-0100" in Client(app, use_cookies=False).get(pages["post"], base_url=SITE).data
+    assert is_hit(app, pages["post"])
+    assert isinstance(app.cache.engine.update_settings({"lock_down": True}), dict)
+    if how == "deleted":
+        app.content.delete_comment(comment.id, force=True)
+    else:
+        new_status = {"unapproved": "hold", "spam": "spam", "trashed": "trash"}[how]
+        app.content.update_comment(comment.id, status=new_status)
+    assert not is_hit(app, pages["post"])
+    assert b"555-0100" not in Client(app, use_cookies=False).get(pages["post"], base_url=SITE).data
 
 
 def test_clear_on_post_edit_purges_the_whole_site(
