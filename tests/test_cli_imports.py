@@ -161,3 +161,14 @@ def test_the_grammar_shows_the_values_of_the_modules_it_does_not_import() -> Non
         cli_parser.DEFAULT_TIMEOUT,
         cli_parser.DEFAULT_HEADER_TIMEOUT,
     ) == (DEFAULT_THREADS, DEFAULT_TIMEOUT, DEFAULT_HEADER_TIMEOUT)
+
+
+def test_python_dash_m_sitecache_is_the_command(tmp_path: Path) -> None:
+    from sitecache import __version__
+
+    done = subprocess.run(
+        [sys.executable, "-m", "sitecache", "--version"],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert __version__ in done.stdout
