@@ -90,6 +90,9 @@ def test_cross_site_posts_and_invalid_forms_are_refused(client: Client, site: Sm
         response = client.post("/comment-post", data=form(site, **overrides))
         assert response.status_code == status, overrides
         assert "Set-Cookie" not in response.headers
+        if status == 400:  # a visitor's refusal page leads back to the site, not an account
+            assert "Back to your account" not in response.text
+            assert '<a href="http://example.org">Back to the site</a>' in response.text
 
 
 @pytest.mark.parametrize(
