@@ -171,7 +171,9 @@ class CacheApi:
                 {
                     "code": "loopback_only",
                     "message": "site_url is not set: pages are cached only for requests to "
-                    "localhost, 127.0.0.1 and [::1]. Set site_url to cache the public site.",
+                    "localhost, 127.0.0.1 and [::1]. Set site_url to cache the public site "
+                    "(`sitecache serve` uses its bind address as site_url when none is set, "
+                    "and then caches that host only).",
                 }
             )
         if not settings.enabled:
