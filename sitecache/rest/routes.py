@@ -105,6 +105,9 @@ class RouteRegistry:
         self._index: RouteIndex | None = None
         self._namespace_lengths: tuple[int, ...] = ()
         self._candidates: dict[str, list[Route]] = {}
+        self._matches: dict[tuple[str, str], tuple[Route, Handler, dict[str, str]]] = {}
+        """What `match` found per (method, path), until the routes change (at most
+        `_CANDIDATES_KEPT`)."""
         self._read = False
         """Whether the routes were read yet (until then, registering changes them in place: copying
         on every write would make registering n routes cost n squared)."""
@@ -367,6 +370,7 @@ class RouteRegistry:
         self.version += 1
         self._index = None
         self._candidates = {}
+        self._matches = {}
 
     def _route_index(self) -> RouteIndex:
         index = self._index
@@ -432,8 +436,23 @@ class RouteRegistry:
         """The route, handler and URL parameters for a request, or 404 ``rest_no_route``.
 
         Handlers are tried in registration order; a HEAD request is served by a handler that
-        lists HEAD, or else by one that lists GET.
+        lists HEAD, or else by one that lists GET. A match is kept per (method, path) until the
+        routes change (a pure function of the routes; the URL parameters are a fresh copy).
         """
+        known = self._matches.get((method, path))
+        if known is not None:
+            return known[0], known[1], dict(known[2])
+        version = self.version
+        found = self._match(method, path)
+        if isinstance(found, RestError) or version != self.version:
+            return found  # not kept: an error is built anew, a change meanwhile keeps nothing
+        if len(self._matches) >= _CANDIDATES_KEPT:
+            self._matches = {}
+        self._matches[(method, path)] = (found[0], found[1], dict(found[2]))
+        return found
+
+    def _match(self, method: str, path: str) -> tuple[Route, Handler, dict[str, str]] | RestError:
+        """`match`, worked out from the routes."""
         for route in self._candidate_routes(path):
             params = route.match(path)
             if params is None:

@@ -69,8 +69,16 @@ def test_the_session_cookie_is_secure_whenever_the_site_is_https(
     assert ("; Secure" in session_cookie(response)) is secure
 
 
+@pytest.mark.parametrize(
+    ("header", "value"),
+    [
+        ("X-Forwarded-For", "203.0.113.5"),
+        ("Forwarded", "for=203.0.113.5"),
+        ("X-Real-IP", "203.0.113.5"),
+    ],
+)
 def test_a_local_proxy_forwarding_a_remote_client_does_not_make_passwords_available(
-    app_factory: Callable[..., App],
+    app_factory: Callable[..., App], header: str, value: str
 ) -> None:
     app = with_admin(app_factory())
     password, _ = app.auth.app_passwords.create(app.auth.users.find("ada"), "ci")  # type: ignore[arg-type]
@@ -81,7 +89,7 @@ def test_a_local_proxy_forwarding_a_remote_client_does_not_make_passwords_availa
     assert direct.status_code == 200
     forwarded = client.get(
         "/site-json/site/v2/users/me/application-passwords",
-        headers={**basic("ada", password), "X-Forwarded-For": "203.0.113.5"},
+        headers={**basic("ada", password), header: value},
         environ_base=local,
     )
     assert forwarded.status_code == 401

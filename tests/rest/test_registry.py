@@ -15,6 +15,7 @@ import pytest
 from werkzeug.test import Client
 
 from sitecache.app import App
+from sitecache.errors import RestError
 from sitecache.rest import RestServer, return_true
 from tests.conftest import AppFactory
 from tests.rest.support import echo, public
@@ -727,3 +728,43 @@ def test_a_namespace_root_route_is_reachable_in_a_batch(app: App, client: Client
     batch = client.post("/site-json/batch/v1", json={"requests": [{"path": "/test-ns"}]})
 
     assert batch.get_json()["responses"][0]["body"]["route"] == "/test-ns"
+
+
+# ---------------------------------------------------------------------- kept matches (#18)
+def test_a_route_registered_after_a_match_was_kept_answers_the_next_request(
+    app: App, client: Client
+) -> None:
+    client.get("/site-json/")  # fires rest_api_init
+    app.server.register_rest_route(NS, "/kept", public("GET", callback=lambda request: "old"))
+    assert client.get("/site-json/test-ns/kept").get_json() == "old"
+    assert client.get("/site-json/test-ns/kept").get_json() == "old"  # answered from the memo
+
+    app.server.register_rest_route(
+        NS, "/kept", public("GET", callback=lambda request: "new"), override=True
+    )
+
+    assert client.get("/site-json/test-ns/kept").get_json() == "new"
+
+
+def test_a_removed_route_is_not_matched_from_the_memo(app: App, client: Client) -> None:
+    client.get("/site-json/")
+    app.server.register_rest_route(NS, "/gone", public())
+    assert client.get("/site-json/test-ns/gone").status_code == 200
+
+    app.server.registry.remove_routes([f"/{NS}/gone"])
+
+    assert client.get("/site-json/test-ns/gone").get_json()["code"] == "rest_no_route"
+
+
+def test_a_kept_match_gives_fresh_url_params_each_time(app: App) -> None:
+    app.server.register_rest_route(NS, r"/things/(?P<id>\d+)", public())
+    registry = app.server.registry
+    first = registry.match("GET", f"/{NS}/things/7")
+    assert not isinstance(first, RestError)
+    first[2]["id"] = "changed by a caller"
+
+    again = registry.match("GET", f"/{NS}/things/7")
+
+    assert not isinstance(again, RestError)
+    assert again[2] == {"id": "7"}
+    assert again[:2] == first[:2]
