@@ -18,9 +18,15 @@ from sitecache.rest import RestRequest, RestResponse, RestServer
 from sitecache.schema import get_endpoint_args_for_schema
 from sitecache.site.content import ContentService
 from sitecache.site.models import Post
-from sitecache.site.rest.base import CONTEXT_PARAM, NAMESPACE, RoutedController, denied
+from sitecache.site.rest.base import (
+    CONTEXT_PARAM,
+    NAMESPACE,
+    RoutedController,
+    denied,
+    path_id,
+)
 from sitecache.site.rest.posts import PostsController
-from sitecache.site.rest.revisions import RevisionsController, path_id, revision_response
+from sitecache.site.rest.revisions import RevisionsController, revision_response
 from sitecache.site.rest.revisions_schema import autosave_schema
 from sitecache.site.revision_store import REVISION_FIELDS
 

@@ -28,6 +28,7 @@ from sitecache.site.rest.base import (
     denied,
     edit_context_check,
     id_list_param,
+    id_param,
     int_list,
     int_param,
     order_params,
@@ -266,7 +267,7 @@ class CommentsController(RoutedController):
 
     # ------------------------------------------------------------------ permissions
     def _comment(self, request: RestRequest) -> Comment | RestError:
-        comment = self.content.get_comment(int(request.get_param("id")))
+        comment = self.content.get_comment(id_param(request))
         if comment is None:
             return RestError("rest_comment_invalid_id", "Invalid comment ID.", {"status": 404})
         return comment

@@ -29,6 +29,7 @@ from sitecache.site.rest.base import (
     denied,
     edit_context_check,
     id_list_param,
+    id_param,
     int_list,
     int_param,
     paginated_posts,
@@ -155,7 +156,7 @@ class PostsController(RoutedController):
 
     # ------------------------------------------------------------------ permissions
     def _post(self, request: RestRequest) -> Post | RestError:
-        post = self.content.get_post(int(request.get_param("id")))
+        post = self.content.get_post(id_param(request))
         if post is None or post.type != self.post_type:
             return RestError("rest_post_invalid_id", "Invalid post ID.", {"status": 404})
         return post
