@@ -173,6 +173,7 @@ class AutosavesController(RoutedController):
         fields = self.posts.prepare_for_database(request, parent)
         if isinstance(fields, RestError):
             return fields
+        fields.pop("featured_media", None)  # set by the posts route only, as in WordPress
         user_id = int(getattr(request.user, "id", 0))
         if parent.status == "draft" and parent.author == user_id:
             saved = self.content.update_post(

@@ -531,7 +531,7 @@ def post_fields(
         "link": link,
         **texts,
         "author": post.author,
-        "featured_media": 0,
+        "featured_media": post.featured_media,
         "comment_status": post.comment_status,
         "ping_status": post.ping_status,
         "template": "",
