@@ -24,6 +24,7 @@ __all__ = [
     "InvalidURL",
     "InvalidValueError",
     "NotFoundError",
+    "NumberOutOfRange",
     "UnauthorizedError",
 ]
 
@@ -52,6 +53,21 @@ class DomainError(Exception):
 
 class InvalidValueError(DomainError):
     """A value breaks a rule: a bad e-mail address, an unknown status, a weak password."""
+
+
+class NumberOutOfRange(InvalidValueError):
+    """An integer past the store's 64 bits reached a statement (``rest_invalid_param``).
+
+    The store cannot tell which value it was; the REST boundary names the request's argument
+    that holds it (`sitecache.rest.number_range`).
+    """
+
+    @classmethod
+    def past_64_bits(cls) -> NumberOutOfRange:
+        """The refusal of an integer outside -2**63 .. 2**63 - 1."""
+        return cls(
+            "rest_invalid_param", "A number given is too large (at most 9223372036854775807)."
+        )
 
 
 class UnauthorizedError(DomainError):

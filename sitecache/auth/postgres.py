@@ -22,7 +22,7 @@ from sitecache.auth.db import (
     OperationalError,
     postgres_query,
 )
-from sitecache.domain_errors import InvalidValueError
+from sitecache.domain_errors import NumberOutOfRange
 
 if TYPE_CHECKING:  # psycopg is imported when a PostgreSQL store is opened, not before
     import psycopg
@@ -69,9 +69,7 @@ def _translate(exc: Exception) -> DatabaseError:
     if isinstance(exc, psycopg.errors.IntegrityError):
         return IntegrityError(message)
     if isinstance(exc, psycopg.errors.NumericValueOutOfRange):
-        return InvalidValueError(  # type: ignore[return-value]
-            "rest_invalid_param", "A number given is too large (at most 9223372036854775807)."
-        )
+        return NumberOutOfRange.past_64_bits()  # type: ignore[return-value]
     if isinstance(exc, psycopg.OperationalError):
         return OperationalError(message)
     return DatabaseError(message)
@@ -147,7 +145,7 @@ def _bounded(parameters: Any) -> Any:
     """The parameters as PostgreSQL takes them (booleans as 0 and 1, as SQLite stores them).
 
     Raises:
-        InvalidValueError: an integer past 64 bits, refused as SQLite's engine refuses it
+        NumberOutOfRange: an integer past 64 bits, refused as SQLite's engine refuses it
             (the repositories clamp the ones that may be that large: `sql_values`).
     """
     if isinstance(parameters, dict):
@@ -157,9 +155,7 @@ def _bounded(parameters: Any) -> Any:
         if value.__class__ is bool:
             value = int(value)
         elif value.__class__ is int and not _INT64_MIN <= value <= _INT64_MAX:
-            raise InvalidValueError(
-                "rest_invalid_param", "A number given is too large (at most 9223372036854775807)."
-            )
+            raise NumberOutOfRange.past_64_bits()
         values.append(value)
     return values
 

@@ -32,7 +32,7 @@ from sitecache.auth.db import (
     postgres_ddl,
 )
 from sitecache.auth.postgres import PostgresEngine, redacted
-from sitecache.domain_errors import InvalidValueError
+from sitecache.domain_errors import NumberOutOfRange
 from sitecache.sqlite_wal import enable_wal
 
 __all__ = [
@@ -214,9 +214,7 @@ class _SiteConnection(sqlite3.Connection):
         try:
             return super().execute(sql, parameters)
         except OverflowError as exc:
-            raise InvalidValueError(
-                "rest_invalid_param", "A number given is too large (at most 9223372036854775807)."
-            ) from exc
+            raise NumberOutOfRange.past_64_bits() from exc
         except sqlite3.Error as exc:
             if not self.translating:
                 raise

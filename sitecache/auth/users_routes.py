@@ -188,8 +188,13 @@ class UserRoutes:
         return {int(value) for value in ids or () if isinstance(value, int)}
 
     def _user(self, request: RestRequest) -> SiteUser | RestError:
-        """The user the URL names, or ``rest_user_invalid_id`` (404)."""
-        raw = str(request.get_url_params().get("id"))
+        """The user the request's ``id`` names, or ``rest_user_invalid_id`` (404).
+
+        The query's (or body's) ``id`` overrides the URL's, as WordPress reads ``$request['id']``;
+        anything but the digits of a 64-bit id names no user (never an exception: the ``Allow``
+        header asks the permission checks before validation refuses ``?id=x``).
+        """
+        raw = str(request.get_param("id"))
         found = self.users.get(int(raw)) if _is_id(raw) and int(raw) > 0 else None
         if found is None:
             return RestError("rest_user_invalid_id", "Invalid user ID.", {"status": 404})

@@ -15,6 +15,8 @@ __all__ = ["CacheReports"]
 
 #: The request outcomes ``GET /stats`` reports.
 OUTCOMES: Final = ("hit", "stale", "miss", "bypass")
+#: The largest offset asked of the storage (far past any count, far from 64-bit overflow).
+_FARTHEST_OFFSET: Final = 2**62
 
 
 class CacheReports:
@@ -45,8 +47,11 @@ class CacheReports:
             StorageError: the storage failed.
         """
         now = self.clock()
+        # An offset past any store's count, kept where every backend can add the page size
+        # to it (Redis and SQLite stop at 64 bits): a page that far is empty, its total exact.
+        offset = min((page - 1) * per_page, _FARTHEST_OFFSET)
         rows, total = self.storage.list_entries(
-            (page - 1) * per_page, per_page, now=now, search=search, status=status
+            offset, per_page, now=now, search=search, status=status
         )
         return [entry_json(row, now) for row in rows], total
 

@@ -17,7 +17,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sitecache.domain_errors import DomainError
+from sitecache.domain_errors import DomainError, NumberOutOfRange
 from sitecache.errors import RestError
 from sitecache.hooks import Hooks
 from sitecache.rest import index
@@ -33,6 +33,7 @@ from sitecache.rest.error_handlers import DomainErrorHandler, ErrorHandlers
 from sitecache.rest.http_hosts import HostDefaults
 from sitecache.rest.index_body import IndexBodies
 from sitecache.rest.links import default_curies
+from sitecache.rest.number_range import name_out_of_range_arguments
 from sitecache.rest.params import parse_query_string
 from sitecache.rest.request import RestRequest
 from sitecache.rest.request_memo import (
@@ -418,6 +419,8 @@ class RestServer:
             result = raised
         except DomainError as refused:
             result = self.error_handlers.to_rest_error(refused)
+            if isinstance(refused, NumberOutOfRange):
+                result = name_out_of_range_arguments(request, result)
         except Exception:
             logger.exception(
                 "Unhandled exception in the REST handler for %s %s",

@@ -54,7 +54,7 @@ __all__ = ["CommentQuery", "ContentService", "PostQuery", "TermQuery"]
 _POST_FIELDS: Final = (
     "type", "status", "author", "parent", "slug", "title", "content", "excerpt", "date_gmt",
     "modified_gmt", "comment_status", "ping_status", "password", "menu_order", "sticky",
-    "mime_type",
+    "mime_type", "featured_media",
 )  # fmt: skip
 
 
@@ -91,6 +91,7 @@ class ContentService(TermStore, CommentStore, RevisionStore):
                 menu_order=int(row["menu_order"]),
                 sticky=bool(row["sticky"]),
                 mime_type=str(row["mime_type"]),
+                featured_media=int(row["featured_media"]),
                 term_ids=tuple(terms.get(int(row["id"]), ())),
             )
             for row in rows
@@ -331,6 +332,7 @@ class ContentService(TermStore, CommentStore, RevisionStore):
                 sanitize_title(str(values.get("slug") or values["title"]), "untitled"),
             )
             self._check_term_ids(db, term_ids)
+            self._check_featured_media(db, int(values["featured_media"]))
             if values["type"] == "post" and not self._has_category(db, term_ids):
                 term_ids += self._default_category(db)
             columns = list(values)
@@ -372,6 +374,7 @@ class ContentService(TermStore, CommentStore, RevisionStore):
             "menu_order": 0,
             "sticky": False,
             "mime_type": "",
+            "featured_media": 0,
         }
 
     def _default_category(self, db: DbConnection) -> list[int]:
@@ -381,6 +384,22 @@ class ContentService(TermStore, CommentStore, RevisionStore):
             "SELECT 1 FROM terms WHERE id = ? AND taxonomy = 'category'", (default,)
         ).fetchone()
         return [default] if found else []
+
+    def _check_featured_media(self, db: DbConnection, media_id: int) -> None:
+        """Refuse a featured image that is not an image attachment (0, none, passes), read
+        inside the write's transaction (WordPress's ``set_post_thumbnail`` rule).
+
+        Raises:
+            InvalidValueError: ``rest_invalid_featured_media``.
+        """
+        if media_id == 0:
+            return
+        found = db.execute(
+            "SELECT 1 FROM posts WHERE id = ? AND type = 'attachment' AND mime_type LIKE 'image/%'",
+            sql_values([media_id]),
+        ).fetchone()
+        if found is None:
+            raise InvalidValueError("rest_invalid_featured_media", "Invalid featured media ID.")
 
     def _has_category(self, db: DbConnection, term_ids: Sequence[int]) -> bool:
         if not term_ids:
@@ -437,6 +456,8 @@ class ContentService(TermStore, CommentStore, RevisionStore):
                 values["slug"] = self._unique_slug(
                     db, old.type, values["slug"] or "untitled", exclude=post_id
                 )
+            if "featured_media" in values:
+                self._check_featured_media(db, int(values["featured_media"]))
             assignments = ", ".join(f"{column} = ?" for column in values)
             db.execute(
                 f"UPDATE posts SET {assignments} WHERE id = ?",
@@ -509,6 +530,10 @@ class ContentService(TermStore, CommentStore, RevisionStore):
         with self._write() as db:
             db.execute("DELETE FROM posts WHERE parent = ? AND type = 'revision'", (post_id,))
             db.execute("DELETE FROM posts WHERE id = ?", (post_id,))
+            if post.type == "attachment":  # no post keeps a deleted image as its featured one
+                db.execute(
+                    "UPDATE posts SET featured_media = 0 WHERE featured_media = ?", (post_id,)
+                )
         self._fire("deleted_post", post.id, post)
         return post
 

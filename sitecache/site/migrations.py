@@ -115,6 +115,12 @@ CONTENT_MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
             WHERE type = 'revision' AND status = 'autosave'
         """,
     ),
+    (
+        5,
+        """
+        ALTER TABLE posts ADD COLUMN featured_media INTEGER NOT NULL DEFAULT 0
+        """,
+    ),
 )
 """``(version, SQL)`` pairs of the content tables; never edit one that has shipped, add another.
 
@@ -129,7 +135,11 @@ posts in the user service, and a dangling id reads as an unknown author.
 Revisions and autosaves are rows of type ``revision`` under their post (``parent``), with the
 status ``inherit`` and ``autosave`` and the slugs ``<parent>-revision-v1`` and
 ``<parent>-autosave-v1`` (WordPress's names); migration 4 indexes them and keeps one autosave
-per user and post."""
+per user and post.
+
+A post's featured image is the attachment id in ``featured_media`` (0: none; migration 5),
+WordPress's ``_thumbnail_id`` meta: set only to an image attachment, reset to 0 when that
+attachment is deleted."""
 
 
 def migrate_content(store: SiteStore, apply: bool = False) -> int:

@@ -58,6 +58,7 @@ class Post:
     menu_order: int = 0
     sticky: bool = False
     mime_type: str = ""
+    featured_media: int = 0
     term_ids: tuple[int, ...] = ()
 
     @property

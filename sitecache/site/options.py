@@ -22,7 +22,8 @@ from sitecache.site.upload_types import DEFAULT_UPLOAD_TYPES, FILE_TYPES
 __all__ = ["OPTION_SCHEMAS", "PAGE_OPTIONS", "UNSHOWN_OPTIONS", "OptionStore"]
 
 MAX_ID: Final = 2**63 - 1
-"""The largest id a row can have (a page option above it names nothing a store can hold)."""
+"""The largest integer the store holds: the bound of every id option (a value above it names
+nothing a row can have) and of ``revisions_to_keep``."""
 
 OPTION_SCHEMAS: Final[Mapping[str, Mapping[str, Any]]] = {
     "title": {"type": "string", "description": "Site title.", "default": "sitecache"},
@@ -69,6 +70,7 @@ OPTION_SCHEMAS: Final[Mapping[str, Mapping[str, Any]]] = {
         "description": "Default post category.",
         "default": 1,
         "minimum": 0,
+        "maximum": MAX_ID,
     },
     "default_comment_status": {
         "type": "string",
@@ -140,6 +142,7 @@ OPTION_SCHEMAS: Final[Mapping[str, Mapping[str, Any]]] = {
         "description": "Revisions kept per post or page (-1: every one, 0: none).",
         "default": 25,
         "minimum": -1,
+        "maximum": MAX_ID,
     },
 }
 """Every option the site knows: its JSON schema (``default`` is the value when unset)."""
@@ -176,7 +179,7 @@ class OptionStore:
             .execute("SELECT value FROM options WHERE name = ?", ("site:" + name,))
             .fetchone()
         )
-        return self.default(name) if row is None else json.loads(str(row[0]))
+        return self.default(name) if row is None else self._usable(name, json.loads(str(row[0])))
 
     def all(self) -> dict[str, Any]:
         """Every known option with its value."""
@@ -184,7 +187,23 @@ class OptionStore:
             "SELECT name, value FROM options WHERE name LIKE 'site:%'"
         )
         stored = {str(row[0])[5:]: json.loads(str(row[1])) for row in rows}
-        return {name: stored.get(name, self.default(name)) for name in OPTION_SCHEMAS}
+        return {
+            name: self._usable(name, stored[name]) if name in stored else self.default(name)
+            for name in OPTION_SCHEMAS
+        }
+
+    def _usable(self, name: str, value: Any) -> Any:
+        """``value`` as stored, unless ``name`` is an integer option and ``value`` is not an
+        integer within its bounds (stored before the bound existed, or by hand): then the
+        option's default, so no reader (a new post's default category, the revisions kept)
+        meets an integer the store cannot bind."""
+        schema = OPTION_SCHEMAS.get(name)
+        if schema is None or schema.get("type") != "integer":
+            return value
+        low, high = schema.get("minimum", -MAX_ID - 1), schema.get("maximum", MAX_ID)
+        if value.__class__ is int and low <= value <= high:
+            return value
+        return self.default(name)
 
     def validate(self, name: str, value: Any) -> None:
         """Refuse a value that does not suit option ``name``.

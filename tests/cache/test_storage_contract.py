@@ -14,7 +14,7 @@ import redis
 
 from sitecache.cache import CacheEntry, Storage
 from sitecache.cache.entry import decode_entry, encode_entry
-from sitecache.cache.storage import StorageError, StorageUnavailable
+from sitecache.cache.storage import EntryStatus, StorageError, StorageUnavailable
 
 
 def entry(url: str, *, tags: tuple[str, ...] = (), expires: float = 0.0, created: float = 1000.0,
@@ -476,3 +476,27 @@ def test_a_failing_store_raises_only_storage_errors_naming_the_store(
         assert type(caught.value) is StorageError
         assert str(caught.value).startswith("disk cache ")
         assert isinstance(caught.value.__cause__, (sqlite3.Error, OSError))
+
+
+@pytest.mark.parametrize("search", ["\x00", "post\x00", "\x00post", "\x00\x00\x00x"])
+def test_a_search_holding_a_nul_matches_nothing(storage: Storage, search: str) -> None:
+    # No stored URL holds a NUL; SQLite's LIKE would stop at it and match everything.
+    for number, url in enumerate(["http://example.org/post", "http://example.org/other"]):
+        put(storage, f"{number:032d}", entry(url, created=1000.0 + number))
+    assert storage.list_entries(0, 10, now=2000.0, search=search) == ([], 0)
+    assert storage.list_entries(0, 10, now=2000.0, search=search, status="fresh") == ([], 0)
+
+
+def test_an_offset_far_past_the_end_lists_nothing_and_counts_all(storage: Storage) -> None:
+    # The farthest offset the reports ask (2**62, however large the page): no backend
+    # overflows adding the page size to it.
+    put(storage, "1" * 32, entry("http://example.org/a"))
+    cases: list[tuple[str, EntryStatus | None]] = [
+        ("", None),
+        ("a", None),
+        ("exa", None),
+        ("", "fresh"),
+    ]
+    for search, status in cases:
+        found = storage.list_entries(2**62, 100, now=2000.0, search=search, status=status)
+        assert found == ([], 1)

@@ -15,6 +15,7 @@ from sitecache.domain_errors import (
     GoneError,
     InvalidValueError,
     NotFoundError,
+    NumberOutOfRange,
     UnauthorizedError,
 )
 from sitecache.errors import RestError
@@ -161,3 +162,36 @@ def test_a_refusal_keeps_its_data_but_never_its_status() -> None:
             RestError("rest_invalid_param", "Bad.", {"status": 400, "params": {"a": "x"}})
         )
     assert caught.value.details == {"params": {"a": "x"}}
+
+
+def too_large(request: RestRequest) -> Any:
+    raise NumberOutOfRange.past_64_bits()
+
+
+def test_the_stores_refusal_of_a_huge_integer_names_the_arguments_holding_one(app: App) -> None:
+    register(app, too_large)
+    response = Client(app).get(
+        "/site-json/refusals/v1/thing", json={"fine": 5, "ids": [1, {"n": 2**64}], "big": -(2**70)}
+    )
+    assert response.status_code == 400
+    body = body_of(response)
+    assert body["message"] == "Invalid parameter(s): ids, big"
+    between = f"between {-(2**63)} (inclusive) and {2**63 - 1} (inclusive)"
+    assert body["data"]["params"] == {
+        "ids": f"ids[1][n] must be {between}",
+        "big": f"big must be {between}",
+    }
+    assert set(body["data"]["details"]) == {"ids", "big"}
+
+
+def test_the_stores_refusal_stays_unnamed_when_no_argument_holds_a_huge_integer(
+    app: App,
+) -> None:
+    register(app, too_large)
+    response = Client(app).get("/site-json/refusals/v1/thing?n=5")
+    assert response.status_code == 400
+    assert body_of(response) == {
+        "code": "rest_invalid_param",
+        "message": "A number given is too large (at most 9223372036854775807).",
+        "data": {"status": 400},
+    }

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import base64
+import io
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from werkzeug.test import Client
+from PIL import Image
+from werkzeug.test import Client, TestResponse
 
 from sitecache.app import App
 from sitecache.site import ContentService, Post, Term
+from tests.auth.conftest import client_for
 from tests.conftest import AppFactory
 
 HOOKS = (
@@ -94,3 +98,39 @@ def demo_app(app_factory: AppFactory) -> App:
 @pytest.fixture
 def demo_client(demo_app: App) -> Client:
     return Client(demo_app)
+
+
+@dataclass
+class AdminRest:
+    """A demo site, a client and the Basic credentials of an administrator's application
+    password: what a REST test needs to act as the site's administrator."""
+
+    app: App
+    client: Client
+    auth: dict[str, str]
+
+    def call(self, method: str, path: str, body: Any = None, **kwargs: Any) -> TestResponse:
+        """``method`` on ``/site-json<path>`` as the administrator (``body`` sent as JSON)."""
+        return self.client.open(
+            f"/site-json{path}", method=method, headers=self.auth, json=body, **kwargs
+        )
+
+    def upload_png(self) -> int:
+        """Upload a small PNG to the media library; its attachment id."""
+        buffer = io.BytesIO()
+        Image.new("RGB", (3, 2), "red").save(buffer, "PNG")
+        response = self.client.post(
+            "/site-json/site/v2/media",
+            headers=self.auth,
+            data={"file": (io.BytesIO(buffer.getvalue()), "red.png", "image/png")},
+        )
+        assert response.status_code == 201, response.text
+        return int(response.json["id"])  # type: ignore[index]
+
+
+@pytest.fixture
+def admin_rest(demo_app: App) -> AdminRest:
+    user = demo_app.auth.users.create("boss", "password123", "administrator", "boss@example.org")
+    password, _ = demo_app.auth.app_passwords.create(user, "tests")
+    token = base64.b64encode(f"boss:{password}".encode()).decode()
+    return AdminRest(demo_app, client_for(demo_app), {"Authorization": f"Basic {token}"})

@@ -526,7 +526,7 @@ def test_comments_over_rest_need_a_login_and_moderators_moderate(rest_site: Rest
     path = f"/site/v2/comments/{body(mine)['id']}"
     assert rest_site.call("POST", path, "subscriber", {"status": "approve"}).status_code == 403
     assert (
-        body(rest_site.call("POST", path, "editor", {"status": "approve"}))["status"] == "approve"
+        body(rest_site.call("POST", path, "editor", {"status": "approve"}))["status"] == "approved"
     )
 
 

@@ -9,6 +9,7 @@ permission callback is the one site-administrator check (``manage_options``): 40
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
@@ -46,6 +47,11 @@ __all__ = ["NAMESPACE", "PURGE_SCOPES", "CacheRoutes"]
 
 NAMESPACE: Final = "site-cache/v1"
 TEST_AGENT: Final = "sitecache-cache-test"
+#: The largest 64-bit integer, and how many digits it has: a page or per_page past it is it.
+_INT64_MAX: Final = 2**63 - 1
+_INT64_DIGITS: Final = len(str(_INT64_MAX))
+#: C0 controls and DEL, which no stored URL holds.
+_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
 
 #: Why a page was not cached, by the ``detail`` of its ``Cache-Status`` (the cache test): each
 #: guard's own explanation and the outcome reasons' (`sitecache.cache.outcome.explanations`).
@@ -262,13 +268,17 @@ def parse_list_query(query: Mapping[str, Any]) -> tuple[int, int, str, EntryStat
         if raw is None:
             return default
         text = str(raw).strip()
-        if not (text.isascii() and text.isdigit()) or len(text) > 9:
+        if not (text.isascii() and text.isdigit()):
             details[name] = {
                 "code": "rest_invalid_type",
                 "message": f"{name} is not of type integer.",
             }
             return default
-        value = int(text)
+        # Any number of digits is an integer; past 64 bits it is the largest one, as PHP
+        # casts it (a page that far is past the last one, never a type error).
+        digits = text.lstrip("0") or "0"
+        value = int(digits) if len(digits) <= _INT64_DIGITS else _INT64_MAX
+        value = min(value, _INT64_MAX)
         if value < low or (high is not None and value > high):
             limit = f"between {low} and {high}" if high is not None else f"at least {low}"
             details[name] = {"code": "rest_invalid_param", "message": f"{name} must be {limit}."}
@@ -281,6 +291,13 @@ def parse_list_query(query: Mapping[str, Any]) -> tuple[int, int, str, EntryStat
         details["search"] = {
             "code": "rest_invalid_param",
             "message": "search must be a string of at most 200 characters.",
+        }
+        search = ""
+    elif _CONTROL.search(search):
+        # No stored URL holds one (they are percent-encoded): a bad query, not a search.
+        details["search"] = {
+            "code": "rest_invalid_param",
+            "message": "search must not contain control characters.",
         }
         search = ""
     status = query.get("status")

@@ -157,7 +157,10 @@ def search_page(
     """A page of the rows whose URL holds ``search`` (ASCII letters in any case, ``%`` and
     ``_`` literal), fresh or expired at ``now`` when ``status`` says, less those the expiry
     ``cut`` hides, and their count: through the trigram index, or one scan of the listing
-    index for a term shorter than `MIN_TERM` characters."""
+    index for a term shorter than `MIN_TERM` characters. A term holding a NUL matches nothing
+    (no stored URL holds one; SQLite's ``LIKE`` and ``MATCH`` would stop at it)."""
+    if "\x00" in search:
+        return [], 0
     escaped = search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     condition = "AND url LIKE ? ESCAPE '\\' AND NOT (expires > 0 AND expires <= ?)"
     parameters: tuple[Any, ...] = (f"%{escaped}%", cut)

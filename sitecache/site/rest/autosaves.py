@@ -18,9 +18,15 @@ from sitecache.rest import RestRequest, RestResponse, RestServer
 from sitecache.schema import get_endpoint_args_for_schema
 from sitecache.site.content import ContentService
 from sitecache.site.models import Post
-from sitecache.site.rest.base import CONTEXT_PARAM, NAMESPACE, RoutedController, denied
+from sitecache.site.rest.base import (
+    CONTEXT_PARAM,
+    NAMESPACE,
+    RoutedController,
+    denied,
+    path_id,
+)
 from sitecache.site.rest.posts import PostsController
-from sitecache.site.rest.revisions import RevisionsController, path_id, revision_response
+from sitecache.site.rest.revisions import RevisionsController, revision_response
 from sitecache.site.rest.revisions_schema import autosave_schema
 from sitecache.site.revision_store import REVISION_FIELDS
 
@@ -167,6 +173,7 @@ class AutosavesController(RoutedController):
         fields = self.posts.prepare_for_database(request, parent)
         if isinstance(fields, RestError):
             return fields
+        fields.pop("featured_media", None)  # set by the posts route only, as in WordPress
         user_id = int(getattr(request.user, "id", 0))
         if parent.status == "draft" and parent.author == user_id:
             saved = self.content.update_post(

@@ -37,12 +37,14 @@ __all__ = [
     "denied",
     "edit_context_check",
     "id_list_param",
+    "id_param",
     "int_list",
     "int_param",
     "order_params",
     "page_args",
     "paginated",
     "paginated_posts",
+    "path_id",
     "post_collection_params",
     "post_fields",
     "post_query",
@@ -67,6 +69,30 @@ def int_list(value: Any) -> tuple[int, ...]:
             int(item) for item in value if isinstance(item, int) and not isinstance(item, bool)
         )
     return ()
+
+
+#: The largest id the store holds (SQLite's and PostgreSQL's 64-bit integers).
+MAX_ID: Final = 2**63 - 1
+
+
+def path_id(value: Any) -> int:
+    """An id from the path or the query (an integer argument, or the digits of a placeholder
+    no argument declares), clamped to 64 bits as the store's integers; 0 when it is neither.
+
+    Never raises: the query's ``id`` overrides the path's (WordPress reads GET before the URL),
+    so a permission callback may see ``?id=x`` before validation refuses it (the ``Allow``
+    header is computed for error answers too); 0 names no row, as WordPress's ``(int)`` cast.
+    """
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
+    return min(value, MAX_ID) if isinstance(value, int) else 0
+
+
+def id_param(request: RestRequest, name: str = "id") -> int:
+    """The id the request names in ``name`` (`path_id` of its value: 0 when not an id)."""
+    return path_id(request.get_param(name))
 
 
 def int_param(value: Any) -> int | None:
@@ -505,7 +531,7 @@ def post_fields(
         "link": link,
         **texts,
         "author": post.author,
-        "featured_media": 0,
+        "featured_media": post.featured_media,
         "comment_status": post.comment_status,
         "ping_status": post.ping_status,
         "template": "",

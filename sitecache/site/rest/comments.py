@@ -28,6 +28,7 @@ from sitecache.site.rest.base import (
     denied,
     edit_context_check,
     id_list_param,
+    id_param,
     int_list,
     int_param,
     order_params,
@@ -38,6 +39,7 @@ from sitecache.site.rest.base import (
     rest_dates,
     timestamp_from_request,
 )
+from sitecache.site.rest.comment_status import requested_status, status_for_response
 
 __all__ = ["COMMENT_SCHEMA", "CommentsController", "avatar_urls"]
 
@@ -145,7 +147,6 @@ COMMENT_SCHEMA: Final[dict[str, Any]] = {
         "status": {
             "description": "State of the comment.",
             "type": "string",
-            "enum": list(COMMENT_STATUSES),
             "context": _VIEW_EDIT,
         },
         "type": {
@@ -266,7 +267,7 @@ class CommentsController(RoutedController):
 
     # ------------------------------------------------------------------ permissions
     def _comment(self, request: RestRequest) -> Comment | RestError:
-        comment = self.content.get_comment(int(request.get_param("id")))
+        comment = self.content.get_comment(id_param(request))
         if comment is None:
             return RestError("rest_comment_invalid_id", "Invalid comment ID.", {"status": 404})
         return comment
@@ -406,7 +407,7 @@ class CommentsController(RoutedController):
             "link": link,
             "parent": comment.parent,
             "post": comment.post_id,
-            "status": comment.status,
+            "status": status_for_response(comment.status),
             "type": comment.type,
             "author_avatar_urls": avatar_urls(comment.author_email),
             "meta": {},
@@ -427,7 +428,12 @@ class CommentsController(RoutedController):
             )
         return response
 
-    def _fields(self, request: RestRequest) -> dict[str, Any] | RestError:
+    def _fields(self, request: RestRequest, current: Comment | None) -> dict[str, Any] | RestError:
+        """The columns a create (``current`` is ``None``) or an update of ``current`` sets.
+
+        Raises:
+            InvalidFields: an unknown ``status`` (`requested_status`).
+        """
         fields: dict[str, Any] = {}
         content = raw_text(request.get_param("content"))
         if content is not None:
@@ -438,11 +444,15 @@ class CommentsController(RoutedController):
             ("author_url", "author_url"),
             ("author_ip", "author_ip"),
             ("author_user_agent", "author_agent"),
-            ("status", "status"),
         ):
             value = request.get_param(name)
             if isinstance(value, str):
                 fields[column] = value
+        status = request.get_param("status")
+        if isinstance(status, str):
+            stored = requested_status(status, current.status if current else None)
+            if stored is not None:
+                fields["status"] = stored
         for name, column in (("author", "user_id"), ("parent", "parent"), ("post", "post_id")):
             number = int_param(request.get_param(name))
             if number is not None:
@@ -456,7 +466,7 @@ class CommentsController(RoutedController):
 
     def create_item(self, request: RestRequest) -> RestResponse | RestError:
         """Add a comment as the current user (201)."""
-        fields = self._fields(request)
+        fields = self._fields(request, None)
         if isinstance(fields, RestError):
             return fields
         fields.setdefault("user_id", int(getattr(request.user, "id", 0)))
@@ -475,7 +485,7 @@ class CommentsController(RoutedController):
         comment = self._comment(request)
         if isinstance(comment, RestError):
             return comment
-        fields = self._fields(request)
+        fields = self._fields(request, comment)
         if isinstance(fields, RestError):
             return fields
         return self.prepare(self.content.update_comment(comment.id, **fields))

@@ -32,6 +32,7 @@ from sitecache.site.rest.base import (
     denied,
     edit_context_check,
     id_list_param,
+    id_param,
     int_list,
     int_param,
     paginated_posts,
@@ -131,7 +132,7 @@ class MediaController(RoutedController):
 
     # ------------------------------------------------------------------ permissions
     def _attachment(self, request: RestRequest) -> Attachment | RestError:
-        found = self.library.get(int(request.get_param("id")))
+        found = self.library.get(id_param(request))
         if found is None:
             return RestError("rest_post_invalid_id", "Invalid post ID.", {"status": 404})
         return found

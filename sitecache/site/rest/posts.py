@@ -29,6 +29,7 @@ from sitecache.site.rest.base import (
     denied,
     edit_context_check,
     id_list_param,
+    id_param,
     int_list,
     int_param,
     paginated_posts,
@@ -155,7 +156,7 @@ class PostsController(RoutedController):
 
     # ------------------------------------------------------------------ permissions
     def _post(self, request: RestRequest) -> Post | RestError:
-        post = self.content.get_post(int(request.get_param("id")))
+        post = self.content.get_post(id_param(request))
         if post is None or post.type != self.post_type:
             return RestError("rest_post_invalid_id", "Invalid post ID.", {"status": 404})
         return post
@@ -363,8 +364,8 @@ class PostsController(RoutedController):
     def _add_links(self, response: RestResponse, post: Post) -> RestResponse:
         """``self``, ``collection``, ``about``, embeddable ``author``, ``replies``, ``up`` (a
         child page), ``version-history`` (with the revision ``count``) and, when there is a
-        revision, ``predecessor-version`` (the newest, with its ``id``), and the ``wp:term``
-        links (posts)."""
+        revision, ``predecessor-version`` (the newest, with its ``id``), the embeddable
+        ``wp:featuredmedia`` when it has a featured image, and the ``wp:term`` links (posts)."""
         add_post_links(self.server, response, self.rest_base, post)
         rest = self.server.rest_url
         base = f"/{NAMESPACE}/{self.rest_base}"
@@ -375,6 +376,12 @@ class PostsController(RoutedController):
         response.add_link("version-history", rest(history), {"count": count})
         if latest is not None:
             response.add_link("predecessor-version", rest(f"{history}/{latest}"), {"id": latest})
+        if post.featured_media:
+            response.add_link(
+                f"{self.server.settings.api_root_rel}featuredmedia",
+                rest(f"/{NAMESPACE}/media/{post.featured_media}"),
+                {"embeddable": True},
+            )
         if self.post_type == "post":
             term_rel = f"{self.server.settings.api_root_rel}term"
             for taxonomy, term_base in (("category", "categories"), ("post_tag", "tags")):
@@ -506,7 +513,7 @@ def _scalar_fields(request: RestRequest, *, with_sticky: bool) -> dict[str, Any]
         value = request.get_param(name)
         if isinstance(value, str):
             fields[name] = value
-    for name in ("author", "parent", "menu_order"):
+    for name in ("author", "parent", "menu_order", "featured_media"):
         number = int_param(request.get_param(name))
         if number is not None:
             fields[name] = number

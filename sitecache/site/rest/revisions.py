@@ -27,6 +27,7 @@ from sitecache.site.rest.base import (
     denied,
     int_list,
     paginated,
+    path_id,
     rest_dates,
 )
 from sitecache.site.rest.posts import PostsController
@@ -36,7 +37,7 @@ from sitecache.site.rest.revisions_schema import (
     revision_schema,
 )
 
-__all__ = ["RevisionsController", "path_id", "relevance_rank", "revision_response"]
+__all__ = ["RevisionsController", "relevance_rank", "revision_response"]
 
 _ORDERBY: Final = {
     "date": "date",
@@ -49,19 +50,6 @@ _ORDERBY: Final = {
     # Ranked in Python after the date order (`relevance_rank`).
     "relevance": "date",
 }
-
-
-_MAX_ID: Final = 2**63 - 1
-
-
-def path_id(value: Any) -> int:
-    """An id from the path (an integer argument, or the digits of a placeholder no argument
-    declares), clamped to 64 bits as SQLite's integers; 0 when it is neither."""
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, str) and value.isascii() and value.isdigit():
-        value = int(value)
-    return min(value, _MAX_ID) if isinstance(value, int) else 0
 
 
 def relevance_rank(post: Post, search: str) -> int:

@@ -24,6 +24,7 @@ from sitecache.site.rest.base import (
     denied,
     edit_context_check,
     id_list_param,
+    id_param,
     int_list,
     paginated,
     register_crud_routes,
@@ -222,7 +223,7 @@ class TermsController(RoutedController):
 
     # ------------------------------------------------------------------ handlers
     def _term(self, request: RestRequest) -> Term | RestError:
-        term = self.content.get_term(int(request.get_param("id")), self.taxonomy)
+        term = self.content.get_term(id_param(request), self.taxonomy)
         if term is None:
             return RestError("rest_term_invalid", "Term does not exist.", {"status": 404})
         return term

@@ -361,6 +361,37 @@ def test_a_page_past_the_end_is_400(api: Api) -> None:
     assert (response.status_code, response.get_json()["code"]) == (400, "rest_invalid_page_number")
 
 
+@pytest.mark.parametrize("page", ["1000000000", str(2**63), "9" * 30, "9" * 5000])
+def test_a_page_of_any_number_of_digits_is_past_the_end_not_a_type_error(
+    api: Api, page: str
+) -> None:
+    # As WordPress (PHP casts a longer number to its largest integer): an empty store lists
+    # nothing, a store with entries says the page is past the last.
+    empty = api.call("GET", "/cache", query={"page": page})
+    assert empty.status_code == 200, empty.text
+    assert empty.get_json() == []
+    assert empty.headers["X-Site-Total"] == "0"
+    fill(api, "/a")
+    response = api.call("GET", "/cache", query={"page": page, "search": "a"})
+    assert (response.status_code, response.get_json()["code"]) == (400, "rest_invalid_page_number")
+
+
+def test_leading_zeros_do_not_make_a_page_large(api: Api) -> None:
+    fill(api, "/a")
+    rows = api.json("GET", "/cache", query={"page": "0" * 30 + "1"})
+    assert [row["url"] for row in rows] == ["http://example.org/a"]
+
+
+@pytest.mark.parametrize("search", ["\x00", "a\x00", "\x1b[31m", "a\tb", "\x7f"])
+def test_a_search_with_a_control_character_is_400_naming_search(api: Api, search: str) -> None:
+    fill(api, "/a", "/b")
+    response = api.call("GET", "/cache", query={"search": search})
+    assert response.status_code == 400, response.text
+    body = response.get_json()
+    assert body["code"] == "rest_invalid_param"
+    assert body["data"]["params"] == {"search": "search must not contain control characters."}
+
+
 # ---------------------------------------------------------------------- POST /cache
 def test_an_empty_body_purges_this_site(api: Api) -> None:
     fill(api, "/a", "/b")
