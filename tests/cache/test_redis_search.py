@@ -65,7 +65,7 @@ def check(storage: Storage, rows: dict[str, EntryInfo], terms: tuple[str, ...]) 
     (rows alike in both come in any order)."""
     for term in terms:
         for status in STATUSES:
-            found, total = storage.list_entries(0, 1000, now=NOW, search=term, status=status)
+            found, total = storage.list_entries(0, 10**6, now=NOW, search=term, status=status)
             order = [(-info.created, info.url) for info in found]
             assert order == sorted(order), term
             by_key = sorted(found, key=lambda info: (-info.created, info.url, info.key))
@@ -245,6 +245,39 @@ def test_an_old_epoch_of_the_trigram_layout_leaves_no_set(tmp_path: Path) -> Non
             pass
         assert client.keys(prefix + "g:*") == []
         assert client.keys(prefix + "s[gqux]") == []
+    finally:
+        storage.clear_namespace()  # type: ignore[attr-defined]
+        storage.close()
+
+
+def test_long_ranges_and_many_candidates_are_read_by_slices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past `INLINE_ROWS` candidates the script answers keys, and past `INLINE_ROWS` members
+    of the range the window alone (read here by slices): the answers stay the scan's."""
+    from sitecache.cache.storage import redis_search
+
+    monkeypatch.setattr(redis_search, "RANGE_SLICE", 64)
+    storage = make_storage("redis", tmp_path)
+    client, prefix = storage.client, storage.prefix  # type: ignore[attr-defined]
+    rows: dict[str, EntryInfo] = {}
+    try:
+        for number in range(1100):
+            key = f"{number:032d}"
+            rows[key] = put(storage, key, entry(f"http://example.org/post-{number}/", number))
+        storage.housekeeping(1.0)
+        storage.delete([f"{5:032d}"])
+        del rows[f"{5:032d}"]
+        for number in range(900):  # queued (fewer than a search catches up first)
+            key = f"{5000 + number:032d}"
+            rows[key] = put(storage, key, entry(f"http://example.org/page-{number}/", number))
+        assert client.scard(prefix + "sq") == 900
+        arguments = [prefix.encode(), *redis_search.search_arguments("ORG/P")]
+        assert storage._run_search(arguments)[3] == b"w"  # type: ignore[attr-defined]
+        arguments = [prefix.encode(), *redis_search.search_arguments("org/post-1")]
+        assert storage._run_search(arguments)[3] == b"k"  # type: ignore[attr-defined]
+        check(storage, rows, ("ORG/P", "org/post-1", "/post-10", "page-1", "e-89"))
+        assert client.scard(prefix + "sq") == 900  # read as they were
     finally:
         storage.clear_namespace()  # type: ignore[attr-defined]
         storage.close()

@@ -74,6 +74,8 @@ SEARCH_CATCH_UP: Final = 1000
 #: Candidates whose rows the search script answers itself (more: their keys, read by batches,
 #: so that no script holds Redis for long).
 INLINE_ROWS: Final = 1000
+#: Members one ``ZRANGEBYLEX`` reads of a range too long for the search script.
+RANGE_SLICE: Final = 5000
 #: Queued entries one `INDEX` call indexes: a script holds Redis for its whole run (a member
 #: per byte of the URL, ~2 µs each into a set of millions: ~3 ms a batch of 33-byte URLs).
 CATCH_UP_BATCH: Final = 25
@@ -212,7 +214,9 @@ return #moved / 2
 #: A search, read-only: ARGV[1] the namespace prefix, ARGV[2] how many windows follow, the
 #: windows (bytes of the lowered term), then some of the term's trigrams (for entries still in
 #: the trigram layout). Answers the expiry cut, the queue's size, the epoch's prefix, then
-#: ``'r'`` and the candidates' rows, or ``'k'`` and their keys when more than `INLINE_ROWS`.
+#: ``'r'`` and the candidates' rows, or ``'k'`` and their keys when more than `INLINE_ROWS`,
+#: or, when the range holds more than `INLINE_ROWS` members, ``'w'``, the window and the other
+#: candidates' keys (the caller reads the range by slices: no script holds Redis for long).
 SEARCH: Final = (
     _DATA_PREFIX
     + """
@@ -233,7 +237,8 @@ local function add(key)
         keys[#keys + 1] = key
     end
 end
-if fewest > 0 then
+local ranged = fewest > 0 and fewest <= {inline}
+if ranged then
     local members = redis.call('ZRANGEBYLEX', p .. 'sx', '[' .. best, '[' .. best .. '\\255')
     for _, member in ipairs(members) do add(string.match(member, '^.*%z(.*)$')) end
 end
@@ -245,6 +250,12 @@ if #ARGV > 2 + windows and redis.call('EXISTS', p .. 'sg') == 1 then
     for _, key in ipairs(redis.call('SINTER', unpack(names))) do add(key) end
 end
 local reply = {cut, #queued, p}
+if fewest > 0 and not ranged then
+    reply[4] = 'w'
+    reply[5] = best
+    for _, key in ipairs(keys) do reply[#reply + 1] = key end
+    return reply
+end
 if #keys > {inline} then
     reply[4] = 'k'
     for _, key in ipairs(keys) do reply[#reply + 1] = key end
@@ -307,9 +318,27 @@ def search_candidates(
     data = _text(data)
     if _text(kind) == "r":
         rows: Iterator[EntryInfo] = (EntryInfo.from_json(json.loads(row)) for row in found)
-    else:
+    elif _text(kind) == "k":
         rows = _rows_of(client, data, [_text(key) for key in found])
+    else:
+        window, *others = found
+        keys = dict.fromkeys(_text(key) for key in others)
+        keys.update(dict.fromkeys(_range_keys(client, data + "sx", window)))
+        rows = _rows_of(client, data, list(keys))
     return float(cut), int(queued), data, rows
+
+
+def _range_keys(client: Any, name: str, window: bytes) -> Iterator[str]:
+    """The keys of the members of the sorted set ``name`` starting with ``window``, read a
+    slice of `RANGE_SLICE` at a time, each slice from past the last member read."""
+    start, stop = b"[" + window, b"[" + window + b"\xff"
+    while True:
+        members = client.zrangebylex(name, start, stop, start=0, num=RANGE_SLICE)
+        for member in members:
+            yield _text(member.rpartition(b"\0")[2])
+        if len(members) < RANGE_SLICE:
+            return
+        start = b"(" + members[-1]
 
 
 def _rows_of(client: Any, data: str, keys: list[str]) -> Iterator[EntryInfo]:
