@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
@@ -402,16 +401,14 @@ class RedisStorage(StorageBase):
     def housekeeping(self, budget: float) -> int:
         """Move entries indexed by the search layout before to the suffixes
         (`redis_search.migrate`), then index the entries queued for the search index
-        (`redis_search.catch_up`): up to `HOUSEKEEPING_BATCH` entries, no new batch of them
-        after ``budget`` seconds (a batch holds Redis a few ms); how many."""
-        deadline = time.monotonic() + budget
+        (`redis_search.catch_up`): up to `HOUSEKEEPING_BATCH` entries a call (``budget`` is not
+        consulted: the batch is the bound; each script holds Redis a few ms); how many."""
+        del budget
         with self.translate_errors("housekeeping"):
             data, client, prefix = self._data(), self.client, self.prefix
-            moved = migrate(
-                client, self._migrate_search, prefix, data, HOUSEKEEPING_BATCH, deadline
-            )
+            moved = migrate(client, self._migrate_search, prefix, data, HOUSEKEEPING_BATCH)
             left = HOUSEKEEPING_BATCH - moved
-            return moved + catch_up(client, self._index_search, prefix, data, left, deadline)
+            return moved + catch_up(client, self._index_search, prefix, data, left)
 
     def get_value(self, name: str) -> bytes | None:
         with self.translate_errors("read"):

@@ -38,8 +38,6 @@ out of them, so a store indexed before the upgrade answers exactly all along.
 from __future__ import annotations
 
 import json
-import math
-import time
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
@@ -349,14 +347,11 @@ def _rows_of(client: Any, data: str, keys: list[str]) -> Iterator[EntryInfo]:
                 yield EntryInfo.from_json(json.loads(raw))
 
 
-def catch_up(
-    client: Any, script: Any, prefix: str, data: str, limit: int, deadline: float = math.inf
-) -> int:
+def catch_up(client: Any, script: Any, prefix: str, data: str, limit: int) -> int:
     """Index up to ``limit`` queued entries of the epoch under ``data`` (a batch of
-    `CATCH_UP_BATCH` per `INDEX` call), no new batch after ``deadline`` (`time.monotonic`);
-    how many left the queue."""
+    `CATCH_UP_BATCH` per `INDEX` call); how many left the queue."""
     done = 0
-    while done < limit and time.monotonic() < deadline:
+    while done < limit:
         keys = [_text(key) for key in client.srandmember(data + "sq", CATCH_UP_BATCH)]
         if not keys:
             break
@@ -371,14 +366,11 @@ def catch_up(
     return done
 
 
-def migrate(
-    client: Any, script: Any, prefix: str, data: str, limit: int, deadline: float = math.inf
-) -> int:
+def migrate(client: Any, script: Any, prefix: str, data: str, limit: int) -> int:
     """Move up to ``limit`` entries of the epoch under ``data`` from the trigram layout to the
-    suffixes (a batch of `MIGRATE_BATCH` per `MIGRATE` call), no new batch after ``deadline``
-    (`time.monotonic`); how many moved."""
+    suffixes (a batch of `MIGRATE_BATCH` per `MIGRATE` call); how many moved."""
     done = 0
-    while done < limit and time.monotonic() < deadline:
+    while done < limit:
         keys = client.hrandfield(data + "sg", MIGRATE_BATCH)
         if not keys:
             break
