@@ -16,7 +16,13 @@ from hypothesis import strategies as st
 from sitecache.cache import Storage
 from sitecache.cache.entry import EntryInfo
 from sitecache.cache.storage.records import EntryStatus
-from sitecache.cache.storage.redis_search import SUFFIX, lowered, migrate, search_candidates
+from sitecache.cache.storage.redis_search import (
+    SUFFIX,
+    catch_up,
+    lowered,
+    migrate,
+    search_candidates,
+)
 from tests.cache.conftest import make_storage
 from tests.cache.test_search_index import NOW, entry, put, scan
 
@@ -225,6 +231,7 @@ def test_a_store_of_the_trigram_layout_answers_exactly_while_it_moves(tmp_path: 
         assert client.scard(prefix + "sq") == 0
         check(storage, rows, terms)
         storage.delete(list(rows))
+        storage.housekeeping(1.0)
         assert client.zcard(prefix + "sx") == 0
         assert client.hlen(prefix + "su") == 0
     finally:
@@ -278,6 +285,36 @@ def test_long_ranges_and_many_candidates_are_read_by_slices(
         assert storage._run_search(arguments)[3] == b"k"  # type: ignore[attr-defined]
         check(storage, rows, ("ORG/P", "org/post-1", "/post-10", "page-1", "e-89"))
         assert client.scard(prefix + "sq") == 900  # read as they were
+    finally:
+        storage.clear_namespace()  # type: ignore[attr-defined]
+        storage.close()
+
+
+def test_a_deleted_entry_stored_again_before_the_sweep_is_indexed_once(tmp_path: Path) -> None:
+    storage = make_storage("redis", tmp_path)
+    client, prefix = storage.client, storage.prefix  # type: ignore[attr-defined]
+    url = "http://example.org/post-1/"
+    try:
+        key = f"{1:032d}"
+        rows = {key: put(storage, key, entry(url, 1))}
+        storage.housekeeping(1.0)
+        storage.delete([key])  # its members stay until swept
+        rows[key] = put(storage, key, entry(url, 1))  # queued: found by both, listed once
+        check(storage, rows, ("post-1/", "example"))
+        # Indexed before any sweep: its old members go first, then the same ones come back.
+        catch_up(client, storage._index_search, prefix, prefix, 10)  # type: ignore[attr-defined]
+        assert client.zcard(prefix + "sx") == len(url)
+        assert client.hlen(prefix + "sd") == 0
+        storage.housekeeping(1.0)  # a sweep now must not take the new members out
+        check(storage, rows, ("post-1/", "example"))
+        storage.delete([key])
+        other = f"{2:032d}"
+        rows = {other: put(storage, other, entry("http://example.org/other/", 2))}
+        rows[key] = put(storage, key, entry("http://example.org/moved/", 3))
+        check(storage, rows, ("post-1/", "moved", "example"))  # stale members: rows checked
+        storage.housekeeping(1.0)
+        assert client.zcard(prefix + "sx") == len("http://example.org/other/") * 2
+        check(storage, rows, ("post-1/", "moved", "example"))
     finally:
         storage.clear_namespace()  # type: ignore[attr-defined]
         storage.close()

@@ -72,10 +72,12 @@ from sitecache.cache.storage.redis_search import (
     SEARCH,
     SEARCH_CATCH_UP,
     SEARCH_KEYS,
+    SWEEP,
     catch_up,
     lowered,
     migrate,
     search_candidates,
+    sweep,
     trigram_sets,
 )
 
@@ -165,6 +167,7 @@ class RedisStorage(StorageBase):
         self._index_search = self.client.register_script(INDEX)
         self._search = self.client.register_script(SEARCH)
         self._migrate_search = self.client.register_script(MIGRATE)
+        self._sweep_search = self.client.register_script(SWEEP)
         self._generation_keys = (self._key("gen"), self._key("ep"))
         self._local = threading.local()
 
@@ -400,15 +403,17 @@ class RedisStorage(StorageBase):
 
     def housekeeping(self, budget: float) -> int:
         """Move entries indexed by the search layout before to the suffixes
-        (`redis_search.migrate`), then index the entries queued for the search index
+        (`redis_search.migrate`), take out the members deleted entries left
+        (`redis_search.sweep`), then index the entries queued for the search index
         (`redis_search.catch_up`): up to `HOUSEKEEPING_BATCH` entries a call (``budget`` is not
         consulted: the batch is the bound; each script holds Redis a few ms); how many."""
         del budget
         with self.translate_errors("housekeeping"):
             data, client, prefix = self._data(), self.client, self.prefix
-            moved = migrate(client, self._migrate_search, prefix, data, HOUSEKEEPING_BATCH)
-            left = HOUSEKEEPING_BATCH - moved
-            return moved + catch_up(client, self._index_search, prefix, data, left)
+            done = migrate(client, self._migrate_search, prefix, data, HOUSEKEEPING_BATCH)
+            done += sweep(client, self._sweep_search, prefix, data, HOUSEKEEPING_BATCH - done)
+            left = HOUSEKEEPING_BATCH - done
+            return done + catch_up(client, self._index_search, prefix, data, left)
 
     def get_value(self, name: str) -> bytes | None:
         with self.translate_errors("read"):

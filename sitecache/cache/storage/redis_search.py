@@ -27,7 +27,9 @@ batches (`INDEX`, a script that checks each row is still the one read), from GC'
 housekeeping and before a search when many wait; a search (`SEARCH`, one read-only script:
 the range, the queue and the candidates' rows) reads both the set and the queue (few), so it
 is exact whether or not a catch-up ran. The hash ``su`` keeps the lowered URL each entry was
-indexed under, so the delete scripts (`FORGET`) take its members out.
+indexed under; the delete scripts (`FORGET`) move it to ``sd``, and `sweep` (GC's
+housekeeping) or the entry's next indexing takes its members out: until then a search may meet
+them, and the candidate's row (gone, or of another URL) is checked as any other.
 
 The layout before (one set per trigram, ``g:<3 bytes>``, and their hash ``sg``) is moved to
 this one by `migrate` (`MIGRATE`, from GC's housekeeping, a batch a call); until an epoch's
@@ -52,11 +54,13 @@ __all__ = [
     "SEARCH_CATCH_UP",
     "SEARCH_KEYS",
     "SUFFIX",
+    "SWEEP",
     "catch_up",
     "lowered",
     "migrate",
     "search_arguments",
     "search_candidates",
+    "sweep",
     "trigram_sets",
 ]
 
@@ -80,10 +84,11 @@ CATCH_UP_BATCH: Final = 25
 #: Entries of the trigram layout one `MIGRATE` call moves (as long as a catch-up batch).
 MIGRATE_BATCH: Final = 25
 #: The one-of-a-kind keys of the index in an epoch (beside the old layout's ``g:`` sets).
-SEARCH_KEYS: Final = ("sq", "su", "sx", "sg")
+SEARCH_KEYS: Final = ("sq", "su", "sd", "sx", "sg")
 
 #: Lua: the members of an entry's suffixes (``suffix_members``); ``ZADD``/``ZREM`` of many
-#: members in slices (Lua's ``unpack`` takes a few thousand values).
+#: members in slices (Lua's ``unpack`` takes a few thousand values); ``sweep``: take out the
+#: members a deleted entry left (``sd``).
 _MEMBERS: Final = """
 local function suffix_members(lowered, key, into)
     for j = 1, #lowered do
@@ -110,6 +115,15 @@ local function zrem_all(name, members)
         redis.call('ZREM', name, unpack(members, i, math.min(i + 3999, #members)))
     end
 end
+local function sweep(p, key)
+    local lowered = redis.call('HGET', p .. 'sd', key)
+    if lowered then
+        local members = {}
+        suffix_members(lowered, key, members)
+        zrem_all(p .. 'sx', members)
+        redis.call('HDEL', p .. 'sd', key)
+    end
+end
 """.replace("{suffix}", str(SUFFIX))
 
 _DATA_PREFIX: Final = """
@@ -120,19 +134,18 @@ local function data_prefix(shared)
 end
 """
 
-#: Lua: take an entry out of the search index (its suffixes and ``su``; the trigram sets and
-#: ``sg`` of the layout before; the queue), and ``search_put``: queue a stored entry unless its
-#: row was already there with the same URL.
+#: Lua: take an entry out of the search index (``su``: its members move to ``sd``, taken out
+#: later by `sweep`, since ~35 ``ZREM`` in a set of millions cost a delete ~70 µs; the trigram
+#: sets and ``sg`` of the layout before; the queue), and ``search_put``: queue a stored entry
+#: unless its row was already there with the same URL.
 FORGET: Final = (
     _MEMBERS
     + """
 local function search_forget(p, key)
     local lowered = redis.call('HGET', p .. 'su', key)
     if lowered then
-        local members = {}
-        suffix_members(lowered, key, members)
-        zrem_all(p .. 'sx', members)
         redis.call('HDEL', p .. 'su', key)
+        redis.call('HSET', p .. 'sd', key, lowered)
     end
     lowered = redis.call('HGET', p .. 'sg', key)
     if lowered then
@@ -167,6 +180,7 @@ for i = 2, #ARGV, 3 do
         if not now then
             gone[#gone + 1] = key
         elseif now == raw then
+            sweep(p, key)  -- what it left when deleted before, which may be these members
             suffix_members(lowered, key, members)
             indexed[#indexed + 1] = key
             indexed[#indexed + 1] = lowered
@@ -198,6 +212,7 @@ for i = 2, #ARGV do
             redis.call('SREM', p .. 'g:' .. string.sub(lowered, j, j + 2), key)
         end
         redis.call('HDEL', p .. 'sg', key)
+        sweep(p, key)
         suffix_members(lowered, key, members)
         moved[#moved + 1] = key
         moved[#moved + 1] = lowered
@@ -206,6 +221,17 @@ end
 zadd_all(p .. 'sx', members)
 if #moved > 0 then redis.call('HSET', p .. 'su', unpack(moved)) end
 return #moved / 2
+"""
+)
+
+#: Take out the members deleted entries left: ARGV[1] the namespace prefix, then keys.
+SWEEP: Final = (
+    _DATA_PREFIX
+    + _MEMBERS
+    + """
+local p = data_prefix(ARGV[1])
+for i = 2, #ARGV do sweep(p, ARGV[i]) end
+return 0
 """
 )
 
@@ -363,6 +389,19 @@ def catch_up(client: Any, script: Any, prefix: str, data: str, limit: int) -> in
         done += moved
         if moved == 0:  # every one picked changed under us: the next call sees them again
             break
+    return done
+
+
+def sweep(client: Any, script: Any, prefix: str, data: str, limit: int) -> int:
+    """Take out of the suffixes of the epoch under ``data`` the members of up to ``limit``
+    deleted entries (``sd``; a batch of `MIGRATE_BATCH` per `SWEEP` call); how many."""
+    done = 0
+    while done < limit:
+        keys = client.hrandfield(data + "sd", MIGRATE_BATCH)
+        if not keys:
+            break
+        script(args=[prefix, *keys])
+        done += len(keys)
     return done
 
 
