@@ -138,9 +138,7 @@ end
 #: later by `sweep`, since ~35 ``ZREM`` in a set of millions cost a delete ~70 µs; the trigram
 #: sets and ``sg`` of the layout before; the queue), and ``search_put``: queue a stored entry
 #: unless its row was already there with the same URL.
-FORGET: Final = (
-    _MEMBERS
-    + """
+FORGET: Final = """
 local function search_forget(p, key)
     local lowered = redis.call('HGET', p .. 'su', key)
     if lowered then
@@ -162,7 +160,6 @@ local function search_put(p, key, old, url)
     redis.call('SADD', p .. 'sq', key)
 end
 """
-)
 
 #: Index queued entries: ARGV[1] the namespace prefix, then (key, index row, lowered URL)
 #: triples. An entry is indexed only while it is queued and its index row is still the one
