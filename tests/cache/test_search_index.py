@@ -121,7 +121,7 @@ def test_a_search_pages_the_matches_in_the_listing_order(storage: Storage) -> No
     assert {count for _, count in pages} == {12}
 
 
-def test_the_redis_index_keeps_no_set_of_a_deleted_entry(tmp_path: Path) -> None:
+def test_the_redis_index_keeps_no_member_of_a_deleted_entry(tmp_path: Path) -> None:
     storage = make_storage("redis", tmp_path)
     try:
         keys = [f"{number:032d}" for number in range(5)]
@@ -130,14 +130,25 @@ def test_the_redis_index_keeps_no_set_of_a_deleted_entry(tmp_path: Path) -> None
         storage.housekeeping(1.0)
         client = storage.client  # type: ignore[attr-defined]
         prefix = storage.prefix  # type: ignore[attr-defined]
-        assert client.keys(prefix + "g:*")
+        # One member per suffix: 32 bytes, 32 members an entry.
+        assert client.zcard(prefix + "sx") == 5 * len("http://example.org/page-0/")
         put(storage, keys[0], entry("http://example.org/moved/", 0))  # a new URL: re-queued
+        assert client.hlen(prefix + "sd") == 1  # its old members, until swept
         assert storage.list_entries(0, 10, now=NOW, search="page-0")[1] == 0
         assert storage.list_entries(0, 10, now=NOW, search="moved")[1] == 1
+        storage.housekeeping(1.0)
+        assert client.zcard(prefix + "sx") == 4 * len("http://example.org/page-0/") + len(
+            "http://example.org/moved/"
+        )
+        assert client.hlen(prefix + "sd") == 0
         storage.delete(keys)
-        assert client.keys(prefix + "g:*") == []
+        assert client.hlen(prefix + "sd") == 5
+        assert storage.list_entries(0, 10, now=NOW, search="example")[1] == 0
+        storage.housekeeping(1.0)
+        assert client.zcard(prefix + "sx") == 0
         assert client.scard(prefix + "sq") == 0
-        assert client.hlen(prefix + "sg") == 0
+        assert client.hlen(prefix + "su") == 0
+        assert client.hlen(prefix + "sd") == 0
     finally:
         storage.clear_namespace()  # type: ignore[attr-defined]
         storage.close()

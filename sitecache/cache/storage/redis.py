@@ -3,8 +3,8 @@
 Every key starts with a per-site prefix (``sitecache:<namespace>:``). Entries are the encoded
 bytes of `sitecache.cache.entry` (no pickle), with a Redis expiry; the index is a hash of JSON
 rows plus sorted sets by creation (pages) and expiry time (pages and Vary pointers, the
-pointers' also apart), one set per tag, URL, path and host, a totals hash, and the trigram
-sets of ``search`` (`sitecache.cache.storage.redis_search`). Writes and
+pointers' also apart), one set per tag, URL, path and host, a totals hash, and the sorted set
+of URL suffixes of ``search`` (`sitecache.cache.storage.redis_search`). Writes and
 deletes run as Lua scripts, so the index never disagrees with the entries it describes. A lookup
 is one ``SUNION``. Locks are taken and released by Lua scripts (atomic compare-and-set and
 compare-and-delete); the purge generation is an ``INCR`` counter.
@@ -67,12 +67,17 @@ from sitecache.cache.storage.redis_scripts import (
 )
 from sitecache.cache.storage.redis_search import (
     INDEX,
+    MIGRATE,
     MIN_TERM,
+    SEARCH,
     SEARCH_CATCH_UP,
     SEARCH_KEYS,
-    candidate_keys,
-    candidate_rows,
+    SWEEP,
     catch_up,
+    lowered,
+    migrate,
+    search_candidates,
+    sweep,
     trigram_sets,
 )
 
@@ -160,6 +165,9 @@ class RedisStorage(StorageBase):
         self._release = self.client.register_script(RELEASE)
         self._acquire = self.client.register_script(ACQUIRE)
         self._index_search = self.client.register_script(INDEX)
+        self._search = self.client.register_script(SEARCH)
+        self._migrate_search = self.client.register_script(MIGRATE)
+        self._sweep_search = self.client.register_script(SWEEP)
         self._generation_keys = (self._key("gen"), self._key("ep"))
         self._local = threading.local()
 
@@ -264,15 +272,14 @@ class RedisStorage(StorageBase):
         self, offset: int, limit: int, now: float, search: str, status: EntryStatus | None
     ) -> tuple[list[EntryInfo], int]:
         """``status`` alone through the expiry set (`redis_listing`); a ``search`` through the
-        trigram sets (`redis_search`), or, for a term under three bytes, a walk of every row
+        suffixes (`redis_search`), or, for a term under three bytes, a walk of every row
         (`search_rows` skips decoding most of them)."""
-        data, cut = self._state()
         if search:
-            found = (
-                self._search_candidates(data, search)
-                if len(search.lower().encode()) >= MIN_TERM
-                else search_rows(self.client, data + "i", search)
-            )
+            if len(lowered(search)) >= MIN_TERM:
+                cut, found = self._search_candidates(search)
+            else:
+                data, cut = self._state()
+                found = search_rows(self.client, data + "i", search)
             rows = [
                 info
                 for info in found
@@ -282,6 +289,7 @@ class RedisStorage(StorageBase):
             ]
             rows.sort(key=lambda info: (-info.created, info.url))
             return rows[offset : offset + limit], len(rows)
+        data, cut = self._state()
         if status == "expired":
             expired = expired_pages(self.client, data, now, after=cut)
             rows = sorted(self._rows(expired, data), key=lambda info: (-info.created, info.url))
@@ -291,14 +299,19 @@ class RedisStorage(StorageBase):
         rows = self._rows(keys, data)
         return sorted(rows, key=lambda info: (-info.created, info.url)), total
 
-    def _search_candidates(self, data: str, search: str) -> Iterator[EntryInfo]:
-        """The rows the trigram sets and the queue name for ``search`` (`redis_search`); the
-        queue is indexed first when many wait."""
-        keys, queued = candidate_keys(self.client, data, search)
+    def _search_candidates(self, search: str) -> tuple[float, Iterator[EntryInfo]]:
+        """The expiry cut and the rows the index and the queue name for ``search``
+        (`redis_search.search_candidates`, one script); the queue is indexed first when many
+        wait."""
+        run = self._run_search
+        cut, queued, data, rows = search_candidates(self.client, run, self.prefix, search)
         if queued > SEARCH_CATCH_UP:
             catch_up(self.client, self._index_search, self.prefix, data, 1 << 62)
-            keys, _ = candidate_keys(self.client, data, search)
-        return candidate_rows(self.client, data, keys)
+            cut, _, _, rows = search_candidates(self.client, run, self.prefix, search)
+        return cut, rows
+
+    def _run_search(self, arguments: list[Any]) -> Any:
+        return self._script(self._search, [], arguments)
 
     def _every_row(self) -> Iterator[EntryInfo]:
         data, cut = self._state()
@@ -367,13 +380,17 @@ class RedisStorage(StorageBase):
         # The old epoch's own index names every key it holds: walking it costs what the epoch
         # held, whatever else the Redis database holds (a SCAN would visit every key).
         cursor, rows = self.client.hscan(data + "i", int(record["cursor"]), count=self.batch_size)
+        # Sets of the search layout before the suffixes: only while the epoch's ``sg`` holds
+        # some (`redis_search.migrate`).
+        old_layout = bool(self.client.exists(data + "sg"))
         names: set[str | bytes] = set()
         for key, raw in rows.items():
             row = json.loads(raw)
             names.add(f"{data}e:{_text(key)}")
             names.update(f"{data}t:{tag}" for tag in row["tags"])
             names.update(f"{data}{kind}:{row[field]}" for kind, field in _ROW_SETS)
-            names.update(trigram_sets(data, row["url"]))
+            if old_layout:
+                names.update(trigram_sets(data, row["url"]))
         if names:
             self.client.unlink(*names)
         if int(cursor) == 0:
@@ -385,13 +402,18 @@ class RedisStorage(StorageBase):
         return max(1, len(rows))
 
     def housekeeping(self, budget: float) -> int:
-        """Index the entries queued for the search index (`redis_search.catch_up`), a bounded
-        batch per call (``budget`` is not consulted: the batch is the bound); how many."""
+        """Move entries indexed by the search layout before to the suffixes
+        (`redis_search.migrate`), take out the members deleted entries left
+        (`redis_search.sweep`), then index the entries queued for the search index
+        (`redis_search.catch_up`): up to `HOUSEKEEPING_BATCH` entries a call (``budget`` is not
+        consulted: the batch is the bound; each script holds Redis a few ms); how many."""
         del budget
         with self.translate_errors("housekeeping"):
-            return catch_up(
-                self.client, self._index_search, self.prefix, self._data(), HOUSEKEEPING_BATCH
-            )
+            data, client, prefix = self._data(), self.client, self.prefix
+            done = migrate(client, self._migrate_search, prefix, data, HOUSEKEEPING_BATCH)
+            done += sweep(client, self._sweep_search, prefix, data, HOUSEKEEPING_BATCH - done)
+            left = HOUSEKEEPING_BATCH - done
+            return done + catch_up(client, self._index_search, prefix, data, left)
 
     def get_value(self, name: str) -> bytes | None:
         with self.translate_errors("read"):
@@ -503,17 +525,19 @@ class RedisStorage(StorageBase):
             self.client.incr(self._key("gen"))
 
     def clear_namespace(self) -> int:
-        """Delete every key of this namespace (tests and `sitecache cache flush --all`)."""
+        """Delete every key of this namespace (tests and `sitecache cache flush --all`).
+        ``UNLINK``: Redis frees a large value (the search index's sorted set) in the
+        background, where ``DEL`` would hold every client for as long."""
         removed = 0
         with self.translate_errors("clear"):
             batch: list[bytes] = []
             for key in self.client.scan_iter(match=f"{self.prefix}*", count=1000):
                 batch.append(key)
                 if len(batch) >= 500:
-                    removed += int(self.client.delete(*batch))
+                    removed += int(self.client.unlink(*batch))
                     batch = []
             if batch:
-                removed += int(self.client.delete(*batch))
+                removed += int(self.client.unlink(*batch))
         return removed
 
     def close(self) -> None:

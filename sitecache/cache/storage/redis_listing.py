@@ -8,10 +8,10 @@ since GC removes them. ``status=expired`` lists just those; ``status=fresh`` fin
 starts in ``byc`` from the ranks of the expired pages (one ``ZREVRANK`` each), then reads the
 page skipping them: O(expired · log n + page), not O(n).
 
-A ``search`` (a URL substring) of three bytes or more goes through the trigram sets
-(`sitecache.cache.storage.redis_search`); a shorter one has no index to use: `search_rows`
-walks the index hash with ``HSCAN`` and decodes only the rows whose JSON holds the text. That
-walk grows with the number of entries (measured in ``bench/purge_bench.py``).
+A ``search`` (a URL substring) of three bytes or more goes through the sorted set of URL
+suffixes (`sitecache.cache.storage.redis_search`); a shorter one has no index to use:
+`search_rows` walks the index hash with ``HSCAN`` and decodes only the rows whose JSON holds
+the text. That walk grows with the number of entries (measured in ``bench/purge_bench.py``).
 """
 
 from __future__ import annotations
