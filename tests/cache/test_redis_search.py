@@ -133,7 +133,10 @@ STEPS = st.lists(
 )
 @given(steps=STEPS, terms=st.lists(st.text(LETTERS, min_size=1, max_size=16), max_size=4))
 def test_long_and_non_ascii_terms_answer_what_a_scan_answers(
-    backend: str, tmp_path_factory: pytest.TempPathFactory, steps: list, terms: list[str]
+    backend: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    steps: list[tuple[str, int, str]],
+    terms: list[str],
 ) -> None:
     storage = make_storage(backend, tmp_path_factory.mktemp("cache"))
     rows: dict[str, EntryInfo] = {}
