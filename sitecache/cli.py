@@ -60,11 +60,55 @@ def _environment(args: argparse.Namespace) -> dict[str, str]:
     return environment
 
 
-def _configure_environment(args: argparse.Namespace) -> Config:
-    """The configuration, read from the environment with the command-line options applied."""
-    from sitecache.config import load_config
+def _configure_environment(args: argparse.Namespace, *, site: bool = True) -> Config:
+    """The configuration, read from the environment with the command-line options applied.
 
-    return _checked(load_config(environ=_environment(args)))
+    ``site``: the command reads or changes an existing site (every command but those that
+    create one, ``init``, ``serve`` and ``user create --role administrator``, and
+    ``nginx-config``, which reads the configuration only).
+
+    Raises:
+        ConfigError: ``site`` and the data directory holds no site (`_missing_site`): nothing
+            is created.
+    """
+    from sitecache.config import ConfigError, load_config
+
+    config = _checked(load_config(environ=_environment(args)))
+    if site:
+        missing = _missing_site(config)
+        if missing:
+            raise ConfigError(missing)
+    return config
+
+
+def _missing_site(config: Config) -> str:
+    """Why ``config`` names no existing site ("" when it names one): its data directory does
+    not exist or holds no site database (SQLite); the message names the directory and the
+    command that creates a site.
+
+    A site in PostgreSQL lives in its database (whose schema each command checks when it
+    opens it); a node's own data directory (disk cache, logs) is then created when missing,
+    0700, like ``sitecache serve`` creates it.
+    """
+    from sitecache.auth.store import SiteStore, is_postgres_url, make_private_directory
+
+    data_dir = config.data_dir.resolve()
+    if is_postgres_url(config.database_url):
+        make_private_directory(config.data_dir)
+        return ""
+    # Only the file's path is read: a SiteStore opens nothing until it is used.
+    database = SiteStore(config.data_dir / "site.db", url=config.database_url or None).path
+    if not data_dir.is_dir():
+        problem = "the directory does not exist"
+    elif not database.is_file():
+        problem = f"no site database {database.resolve()}"
+    else:
+        return ""
+    return (
+        f"no site in the data directory {data_dir} ({problem}): create one with "
+        "`sitecache init`, or name the site's data directory with --data-dir DIR or "
+        "SITECACHE_DATA_DIR"
+    )
 
 
 def _checked(config: Config) -> Config:
@@ -142,7 +186,7 @@ def command_init(args: argparse.Namespace) -> int:
     """
     from sitecache.site.migrations import migrate_content
 
-    config = _configure_environment(args)
+    config = _configure_environment(args, site=False)
     auth = _auth(config, migrate=True)
     migrate_content(auth.store, apply=True)  # the content tables too: init migrates everything
     existing = auth.users.count()
@@ -243,12 +287,17 @@ def command_user_create(args: argparse.Namespace) -> int:
     The first user of a site must be an administrator: a site owner who runs ``user create``
     on a fresh data directory expects to be able to log in and manage the site afterwards.
     """
-    auth = _auth(_configure_environment(args))
-    if args.role != "administrator" and not auth.users.count_role("administrator"):
+    config = _configure_environment(args, site=False)
+    administrator = args.role == "administrator"
+    # Only an administrator may be the first user, so only this makes a new site (0700).
+    if not administrator and (
+        _missing_site(config) or not _auth(config).users.count_role("administrator")
+    ):
         return _fail(
             "this site has no administrator yet: run `sitecache init` first, or create one "
             "with `sitecache user create LOGIN --role administrator`."
         )
+    auth = _auth(config)
     password, generated = _read_password(args.password)
     values = _checked_user_input(
         {
@@ -567,7 +616,7 @@ def command_nginx_config(args: argparse.Namespace) -> int:
     from sitecache.page_headers import page_headers
     from sitecache.site.upload_types import FILE_TYPES
 
-    config = _configure_environment(args)
+    config = _configure_environment(args, site=False)
     return print_nginx_config(
         args,
         config.site_url,

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from sitecache.auth import AuthService, PasswordHasher
 from sitecache.cli import main
 from tests.auth.conftest import FakeClock, build_site
 from tests.cache.api.conftest import Api, add_page
@@ -166,7 +167,7 @@ def test_a_broken_storage_exits_non_zero(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("SITECACHE_CONFIG", raising=False)
-    (tmp_path / "var").mkdir()
+    AuthService(tmp_path / "var", hasher=PasswordHasher(n=1024)).store.close()  # a site
     (tmp_path / "var" / "cache").write_text("not a directory", encoding="utf-8")
     assert main(["--data-dir", str(tmp_path / "var"), "cache", "stats"]) == 1
     error = capsys.readouterr().err
