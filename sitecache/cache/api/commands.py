@@ -201,7 +201,11 @@ def _list(run: _Run) -> int:
         {"total": total, "entries": rows},
         run.as_json,
         [
-            *(f"{row['status']:8} {row['size']:>9} {row['created']}  {row['url']}" for row in rows),
+            *(
+                f"{row['status']:8} {row['variant'] or '-':7} {row['size']:>9} {row['created']}"
+                f"  {row['url']}"
+                for row in rows
+            ),
             f"{len(rows)} of {total} entries (page {page})",
         ],
     )

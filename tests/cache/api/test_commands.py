@@ -192,3 +192,21 @@ def test_flush_removes_static_file_copies_too(
     assert page.exists()
     assert run(options, "flush", "--url", "/static/") == 0
     assert not page.exists()
+
+
+def test_list_shows_each_entrys_variant(
+    setup: tuple[Api, list[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Attack report item 14: the mobile and desktop copies of a page were two identical lines.
+    api, options = setup
+    api.json("POST", "/settings", {"mobile": True})
+    assert (
+        api.page("/a", **{"User-Agent": "Mozilla/5.0 (iPhone)"})
+        .headers["Cache-Status"]
+        .endswith("stored")
+    )
+    assert run(options, "list", "--search", "/a") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert sorted(line.split()[1] for line in lines[:-1]) == ["-", "mobile"]
+    assert all(line.endswith("http://example.org/a") for line in lines[:-1])
+    assert lines[-1] == "2 of 2 entries (page 1)"
