@@ -289,15 +289,16 @@ def command_user_create(args: argparse.Namespace) -> int:
     """
     config = _configure_environment(args, site=False)
     administrator = args.role == "administrator"
+    no_administrator = (
+        "this site has no administrator yet: run `sitecache init` first, or create one "
+        "with `sitecache user create LOGIN --role administrator`."
+    )
     # Only an administrator may be the first user, so only this makes a new site (0700).
-    if not administrator and (
-        _missing_site(config) or not _auth(config).users.count_role("administrator")
-    ):
-        return _fail(
-            "this site has no administrator yet: run `sitecache init` first, or create one "
-            "with `sitecache user create LOGIN --role administrator`."
-        )
+    if not administrator and _missing_site(config):
+        return _fail(no_administrator)
     auth = _auth(config)
+    if not administrator and not auth.users.count_role("administrator"):
+        return _fail(no_administrator)
     password, generated = _read_password(args.password)
     values = _checked_user_input(
         {
