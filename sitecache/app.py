@@ -11,7 +11,6 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl
 
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -45,7 +44,13 @@ from sitecache.rest.http import (
 from sitecache.rest.params import parse_pairs
 from sitecache.rest.server import RestServer
 from sitecache.rest.urls import RequestContext, extract_rest_route
-from sitecache.rest.utf8_fields import FORM_MEDIA_TYPE, malformed_utf8_error, malformed_utf8_fields
+from sitecache.rest.utf8_fields import (
+    FORM_MEDIA_TYPE,
+    MULTIPART_MEDIA_TYPE,
+    malformed_multipart_fields,
+    malformed_utf8_error,
+    malformed_utf8_fields,
+)
 from sitecache.site import ContentService, FrontSite
 from sitecache.site.blocks import BlockType, BlockTypeRegistry, RenderCallback, core_block_types
 from sitecache.site.dashboard import CacheDashboard
@@ -354,8 +359,8 @@ class App:
             raise
         try:
             malformed = self._malformed_utf8(request)
-        except RequestEntityTooLarge:
-            malformed = []  # a body over the limit: refused below, where it is read
+        except (RequestEntityTooLarge, ClientDisconnected):
+            malformed = []  # a body over the limit or cut off: refused below, where it is read
         if malformed:
             return self._refuse_malformed_utf8(request, query, malformed)
         form = None
@@ -384,10 +389,16 @@ class App:
     def _malformed_utf8(request: Request) -> list[str]:
         """The fields of the query string, and of an urlencoded body, that are not UTF-8
         (`malformed_utf8_fields`)."""
-        names = malformed_utf8_fields(request.environ.get("QUERY_STRING") or "")
-        if _is_form(request.environ):
+        environ = request.environ
+        names = malformed_utf8_fields(environ.get("QUERY_STRING") or "")
+        media_type = _media_type(environ)
+        if media_type == FORM_MEDIA_TYPE:
             body = request.get_data(cache=True)  # bounded above; kept for the form parser
             names += [name for name in malformed_utf8_fields(body) if name not in names]
+        elif media_type == MULTIPART_MEDIA_TYPE and request.method == "POST":
+            body = request.get_data(cache=True)
+            fields = malformed_multipart_fields(body, str(environ.get("CONTENT_TYPE")))
+            names += [name for name in fields if name not in names]
         return names
 
     def _refuse_malformed_utf8(
@@ -398,9 +409,8 @@ class App:
         else the site's 400 page. Nothing is parsed further, nothing stored."""
         prefix = self.server.settings.prefix
         rest = "rest_route" in query or extract_rest_route(request.path, query, prefix) is not None
-        if not rest and _is_form(request.environ):
-            body = request.get_data(cache=True).decode("latin-1")
-            rest = any(name == "rest_route" for name, _ in parse_qsl(body, keep_blank_values=True))
+        if not rest and request.method == "POST" and request.path in ("/", "/index.php"):
+            rest = "rest_route" in request.form  # as the home URL's POST below reads it
         if rest:
             return error_response(self.server, malformed_utf8_error(names))
         return self.site.bad_request(
@@ -437,11 +447,10 @@ class App:
         return response(request.environ, start_response)
 
 
-def _is_form(environ: Mapping[str, Any]) -> bool:
-    """Whether the request's body is ``application/x-www-form-urlencoded`` (read from the
-    environ: a lazily made `BodilessRequest` stays unmade)."""
-    media_type = str(environ.get("CONTENT_TYPE") or "").partition(";")[0]
-    return media_type.strip().lower() == FORM_MEDIA_TYPE
+def _media_type(environ: Mapping[str, Any]) -> str:
+    """The media type of the request's body, lower case (read from the environ: a lazily
+    made `BodilessRequest` stays unmade)."""
+    return str(environ.get("CONTENT_TYPE") or "").partition(";")[0].strip().lower()
 
 
 def _add_security_headers(response: Response) -> None:

@@ -13,11 +13,23 @@ from __future__ import annotations
 from typing import Final
 from urllib.parse import unquote_to_bytes
 
+from werkzeug.http import parse_options_header
+from werkzeug.sansio.multipart import Data, Epilogue, Field, File, MultipartDecoder, NeedData
+
 from sitecache.errors import RestError
 
-__all__ = ["FORM_MEDIA_TYPE", "malformed_utf8_error", "malformed_utf8_fields"]
+__all__ = [
+    "FORM_MEDIA_TYPE",
+    "MULTIPART_MEDIA_TYPE",
+    "malformed_multipart_fields",
+    "malformed_utf8_error",
+    "malformed_utf8_fields",
+]
 
 FORM_MEDIA_TYPE: Final = "application/x-www-form-urlencoded"
+MULTIPART_MEDIA_TYPE: Final = "multipart/form-data"
+#: the part charsets werkzeug honours besides UTF-8 (any byte is valid in them)
+_SINGLE_BYTE_CHARSETS: Final = frozenset({"ascii", "us-ascii", "iso-8859-1"})
 
 
 def _raw(encoded: str | bytes) -> bytes:
@@ -63,6 +75,49 @@ def malformed_utf8_fields(encoded: str | bytes) -> list[str]:
             if shown not in names:
                 names.append(shown)
     return names
+
+
+def malformed_multipart_fields(body: bytes, content_type: str) -> list[str]:
+    """The names of the fields (not the files) of a ``multipart/form-data`` body that are not
+    UTF-8, where werkzeug would read them as UTF-8 (no part charset werkzeug honours instead)
+    and replace the bad bytes with U+FFFD; ``[]`` as well for a body werkzeug itself cannot
+    read (it answers that one as before)."""
+    boundary = parse_options_header(content_type)[1].get("boundary", "")
+    if not boundary or body.isascii():
+        return []
+    decoder = MultipartDecoder(boundary.encode("latin-1", "replace"))
+    names: list[str] = []
+    try:
+        decoder.receive_data(body)
+        decoder.receive_data(None)
+        field: Field | None = None
+        chunks: list[bytes] = []
+        event = decoder.next_event()
+        while not isinstance(event, Epilogue | NeedData):
+            if isinstance(event, Field):
+                charset = parse_options_header(event.headers.get("content-type", ""))[1]
+                single_byte = charset.get("charset", "").lower() in _SINGLE_BYTE_CHARSETS
+                field, chunks = (None if single_byte else event), []
+            elif isinstance(event, File):
+                field = None
+            elif isinstance(event, Data) and field is not None:
+                chunks.append(event.data)
+                if not event.more_data and not _is_utf8(b"".join(chunks)):
+                    name = field.name.partition("[")[0]
+                    if name not in names:
+                        names.append(name)
+            event = decoder.next_event()
+    except ValueError:
+        return []
+    return names
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def malformed_utf8_error(names: list[str]) -> RestError:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from werkzeug.test import Client, TestResponse
 
 from sitecache.app import App
-from sitecache.rest.utf8_fields import malformed_utf8_fields
+from sitecache.rest.utf8_fields import malformed_multipart_fields, malformed_utf8_fields
 from sitecache.site import CommentQuery
 from tests.conftest import AppFactory
 from tests.site.conftest import SmallSite
@@ -136,3 +136,45 @@ def test_a_comment_that_is_not_utf8_is_refused_and_not_stored(
     assert "comment" in response.get_data(as_text=True)
     query = CommentQuery(posts=(site.post.id,), statuses=("approve", "hold"))
     assert app.content.query_comments(query)[0] == []
+
+
+def multipart(fields: dict[str, bytes], charset: str = "") -> tuple[bytes, str]:
+    boundary = "XyZ"
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n'.encode()
+        + (f"Content-Type: text/plain; charset={charset}\r\n".encode() if charset else b"")
+        + b"\r\n"
+        + value
+        + b"\r\n"
+        for name, value in fields.items()
+    ]
+    return b"".join(
+        parts
+    ) + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+def test_multipart_fields_that_are_not_utf8_are_named() -> None:
+    body, content_type = multipart({"title": b"\xed\xa0\x80", "ok": "café".encode()})
+    assert malformed_multipart_fields(body, content_type) == ["title"]
+    body, content_type = multipart({"title": b"caf\xe9"}, charset="iso-8859-1")
+    assert malformed_multipart_fields(body, content_type) == []
+    assert malformed_multipart_fields(b"not multipart at all \xff", content_type) == []
+
+
+def test_a_multipart_rest_body_that_is_not_utf8_is_refused(
+    admin: tuple[App, dict[str, str]],
+) -> None:
+    # werkzeug reads such a field with U+FFFD for the bad bytes: silently stored mojibake.
+    app, auth = admin
+    post = app.content.create_post(title="Before", status="publish")
+    body, content_type = multipart({"title": b"x\xff"})
+    response = Client(app).post(
+        f"/site-json/site/v2/posts/{post.id}",
+        data=body,
+        headers={**auth, "Content-Type": content_type},
+        base_url=SITE,
+    )
+    refused_as_invalid_param(response, "title")
+    reread = app.content.get_post(post.id)
+    assert reread is not None
+    assert reread.title == "Before"
