@@ -44,6 +44,13 @@ from sitecache.rest.http import (
 from sitecache.rest.params import parse_pairs
 from sitecache.rest.server import RestServer
 from sitecache.rest.urls import RequestContext, extract_rest_route
+from sitecache.rest.utf8_fields import (
+    FORM_MEDIA_TYPE,
+    MULTIPART_MEDIA_TYPE,
+    malformed_multipart_fields,
+    malformed_utf8_error,
+    malformed_utf8_fields,
+)
 from sitecache.site import ContentService, FrontSite
 from sitecache.site.blocks import BlockType, BlockTypeRegistry, RenderCallback, core_block_types
 from sitecache.site.dashboard import CacheDashboard
@@ -350,6 +357,12 @@ class App:
             if "rest_route" in query or extract_rest_route(request.path, query, prefix) is not None:
                 return error_response(self.server, payload_too_large())
             raise
+        try:
+            malformed = self._malformed_utf8(request)
+        except (RequestEntityTooLarge, ClientDisconnected):
+            malformed = []  # a body over the limit or cut off: refused below, where it is read
+        if malformed:
+            return self._refuse_malformed_utf8(request, query, malformed)
         form = None
         if request.method == "POST" and request.path in ("/", "/index.php"):
             try:
@@ -371,6 +384,38 @@ class App:
             return view(request) if view is not None else self.site(request)
         finally:
             self.server.reset_context(token)
+
+    @staticmethod
+    def _malformed_utf8(request: Request) -> list[str]:
+        """The fields of the query string, and of an urlencoded body, that are not UTF-8
+        (`malformed_utf8_fields`)."""
+        environ = request.environ
+        names = malformed_utf8_fields(environ.get("QUERY_STRING") or "")
+        media_type = _media_type(environ)
+        if media_type == FORM_MEDIA_TYPE:
+            body = request.get_data(cache=True)  # bounded above; kept for the form parser
+            names += [name for name in malformed_utf8_fields(body) if name not in names]
+        elif media_type == MULTIPART_MEDIA_TYPE and request.method == "POST":
+            body = request.get_data(cache=True)
+            fields = malformed_multipart_fields(body, str(environ.get("CONTENT_TYPE")))
+            names += [name for name in fields if name not in names]
+        return names
+
+    def _refuse_malformed_utf8(
+        self, request: Request, query: Mapping[str, Any], names: list[str]
+    ) -> Response:
+        """400 for a query or form that is not UTF-8: the REST error of an invalid parameter
+        to a REST request (addressed by its path, or by ``rest_route`` in the query or form),
+        else the site's 400 page. Nothing is parsed further, nothing stored."""
+        prefix = self.server.settings.prefix
+        rest = "rest_route" in query or extract_rest_route(request.path, query, prefix) is not None
+        if not rest and request.method == "POST" and request.path in ("/", "/index.php"):
+            rest = "rest_route" in request.form  # as the home URL's POST below reads it
+        if rest:
+            return error_response(self.server, malformed_utf8_error(names))
+        return self.site.bad_request(
+            f"The request is not valid UTF-8 text ({', '.join(names)}): nothing was done."
+        )
 
     def __call__(
         self, environ: Mapping[str, Any], start_response: StartResponse
@@ -400,6 +445,12 @@ class App:
             response = _plain_error(500, "There has been a critical error on this website.")
         _add_security_headers(response)
         return response(request.environ, start_response)
+
+
+def _media_type(environ: Mapping[str, Any]) -> str:
+    """The media type of the request's body, lower case (read from the environ: a lazily
+    made `BodilessRequest` stays unmade)."""
+    return str(environ.get("CONTENT_TYPE") or "").partition(";")[0].strip().lower()
 
 
 def _add_security_headers(response: Response) -> None:

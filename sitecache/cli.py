@@ -36,6 +36,20 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 
+def terminal_text(value: object) -> str:
+    """`sitecache.terminal.terminal_text` (imported when a command prints: building the parser
+    loads nothing of the package)."""
+    from sitecache.terminal import terminal_text as escaped
+
+    return escaped(value)
+
+
+def _say(line: str) -> None:
+    """Print one line on standard output, its user-made text (names, titles, URLs) shown
+    escaped by `terminal_text`: a stored string never drives the reader's terminal."""
+    print(terminal_text(line))
+
+
 def _environment(args: argparse.Namespace) -> dict[str, str]:
     """The process environment with ``--config`` and ``--data-dir`` applied."""
     environment = dict(os.environ)
@@ -46,11 +60,55 @@ def _environment(args: argparse.Namespace) -> dict[str, str]:
     return environment
 
 
-def _configure_environment(args: argparse.Namespace) -> Config:
-    """The configuration, read from the environment with the command-line options applied."""
-    from sitecache.config import load_config
+def _configure_environment(args: argparse.Namespace, *, site: bool = True) -> Config:
+    """The configuration, read from the environment with the command-line options applied.
 
-    return _checked(load_config(environ=_environment(args)))
+    ``site``: the command reads or changes an existing site (every command but those that
+    create one, ``init``, ``serve`` and ``user create --role administrator``, and
+    ``nginx-config``, which reads the configuration only).
+
+    Raises:
+        ConfigError: ``site`` and the data directory holds no site (`_missing_site`): nothing
+            is created.
+    """
+    from sitecache.config import ConfigError, load_config
+
+    config = _checked(load_config(environ=_environment(args)))
+    if site:
+        missing = _missing_site(config)
+        if missing:
+            raise ConfigError(missing)
+    return config
+
+
+def _missing_site(config: Config) -> str:
+    """Why ``config`` names no existing site ("" when it names one): its data directory does
+    not exist or holds no site database (SQLite); the message names the directory and the
+    command that creates a site.
+
+    A site in PostgreSQL lives in its database (whose schema each command checks when it
+    opens it); a node's own data directory (disk cache, logs) is then created when missing,
+    0700, like ``sitecache serve`` creates it.
+    """
+    from sitecache.auth.store import SiteStore, is_postgres_url, make_private_directory
+
+    data_dir = config.data_dir.resolve()
+    if is_postgres_url(config.database_url):
+        make_private_directory(config.data_dir)
+        return ""
+    # Only the file's path is read: a SiteStore opens nothing until it is used.
+    database = SiteStore(config.data_dir / "site.db", url=config.database_url or None).path
+    if not data_dir.is_dir():
+        problem = "the directory does not exist"
+    elif not database.is_file():
+        problem = f"no site database {database.resolve()}"
+    else:
+        return ""
+    return (
+        f"no site in the data directory {data_dir} ({problem}): create one with "
+        "`sitecache init`, or name the site's data directory with --data-dir DIR or "
+        "SITECACHE_DATA_DIR"
+    )
 
 
 def _checked(config: Config) -> Config:
@@ -116,7 +174,7 @@ def _create_administrator(auth: AuthService, login: str, email: str | None) -> N
     password = generate_password(20)
     user = auth.users.create(login, password, "administrator", email=email)
     print("Administrator created. Log in at /login with (shown only once):")
-    print(f"  login:    {user.login}")
+    _say(f"  login:    {user.login}")
     print(f"  password: {password}")
 
 
@@ -128,7 +186,7 @@ def command_init(args: argparse.Namespace) -> int:
     """
     from sitecache.site.migrations import migrate_content
 
-    config = _configure_environment(args)
+    config = _configure_environment(args, site=False)
     auth = _auth(config, migrate=True)
     migrate_content(auth.store, apply=True)  # the content tables too: init migrates everything
     existing = auth.users.count()
@@ -145,9 +203,9 @@ def command_init(args: argparse.Namespace) -> int:
                 f"{config.data_dir} has users but no administrator, and the login "
                 f"{args.login!r} is taken: choose the administrator's login with --login."
             )
-        print(f"{config.data_dir.resolve()} has no administrator: creating one.")
+        _say(f"{config.data_dir.resolve()} has no administrator: creating one.")
     else:
-        print(f"Initialized {config.data_dir.resolve()} (database and secret key).")
+        _say(f"Initialized {config.data_dir.resolve()} (database and secret key).")
     _persist_identity(config)
     _create_administrator(auth, args.login, args.email)
     if args.demo:
@@ -182,7 +240,7 @@ def _read_password(value: str | None) -> tuple[str, bool]:
 
 def _fail(message: str) -> int:
     """Print one line on standard error; the exit status of an expected failure."""
-    print(f"sitecache: {message}", file=sys.stderr)
+    print(f"sitecache: {terminal_text(message)}", file=sys.stderr)
     return 1
 
 
@@ -229,12 +287,18 @@ def command_user_create(args: argparse.Namespace) -> int:
     The first user of a site must be an administrator: a site owner who runs ``user create``
     on a fresh data directory expects to be able to log in and manage the site afterwards.
     """
-    auth = _auth(_configure_environment(args))
-    if args.role != "administrator" and not auth.users.count_role("administrator"):
-        return _fail(
-            "this site has no administrator yet: run `sitecache init` first, or create one "
-            "with `sitecache user create LOGIN --role administrator`."
-        )
+    config = _configure_environment(args, site=False)
+    administrator = args.role == "administrator"
+    no_administrator = (
+        "this site has no administrator yet: run `sitecache init` first, or create one "
+        "with `sitecache user create LOGIN --role administrator`."
+    )
+    # Only an administrator may be the first user, so only this makes a new site (0700).
+    if not administrator and _missing_site(config):
+        return _fail(no_administrator)
+    auth = _auth(config)
+    if not administrator and not auth.users.count_role("administrator"):
+        return _fail(no_administrator)
     password, generated = _read_password(args.password)
     values = _checked_user_input(
         {
@@ -251,7 +315,7 @@ def command_user_create(args: argparse.Namespace) -> int:
         email=str(values["email"]) if "email" in values else None,
         display_name=str(values["name"]) if values.get("name") else None,
     )
-    print(f"User {user.login} (id {user.id}, {user.role}) created.")
+    _say(f"User {user.login} (id {user.id}, {user.role}) created.")
     if generated:
         print(f"  password: {password}  (shown only once)")
     return 0
@@ -273,9 +337,11 @@ def _date(timestamp: int | None) -> str:
 
 
 def _print_table(rows: list[dict[str, object]], columns: list[str]) -> None:
-    """Rows as aligned columns under upper-case headings."""
+    """Rows as aligned columns under upper-case headings, every cell through `terminal_text`."""
     cells = [[column.upper() for column in columns]]
-    cells += [[str(row[c]) if row[c] is not None else "" for c in columns] for row in rows]
+    cells += [
+        [terminal_text(row[c]) if row[c] is not None else "" for c in columns] for row in rows
+    ]
     widths = [max(len(line[index]) for line in cells) for index in range(len(columns))]
     for line in cells:
         print(
@@ -331,9 +397,9 @@ def command_user_delete(args: argparse.Namespace) -> int:
         auth.users.delete(user)
     finally:
         app.cache.close()
-    print(f"User {user.login} (id {user.id}) deleted.")
+    _say(f"User {user.login} (id {user.id}) deleted.")
     if target is not None:
-        print(f"  {moved} posts and pages reassigned to {target.login} (id {target.id}).")
+        _say(f"  {moved} posts and pages reassigned to {target.login} (id {target.id}).")
     return 0
 
 
@@ -344,7 +410,7 @@ def command_user_passwd(args: argparse.Namespace) -> int:
     password, generated = _read_password(args.password)
     values = _checked_user_input({"password": password})
     auth.users.set_password(user, str(values["password"]))
-    print(f"Password of {user.login} changed; their sessions have ended.")
+    _say(f"Password of {user.login} changed; their sessions have ended.")
     if generated:
         print(f"  password: {password}  (shown only once)")
     return 0
@@ -370,7 +436,7 @@ def command_app_password_list(args: argparse.Namespace) -> int:
     elif rows:
         _print_table(rows, ["uuid", "name", "created", "last_used", "last_ip"])
     else:
-        print(f"{user.login} has no application passwords.")
+        _say(f"{user.login} has no application passwords.")
     return 0
 
 
@@ -380,7 +446,7 @@ def command_app_password_revoke(args: argparse.Namespace) -> int:
     user = _find_user(auth, args.login)
     if not auth.app_passwords.delete(user, args.uuid):
         return _fail(f"{user.login} has no application password {args.uuid!r}")
-    print(f"Application password {args.uuid} of {user.login} revoked.")
+    _say(f"Application password {args.uuid} of {user.login} revoked.")
     return 0
 
 
@@ -399,10 +465,11 @@ def command_app_password_create(args: argparse.Namespace) -> int:
         name, app_id = check_application_password_fields(args.name, args.app_id or "")
     except InvalidValueError as refused:
         problems = refused.details.get("params") or {}
-        print(f"sitecache: {'; '.join(problems.values()) or refused.message}", file=sys.stderr)
+        reason = "; ".join(problems.values()) or refused.message
+        print(f"sitecache: {terminal_text(reason)}", file=sys.stderr)
         return 2
     password, record = auth.app_passwords.create(user, name, app_id)
-    print(f"Application password {record.name!r} ({record.uuid}) created for {user.login}.")
+    _say(f"Application password {record.name!r} ({record.uuid}) created for {user.login}.")
     print(f"  password: {password}  (shown only once)")
     return 0
 
@@ -432,7 +499,7 @@ def command_serve(args: argparse.Namespace) -> int:
             environment["SITECACHE_SITE_URL"] = site_url
     auth = _auth(config)
     if auth.users.count() == 0:
-        print(f"First start: initializing {config.data_dir.resolve()}.")
+        _say(f"First start: initializing {config.data_dir.resolve()}.")
         _create_administrator(auth, "admin", None)
         if args.demo:
             _fill_demo(auth)
@@ -478,7 +545,7 @@ def command_cache(args: argparse.Namespace) -> int:
         finally:
             engine.close()
     except StorageError as exc:
-        print(f"sitecache: the cache storage failed: {exc}", file=sys.stderr)
+        print(f"sitecache: the cache storage failed: {terminal_text(exc)}", file=sys.stderr)
         return 1
 
 
@@ -512,7 +579,7 @@ def _site_cache_command(args: argparse.Namespace, config: Config) -> int:
             args, app.cache.engine, config.site_url, config.static_directory, app.cache_api
         )
     except StorageError as exc:
-        print(f"sitecache: the cache storage failed: {exc}", file=sys.stderr)
+        print(f"sitecache: the cache storage failed: {terminal_text(exc)}", file=sys.stderr)
         return 1
     finally:
         app.cache_api.close()
@@ -536,7 +603,7 @@ def _cache_command_without_site(args: argparse.Namespace, config: Config) -> int
     try:
         return run_cache_command(args, engine, config.site_url, config.static_directory, api)
     except StorageError as exc:
-        print(f"sitecache: the cache storage failed: {exc}", file=sys.stderr)
+        print(f"sitecache: the cache storage failed: {terminal_text(exc)}", file=sys.stderr)
         return 1
     finally:
         api.close()
@@ -550,7 +617,7 @@ def command_nginx_config(args: argparse.Namespace) -> int:
     from sitecache.page_headers import page_headers
     from sitecache.site.upload_types import FILE_TYPES
 
-    config = _configure_environment(args)
+    config = _configure_environment(args, site=False)
     return print_nginx_config(
         args,
         config.site_url,
@@ -598,7 +665,7 @@ def command_health(args: argparse.Namespace) -> int:
         print(json.dumps(results, indent=2))
     else:
         for result in results:
-            print(f"{result['status']:<12} {result['test']:<26} {result['label']}")
+            _say(f"{result['status']:<12} {result['test']:<26} {result['label']}")
     return 1 if any(result["status"] == "critical" for result in results) else 0
 
 
@@ -654,11 +721,11 @@ def _expected_failure(exc: Exception) -> int | None:
     from sitecache.domain_errors import DomainError
 
     if isinstance(exc, ConfigError):
-        print(f"sitecache: {exc}", file=sys.stderr)
+        print(f"sitecache: {terminal_text(exc)}", file=sys.stderr)
         return 2
     if isinstance(exc, DomainError):
         # A refusal of the domain (users, passwords, cache options and URLs), in its words.
-        print(f"sitecache: {exc.message}", file=sys.stderr)
+        print(f"sitecache: {terminal_text(exc.message)}", file=sys.stderr)
         return 1
     if isinstance(exc, UnicodeError):
         # Command-line text that is not UTF-8 arrives with lone surrogates.
@@ -667,12 +734,12 @@ def _expected_failure(exc: Exception) -> int | None:
     if isinstance(exc, sqlite3.Error | DatabaseError):
         # A full disk, a read-only or corrupt database, a schema of another release: the
         # reason, without a traceback.
-        print(f"sitecache: the site database cannot be used: {exc}", file=sys.stderr)
+        print(f"sitecache: the site database cannot be used: {terminal_text(exc)}", file=sys.stderr)
         return 1
     if isinstance(exc, OSError):
         # A read-only or missing directory, a permission problem.
         where = f": {exc.filename}" if exc.filename else ""
-        print(f"sitecache: {exc.strerror or exc}{where}", file=sys.stderr)
+        print(f"sitecache: {terminal_text(f'{exc.strerror or exc}{where}')}", file=sys.stderr)
         return 1
     return None
 

@@ -156,7 +156,7 @@ def test_app_password_create_prints_a_password_that_authenticates(
 
 
 def test_app_password_create_for_an_unknown_user_fails_clearly(
-    data_dir: Path, capsys: pytest.CaptureFixture[str]
+    data_dir: Path, initialized: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run(data_dir, "app-password", "create", "ghost", "--name", "X") == 1
     assert "no user with login or email 'ghost'" in capsys.readouterr().err

@@ -129,6 +129,7 @@ def test_a_read_only_data_dir_is_one_line(
 )
 def test_a_read_only_or_full_disk_is_one_line(
     data_dir: Path,
+    kim: str,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     failure: Exception,
@@ -141,7 +142,7 @@ def test_a_read_only_or_full_disk_is_one_line(
     for arguments in (
         ["init"],
         ["user", "create", "bob"],
-        ["app-password", "create", "b", "--name", "x"],
+        ["app-password", "create", kim, "--name", "x"],
     ):
         assert run(data_dir, *arguments) == 1
         assert message in one_line(capsys.readouterr().err)
@@ -301,3 +302,67 @@ def test_make_run_honours_host_port_and_bind() -> None:
     assert "--bind '192.0.2.1:9'" in dry[str({"HOST": "192.0.2.1", "PORT": "9"})]
     assert "--bind '[::1]:7'" in dry[str({"BIND": "[::1]:7"})]
     assert "sitecache serve" in makefile
+
+
+# ---------------------------------------------------------------------- no site (attack item 12)
+SITE_COMMANDS = (
+    ["user", "list"],
+    ["user", "passwd", "root", "--password", "long-enough"],
+    ["user", "delete", "root"],
+    ["app-password", "list", "root"],
+    ["app-password", "create", "root", "--name", "x"],
+    ["app-password", "revoke", "root", "0f8fad5b-d9cb-469f-a165-70867728950e"],
+    ["cache", "stats"],
+    ["cache", "status"],
+    ["cache", "list"],
+    ["cache", "flush", "--all"],
+    ["cache", "settings"],
+    ["cache", "enable"],
+    ["cache", "preload", "--no-wait"],
+    ["migrate"],
+    ["openapi"],
+    ["health"],
+)
+
+
+@pytest.mark.parametrize("empty", [False, True], ids=["missing", "empty"])
+@pytest.mark.parametrize("arguments", SITE_COMMANDS, ids=" ".join)
+def test_a_command_on_no_site_refuses_and_creates_nothing(
+    data_dir: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], empty: bool
+) -> None:
+    # Each used to create ./var (0755, a secret key and an empty site.db) and answer "0
+    # entries deleted" or "No users yet" with exit status 0.
+    if empty:
+        data_dir.mkdir(mode=0o700)
+    assert run(data_dir, *arguments) == 2
+    error = one_line(capsys.readouterr().err)
+    assert f"no site in the data directory {data_dir}" in error
+    assert "`sitecache init`" in error
+    assert "--data-dir" in error
+    if empty:
+        assert list(data_dir.iterdir()) == []
+    else:
+        assert not data_dir.exists()
+
+
+def test_only_the_commands_that_make_a_site_create_the_data_directory_0700(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A first user who is not an administrator makes no site either.
+    assert run(data_dir, "user", "create", "bob", "--password", "long-enough") == 1
+    assert "no administrator yet" in one_line(capsys.readouterr().err)
+    assert not data_dir.exists()
+    deep = tmp_path / "nonexistent" / "x"
+    assert run(deep, "user", "list") == 2
+    assert not deep.parent.exists()
+    for directory, arguments in (
+        (deep, ["init"]),
+        (tmp_path / "admin", ["user", "create", "ada", "--role", "administrator",
+                              "--password", "long-enough"]),
+    ):  # fmt: skip
+        assert run(directory, *arguments) == 0
+        assert directory.stat().st_mode & 0o777 == 0o700
+        assert (directory / "site.db").is_file()
+    capsys.readouterr()
+    assert run(deep, "cache", "stats") == 0
+    assert "entries:  0" in capsys.readouterr().out

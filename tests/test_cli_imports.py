@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from sitecache import cli_parser
+from sitecache.auth import AuthService, PasswordHasher
 
 #: what a command that does not serve or render pages must not load
 HEAVY = (
@@ -33,6 +34,13 @@ HEAVY = (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def a_site(tmp_path: Path) -> Path:
+    """The data directory of a site (the commands refuse one that holds none)."""
+    data_dir = tmp_path / "var"
+    AuthService(data_dir, hasher=PasswordHasher(n=1024)).store.close()
+    return data_dir
 
 
 def loaded_after(code: str, tmp_path: Path) -> dict[str, object]:
@@ -116,7 +124,7 @@ def test_help_and_version_load_nothing_heavy(tmp_path: Path, arguments: list[str
 def test_cache_commands_load_neither_the_site_nor_the_rest_server(
     tmp_path: Path, arguments: list[str]
 ) -> None:
-    data_dir = tmp_path / "var"
+    data_dir = a_site(tmp_path)
     code = (
         "import contextlib, io\n"
         "from sitecache import cli\n"
@@ -129,7 +137,7 @@ def test_cache_commands_load_neither_the_site_nor_the_rest_server(
 
 def test_a_flush_with_site_plugins_still_loads_the_site(tmp_path: Path) -> None:
     """The site's code may listen to purges: with configured plugins, flush builds the site."""
-    data_dir = tmp_path / "var"
+    data_dir = a_site(tmp_path)
     config = tmp_path / "plugins.toml"
     config.write_text(
         'password_hash_cost = 1024\nplugins = ["tests.test_cli_imports:no_op_plugin"]\n',

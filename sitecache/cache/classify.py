@@ -184,8 +184,11 @@ class RequestClassifier:
 
     def _as_anonymous(self, environ: dict[str, Any], facts: RequestFacts) -> dict[str, Any]:
         """``known_users=anonymous``: a front-end GET is answered as for a visitor without a
-        login; the app never sees the login cookies, so the page is the anonymous one. The
-        environ without them (``facts`` updated to match), or ``environ`` itself."""
+        login; the app never sees the login and comment-author cookies, so the page is the
+        anonymous one. A post-password (unlock) cookie stays: it shows a page no anonymous
+        visitor gets (the unlocked content), so the request bypasses as in every mode. The
+        environ without the stripped cookies (``facts`` updated to match), or ``environ``
+        itself."""
         prefixes = self.rules.bypass_path_prefixes
         if (
             facts.method not in ("GET", "HEAD")
@@ -194,12 +197,16 @@ class RequestClassifier:
             or not BYPASS_QUERY_PARAMS.isdisjoint(facts.query_names)
         ):
             return environ
-        auth = self.rules.auth_cookie_prefixes
-        kept = [name for name in facts.cookie_names if not name.startswith(auth)]
+        auth, unlock = self.rules.auth_cookie_prefixes, self.rules.unlock_cookie_prefixes
+        kept = [
+            name
+            for name in facts.cookie_names
+            if not name.startswith(auth) or name.startswith(unlock)
+        ]
         if len(kept) == len(facts.cookie_names):
             return environ
         environ = dict(environ)
-        environ["HTTP_COOKIE"] = _strip_cookies(environ.get("HTTP_COOKIE", ""), auth)
+        environ["HTTP_COOKIE"] = _strip_cookies(environ.get("HTTP_COOKIE", ""), auth, unlock)
         facts.cookie_names = tuple(kept)
         return environ
 
@@ -272,11 +279,12 @@ def _cookie_names(header: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _strip_cookies(header: str, prefixes: tuple[str, ...]) -> str:
-    """``header`` without the cookies whose names start with one of ``prefixes``."""
-    kept = [
-        part.strip()
-        for part in header.split(";")
-        if part.strip() and not part.split("=", 1)[0].strip().startswith(prefixes)
-    ]
+def _strip_cookies(header: str, prefixes: tuple[str, ...], keep: tuple[str, ...] = ()) -> str:
+    """``header`` without the cookies whose names start with one of ``prefixes`` but none of
+    ``keep``."""
+    kept = []
+    for part in header.split(";"):
+        name = part.split("=", 1)[0].strip()
+        if part.strip() and (not name.startswith(prefixes) or name.startswith(keep)):
+            kept.append(part.strip())
     return "; ".join(kept)

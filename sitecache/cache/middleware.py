@@ -32,6 +32,7 @@ from sitecache.cache.render import CacheRequest, Renderer, StoredListener, Store
 from sitecache.cache.storage import MemoryStorage, Storage, StorageError
 from sitecache.cache.tier import MemoryTier
 from sitecache.cache.tiered import TieredEntries
+from sitecache.cache.vary import with_vary
 
 __all__ = ["PLAIN_MEMO_SIZE", "PageCache", "ServeFilter", "StoreFilter", "StoredListener", "Tick"]
 
@@ -170,6 +171,10 @@ class PageCache:
         environ, decision = self._classifier.classify(environ, settings)
         if decision.bypass is not None:
             return self._bypass(environ, start_response, Outcome.bypass(decision.bypass))
+        if settings.mobile:
+            # The key holds the mobile variant: a shared cache downstream must key on the user
+            # agent too, or it could serve the mobile copy to desktops (hits and misses alike).
+            start_response = _varying_on_user_agent(start_response)
         if engine.hold.active():
             # A purge owed to a content change is not applied yet: fail closed.
             return self._bypass(environ, start_response, Outcome.failed("bypass", "purge_pending"))
@@ -286,3 +291,12 @@ class PageCache:
             return send_captured(environ, bypass_start_response, captured, captured.headers,
                                  self.serve_filters)  # fmt: skip
         return self.app(environ, bypass_start_response)
+
+
+def _varying_on_user_agent(start_response: StartResponse) -> StartResponse:
+    """``start_response`` adding ``User-Agent`` to the answer's ``Vary`` (`with_vary`)."""
+
+    def varying(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        return start_response(status, with_vary(headers, "User-Agent"), exc_info)
+
+    return varying

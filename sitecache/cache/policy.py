@@ -25,6 +25,7 @@ __all__ = [
     "BYPASS_QUERY_PARAMS",
     "REQUEST_GUARDS",
     "RESPONSE_GUARDS",
+    "UNLOCK_COOKIE_PREFIXES",
     "CacheRules",
     "Guard",
     "RequestFacts",
@@ -44,6 +45,11 @@ AUTH_COOKIE_PREFIXES: Final = (
     "wp-postpass",
     "comment_author",
 )
+
+#: The post-password (unlock) cookies among `AUTH_COOKIE_PREFIXES`: they bypass the cache in
+#: every ``known_users`` mode (``anonymous`` keeps them), since the page they show (an unlocked
+#: post's content) is never the anonymous one (its password form).
+UNLOCK_COOKIE_PREFIXES: Final = ("sitecache_postpass", "wp-postpass")
 
 #: Paths that are never cached: REST, login and admin (sitecache's and WordPress's).
 BYPASS_PATH_PREFIXES: Final = (
@@ -77,12 +83,15 @@ class CacheRules:
         bypass_path_prefixes: paths never cached (REST, login, admin).
         auth_cookie_prefixes: cookie-name prefixes of logged-in, comment-author and
             post-password cookies.
+        unlock_cookie_prefixes: those of post-password cookies: ``known_users=anonymous``
+            keeps them, so they bypass in every mode.
         max_body: the largest body stored, in bytes.
     """
 
     hosts: frozenset[str] | None = None
     bypass_path_prefixes: tuple[str, ...] = BYPASS_PATH_PREFIXES
     auth_cookie_prefixes: tuple[str, ...] = AUTH_COOKIE_PREFIXES
+    unlock_cookie_prefixes: tuple[str, ...] = UNLOCK_COOKIE_PREFIXES
     max_body: int = 8 * 1024 * 1024
 
     def serves_host(self, host: str, server_port: str | None = None) -> bool:
@@ -163,7 +172,7 @@ def _is_auth_cookie(name: str, rules: CacheRules) -> bool:
 
 def _logged_in(facts: RequestFacts, settings: CacheSettings, rules: CacheRules) -> bool:
     # known_users="anonymous" is applied by the middleware before the guards run: it strips
-    # these cookies from a front-end GET, so none is left here to see.
+    # these cookies from a front-end GET but the post-password ones, the only ones left here.
     return any(_is_auth_cookie(name, rules) for name in facts.cookie_names)
 
 

@@ -16,7 +16,7 @@ from typing import Any, Final
 from sitecache.cache.entry import CacheEntry
 from sitecache.cache.keys import vary_key
 
-__all__ = ["keyed_vary", "pointer_entry", "variant_key", "vary_values"]
+__all__ = ["keyed_vary", "pointer_entry", "variant_key", "vary_values", "with_vary"]
 
 #: Request headers that PEP 3333 (CGI) keeps without the ``HTTP_`` prefix.
 _UNPREFIXED_HEADERS: Final = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH"})
@@ -61,3 +61,25 @@ def pointer_entry(entry: CacheEntry, names: tuple[str, ...]) -> CacheEntry:
         expires=entry.expires,
         vary=names,
     )
+
+
+def with_vary(headers: list[tuple[str, str]], name: str) -> list[tuple[str, str]]:
+    """``headers`` whose ``Vary`` names ``name`` too: appended to the last ``Vary`` header, or
+    a new one; ``headers`` itself when a ``Vary`` already names it or says ``*``. Only the
+    answer changes: the key never holds ``name``'s value (`keyed_vary` reads the response the
+    application gave)."""
+    wanted = name.lower()
+    last = -1
+    for index, (header, value) in enumerate(headers):
+        if header.lower() != "vary":
+            continue
+        last = index
+        names = {item.strip().lower() for item in value.split(",")}
+        if wanted in names or "*" in names:
+            return headers
+    if last < 0:
+        return [*headers, ("Vary", name)]
+    changed = list(headers)
+    header, value = changed[last]
+    changed[last] = (header, f"{value}, {name}" if value.strip() else name)
+    return changed

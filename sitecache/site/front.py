@@ -38,6 +38,7 @@ from sitecache.site.page import Page, PageRenderer, redirect
 from sitecache.site.postpass import POSTPASS_PATH, is_unlocked
 from sitecache.site.postpass_form import PostPassForm
 from sitecache.site.reads import RequestReads
+from sitecache.site.site_form import NO_STORE
 from sitecache.site.targets import Feed, Listing, Moved, Single, Sitemap, SiteTargets, Target
 from sitecache.site.views import COMMENT_POST_PATH, SiteViews
 from sitecache.templating import make_template_environment
@@ -142,6 +143,14 @@ class FrontSite:
         """Answer a page request."""
         with self.reads.request():
             return self._answer(request)
+
+    def bad_request(self, message: str) -> Response:
+        """A 400 page (the site's message page, never stored) saying ``message``."""
+        with self.reads.request():
+            body = self.renderer.render("message.html", title="Bad request", message=message)
+        response = Response(body, status=400, mimetype="text/html")
+        response.headers["Cache-Control"] = NO_STORE
+        return response
 
     def _answer(self, request: Request) -> Response:
         if request.path == COMMENT_POST_PATH:

@@ -76,6 +76,15 @@ DECISION_CASES: list[tuple[dict[str, Any], dict[str, Any], str | None, str, str]
         "http://example.org/post/",
         "",
     ),
+    # A post-password (unlock) cookie bypasses in every mode: anonymous keeps it.
+    (
+        {"HTTP_COOKIE": "sitecache_session=abc; sitecache_postpass_1=x"},
+        {"known_users": "anonymous"},
+        "logged_in_cookie",
+        "",
+        "",
+    ),
+    ({"HTTP_COOKIE": "wp-postpass_1=x"}, {"known_users": "anonymous"}, "logged_in_cookie", "", ""),
     (
         {"HTTP_COOKIE": "sitecache_session=abc", "REQUEST_METHOD": "POST"},
         {"known_users": "anonymous"},

@@ -214,6 +214,55 @@ def test_mobile_browsers_get_their_own_variant(page_app: PageApp) -> None:
     assert variants == ["", "mobile"]
 
 
+def vary_names(response: Any) -> list[str]:
+    return [
+        name.strip().lower()
+        for value in response.headers.getlist("Vary")
+        for name in value.split(",")
+        if name.strip()
+    ]
+
+
+def test_mobile_variants_say_vary_user_agent_on_hits_and_misses(page_app: PageApp) -> None:
+    # Attack report item 14: the answers said only "Vary: Accept-Encoding", so a shared cache
+    # downstream could serve the mobile copy to desktops.
+    page_app.body = b"<html>" + b"x" * 2000 + b"</html>"  # large enough for a gzip copy
+    cache = build(page_app, mobile=True)
+    iphone, desktop = "Mozilla/5.0 (iPhone)", "Mozilla/5.0 (X11)"
+    answers = [
+        get(cache, **{"User-Agent": iphone}),
+        get(cache, **{"User-Agent": desktop}),
+        get(cache, **{"User-Agent": iphone, "Accept-Encoding": "gzip"}),
+        get(cache, **{"User-Agent": desktop}),
+    ]
+    statuses = [answer.headers["Cache-Status"] for answer in answers]
+    assert [status.split(";")[1].strip() for status in statuses] == [
+        "fwd=uri-miss", "fwd=uri-miss", "hit", "hit",
+    ]  # fmt: skip
+    for answer in answers:
+        assert vary_names(answer).count("user-agent") == 1, answer.headers
+        assert "accept-encoding" in vary_names(answer)
+    etag = answers[3].headers["ETag"]
+    not_modified = get(cache, **{"User-Agent": desktop, "If-None-Match": etag})
+    assert not_modified.status_code == 304
+    assert "user-agent" in vary_names(not_modified)
+    # Only the mobile keying adds it: the key itself never holds the user agent.
+    assert len(cache.engine.list_entries()[0]) == 2
+    bypassed = get(cache, "/site-json/", **{"User-Agent": iphone})
+    assert "user-agent" not in vary_names(bypassed)
+    assert "user-agent" not in vary_names(get(build(page_app), **{"User-Agent": iphone}))
+
+
+def test_a_vary_the_app_sends_is_kept_and_extended_once(page_app: PageApp) -> None:
+    page_app.headers.append(("Vary", "Accept-Language, user-agent"))
+    cache = build(page_app, mobile=True)
+    first = get(cache, **{"User-Agent": "iPhone", "Accept-Language": "fr"})
+    assert vary_names(first) == ["accept-language", "user-agent", "accept-encoding"]
+    page_app.headers[-1] = ("Vary", "*")
+    star = get(cache, "/other/", **{"User-Agent": "iPhone"})
+    assert vary_names(star) == ["*"]
+
+
 def test_known_users_anonymous_serves_the_anonymous_page_without_login_cookies(
     page_app: PageApp,
 ) -> None:

@@ -29,7 +29,9 @@ from sitecache.cache import CacheEngine, CacheRules, MemoryStorage, PageCache
 EXCHANGES = int(os.environ.get("SITECACHE_PROPERTY_EXAMPLES", "10000"))
 #: exchanges per Hypothesis example
 BATCH = 50
-AUTH_COOKIES = ("sitecache_session", "wordpress_logged_in_x", "comment_author_1", "wp-postpass_1")
+#: post-password (unlock) cookies: never stored, whatever known_users says
+UNLOCK_COOKIES = ("wp-postpass_1", "sitecache_postpass_1")
+AUTH_COOKIES = ("sitecache_session", "wordpress_logged_in_x", "comment_author_1", *UNLOCK_COOKIES)
 #: a request sends up to three of these cookies (repeats allowed)
 COOKIE_NAMES = (*AUTH_COOKIES, "theme", "cart")
 
@@ -100,6 +102,8 @@ def must_never_store(
     )
     logged_in = any(name in AUTH_COOKIES for name in cookies)
     if logged_in and not (config["known_users"] == "anonymous" and front_end_get):
+        return True
+    if any(name in UNLOCK_COOKIES for name in cookies):
         return True
     control = (response["cache_control"] or "").lower()
     return bool(

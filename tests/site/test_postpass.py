@@ -325,10 +325,14 @@ def test_a_forged_or_foreign_cookie_unlocks_nothing(protected: Protected) -> Non
         assert PROTECTED_NOTICE in text
 
 
+@pytest.mark.parametrize("known_users", ["bypass", "bypass_any_cookie", "anonymous"])
 def test_an_unlocked_post_is_never_cached_nor_served_to_another_visitor(
-    protected: Protected,
+    protected: Protected, known_users: str
 ) -> None:
+    # Attack report item 9: with known_users=anonymous the unlock cookie was stripped like a
+    # login cookie, and the visitor who unlocked the post got the cached password form.
     app = protected.app
+    assert isinstance(app.cache.engine.update_settings({"known_users": known_users}), dict)
     path = path_of(app, protected.post)
     anonymous = Client(app, use_cookies=False)
     # The anonymous form page may be cached.

@@ -32,6 +32,7 @@ from sitecache.cache.middleware import PageCache
 from sitecache.cache.settings import SETTINGS_SCHEMA
 from sitecache.domain_errors import DomainError, InvalidFields
 from sitecache.hooks import Hooks
+from sitecache.terminal import terminal_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -50,11 +51,13 @@ PICKUP_TIMEOUT = 10.0
 
 
 def _print(value: Any, as_json: bool, lines: Iterable[str]) -> None:
+    """``value`` as JSON (which escapes every control character), else each of ``lines``
+    through `terminal_text`: an entry's URL or a setting's text never drives the terminal."""
     if as_json:
         print(json.dumps(value, indent=2, sort_keys=True))
     else:
         for line in lines:
-            print(line)
+            print(terminal_text(line))
 
 
 def standalone_api(
@@ -198,7 +201,11 @@ def _list(run: _Run) -> int:
         {"total": total, "entries": rows},
         run.as_json,
         [
-            *(f"{row['status']:8} {row['size']:>9} {row['created']}  {row['url']}" for row in rows),
+            *(
+                f"{row['status']:8} {row['variant'] or '-':7} {row['size']:>9} {row['created']}"
+                f"  {row['url']}"
+                for row in rows
+            ),
             f"{len(rows)} of {total} entries (page {page})",
         ],
     )
@@ -350,6 +357,7 @@ def progress_bar(console: Console | None = None, *, disable: bool = False) -> Pr
         TimeElapsedColumn(),
         TextColumn(
             "{task.fields[current]}",
+            markup=False,  # a URL such as /[red]x/ is text, not rich markup
             table_column=Column(ratio=1, no_wrap=True, overflow="ellipsis", min_width=8),
         ),
         console=console,
@@ -375,7 +383,7 @@ def _preload(run: _Run) -> int:
         state = preloader.state()
         task = bar.add_task("preload", total=state["total"] or None, current="")
         while state["running"]:
-            bar.update(task, completed=state["done"], current=state["current"] or "")
+            bar.update(task, completed=state["done"], current=terminal_text(state["current"] or ""))
             time.sleep(0.2)
             state = preloader.state()
         bar.update(task, completed=state["done"], current="")

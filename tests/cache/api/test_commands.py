@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from sitecache.auth import AuthService, PasswordHasher
 from sitecache.cli import main
 from tests.auth.conftest import FakeClock, build_site
 from tests.cache.api.conftest import Api, add_page
@@ -166,7 +167,7 @@ def test_a_broken_storage_exits_non_zero(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("SITECACHE_CONFIG", raising=False)
-    (tmp_path / "var").mkdir()
+    AuthService(tmp_path / "var", hasher=PasswordHasher(n=1024)).store.close()  # a site
     (tmp_path / "var" / "cache").write_text("not a directory", encoding="utf-8")
     assert main(["--data-dir", str(tmp_path / "var"), "cache", "stats"]) == 1
     error = capsys.readouterr().err
@@ -191,3 +192,21 @@ def test_flush_removes_static_file_copies_too(
     assert page.exists()
     assert run(options, "flush", "--url", "/static/") == 0
     assert not page.exists()
+
+
+def test_list_shows_each_entrys_variant(
+    setup: tuple[Api, list[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Attack report item 14: the mobile and desktop copies of a page were two identical lines.
+    api, options = setup
+    api.json("POST", "/settings", {"mobile": True})
+    assert (
+        api.page("/a", **{"User-Agent": "Mozilla/5.0 (iPhone)"})
+        .headers["Cache-Status"]
+        .endswith("stored")
+    )
+    assert run(options, "list", "--search", "/a") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert sorted(line.split()[1] for line in lines[:-1]) == ["-", "mobile"]
+    assert all(line.endswith("http://example.org/a") for line in lines[:-1])
+    assert lines[-1] == "2 of 2 entries (page 1)"
