@@ -28,6 +28,7 @@ from sitecache import cli_parser
 from sitecache.cli_parser import Command
 
 if TYPE_CHECKING:
+    from sitecache.app import App
     from sitecache.auth import AuthService
     from sitecache.auth.roles import SiteUser
     from sitecache.cache.engine import CacheEngine
@@ -381,22 +382,24 @@ def command_user_delete(args: argparse.Namespace) -> int:
     from sitecache.domain_errors import ConflictError, InvalidValueError
 
     app = App(_configure_environment(args))
-    auth = app.auth
-    user = _find_user(auth, args.login)
-    target = None if args.reassign is None else auth.users.get(args.reassign)
-    if args.reassign is not None and (target is None or target.id == user.id):
-        raise InvalidValueError("rest_user_invalid_reassign", "Invalid user ID for reassignment.")
-    if auth.users.is_last_administrator(user):
-        raise ConflictError(
-            "rest_user_last_administrator", "The site's last administrator cannot be deleted."
-        )
-    moved = 0
     try:
+        auth = app.auth
+        user = _find_user(auth, args.login)
+        target = None if args.reassign is None else auth.users.get(args.reassign)
+        if args.reassign is not None and (target is None or target.id == user.id):
+            raise InvalidValueError(
+                "rest_user_invalid_reassign", "Invalid user ID for reassignment."
+            )
+        if auth.users.is_last_administrator(user):
+            raise ConflictError(
+                "rest_user_last_administrator", "The site's last administrator cannot be deleted."
+            )
+        moved = 0
         if target is not None:
             moved = app.content.reassign_posts(user.id, target.id)
         auth.users.delete(user)
     finally:
-        app.cache.close()
+        _close_app(app)
     _say(f"User {user.login} (id {user.id}) deleted.")
     if target is not None:
         _say(f"  {moved} posts and pages reassigned to {target.login} (id {target.id}).")
@@ -567,6 +570,14 @@ def _engine(config: Config) -> CacheEngine:
     return open_cache_engine(config, _cache_namespace(config))
 
 
+def _close_app(app: App) -> None:
+    """Stop what a command's `App` started: the cache API's timer thread, the cache and the
+    site store's connections."""
+    app.cache_api.close()
+    app.cache.close()
+    app.auth.store.close()
+
+
 def _site_cache_command(args: argparse.Namespace, config: Config) -> int:
     """A cache command run on the site's own application (`command_cache`)."""
     from sitecache.app import App  # the whole site: only for these commands
@@ -582,9 +593,7 @@ def _site_cache_command(args: argparse.Namespace, config: Config) -> int:
         print(f"sitecache: the cache storage failed: {terminal_text(exc)}", file=sys.stderr)
         return 1
     finally:
-        app.cache_api.close()
-        app.cache.close()
-        app.auth.store.close()
+        _close_app(app)
 
 
 def _cache_command_without_site(args: argparse.Namespace, config: Config) -> int:

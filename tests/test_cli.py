@@ -351,21 +351,29 @@ def test_user_delete_reassign_gives_the_posts_to_the_other_user(
 def test_user_delete_purges_the_cached_pages_of_the_posts_it_moves(
     initialized: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def site() -> App:
-        return create_app({"data_dir": str(initialized), "site_url": "http://example.org"})
+    apps: list[App] = []
 
-    app = site()
-    eve = app.auth.users.create("eve", "long-enough", "editor", display_name="Eve Writer")
-    post = app.content.create_post(title="Eve's post", author=eve.id, status="publish")
-    path = urlsplit(app.site.post_url(post)).path
-    visitor = Client(app, use_cookies=False)
-    assert "stored" in visitor.get(path, base_url="http://example.org").headers["Cache-Status"]
-    assert run(initialized, "user", "delete", "eve", "--reassign", "1") == 0
-    capsys.readouterr()
-    # Another process (a worker) reading the same cache: the page that named Eve is gone.
-    page = Client(site(), use_cookies=False).get(path, base_url="http://example.org")
-    assert "hit" not in page.headers["Cache-Status"]
-    assert "Eve Writer" not in page.get_data(as_text=True)
+    def site() -> App:
+        apps.append(create_app({"data_dir": str(initialized), "site_url": "http://example.org"}))
+        return apps[-1]
+
+    try:
+        app = site()
+        eve = app.auth.users.create("eve", "long-enough", "editor", display_name="Eve Writer")
+        post = app.content.create_post(title="Eve's post", author=eve.id, status="publish")
+        path = urlsplit(app.site.post_url(post)).path
+        visitor = Client(app, use_cookies=False)
+        assert "stored" in visitor.get(path, base_url="http://example.org").headers["Cache-Status"]
+        assert run(initialized, "user", "delete", "eve", "--reassign", "1") == 0
+        capsys.readouterr()
+        # Another process (a worker) reading the same cache: the page that named Eve is gone.
+        page = Client(site(), use_cookies=False).get(path, base_url="http://example.org")
+        assert "hit" not in page.headers["Cache-Status"]
+        assert "Eve Writer" not in page.get_data(as_text=True)
+    finally:
+        for each in apps:  # their timer threads must not outlive the test
+            each.cache_api.close()
+            each.cache.close()
 
 
 @pytest.mark.parametrize("reassign", ["2", "99"])
