@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -435,9 +435,9 @@ class App:
         try:
             response = self.handle(request)
         except RequestEntityTooLarge:
-            response = _plain_error(413, "The request body is too large.")
+            response = self._refused_body(413, "Request too large", _TOO_LARGE)
         except ClientDisconnected:
-            response = _plain_error(400, "The request body was not received in full.")
+            response = self._refused_body(400, "Bad request", _CUT_OFF)
         except Exception:
             # REST requests have their own boundary (a JSON 500); this one covers the pages.
             # SECURITY: %r escapes the path (a newline in it would forge a log line).
@@ -445,6 +445,23 @@ class App:
             response = _plain_error(500, "There has been a critical error on this website.")
         _add_security_headers(response)
         return response(request.environ, start_response)
+
+    def _refused_body(self, status: int, title: str, message: str) -> Response:
+        """The site's page for a form whose body was refused (``status``), or the same words
+        as plain text when even that page cannot be rendered (its database unreachable)."""
+        try:
+            return self.site.error_page(status, title, message)
+        except Exception:
+            logger.exception("the %d page could not be rendered", status)
+            return _plain_error(status, message)
+
+
+#: What a visitor reads when a form's body is over `MAX_BODY_BYTES` (it is never read).
+_TOO_LARGE: Final = (
+    f"The form sent more than {MAX_BODY_BYTES // (1024 * 1024)} MB: nothing was read or saved."
+)
+#: What a visitor reads when the body ended before its ``Content-Length``.
+_CUT_OFF: Final = "The request body was not received in full: nothing was saved."
 
 
 def _media_type(environ: Mapping[str, Any]) -> str:

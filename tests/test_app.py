@@ -17,8 +17,10 @@ TOO_BIG = b"x" * (MAX_BODY_BYTES + 1)
 @pytest.mark.parametrize(
     ("path", "content_type"),
     [
-        ("/", "text/plain"),
-        ("/login", "text/plain"),
+        ("/", "text/html"),
+        ("/login", "text/html"),
+        ("/comment-post", "text/html"),
+        ("/postpass", "text/html"),
         ("/index.php?rest_route=/anything", "application/json"),
         ("/site-json/anything", "application/json"),
     ],
@@ -29,6 +31,46 @@ def test_a_body_over_the_limit_is_refused_with_413_before_it_is_read(
     response = client.post(path, data=TOO_BIG, content_type="application/x-www-form-urlencoded")
     assert response.status_code == 413
     assert response.mimetype == content_type
+
+
+@pytest.mark.parametrize("path", ["/login", "/comment-post", "/postpass", "/"])
+def test_a_form_over_the_limit_gets_the_sites_413_page_never_stored(
+    client: Client, path: str
+) -> None:
+    response = client.post(path, data=TOO_BIG, content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 413
+    page = response.get_data(as_text=True)
+    assert "Request too large" in page
+    assert "more than 16 MB: nothing was read or saved" in page
+    assert "Back to the site" in page
+    assert response.headers["Cache-Control"] == "no-store, private"
+
+
+def test_a_form_body_cut_off_gets_the_sites_400_page(client: Client) -> None:
+    response = client.post(
+        "/login",
+        data=b"log=ada&pwd=",
+        content_type="application/x-www-form-urlencoded",
+        environ_overrides={"CONTENT_LENGTH": "1000"},  # the client stopped after 12 bytes
+    )
+    assert response.status_code == 400
+    assert response.mimetype == "text/html"
+    assert "not received in full: nothing was saved" in response.get_data(as_text=True)
+
+
+def test_the_413_page_falls_back_to_plain_text_when_it_cannot_be_rendered(
+    app: App, client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(status: int, title: str, message: str) -> Response:
+        raise RuntimeError("database gone")
+
+    app.site.error_page = broken  # type: ignore[method-assign]
+    with caplog.at_level(logging.ERROR, logger="sitecache"):
+        response = client.post("/login", data=TOO_BIG, content_type="text/plain")
+    assert response.status_code == 413
+    assert response.mimetype == "text/plain"
+    assert "nothing was read or saved" in response.get_data(as_text=True)
+    assert "database gone" in caplog.text
 
 
 def test_a_rest_413_is_a_json_error(client: Client) -> None:

@@ -146,9 +146,15 @@ class FrontSite:
 
     def bad_request(self, message: str) -> Response:
         """A 400 page (the site's message page, never stored) saying ``message``."""
+        return self.error_page(400, "Bad request", message)
+
+    def error_page(self, status: int, title: str, message: str) -> Response:
+        """A page with ``status`` (the site's message page, never stored) titled ``title``
+        and saying ``message``: what a visitor's form gets when the request itself is
+        refused (too large, cut off, not UTF-8) before any page could answer it."""
         with self.reads.request():
-            body = self.renderer.render("message.html", title="Bad request", message=message)
-        response = Response(body, status=400, mimetype="text/html")
+            body = self.renderer.render("message.html", title=title, message=message)
+        response = Response(body, status=status, mimetype="text/html")
         response.headers["Cache-Control"] = NO_STORE
         return response
 

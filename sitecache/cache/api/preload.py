@@ -251,6 +251,7 @@ class Preloader:
                         logger.warning("the preload lost its lock; another process resumes it")
                         lost = True
                         break
+                    self.engine.flush_counters()  # `cache stats` elsewhere sees the run
                     self.write_state(state)
                 if not self.visit(url, base):
                     state["failed"] += 1
@@ -262,6 +263,9 @@ class Preloader:
                 # A cancel written while this thread reported is overwritten here with the
                 # final state (never "running"); a lost lock leaves the state to the new owner.
                 if not lost:
+                    # The visits' counts first: whoever reads "finished" (`sitecache cache
+                    # preload` in another process) then reads them in `cache stats`.
+                    self.engine.flush_counters()
                     now = self.engine.clock()
                     state.update(running=False, current=None, finished=now)
                     state["next_run"] = self._next_run(now)

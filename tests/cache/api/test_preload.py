@@ -42,6 +42,16 @@ def test_a_preload_visits_every_url_and_fills_the_cache(api: Api) -> None:
     assert "; hit" in api.page(paths[0]).headers["Cache-Status"]
 
 
+def test_a_finished_preload_has_written_its_counts_for_other_processes(api: Api) -> None:
+    serve(api, 3)
+    api.json("POST", "/preload", {"enable": True})
+    api.site.app.cache_api.preloader.wait(10)
+    # What `sitecache cache stats` in another process reads: the shared counters, with no
+    # flush of this process's own counts in between.
+    shared = api.site.app.cache.engine.storage.counters()
+    assert shared.get("preload:miss", 0) == 4
+
+
 def test_the_preload_visits_as_an_anonymous_visitor_in_process(api: Api) -> None:
     seen: list[dict[str, Any]] = []
     serve(api, 2, seen)
