@@ -114,6 +114,33 @@ def test_counting_and_listing_go_through_the_index(storage: Storage) -> None:
     assert storage.expired_keys(2000.0, 3) == [f"{n:032d}" for n in (0, 5, 10)]
 
 
+def test_the_plain_listing_is_newest_created_first_whatever_the_order_of_the_puts(
+    storage: Storage,
+) -> None:
+    # Stored out of order (a tier copying an entry keeps its time; clocks of nodes differ),
+    # stored again with an older time, and with equal times: every backend lists newest
+    # created first, and its pages agree with one long page (equal times in one order).
+    times = {"m": 1005.0, "c": 1001.0, "x": 1003.0, "a": 1003.0, "q": 1009.0, "b": 1001.0}
+    for name, created in times.items():
+        put(storage, name * 32, entry(f"http://example.org/{name}", created=created))
+    put(storage, "q" * 32, entry("http://example.org/q", created=1000.0))  # again, older
+    times["q"] = 1000.0
+    whole, total = storage.list_entries(0, 10, now=2000.0)
+    assert total == len(times)
+    assert {info.key for info in whole} == {name * 32 for name in times}
+    assert [info.created for info in whole] == sorted(times.values(), reverse=True)
+    for size in (1, 2, 4):
+        paged = [
+            info.key
+            for offset in range(0, len(times), size)
+            for info in storage.list_entries(offset, size, now=2000.0)[0]
+        ]
+        assert paged == [info.key for info in whole]
+    put(storage, "z" * 32, entry("http://example.org/z", created=1100.0))  # in order again
+    first, _ = storage.list_entries(0, 2, now=2000.0)
+    assert [info.key for info in first] == ["z" * 32, "m" * 32]
+
+
 def test_mark_stale_expires_entries_now_but_keeps_them(storage: Storage) -> None:
     put(storage, "a" * 32, entry("http://example.org/a", expires=0.0))
     report = storage.mark_stale(["a" * 32], 1234.0)

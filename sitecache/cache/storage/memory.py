@@ -49,12 +49,16 @@ class _Shelf:
         "search_pending",
         "size",
         "totals",
+        "unordered",
     )
 
     def __init__(self) -> None:
         self.data: dict[str, bytes] = {}
         self.size = 0
-        self.index: dict[str, EntryInfo] = {}  # in the order stored: newest last
+        #: in listing order (`_position`: created, then key), newest last, unless
+        #: ``unordered``: a put out of that order sets it, `in_listing_order` sorts once
+        self.index: dict[str, EntryInfo] = {}
+        self.unordered = False
         self.deadline: dict[str, float] = {}
         self.by: dict[str, defaultdict[str, set[str]]] = {
             name: defaultdict(set) for name in ("tag", "url", "path", "host")
@@ -85,6 +89,9 @@ class _Shelf:
         )
 
     def index_add(self, key: str, info: EntryInfo) -> None:
+        if not self.unordered and self.index:
+            last = next(reversed(self.index.values()))
+            self.unordered = _position(info) < _position(last)
         self.index[key] = info
         for tag in info.tags:
             self.by["tag"][tag].add(key)
@@ -102,6 +109,13 @@ class _Shelf:
         self.totals[0] += 1 if info.status else 0
         self.totals[1] += info.size
         self.totals[2] += info.compressed_size
+
+    def in_listing_order(self) -> dict[str, EntryInfo]:
+        """The index, sorted first if a put broke its order (once, not per listing)."""
+        if self.unordered:
+            self.index = dict(sorted(self.index.items(), key=lambda item: _position(item[1])))
+            self.unordered = False
+        return self.index
 
     def index_remove(self, key: str) -> EntryInfo | None:
         info = self.index.pop(key, None)
@@ -275,7 +289,7 @@ class MemoryStorage(StorageBase):
     def _oldest_stored(self, limit: int) -> list[str]:
         with self._lock:
             rows = list(self._shelf.index.values())
-        return [info.key for info in heapq.nsmallest(limit, rows, key=_age)]
+        return [info.key for info in heapq.nsmallest(limit, rows, key=_position)]
 
     def _newest(self, offset: int, limit: int) -> tuple[list[EntryInfo], int]:
         # Newest stored first, reading only the rows of the page.
@@ -284,7 +298,7 @@ class MemoryStorage(StorageBase):
             shelf = self._shelf
             pages = (
                 info
-                for info in reversed(shelf.index.values())
+                for info in reversed(shelf.in_listing_order().values())
                 if info.status and not shelf.hidden(info)
             )
             rows.extend(islice(pages, offset, offset + limit))
@@ -437,5 +451,8 @@ def trigrams(text: str) -> set[str]:
     return {lowered[i : i + 3] for i in range(len(lowered) - 2)}
 
 
-def _age(info: EntryInfo) -> tuple[float, str]:
+def _position(info: EntryInfo) -> tuple[float, str]:
+    """Where a row sits in the index (oldest first): the plain listing reads it backwards
+    (newest created first; equal times by key, descending, as Redis's sorted set orders
+    them), eviction of the oldest stored reads it forwards."""
     return info.created, info.key

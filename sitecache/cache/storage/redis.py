@@ -265,8 +265,9 @@ class RedisStorage(StorageBase):
             pipe.zrevrange(data + "byc", offset, offset + limit - 1)
             total, found = pipe.execute()
             keys = [_text(key) for key in found]
-        rows = self._rows(keys, data)
-        return sorted(rows, key=lambda info: (-info.created, info.url)), int(total)
+        # In the set's own order (created, then key, both descending): a sort of the page
+        # by anything else would order equal times differently on either side of a page end.
+        return self._rows(keys, data), int(total)
 
     def _matching(
         self, offset: int, limit: int, now: float, search: str, status: EntryStatus | None
