@@ -337,6 +337,15 @@ class App:
         """Record a deprecated parameter (action ``deprecated_argument_run``, debug header)."""
         self.notices.deprecated_argument(function, message, version)
 
+    def close(self) -> None:
+        """Stop what this application started: the cache API's timer thread, the page cache
+        (its counters flushed, its debug log and storage closed) and the site store's
+        connections. For embedding code and tests that build applications and drop them; a
+        server process simply exits."""
+        self.cache_api.close()
+        self.cache.close()
+        self.auth.store.close()
+
     @property
     def data_dir(self) -> Path:
         """Where this application keeps its data."""

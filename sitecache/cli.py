@@ -28,7 +28,6 @@ from sitecache import cli_parser
 from sitecache.cli_parser import Command
 
 if TYPE_CHECKING:
-    from sitecache.app import App
     from sitecache.auth import AuthService
     from sitecache.auth.roles import SiteUser
     from sitecache.cache.engine import CacheEngine
@@ -399,7 +398,7 @@ def command_user_delete(args: argparse.Namespace) -> int:
             moved = app.content.reassign_posts(user.id, target.id)
         auth.users.delete(user)
     finally:
-        _close_app(app)
+        app.close()
     _say(f"User {user.login} (id {user.id}) deleted.")
     if target is not None:
         _say(f"  {moved} posts and pages reassigned to {target.login} (id {target.id}).")
@@ -570,14 +569,6 @@ def _engine(config: Config) -> CacheEngine:
     return open_cache_engine(config, _cache_namespace(config))
 
 
-def _close_app(app: App) -> None:
-    """Stop what a command's `App` started: the cache API's timer thread, the cache and the
-    site store's connections."""
-    app.cache_api.close()
-    app.cache.close()
-    app.auth.store.close()
-
-
 def _site_cache_command(args: argparse.Namespace, config: Config) -> int:
     """A cache command run on the site's own application (`command_cache`)."""
     from sitecache.app import App  # the whole site: only for these commands
@@ -593,7 +584,7 @@ def _site_cache_command(args: argparse.Namespace, config: Config) -> int:
         print(f"sitecache: the cache storage failed: {terminal_text(exc)}", file=sys.stderr)
         return 1
     finally:
-        _close_app(app)
+        app.close()
 
 
 def _cache_command_without_site(args: argparse.Namespace, config: Config) -> int:

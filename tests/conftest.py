@@ -78,9 +78,10 @@ def app_factory(tmp_path: Path, database_url: str) -> Iterator[AppFactory]:
         return app
 
     yield factory
-    if database_url:  # a PostgreSQL pool per application: closed before its schema goes
-        for app in built:
-            app.auth.store.close()
+    # Everything each application opened (a PostgreSQL pool before its schema goes, a debug
+    # log file, timer threads), whatever the test did with it.
+    for app in built:
+        app.close()
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ itself. Per process it composes:
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -36,13 +37,15 @@ from sitecache.cache.policy import CacheRules
 from sitecache.cache.purge_targets import resolve_url
 from sitecache.cache.purging import Invalidator, KeyDimension, PurgeListener, PurgeResult
 from sitecache.cache.reports import CacheReports
-from sitecache.cache.settings import CacheSettings
+from sitecache.cache.settings import CacheSettings, purging_changes
 from sitecache.cache.settings_store import SETTINGS_NAME, SettingsStore
 from sitecache.cache.storage import EntryStatus, PendingRemoval, Storage, StorageError
 from sitecache.cache.storage_log import RateLimitedLog
 from sitecache.domain_errors import InvalidSettings
 
 __all__ = ["SETTINGS_NAME", "CacheEngine", "PurgeListener", "PurgeResult"]
+
+logger = logging.getLogger("sitecache.cache")
 
 #: The named value `probe_writable` writes.
 STATUS_PROBE: Final = "status_probe"
@@ -146,12 +149,18 @@ class CacheEngine:
         return self._settings_changed(self._settings.reset())
 
     def _settings_changed(self, previous: Mapping[str, Any]) -> dict[str, Any]:
-        """The full settings after a change from ``previous``. Ending ``lock_down`` purges the
-        site (as WP Super Cache does): the edits it held back would otherwise stay unseen until
-        their pages expire, forever with ``max_age`` 0."""
+        """The full settings after a change from ``previous``, having purged the site when the
+        change makes stored pages wrong to serve (`PURGING_CHANGES`: ending ``lock_down``, as
+        WP Super Cache does, turning caching off, a page type now never cached, ...)."""
         values = self.settings_values()
-        if previous.get("lock_down") and not values.get("lock_down"):
-            self.purge_site()
+        changed = purging_changes(previous, values)
+        if changed:
+            result = self.purge_site()
+            logger.info(
+                "settings changed (%s): the site's %d cached pages purged",
+                ", ".join(changed),
+                result.deleted,
+            )
         return values
 
     def seed_settings(self, values: Mapping[str, Any]) -> None:

@@ -9,7 +9,7 @@ expressions and lower-cased lists it needs already compiled.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -23,11 +23,13 @@ from sitecache.schema import sanitize_value_from_schema
 __all__ = [
     "DEFAULT_SETTINGS",
     "PAGE_TYPES",
+    "PURGING_CHANGES",
     "READ_ONLY_SETTINGS",
     "SETTINGS_SCHEMA",
     "CacheSettings",
     "compile_rejected_uri",
     "merge_settings",
+    "purging_changes",
     "validate_settings_update",
 ]
 
@@ -371,6 +373,53 @@ def merge_settings(stored: Mapping[str, Any] | None) -> dict[str, Any]:
         else:
             values[key] = checked[key]
     return values
+
+
+def _turned_off(old: Any, new: Any) -> bool:
+    return bool(old) and not new
+
+
+def _turned_on(old: Any, new: Any) -> bool:
+    return not old and bool(new)
+
+
+def _changed(old: Any, new: Any) -> bool:
+    return bool(old != new)
+
+
+def _gained(old: Any, new: Any) -> bool:
+    """A list gained an item, or an object of booleans turned one on."""
+    if isinstance(new, Mapping):
+        old_on = {name for name, on in (old or {}).items() if on}
+        return any(on and name not in old_on for name, on in new.items())
+    return bool(set(new) - set(old or ()))
+
+
+#: The setting changes that purge the site (`purging_changes`): each makes pages stored under
+#: the old value wrong to serve under the new one, and the cache reads these settings when it
+#: stores a page, not when it serves it (nor does a web server serving static copies). Changes
+#: read at request time (rejected cookies and user agents, known users, query strings) need no
+#: purge: the next request is decided under the new value.
+PURGING_CHANGES: Final[Mapping[str, tuple[Callable[[Any, Any], bool], str]]] = {
+    "enabled": (_turned_off, "no copy outlives caching turned off (nor do static copies)"),
+    "lock_down": (_turned_off, "the edits lock down held back are seen at once"),
+    "compression": (_changed, "gzip copies are kept or served by the new rule only"),
+    "cache_404": (_turned_off, "stored 404 pages are no longer served"),
+    "pages": (_gained, "a page type now never cached is no longer served from the cache"),
+    "rejected_uris": (_gained, "static copies of newly rejected paths go"),
+    "mobile": (_turned_on, "static copies of desktop pages are not handed to phones"),
+    "static_files": (_turned_off, "the web server stops serving copies no purge would reach"),
+}
+
+
+def purging_changes(previous: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
+    """The settings whose change from ``previous`` to ``current`` purges the site
+    (`PURGING_CHANGES`), in its order."""
+    return [
+        name
+        for name, (purges, _why) in PURGING_CHANGES.items()
+        if purges(previous.get(name, DEFAULT_SETTINGS[name]), current.get(name))
+    ]
 
 
 def _ignored_matcher(names: list[str]) -> tuple[frozenset[str], tuple[str, ...]]:

@@ -343,3 +343,58 @@ def test_deleting_an_author_purges_the_pages_of_the_posts_they_leave(
     app.auth.users.delete(user)  # the posts stay (the CLI without --reassign), authorless
     assert_purged(app, pages, tuple(pages))
     assert "Alice" not in Client(app).get(pages["post"], base_url=SITE).get_data(as_text=True)
+
+
+#: (settings set first, the change, whether the change purges the site): the changes that make
+#: stored pages wrong to serve purge (`PURGING_CHANGES`), those read at request time do not.
+SETTINGS_CHANGES: list[tuple[dict[str, Any], dict[str, Any], bool]] = [
+    ({}, {"enabled": False}, True),
+    ({}, {"compression": False}, True),
+    ({"compression": False}, {"compression": True}, True),
+    ({"cache_404": True}, {"cache_404": False}, True),
+    ({}, {"pages": {"single": True}}, True),
+    ({"pages": {"search": True}}, {"pages": {"search": True, "tag": True}}, True),
+    ({}, {"rejected_uris": ["^/nothing-yet/"]}, True),
+    ({}, {"mobile": True}, True),
+    ({"static_files": True}, {"static_files": False}, True),
+    ({"lock_down": True}, {"lock_down": False}, True),
+    ({}, {"cache_404": True}, False),
+    ({"pages": {"search": True}}, {"pages": {"search": False}}, False),
+    ({"rejected_uris": ["^/a/", "^/b/"]}, {"rejected_uris": ["^/a/"]}, False),
+    ({"mobile": True}, {"mobile": False}, False),
+    ({}, {"static_files": True}, False),
+    ({}, {"enabled": True, "mobile": False, "pages": {"single": False}}, False),
+    ({}, {"gc_interval": 120, "max_age": 60, "stale_while_revalidate": 0}, False),
+    ({}, {"rejected_cookies": ["cart_"], "rejected_user_agents": ["bot"]}, False),
+    ({}, {"known_users": "anonymous", "cache_query_strings": True, "debug": True}, False),
+    ({}, {"preload_interval": 30, "max_entries": 10, "clear_on_post_edit": True}, False),
+]
+
+
+@pytest.mark.parametrize(("before", "change", "purges"), SETTINGS_CHANGES)
+def test_a_settings_change_purges_the_site_when_stored_pages_would_be_wrong_to_serve(
+    app: App, site: SmallSite, before: dict[str, Any], change: dict[str, Any], purges: bool
+) -> None:
+    engine = app.cache.engine
+    if before:
+        engine.update_settings(before)
+    paths = ["/", "/feed/", "/author/alice/", path_of(app.site.post_url(site.post))]
+    for path in paths:
+        Client(app, use_cookies=False).get(path, base_url=SITE)
+        assert is_hit(app, path), path
+    engine.update_settings(change)
+    if not engine.settings().enabled:
+        assert engine.storage.summary(engine.clock()).total == 0
+        return
+    for path in paths:
+        assert is_hit(app, path) is not purges, path
+
+
+def test_a_page_type_turned_off_is_served_live_from_the_next_request(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    app.cache.engine.update_settings({"pages": {"single": True}})
+    for _ in range(2):
+        assert not is_hit(app, pages["post"])
+    app.content.update_post(site.post.id, title="Hello again")
+    assert b"Hello again" in Client(app, use_cookies=False).get(pages["post"], base_url=SITE).data

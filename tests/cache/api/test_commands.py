@@ -199,12 +199,9 @@ def test_list_shows_each_entrys_variant(
 ) -> None:
     # Attack report item 14: the mobile and desktop copies of a page were two identical lines.
     api, options = setup
-    api.json("POST", "/settings", {"mobile": True})
-    assert (
-        api.page("/a", **{"User-Agent": "Mozilla/5.0 (iPhone)"})
-        .headers["Cache-Status"]
-        .endswith("stored")
-    )
+    api.json("POST", "/settings", {"mobile": True})  # purges the desktop copies
+    for agent in ("Mozilla/5.0 (iPhone)", "Mozilla/5.0 (X11; Linux)"):
+        assert api.page("/a", **{"User-Agent": agent}).headers["Cache-Status"].endswith("stored")
     assert run(options, "list", "--search", "/a") == 0
     lines = capsys.readouterr().out.splitlines()
     assert sorted(line.split()[1] for line in lines[:-1]) == ["-", "mobile"]

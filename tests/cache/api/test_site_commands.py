@@ -183,6 +183,8 @@ def test_disable_and_enable_switch_caching_for_the_server(
     assert run(options, "enable", "--json") == 0
     assert json.loads(capsys.readouterr().out)["enabled"] is True
     api.site.app.cache.engine.reload_value("settings")
+    # Turning caching off purged what it held: nothing older than the switch comes back.
+    assert api.page("/a").headers["Cache-Status"].endswith("stored")
     assert "hit" in api.page("/a").headers["Cache-Status"]
 
 
