@@ -10,13 +10,23 @@ following CACHE_API.md "Invalidation":
   same set; an edit also purges the archives of the terms and author the post had before.
   ``clear_on_post_edit`` purges the whole site instead; revisions and autosaves purge nothing
   (they fire no hooks), an autosave that updates a draft purges nothing (a draft is on no page);
+- a page (of any status) whose slug or parent changes, or that is deleted, also purges the
+  published pages below it (their paths name it: their own pages under the old URLs, and the
+  sitemap and search pages listing them), or the whole site when more than
+  `MAX_PURGED_POSTS` pages lie below it;
 - an approved comment (new, edited, approved, unapproved or deleted) purges its post's related
   pages, only the post's own URL with ``refresh_single_only_on_comments``; a held comment purges
   nothing (its notice is shown only to its author, never stored);
 - a deleted attachment purges its file's URL (``/uploads/...``: the cache may hold it);
-- an edited or deleted term purges its archive and the pages that list it (with the pages whose
-  blocks list its taxonomy's terms, which a new term also purges); a changed option
-  (title, tagline, ...) purges the whole site;
+- an edited or deleted term purges its archive, home, the feed, the date archives and the
+  pages whose blocks list its taxonomy's terms (which a new term also purges). A new name or
+  slug (`SHOWN_TERM_FIELDS`), or its deletion, also purges every page showing one of its
+  published posts, since each shows the term's name and link next to the post, and with
+  ``%category%`` permalinks a category's slug is in its posts' URLs: each post's page (under its
+  old URL too) and every listing, feed, sitemap and search page carrying its ``post-<id>``, and
+  the blocks listing posts (`FrontSite.showing_tags`); more than `MAX_PURGED_POSTS` posts purge
+  the whole site instead. A new description or parent purges only the former;
+- a changed option (title, tagline, ...) purges the whole site;
 - a user whose display name or slug changes, or who is deleted, purges their author archive,
   their posts' pages and every listing and feed showing one of their posts (`user_changing`,
   in the user change's own transaction);
@@ -24,7 +34,8 @@ following CACHE_API.md "Invalidation":
   content taken away from the public: a published post made private, draft, pending,
   scheduled or trashed, given a (new) password, or deleted; an approved comment unapproved,
   marked spam, trashed or deleted; a deleted upload. Lock down keeps pages from being
-  refreshed under a traffic spike; it never keeps withdrawn content on show.
+  refreshed under a traffic spike; it never keeps withdrawn content on show. A renamed or
+  deleted term and a moved page withdraw nothing: their purges wait for lock down to end.
 
 A change and its purge cannot be separated: the purge is written to the site's outbox
 (`sitecache.site.outbox`) in the change's own transaction, applied right after the commit
@@ -51,11 +62,11 @@ from sitecache.domain_errors import InvalidURL
 from sitecache.site import ContentService, FrontSite
 from sitecache.site.cache_contract import term_list_tag
 from sitecache.site.content_base import HookCall
-from sitecache.site.models import Comment, Post
+from sitecache.site.models import Comment, Post, Term
 from sitecache.site.options import UNSHOWN_OPTIONS
 from sitecache.site.outbox import Outbox
 
-__all__ = ["OUTBOX_KIND", "ContentInvalidation", "PurgeIntent"]
+__all__ = ["MAX_PURGED_POSTS", "OUTBOX_KIND", "ContentInvalidation", "PurgeIntent"]
 
 logger = logging.getLogger("sitecache.invalidation")
 
@@ -65,6 +76,12 @@ OUTBOX_KIND: Final = "cache_purge"
 SHOWN_USER_FIELDS: Final = ("display_name", "slug")
 #: Statuses whose posts appear on public pages.
 PUBLIC_STATUSES = frozenset({"publish"})
+#: What the pages show of a term next to each post carrying it (a change of one of these
+#: purges every page showing one of its posts; a description or parent change does not).
+SHOWN_TERM_FIELDS: Final = ("name", "slug")
+#: The most posts (a term's, or the pages below a moved page) whose pages one change purges
+#: by tag; a change behind more purges the whole site (one purge, whatever the count).
+MAX_PURGED_POSTS: Final = 500
 #: Rows applied per drain round.
 DRAIN_BATCH: Final = 50
 
@@ -104,8 +121,8 @@ class ContentInvalidation:
             "deleted_comment": self._comment_deleted,
             "transition_comment_status": self._comment_transition,
             "created_term": self._term_created,
-            "edited_term": self._term_changed,
-            "delete_term": self._term_changed,
+            "edited_term": self._term_edited,
+            "delete_term": self._term_deleted,
             "updated_option": self._option_updated,
             "deleted_upload_file": self._file_deleted,
         }
@@ -176,16 +193,33 @@ class ContentInvalidation:
         # Updates are `_post_updated`, which knows the post's old state.
         return self._post_intent([post]) if old == "new" else ()
 
+    def _descendants_intent(self, page: Post) -> Iterable[PurgeIntent]:
+        """The pages below ``page`` (their paths name it) and every page showing them; the
+        whole site when more than `MAX_PURGED_POSTS` pages lie below it."""
+        if page.type != "page":
+            return
+        below = self.site.content.descendant_page_ids(page.id, MAX_PURGED_POSTS)
+        if below is None:
+            yield {"kind": "site"}
+        elif below:
+            yield {"kind": "post", "tags": self.site.showing_tags(below)}
+
     def _post_updated(self, post_id: int, after: Post, before: Post) -> Iterable[PurgeIntent]:
-        intents = self._post_intent([after, before])
+        intents = list(self._post_intent([after, before]))
         withdrawn = before.status in PUBLIC_STATUSES and (
             after.status not in PUBLIC_STATUSES
             or (after.password != "" and after.password != before.password)
         )
-        return withdrawing(intents) if withdrawn else intents
+        if withdrawn:
+            intents = withdrawing(intents)
+        if after.slug != before.slug or after.parent != before.parent:
+            # Moved, whatever its status: the pages below it moved too (not a withdrawal).
+            intents.extend(self._descendants_intent(after))
+        return intents
 
     def _post_deleted(self, post_id: int, post: Post) -> Iterable[PurgeIntent]:
-        return withdrawing(self._post_intent([post]))
+        # The pages below a deleted page lose it from their paths (moved, not withdrawn).
+        return [*withdrawing(self._post_intent([post])), *self._descendants_intent(post)]
 
     def _comment_intent(self, comment: Comment | None) -> Iterable[PurgeIntent]:
         if comment is None:
@@ -217,9 +251,48 @@ class ContentInvalidation:
         intents = self._comment_intent(comment)
         return withdrawing(intents) if old == "approve" else intents
 
-    def _term_changed(self, term_id: int, taxonomy: str, *rest: Any) -> Iterable[PurgeIntent]:
+    def _term_intent(
+        self, term_id: int, taxonomy: str, posts: Sequence[int] | None = ()
+    ) -> Iterable[PurgeIntent]:
+        """The term's archive and the blocks listing its taxonomy; with ``posts``, every page
+        showing one of them (their terms' names and links); ``None`` (too many posts or not
+        known): the whole site."""
+        if posts is None or len(posts) > MAX_PURGED_POSTS:
+            yield {"kind": "site"}
+            return
         tags = [f"term-{term_id}", f"term-archive-{term_id}", "home", "feed", "archive"]
-        yield {"kind": "term", "tags": [*tags, term_list_tag(taxonomy)]}
+        shown = self.site.showing_tags(posts) if posts else []
+        yield {
+            "kind": "term",
+            "tags": list(dict.fromkeys([*tags, term_list_tag(taxonomy), *shown])),
+        }
+
+    def _term_edited(
+        self, term_id: int, taxonomy: str, before: Term | None = None, *rest: Any
+    ) -> Iterable[PurgeIntent]:
+        after = self.site.content.get_term(term_id)
+        shown = (
+            before is None
+            or after is None
+            or any(getattr(after, name) != getattr(before, name) for name in SHOWN_TERM_FIELDS)
+        )
+        if not shown:
+            # Its description (its archive) or parent (the blocks listing its taxonomy).
+            return self._term_intent(term_id, taxonomy)
+        return self._term_intent(
+            term_id, taxonomy, self.site.content.term_post_ids(term_id, MAX_PURGED_POSTS)
+        )
+
+    def _term_deleted(
+        self,
+        term_id: int,
+        taxonomy: str,
+        term: Term | None = None,
+        post_ids: Sequence[int] | None = None,
+        *rest: Any,
+    ) -> Iterable[PurgeIntent]:
+        # Its posts lost it (their links with it are gone): the ids come with the hook.
+        return self._term_intent(term_id, taxonomy, post_ids)
 
     def _term_created(self, term_id: int, taxonomy: str) -> Iterable[PurgeIntent]:
         # Only the blocks listing the taxonomy's terms can show a new (empty) term.

@@ -2,8 +2,10 @@
 
 `related_tags` names, in ``Cache-Tag`` words, the pages that list a post (the post, home and its
 pagination, the feed, the date archives, the sitemap, the search results pages, its terms' and
-its author's archives), not every page that merely names its terms or author; `preload_urls`
-yields home, the published posts and pages newest first, then the term archives with posts.
+its author's archives), not every page that merely names its terms or author; `showing_tags`
+names every page showing some posts (to purge when what each shows of them changes: their
+terms' names and links, a page's path); `preload_urls` yields home, the published posts and
+pages newest first, then the term archives with posts.
 
 Pages embedding blocks (`sitecache.site.blocks`) add the tags of what the blocks list:
 `POST_LIST_TAG` for a list of posts or of date archives (every published post's change
@@ -21,7 +23,7 @@ search pages are cheap to render again.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from sitecache.site.content import ContentService, PostQuery, TermQuery
 from sitecache.site.links import SiteLinks
@@ -83,6 +85,14 @@ class CacheContract:
             taxonomies = {term.taxonomy for term in self.content.get_terms(post.term_ids).values()}
             tags += [term_list_tag(taxonomy) for taxonomy in sorted(taxonomies)]
         return tags
+
+    def showing_tags(self, post_ids: Iterable[int]) -> list[str]:
+        """The ``Cache-Tag`` tags of every page showing one of these posts, to purge when
+        something every such page shows of them changes (a term's name or URL, a page's path):
+        each post's own page and every listing, feed, sitemap and search page carrying its
+        ``post-<id>``, and the pages whose blocks list posts (they carry no post's tag)."""
+        tags = [f"post-{number}" for number in sorted(set(post_ids))]
+        return [*tags, "home", "feed", "archive", "sitemap", POST_LIST_TAG, SEARCH_TAG]
 
     def preload_urls(
         self, limit_posts: int | None = None, taxonomies: bool = True

@@ -13,8 +13,9 @@ action                          arguments
 ``delete_post``                 ``(post_id, post)`` before a post is deleted for good
 ``deleted_post``                ``(post_id, post)`` after it was (``post`` keeps its terms)
 ``created_term``                ``(term_id, taxonomy)``
-``edited_term``                 ``(term_id, taxonomy)``
-``delete_term``                 ``(term_id, taxonomy, term)`` after a term was deleted
+``edited_term``                 ``(term_id, taxonomy, term_before)``
+``delete_term``                 ``(term_id, taxonomy, term, object_ids)`` after a term was
+                                deleted (``object_ids``: the posts that carried it)
 ``comment_post``                ``(comment_id, approved)`` with approved ``1``, ``0`` or ``"spam"``
 ``edit_comment``                ``(comment_id, comment)``
 ``transition_comment_status``   ``(new_status, old_status, comment)``
@@ -138,6 +139,27 @@ class ContentService(TermStore, CommentStore, RevisionStore):
         rows = self.store.connection().execute(sql + " ORDER BY id DESC LIMIT 1", sql_values(args))
         posts = self._posts_from_rows(rows)
         return posts[0] if posts else None
+
+    def descendant_page_ids(self, page_id: int, limit: int) -> list[int] | None:
+        """Ids of the published pages below ``page_id`` (its children, their children, ...,
+        reached through pages of any status: a page's path names every ancestor), ascending;
+        ``None`` when more than ``limit`` pages of any status lie below it."""
+        seen = {page_id}
+        published: list[int] = []
+        frontier = [page_id]
+        connection = self.store.connection()
+        while frontier:
+            rows = connection.execute(
+                "SELECT id, status FROM posts WHERE type = 'page'"
+                f" AND parent IN ({placeholders(frontier)})",
+                sql_values(frontier),
+            ).fetchall()
+            frontier = [int(row[0]) for row in rows if int(row[0]) not in seen]
+            seen.update(frontier)
+            if len(seen) - 1 > limit:
+                return None
+            published += [int(row[0]) for row in rows if str(row[1]) == "publish"]
+        return sorted(set(published) - {page_id})
 
     def query_posts(self, query: PostQuery) -> tuple[list[Post], int]:
         """The posts matching ``query`` (one page of them) and how many match in all."""

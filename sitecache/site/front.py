@@ -15,7 +15,7 @@ password-protected posts).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlencode
@@ -123,6 +123,11 @@ class FrontSite:
         """The ``Cache-Tag`` tags of the pages to purge when a post changes
         (`CacheContract.related_tags`)."""
         return self.cache_contract.related_tags(post_id, comment=comment)
+
+    def showing_tags(self, post_ids: Iterable[int]) -> list[str]:
+        """The ``Cache-Tag`` tags of every page showing one of these posts
+        (`CacheContract.showing_tags`)."""
+        return self.cache_contract.showing_tags(post_ids)
 
     def preload_urls(
         self, limit_posts: int | None = None, taxonomies: bool = True

@@ -25,6 +25,18 @@ class TermStore(ContentBase):
     """Reading and writing terms; writes fire ``created_term``, ``edited_term``,
     ``delete_term``."""
 
+    def term_post_ids(self, term_id: int, limit: int) -> list[int] | None:
+        """Ids of the published posts and pages carrying the term, ascending (the posts whose
+        pages show its name and link); ``None`` when there are more than ``limit``."""
+        rows = self.store.connection().execute(
+            "SELECT p.id FROM posts p JOIN term_relationships r ON r.post_id = p.id"
+            " WHERE r.term_id = ? AND p.status = 'publish' AND p.type != 'revision'"
+            " ORDER BY p.id LIMIT ?",
+            sql_values([term_id, limit + 1]),
+        )
+        found = [int(row[0]) for row in rows]
+        return None if len(found) > limit else found
+
     # ------------------------------------------------------------------ terms
     def _terms_from_rows(self, rows: Iterable[Row]) -> list[Term]:
         return [
@@ -164,7 +176,8 @@ class TermStore(ContentBase):
 
     @transactional
     def update_term(self, term_id: int, **fields: Any) -> Term:
-        """Change a term's name, slug, description or parent; fires ``edited_term``.
+        """Change a term's name, slug, description or parent; fires
+        ``edited_term(term_id, taxonomy, term_before)``.
 
         Raises:
             NotFoundError: ``rest_term_invalid``.
@@ -205,13 +218,15 @@ class TermStore(ContentBase):
                     f"UPDATE terms SET {assignments} WHERE id = ?",
                     [*values.values(), term_id],
                 )
-        self._fire("edited_term", term_id, term.taxonomy)
+        self._fire("edited_term", term_id, term.taxonomy, term)
         updated = self.get_term(term_id)
         return updated if updated is not None else term
 
     @transactional
     def delete_term(self, term_id: int) -> Term:
-        """Delete a term (its posts lose it); fires ``delete_term(term_id, taxonomy, term)``.
+        """Delete a term (its posts lose it); fires
+        ``delete_term(term_id, taxonomy, term, object_ids)`` (the ids of the posts that carried
+        it, any status, ascending: WordPress's ``$object_ids``).
 
         Raises:
             NotFoundError: ``rest_term_invalid``.
@@ -223,7 +238,11 @@ class TermStore(ContentBase):
         if term.taxonomy == "category" and term.id == int(self.get_option("default_category")):
             raise ForbiddenError("rest_cannot_delete", "The default category cannot be deleted.")
         with self._write() as db:
+            rows = db.execute(
+                "SELECT post_id FROM term_relationships WHERE term_id = ? ORDER BY post_id",
+                (term_id,),
+            ).fetchall()
             db.execute("UPDATE terms SET parent = ? WHERE parent = ?", (term.parent, term_id))
             db.execute("DELETE FROM terms WHERE id = ?", (term_id,))
-        self._fire("delete_term", term.id, term.taxonomy, term)
+        self._fire("delete_term", term.id, term.taxonomy, term, [int(row[0]) for row in rows])
         return term

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from markupsafe import escape
 from werkzeug.test import Client
 
+from sitecache import invalidation
 from sitecache.app import App
+from sitecache.site import Post, Term
+from sitecache.site.targets import TERM_BASES
+from tests.auth.conftest import basic, client_for
 from tests.site.conftest import SmallSite
 
 SITE = "http://example.org"
@@ -398,3 +404,289 @@ def test_a_page_type_turned_off_is_served_live_from_the_next_request(
         assert not is_hit(app, pages["post"])
     app.content.update_post(site.post.id, title="Hello again")
     assert b"Hello again" in Client(app, use_cookies=False).get(pages["post"], base_url=SITE).data
+
+
+# ---------------------------------------------------------------------- what a page shows of others
+# A term's name and link show next to every post carrying it, on every page listing the post;
+# a page's path names its ancestors. The next request for each such page must be a miss
+# showing the change, on every permalink structure.
+
+STRUCTURES = (
+    "",
+    "/%postname%/",
+    "/%year%/%monthnum%/%day%/%postname%/",
+    "/archives/%post_id%/",
+    "/%category%/%author%/%postname%/",
+)
+PRETTY_STRUCTURES = tuple(structure for structure in STRUCTURES if structure)
+
+
+def use_structure(app: App, structure: str) -> None:
+    """Permalinks of ``structure``; with plain ones (query strings) the cache keeps them too."""
+    app.content.update_option("permalink_structure", structure)
+    if not structure:
+        assert isinstance(app.cache.engine.update_settings({"cache_query_strings": True}), dict)
+
+
+@dataclass
+class Admin:
+    """Acts on the site's REST API as an administrator."""
+
+    client: Client
+    auth: dict[str, str]
+
+    def call(self, method: str, path: str, body: Any = None) -> int:
+        """``method`` on ``/site-json<path>``; the status code (2xx asserted)."""
+        response = self.client.open(
+            f"/site-json{path}", method=method, headers=self.auth, json=body, base_url=SITE
+        )
+        assert 200 <= response.status_code < 300, response.get_data(as_text=True)
+        return response.status_code
+
+
+@pytest.fixture
+def admin(app: App) -> Admin:
+    user = app.auth.users.create("boss", "password123", "administrator", "boss@example.org")
+    password, _ = app.auth.app_passwords.create(user, "tests")
+    return Admin(client_for(app), basic("boss", password))
+
+
+def get(app: App, path: str) -> tuple[int, str, str]:
+    """``(status code, Cache-Status, body)`` of an anonymous request."""
+    response = Client(app, use_cookies=False).get(path, base_url=SITE)
+    return response.status_code, str(response.headers.get("Cache-Status", "")), response.text
+
+
+def warm(app: App, paths: dict[str, str]) -> None:
+    """Request every page until it is a hit."""
+    for name, path in paths.items():
+        get(app, path)
+        assert is_hit(app, path), f"{name} ({path}) is not cached"
+
+
+def assert_next_is_a_miss(app: App, paths: dict[str, str]) -> dict[str, tuple[int, str]]:
+    """Every page's next request is no hit; ``{name: (status code, body)}``."""
+    answers = {}
+    for name, path in paths.items():
+        code, cache_status, body = get(app, path)
+        assert "hit" not in cache_status, f"{name} ({path}) still a hit: {cache_status}"
+        answers[name] = (code, body)
+    return answers
+
+
+@dataclass
+class TermSite:
+    """A post in two categories and two tags, the first of each changing."""
+
+    post: Post
+    category: Term
+    other_category: Term
+    tag: Term
+    other_tag: Term
+
+
+@pytest.fixture
+def term_site(app: App, site: SmallSite) -> TermSite:
+    content = app.content
+    other_category = content.create_term("category", "Second")
+    other_tag = content.create_term("post_tag", "Other")
+    post = content.update_post(
+        site.post.id,
+        term_ids=[site.category.id, other_category.id, site.tag.id, other_tag.id],
+    )
+    return TermSite(post, site.category, other_category, site.tag, other_tag)
+
+
+def term_pages(app: App, site: TermSite) -> dict[str, str]:
+    """Every page that lists or shows the post, by kind."""
+    user = app.auth.users.get(site.post.author)
+    assert user is not None
+    links = app.site.links
+    return {
+        "post": path_of(app.site.post_url(site.post)),
+        "home": "/",
+        "other_category": path_of(app.site.term_url(site.other_category)),
+        "other_tag": path_of(app.site.term_url(site.other_tag)),
+        "author": links.author_path(user),
+        "search": links.search_path("hello"),
+        "date": links.table().build("date", {"year": 2023}),
+        "feed": links.feed_path(),
+        "sitemap": "/sitemap.xml",
+    }
+
+
+#: What each kind of page shows of a post's terms: listings its categories (name and link),
+#: the post's own page and the feed every term's name, the sitemap every term's URL.
+LISTINGS = frozenset({"home", "other_category", "other_tag", "author", "search", "date"})
+SHOWS_NAME = {"category": LISTINGS | {"post", "feed"}, "post_tag": frozenset({"post", "feed"})}
+SHOWS_LINK = {
+    "category": LISTINGS | {"post", "sitemap"},
+    "post_tag": frozenset({"post", "sitemap"}),
+}
+
+TERM_CHANGES: dict[str, tuple[str, dict[str, str]]] = {
+    "category renamed": ("category", {"name": "Gnu Two"}),
+    "category slug changed": ("category", {"slug": "gnu-two"}),
+    "category renamed and slug changed": ("category", {"name": "Gnu Two", "slug": "gnu-two"}),
+    "tag renamed": ("post_tag", {"name": "Gnu Two"}),
+    "tag slug changed": ("post_tag", {"slug": "gnu-two"}),
+}
+
+
+@pytest.mark.parametrize("structure", STRUCTURES)
+@pytest.mark.parametrize("change", TERM_CHANGES.values(), ids=list(TERM_CHANGES))
+def test_a_term_change_purges_every_page_showing_its_posts(
+    app: App,
+    term_site: TermSite,
+    admin: Admin,
+    structure: str,
+    change: tuple[str, dict[str, str]],
+) -> None:
+    use_structure(app, structure)
+    taxonomy, fields = change
+    term = term_site.category if taxonomy == "category" else term_site.tag
+    paths = term_pages(app, term_site)
+    warm(app, paths)
+    admin.call("POST", f"/site/v2/{TERM_BASES[taxonomy]}/{term.id}", fields)
+    answers = assert_next_is_a_miss(app, paths)
+    changed = app.content.get_term(term.id)
+    assert changed is not None
+    post_url = app.site.post_url(term_site.post)
+    moved = path_of(post_url) != paths["post"]  # %category% and the category's slug
+    assert moved == (
+        structure.startswith("/%category%") and taxonomy == "category" and "slug" in fields
+    )
+    if moved:
+        assert answers["post"][0] == 404
+        assert str(escape(post_url)) in answers["sitemap"][1]
+        assert str(escape(post_url)) in answers["home"][1]
+    for name in SHOWS_NAME[taxonomy] if "name" in fields else ():
+        if name != "post" or not moved:
+            assert "Gnu Two" in answers[name][1], name
+    for name in SHOWS_LINK[taxonomy] if "slug" in fields else ():
+        if name != "post" or not moved:
+            assert str(escape(app.site.term_url(changed))) in answers[name][1], name
+
+
+@pytest.mark.parametrize("structure", STRUCTURES)
+@pytest.mark.parametrize("taxonomy", ["category", "post_tag"])
+def test_a_deleted_term_purges_every_page_showing_its_posts(
+    app: App, term_site: TermSite, admin: Admin, structure: str, taxonomy: str
+) -> None:
+    use_structure(app, structure)
+    # The other ones: the first category is the default one, which cannot be deleted.
+    term = term_site.other_category if taxonomy == "category" else term_site.other_tag
+    paths = term_pages(app, term_site)
+    del paths["other_category" if taxonomy == "category" else "other_tag"]  # a 404 now
+    warm(app, paths)
+    admin.call("DELETE", f"/site/v2/{TERM_BASES[taxonomy]}/{term.id}?force=true")
+    answers = assert_next_is_a_miss(app, paths)
+    for name in SHOWS_NAME[taxonomy] & set(paths):
+        code, body = answers[name]
+        assert code == 404 or f">{term.name}<" not in body, name
+
+
+def test_a_term_with_more_posts_than_the_bound_purges_the_whole_site(
+    app: App, term_site: TermSite, pages: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(invalidation, "MAX_PURGED_POSTS", 1)
+    app.content.create_post(
+        title="Another", status="publish", author=term_site.post.author,
+        term_ids=[term_site.category.id],
+    )  # fmt: skip
+    warm(app, pages)
+    app.content.update_term(term_site.category.id, name="Gnu Two")
+    assert_purged(app, pages, tuple(pages))  # the unrelated pages too
+
+
+def test_a_term_description_change_purges_only_its_archive_and_lists(
+    app: App, term_site: TermSite
+) -> None:
+    paths = term_pages(app, term_site)
+    archive = path_of(app.site.term_url(term_site.category))
+    warm(app, {**paths, "archive": archive})
+    app.content.update_term(term_site.category.id, description="All the news.")
+    assert not is_hit(app, archive)
+    assert "All the news." in get(app, archive)[2]
+    for name in ("other_category", "other_tag", "author", "search", "sitemap"):
+        assert is_hit(app, paths[name]), name
+
+
+def test_lock_down_holds_back_a_term_rename(app: App, term_site: TermSite) -> None:
+    # A rename withdraws nothing: locked down, the pages keep their copies until it ends.
+    paths = term_pages(app, term_site)
+    warm(app, paths)
+    assert isinstance(app.cache.engine.update_settings({"lock_down": True}), dict)
+    app.content.update_term(term_site.category.id, name="Gnu Two", slug="gnu-two")
+    for name, path in paths.items():
+        assert is_hit(app, path), name
+    assert app.cache.engine.update_settings({"lock_down": False})["lock_down"] is False
+    answers = assert_next_is_a_miss(app, paths)
+    assert "Gnu Two" in answers["author"][1]
+
+
+@dataclass
+class PageTree:
+    """``/about/team/lead/`` and ``/elsewhere/``."""
+
+    about: Post
+    team: Post
+    lead: Post
+    elsewhere: Post
+
+
+def page_tree(app: App, author: int, about_status: str) -> PageTree:
+    def page(title: str, slug: str, parent: int = 0, status: str = "publish") -> Post:
+        return app.content.create_post(
+            type="page", title=title, slug=slug, content=f"{title} zeppelin.",
+            status=status, author=author, parent=parent,
+        )  # fmt: skip
+
+    about = page("About", "about", status=about_status)
+    team = page("Team", "team", about.id)
+    return PageTree(about, team, page("Lead", "lead", team.id), page("Elsewhere", "elsewhere"))
+
+
+#: ``(status of /about/, the change and what it moves)``.
+PAGE_MOVES: dict[str, tuple[str, str, str, Any]] = {
+    "parent slug changed": ("publish", "POST", "about", {"slug": "company"}),
+    "draft parent slug changed": ("draft", "POST", "about", {"slug": "company"}),
+    "child reparented": ("publish", "POST", "team", {"parent": "elsewhere"}),
+    "child made top level": ("publish", "POST", "team", {"parent": 0}),
+    "parent deleted": ("publish", "DELETE", "about", None),
+}
+
+
+@pytest.mark.parametrize("structure", STRUCTURES)
+@pytest.mark.parametrize("move", PAGE_MOVES.values(), ids=list(PAGE_MOVES))
+def test_moving_a_page_purges_the_pages_below_it(
+    app: App, site: SmallSite, admin: Admin, structure: str, move: tuple[str, str, str, Any]
+) -> None:
+    use_structure(app, structure)
+    about_status, method, which, body = move
+    tree = page_tree(app, site.author, about_status)
+    paths = {
+        "team": path_of(app.site.post_url(tree.team)),
+        "lead": path_of(app.site.post_url(tree.lead)),
+        "sitemap": "/sitemap.xml",
+        "search": app.site.links.search_path("zeppelin"),
+    }
+    warm(app, paths)
+    target: Post = getattr(tree, which)
+    if body is not None and body.get("parent") == "elsewhere":
+        body = {"parent": tree.elsewhere.id}
+    suffix = "?force=true" if method == "DELETE" else ""
+    admin.call(method, f"/site/v2/pages/{target.id}{suffix}", body)
+    answers = assert_next_is_a_miss(app, paths)
+    for name in ("team", "lead"):
+        page = app.content.get_post(getattr(tree, name).id)
+        assert page is not None
+        url = app.site.post_url(page)
+        moved = path_of(url) != paths[name]
+        assert moved == bool(structure), name  # plain links name pages by id
+        assert answers[name][0] == (404 if moved else 200), name
+        assert str(escape(url)) in answers["sitemap"][1], name
+        assert str(escape(url)) in answers["search"][1], name
+        code, _, shown = get(app, path_of(url))
+        assert code == 200, name
+        assert f"{page.title} zeppelin." in shown, name

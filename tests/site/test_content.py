@@ -121,12 +121,18 @@ def test_term_writes_fire_created_edited_and_delete_term(
     content: ContentService, recorder: Recorder
 ) -> None:
     term = content.create_term("post_tag", "Caching")
+    assert recorder.calls[0] == ("created_term", (term.id, "post_tag"))
+    post = content.create_post(title="Tagged", status="draft", term_ids=[term.id])
+    recorder.clear()
     content.update_term(term.id, name="Page caching")
     content.delete_term(term.id)
-    assert recorder.calls[0] == ("created_term", (term.id, "post_tag"))
-    assert recorder.calls[1] == ("edited_term", (term.id, "post_tag"))
-    assert recorder.calls[2][0] == "delete_term"
-    assert recorder.calls[2][1][:2] == (term.id, "post_tag")
+    # The term as it was before the edit; the posts that carried the deleted term.
+    edited, deleted = recorder.calls[:2]
+    assert edited == ("edited_term", (term.id, "post_tag", term))
+    assert deleted[0] == "delete_term"
+    assert deleted[1][:2] == (term.id, "post_tag")
+    assert deleted[1][3] == [post.id]
+    assert content.get_post(post.id) is not None
     with pytest.raises(DomainError):
         content.create_term("genre", "x")
 
