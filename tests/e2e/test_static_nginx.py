@@ -61,6 +61,26 @@ def public_dir() -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def write_nginx_conf(deployment: Deployment, port: int, tmp_path: Path, public_dir: Path) -> Path:
+    """nginx.conf in ``tmp_path`` around the block `sitecache nginx-config` prints now."""
+    block = deployment.cli(
+        "nginx-config", "--upstream", f"127.0.0.1:{deployment.port}",
+        "--listen", f"127.0.0.1:{port}", "--user", WEB_USER,
+    ).stdout  # fmt: skip
+    conf = tmp_path / "nginx.conf"
+    temporary = public_dir / "nginx"  # the workers (www-data) write here
+    conf.write_text(
+        f"user {WEB_USER};\npid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/nginx-error.log;\n"
+        "daemon on;\nevents {}\n"
+        f"http {{\n access_log off;\n client_body_temp_path {temporary}-body;\n"
+        f" proxy_temp_path {temporary}-proxy;\n fastcgi_temp_path {temporary}-fastcgi;\n"
+        f" uwsgi_temp_path {temporary}-uwsgi;\n scgi_temp_path {temporary}-scgi;\n"
+        f"{block}\n}}\n",
+        encoding="utf-8",
+    )
+    return conf
+
+
 @pytest.fixture
 def site(tmp_path: Path, public_dir: Path) -> Iterator[tuple[Deployment, int]]:
     """sitecache serve (static_root in ``public_dir``) and nginx as www-data in front."""
@@ -77,21 +97,7 @@ def site(tmp_path: Path, public_dir: Path) -> Iterator[tuple[Deployment, int]]:
     deployment.init()
     deployment.serve("serve")
     try:
-        block = deployment.cli(
-            "nginx-config", "--upstream", f"127.0.0.1:{deployment.port}",
-            "--listen", f"127.0.0.1:{port}", "--user", WEB_USER,
-        ).stdout  # fmt: skip
-        conf = tmp_path / "nginx.conf"
-        temporary = public_dir / "nginx"  # the workers (www-data) write here
-        conf.write_text(
-            f"user {WEB_USER};\npid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/nginx-error.log;\n"
-            "daemon on;\nevents {}\n"
-            f"http {{\n access_log off;\n client_body_temp_path {temporary}-body;\n"
-            f" proxy_temp_path {temporary}-proxy;\n fastcgi_temp_path {temporary}-fastcgi;\n"
-            f" uwsgi_temp_path {temporary}-uwsgi;\n scgi_temp_path {temporary}-scgi;\n"
-            f"{block}\n}}\n",
-            encoding="utf-8",
-        )
+        conf = write_nginx_conf(deployment, port, tmp_path, public_dir)
         assert NGINX is not None
         subprocess.run([NGINX, "-c", str(conf), "-p", str(tmp_path)], check=True, timeout=30)
         try:
@@ -227,3 +233,37 @@ def test_nginx_serves_uploaded_media_from_the_uploads_root(
     assert "cache-status" not in served  # nginx answered from the file, not sitecache
     assert get(port, "/uploads/../nginx.conf")[0] in (400, 404)
     assert stat.S_IMODE(deployment.data_dir.stat().st_mode) == 0o700
+
+
+def test_nginx_sends_the_visitors_the_settings_exclude_to_sitecache(
+    site: tuple[Deployment, int], tmp_path: Path, public_dir: Path
+) -> None:
+    # Trial 2: nginx handed its copies to visitors with a rejected cookie or user agent, and
+    # to anyone with a cookie under bypass_any_cookie: its rules knew none of the settings.
+    deployment, port = site
+    deployment.api("POST", "/settings", {"static_files": True})
+    time.sleep(1.1)
+    get(port, "/")
+    assert get(port, "/")[1]["cache-status"] == "nginx; hit"
+    deployment.api("POST", "/settings", {"rejected_cookies": ["cart_"],
+                                          "rejected_user_agents": ["Lynx/"]})  # fmt: skip
+    assert [w["code"] for w in deployment.api("GET", "/status")["warnings"]] == [
+        "nginx_rules_outdated"
+    ]
+    conf = write_nginx_conf(deployment, port, tmp_path, public_dir)
+    assert NGINX is not None
+    subprocess.run([NGINX, "-c", str(conf), "-p", str(tmp_path), "-s", "reload"],
+                   check=True, timeout=30)  # fmt: skip
+    assert deployment.api("GET", "/status")["warnings"] == []
+    time.sleep(1.0)  # the old workers finish
+    excluded = ({"Cookie": "cart_items=3"}, {"User-Agent": "Lynx/2.9"}, {"Cookie": "theme=dark"})
+    for headers in excluded[:2]:
+        assert "nginx" not in get(port, "/", headers)[1]["cache-status"], headers
+    assert get(port, "/", excluded[2])[1]["cache-status"] == "nginx; hit"
+    deployment.api("POST", "/settings", {"known_users": "bypass_any_cookie"})
+    conf = write_nginx_conf(deployment, port, tmp_path, public_dir)
+    subprocess.run([NGINX, "-c", str(conf), "-p", str(tmp_path), "-s", "reload"],
+                   check=True, timeout=30)  # fmt: skip
+    time.sleep(1.0)
+    assert "nginx" not in get(port, "/", excluded[2])[1]["cache-status"]
+    assert get(port, "/")[1]["cache-status"] == "nginx; hit"

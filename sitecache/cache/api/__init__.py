@@ -44,7 +44,7 @@ from sitecache.cache.api.routes import (
     zlib_available,
 )
 from sitecache.cache.api.schemas import ROUTE_SCHEMAS
-from sitecache.cache.api.static import StaticFiles
+from sitecache.cache.api.static import StaticFiles, outdated_nginx_rules
 from sitecache.cache.api.timers import CacheTimers
 from sitecache.cache.middleware import PageCache
 from sitecache.cache.storage import StorageError
@@ -188,6 +188,9 @@ class CacheApi:
                 }
             )
         warnings.extend(self.timers.warnings())
+        outdated = outdated_nginx_rules(engine)
+        if outdated is not None:
+            warnings.append({"code": "nginx_rules_outdated", "message": outdated})
         available = zlib_available()
         if settings.compression and not available:
             warnings.append(

@@ -438,8 +438,10 @@ def print_nginx_config(
     headers: Mapping[str, str] | None = None,
     uploads_root: Path | None = None,
     upload_types: Mapping[str, str] | None = None,
+    settings: Mapping[str, Any] | None = None,
 ) -> int:
-    """Print the server block for ``site_url``; the exit status.
+    """Print the server block for ``site_url`` with the bypasses of the cache ``settings``
+    (`nginx_config`); the exit status.
 
     Fails (one line) without ``site_url``, and when ``--user`` could not read ``static_root``
     (unless ``--no-check``): nginx would otherwise silently proxy every request. Uploaded
@@ -464,7 +466,11 @@ def print_nginx_config(
     if uploads_root is not None and not args.no_check:
         unreadable = unreadable_reason(uploads_root, args.user)
     uploads = uploads_location(uploads_root, upload_types, unreadable)
-    print(nginx_config(server_name=host, static_root=static_root, upstream=args.upstream,
-                       listen=args.listen, headers=headers, user=args.user,
-                       uploads=uploads), end="")  # fmt: skip
+    try:
+        text = nginx_config(server_name=host, static_root=static_root, upstream=args.upstream,
+                            listen=args.listen, headers=headers, user=args.user,
+                            uploads=uploads, settings=settings)  # fmt: skip
+    except ValueError as exc:
+        raise CommandError("site_cache_nginx_unwritable", f"static-file mode: {exc}") from exc
+    print(text, end="")
     return 0

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import contextlib
 import grp
+import hashlib
+import json
 import logging
 import os
 import pwd
@@ -34,18 +36,23 @@ import time
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 from urllib.parse import unquote, urlsplit
 
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.entry import CacheEntry, gzip_copy
 from sitecache.cache.policy import AUTH_COOKIE_PREFIXES
 from sitecache.cache.purging import PurgeResult
+from sitecache.cache.settings import DEFAULT_SETTINGS
 
 __all__ = [
     "DEFAULT_WEB_USER",
+    "NGINX_RULES_NAME",
+    "NGINX_RULE_SETTINGS",
     "StaticFiles",
     "nginx_config",
+    "nginx_rules_fingerprint",
+    "outdated_nginx_rules",
     "unreadable_reason",
     "uploads_location",
 ]
@@ -329,6 +336,9 @@ def unreadable_reason(root: Path, user: str) -> str | None:
 NGINX_TEMPLATE: Final = """\
 # sitecache static-file mode (static_files = true): nginx answers cached pages from
 # {root}; everything else goes to sitecache. Set proxy_count = 1 in sitecache.
+# Made for the cache settings {made_for}:
+# run `sitecache nginx-config` again (and reload nginx) after changing them
+# (`sitecache cache status` warns when they differ).
 # nginx's workers (user {user}) must be able to read {root} and enter every directory
 # above it: keep it outside sitecache's private data directory (static_root).
 upstream sitecache {{
@@ -348,7 +358,7 @@ server {{
     if ($query_string != "") {{ set $sitecache_static "/.sitecache-bypass"; }}
     if ($http_authorization != "") {{ set $sitecache_static "/.sitecache-bypass"; }}
     if ($http_cookie ~* "({cookies})") {{ set $sitecache_static "/.sitecache-bypass"; }}
-
+{extra_rules}
     location / {{
         default_type text/html;
         # The headers sitecache sends with its own pages (a copy must not lose them).
@@ -419,6 +429,38 @@ _NGINX_TOKEN: Final = re.compile(r"^[A-Za-z0-9.+/-]+$")
 """A MIME type or an extension nginx reads as one word (nothing else is written)."""
 
 
+#: The cache settings the web server's rules carry (`nginx_config`): a visitor they would send
+#: to Python must never be given a static copy by nginx.
+NGINX_RULE_SETTINGS: Final = ("known_users", "rejected_cookies", "rejected_user_agents")
+#: The named value holding the fingerprint of the settings the printed rules were made for.
+NGINX_RULES_NAME: Final = "nginx_rules"
+
+
+def nginx_rules_fingerprint(settings: Mapping[str, Any]) -> str:
+    """The fingerprint of the settings nginx's rules depend on (`NGINX_RULE_SETTINGS`)."""
+    chosen = {name: settings.get(name) for name in NGINX_RULE_SETTINGS}
+    text = json.dumps(chosen, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def outdated_nginx_rules(engine: CacheEngine) -> str | None:
+    """Why the rules `sitecache nginx-config` last printed no longer fit the settings (a
+    ``/status`` warning), or ``None``: they fit, static-file mode is off, or no rules were
+    printed for this storage."""
+    if not engine.settings().static_files:
+        return None
+    stored = engine.read_value(NGINX_RULES_NAME)
+    if stored is None or stored.decode("ascii", "replace") == nginx_rules_fingerprint(
+        engine.settings_values()
+    ):
+        return None
+    return (
+        "static-file mode: known_users, rejected_cookies or rejected_user_agents changed since "
+        "`sitecache nginx-config` printed nginx's rules, and nginx still hands its copies to "
+        "the visitors they now exclude: run `sitecache nginx-config` again and reload nginx"
+    )
+
+
 def nginx_config(
     *,
     server_name: str,
@@ -429,6 +471,7 @@ def nginx_config(
     headers: Mapping[str, str] | None = None,
     user: str = DEFAULT_WEB_USER,
     uploads: str = "",
+    settings: Mapping[str, Any] | None = None,
 ) -> str:
     """An nginx ``server`` block for static-file mode.
 
@@ -439,9 +482,30 @@ def nginx_config(
     ``proxy_count = 1``). ``headers`` are sent with every copy, as sitecache sends them with
     its own pages (security headers, the API ``Link``); ``user`` is the user nginx's workers
     run as, who must be able to read the static root. ``uploads`` is the uploaded media's
-    block (`uploads_location`).
+    block (`uploads_location`). ``settings`` (the cache's) add their bypasses
+    (`NGINX_RULE_SETTINGS`): ``rejected_cookies`` to the cookie prefixes, a user-agent rule
+    for ``rejected_user_agents``, and any cookie at all with ``known_users`` =
+    ``bypass_any_cookie``.
+
+    Raises:
+        ValueError: a header value or a setting cannot be written in nginx's syntax (a ``$``,
+            a quote in a header, a control character).
     """
-    cookies = "|".join(sorted({_nginx_regex(prefix) for prefix in cookie_prefixes}))
+    settings = settings or {}
+    prefixes = [*cookie_prefixes, *settings.get("rejected_cookies", ())]
+    cookies = "|".join(sorted({_nginx_regex(prefix) for prefix in prefixes}))
+    bypass = '{ set $sitecache_static "/.sitecache-bypass"; }'
+    extra_rules = ""
+    if settings.get("known_users") == "bypass_any_cookie":
+        extra_rules += f'    if ($http_cookie != "") {bypass}\n'
+    rejected_agents = settings.get("rejected_user_agents", ())
+    agents = sorted({_nginx_regex(agent.lower()) for agent in rejected_agents})
+    if agents:
+        extra_rules += f'    if ($http_user_agent ~* "({"|".join(agents)})") {bypass}\n'
+    made_for = ", ".join(
+        f"{name}={json.dumps(settings.get(name, DEFAULT_SETTINGS[name]))}"
+        for name in NGINX_RULE_SETTINGS
+    )
     root = str(Path(static_root).resolve())
     added = "".join(
         f"        add_header {name} {_nginx_string(value)} always;\n"
@@ -449,7 +513,8 @@ def nginx_config(
     )
     return NGINX_TEMPLATE.format(
         root=root, user=user, upstream=upstream, listen=listen, server_name=server_name,
-        cookies=cookies, added=added, uploads=uploads,
+        cookies=cookies, added=added, uploads=uploads, extra_rules=extra_rules,
+        made_for=_nginx_comment(made_for),
     )  # fmt: skip
 
 
@@ -465,5 +530,18 @@ def _nginx_string(value: str) -> str:
     return f'"{escaped}"'
 
 
-def _nginx_regex(prefix: str) -> str:
-    return "".join(f"\\{char}" if not (char.isalnum() or char == "_") else char for char in prefix)
+def _nginx_regex(text: str) -> str:
+    """``text`` as a literal in an nginx regular expression inside a double-quoted string:
+    every character but letters, digits and ``_`` escaped.
+
+    Raises:
+        ValueError: ``text`` holds a control character (no literal can carry it).
+    """
+    if any(ord(char) < 32 or ord(char) == 127 for char in text):
+        raise ValueError(f"{text!r} cannot be written in an nginx configuration")
+    return "".join(f"\\{char}" if not (char.isalnum() or char == "_") else char for char in text)
+
+
+def _nginx_comment(text: str) -> str:
+    """``text`` for one comment line (control characters and non-ASCII escaped)."""
+    return text.encode("ascii", "backslashreplace").decode("ascii").replace("\n", " ")

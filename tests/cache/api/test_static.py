@@ -332,3 +332,72 @@ def test_nginx_config_passes_uploads_to_sitecache_when_the_web_server_cannot_rea
         assert "image/jpeg jpg;" in text
     finally:
         shutil.rmtree(public)
+
+
+def test_the_server_block_carries_the_settings_that_exclude_visitors(tmp_path: Path) -> None:
+    plain = nginx_config(server_name="example.org", static_root=tmp_path)
+    assert "$http_user_agent" not in plain
+    assert 'if ($http_cookie != "")' not in plain
+    text = nginx_config(
+        server_name="example.org",
+        static_root=tmp_path,
+        settings={
+            "rejected_cookies": ["cart_", "a.b"],
+            "rejected_user_agents": ["Lynx/", "Bot$"],
+            "known_users": "bypass_any_cookie",
+        },
+    )
+    cookie_rule = next(line for line in text.splitlines() if "$http_cookie ~*" in line)
+    assert "cart_|" in cookie_rule
+    assert "a\\.b" in cookie_rule
+    assert "sitecache_session" in cookie_rule
+    assert 'if ($http_cookie != "") { set $sitecache_static "/.sitecache-bypass"; }' in text
+    assert (
+        'if ($http_user_agent ~* "(bot\\$|lynx\\/)") '
+        '{ set $sitecache_static "/.sitecache-bypass"; }' in text
+    )
+    assert '# Made for the cache settings known_users="bypass_any_cookie"' in text
+
+
+def test_a_setting_nginx_cannot_carry_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="cannot be written in an nginx configuration"):
+        nginx_config(server_name="example.org", static_root=tmp_path,
+                     settings={"rejected_user_agents": ["a\nb"]})  # fmt: skip
+
+
+def test_status_warns_when_the_printed_rules_no_longer_fit_the_settings(api: Api) -> None:
+    from sitecache.cache.api.static import NGINX_RULES_NAME, nginx_rules_fingerprint
+
+    def codes() -> list[str]:
+        return [warning["code"] for warning in api.json("GET", "/status")["warnings"]]
+
+    engine = api.site.app.cache.engine
+    api.json("POST", "/settings", {"static_files": True})
+    assert "nginx_rules_outdated" not in codes()  # no rules printed for this storage
+    engine.write_value(NGINX_RULES_NAME, nginx_rules_fingerprint(engine.settings_values()).encode())
+    api.json("POST", "/settings", {"max_age": 60})
+    assert "nginx_rules_outdated" not in codes()  # not one the rules carry
+    api.json("POST", "/settings", {"rejected_cookies": ["cart_"]})
+    assert "nginx_rules_outdated" in codes()
+    api.json("POST", "/settings", {"static_files": False})
+    assert "nginx_rules_outdated" not in codes()
+
+
+def test_the_command_prints_the_sites_settings_and_records_them(
+    app_factory: AppFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    from sitecache.cache.api.static import NGINX_RULES_NAME, nginx_rules_fingerprint
+
+    monkeypatch.delenv("SITECACHE_CONFIG", raising=False)
+    app = app_factory(site_url="https://example.org")
+    engine = app.cache.engine
+    engine.update_settings({"rejected_user_agents": ["Lynx/"], "static_files": True})
+    config = tmp_path / "sitecache.toml"
+    config.write_text('site_url = "https://example.org"\n', encoding="utf-8")
+    code = main(["--config", str(config), "--data-dir", str(app.data_dir), "nginx-config",
+                 "--no-check"])  # fmt: skip
+    assert code == 0
+    assert '$http_user_agent ~* "(lynx\\/)"' in capsys.readouterr().out
+    recorded = engine.read_value(NGINX_RULES_NAME)
+    assert recorded == nginx_rules_fingerprint(engine.settings_values()).encode()
