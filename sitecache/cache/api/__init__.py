@@ -191,6 +191,16 @@ class CacheApi:
         outdated = outdated_nginx_rules(engine)
         if outdated is not None:
             warnings.append({"code": "nginx_rules_outdated", "message": outdated})
+        if settings.static_files and engine.backend == "redis":
+            warnings.append(
+                {
+                    "code": "static_files_per_node",
+                    "message": "static-file mode with a shared storage: each node writes "
+                    "copies under its own static root, and a purge removes only the copies of "
+                    "the node that made it (the others' go when they are max_age old). Let one "
+                    "node's web server serve the copies, or keep static_files off.",
+                }
+            )
         available = zlib_available()
         if settings.compression and not available:
             warnings.append(

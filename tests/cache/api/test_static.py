@@ -401,3 +401,22 @@ def test_the_command_prints_the_sites_settings_and_records_them(
     assert '$http_user_agent ~* "(lynx\\/)"' in capsys.readouterr().out
     recorded = engine.read_value(NGINX_RULES_NAME)
     assert recorded == nginx_rules_fingerprint(engine.settings_values()).encode()
+
+
+def test_status_warns_that_static_copies_are_per_node_on_a_shared_storage(
+    app_factory: AppFactory,
+) -> None:
+    from tests.auth.conftest import FakeClock, build_site
+    from tests.cache.conftest import REDIS_URL, redis_or_skip
+
+    redis_or_skip()
+    app = app_factory(cache_backend="redis", redis_url=REDIS_URL)
+    api = Api(build_site(app, FakeClock()))
+
+    def codes() -> list[str]:
+        return [warning["code"] for warning in api.json("GET", "/status")["warnings"]]
+
+    assert "static_files_per_node" not in codes()
+    api.json("POST", "/settings", {"static_files": True})
+    assert "static_files_per_node" in codes()
+    app.cache.engine.purge_all()
