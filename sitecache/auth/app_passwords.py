@@ -50,6 +50,9 @@ MAX_NAME_LENGTH: Final = 200
 MAX_PASSWORDS_PER_USER: Final = 100
 """How many application passwords one user may have."""
 _PURPOSE: Final = "application-password"
+_MISSING_PADDING: Final[Mapping[int, str]] = {0: "", 2: "==", 3: "="}
+"""The ``=`` a Basic credential of each length mod 4 lacks (lenient RFC 4648 decoders, and
+Apache/PHP in front of WordPress, accept it unpadded); no length is 1 mod 4 in base64."""
 _NOT_ALPHANUMERIC = re.compile(r"[^A-Za-z0-9]")
 _LAST_USED_GRANULARITY: Final = 60
 _LIST: Final = "SELECT * FROM app_passwords WHERE user_id = ? ORDER BY created, position, uuid"
@@ -111,19 +114,26 @@ def parse_basic_authorization(header: str | None) -> BasicCredentials | None:
         UnauthorizedError: ``invalid_authorization_header``: a Basic header that does not hold
             ``login:password`` in base64 of UTF-8 (no colon, bad base64, not UTF-8, nothing
             after ``Basic``); a client that meant to authenticate is told so, never served as
-            anonymous.
+            anonymous. Base64 is the standard alphabet; its final ``=`` padding may be left
+            out (`_MISSING_PADDING`), but a length of 1 mod 4, a character outside the
+            alphabet (URL-safe ``-`` and ``_`` included) or padding anywhere but the end is
+            refused.
     """
     if not header:
         return None
     scheme, _, encoded = header.strip().partition(" ")
     if scheme.lower() != "basic":
         return None
+    encoded = encoded.strip()
+    padding = _MISSING_PADDING.get(len(encoded) % 4)
+    if padding is None:
+        raise _malformed_authorization()
     try:
-        decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
+        decoded = base64.b64decode(encoded + padding, validate=True).decode("utf-8")
     except (binascii.Error, ValueError) as exc:
         raise _malformed_authorization() from exc
     login, colon, password = decoded.partition(":")
-    if not colon or not encoded.strip():
+    if not colon or not encoded:
         raise _malformed_authorization()
     return BasicCredentials(login, password)
 

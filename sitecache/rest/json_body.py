@@ -3,6 +3,12 @@
 `decode_json_body` gives the decoded value, or the ``rest_invalid_json`` error WordPress answers:
 a syntax error (NaN and infinities included), malformed UTF-8, nesting deeper than
 `MAX_JSON_DEPTH`, or a lone UTF-16 surrogate.
+
+Numbers decode as Python's ``json`` decodes them, except an integer literal longer than Python
+converts (``sys.get_int_max_str_digits()``, 4300 digits by default): PHP's ``json_decode``
+turns an integer it cannot hold into a float, so does this (`_parse_int`), which gives ``inf``
+or ``-inf`` for such a length, exactly as a float literal past the double range (``1e999``)
+already decodes. The schema then judges it like any infinite number, never a syntax error.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ def decode_json_body(body: bytes) -> tuple[Any, RestError | None]:
         # Bad bytes outside a string are a syntax error below; inside one, PHP's error 5.
         text, malformed = body.decode("utf-8", "surrogateescape"), True
     try:
-        decoded = json.loads(text, parse_constant=_reject_constant)
+        decoded = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
     except (ValueError, RecursionError) as exc:
         error = _invalid_json(4, "Syntax error")
         error.__cause__ = exc
@@ -44,6 +50,16 @@ def decode_json_body(body: bytes) -> tuple[Any, RestError | None]:
     if b"\\u" in body and _has_lone_surrogate(decoded):
         return None, _invalid_json(10, "Single unpaired UTF-16 surrogate in unicode escape")
     return decoded, None
+
+
+def _parse_int(literal: str) -> int | float:
+    """A JSON integer literal as an ``int``; one too long for Python's integer conversion
+    (its only refusal of a literal the JSON grammar matched) as ``float(literal)``, as PHP
+    holds an integer it cannot represent: ``inf`` or ``-inf`` past the double range."""
+    try:
+        return int(literal)
+    except ValueError:
+        return float(literal)
 
 
 def _reject_constant(name: str) -> Any:

@@ -86,6 +86,55 @@ def test_a_malformed_basic_header_is_a_401_not_anonymous(header: str) -> None:
     assert (error.code, error.status) == ("invalid_authorization_header", 401)
 
 
+def b64(text: str) -> str:
+    """Standard, padded base64 of ``text`` (UTF-8)."""
+    return base64.b64encode(text.encode()).decode()
+
+
+# (label, base64 after "Basic ", credentials or None for a 401 invalid_authorization_header):
+# the final "=" padding may be left out, as lenient RFC 4648 decoders and Apache/PHP allow;
+# nothing else is relaxed.
+PADDING_CASES: list[tuple[str, str, BasicCredentials | None]] = [
+    ("padded-two", b64("eve:abc"), BasicCredentials("eve", "abc")),
+    ("unpadded-two", b64("eve:abc").rstrip("="), BasicCredentials("eve", "abc")),
+    ("one-of-two-missing", b64("eve:abc")[:-1], BasicCredentials("eve", "abc")),
+    ("padded-one", b64("eve:x"), BasicCredentials("eve", "x")),
+    ("unpadded-one", b64("eve:x").rstrip("="), BasicCredentials("eve", "x")),
+    ("no-padding-needed", b64("eve:ab"), BasicCredentials("eve", "ab")),
+    ("admin-x-unpadded", "YWRtaW46eA", BasicCredentials("admin", "x")),
+    ("unpadded-slash", b64("eve:a?>").rstrip("="), BasicCredentials("eve", "a?>")),
+    ("length-1-mod-4", b64("eve:ab") + "A", None),
+    ("length-1-mod-4-short", "YWRtaW46e", None),
+    ("three-padding", b64("eve:abc") + "=", None),
+    ("over-padded", b64("eve:x") + "==", None),
+    ("padding-inside", "ZXZl=Ong", None),
+    ("padding-inside-unpadded-end", "ZXZl=OngA", None),
+    ("url-safe-slash", b64("eve:a?>").replace("/", "_"), None),
+    ("url-safe-plus", b64("eve:~~~").replace("+", "-"), None),
+    ("url-safe-unpadded", b64("eve:~~~").replace("+", "-").rstrip("="), None),
+    ("not-base64", "!!!notbase64", None),
+    ("only-padding", "==", None),
+]
+
+
+@pytest.mark.parametrize(
+    ("encoded_credentials", "expected"),
+    [case[1:] for case in PADDING_CASES],
+    ids=[case[0] for case in PADDING_CASES],
+)
+def test_basic_credentials_may_omit_their_base64_padding_and_nothing_else(
+    encoded_credentials: str, expected: BasicCredentials | None
+) -> None:
+    header = "Basic " + encoded_credentials
+    if expected is not None:
+        assert parse_basic_authorization(header) == expected
+        return
+    with pytest.raises(UnauthorizedError) as caught:
+        parse_basic_authorization(header)
+    error = rest_error_of(caught.value)
+    assert (error.code, error.status) == ("invalid_authorization_header", 401)
+
+
 def test_a_password_is_shown_in_groups_of_four() -> None:
     assert chunk_password("abcdefghijklmnopqrstuvwx") == "abcd efgh ijkl mnop qrst uvwx"
 

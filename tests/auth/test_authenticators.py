@@ -289,6 +289,17 @@ def test_an_application_password_is_accepted_with_or_without_spaces(
     assert response.get_json()["id"] == site.users["author"].id
 
 
+def test_an_application_password_is_accepted_in_unpadded_base64(site: Site) -> None:
+    password = site.app_password("author")
+    login_password = f"aurora:{password.replace(' ', '')}"  # 31 bytes: two "=" of padding
+    credentials = base64.b64encode(login_password.encode()).decode()
+    unpadded = credentials.rstrip("=")
+    assert unpadded != credentials
+    response = whoami(site.client(), headers={"Authorization": f"Basic {unpadded}"})
+    assert response.status_code == 200
+    assert response.get_json()["id"] == site.users["author"].id
+
+
 def test_the_login_may_be_the_email_address(site: Site) -> None:
     password = site.app_password("author")
     response = whoami(site.client(), headers=basic("aurora@example.org", password))

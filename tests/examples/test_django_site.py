@@ -1,6 +1,6 @@
 """The Django example: migrations run, gunicorn serves ``djsite.wsgi`` (Django behind
-`PageCache`), and a note saved by ``manage.py`` in another process purges, from the model's
-``post_save`` handler, exactly the pages tagged with it."""
+`PageCache`), and a note saved or deleted by ``manage.py`` in another process purges, from the
+model's ``post_save`` or ``post_delete`` handler, exactly the pages tagged with it."""
 
 from __future__ import annotations
 
@@ -75,6 +75,22 @@ def test_an_edit_purges_the_notes_own_page(
     page = server.request("GET", "/notes/1/")
     assert "miss" in page.headers["cache-status"]
     assert b"first, edited" in page.body
+
+
+def test_a_post_delete_in_another_process_purges_the_list_and_the_notes_page(
+    server: ExampleServer, environment: dict[str, str]
+) -> None:
+    note_id = manage(environment, "add_note", "doomed")
+    for path in ("/", f"/notes/{note_id}/"):
+        server.cache_status(path)
+        assert "; hit" in server.cache_status(path), path
+    manage(environment, "delete_note", note_id)  # post_delete: purge "notes" and "note-<id>"
+    page = server.request("GET", "/")
+    assert "miss" in page.headers["cache-status"]
+    assert b"doomed" not in page.body
+    gone = server.request("GET", f"/notes/{note_id}/")
+    assert gone.status == 404, (gone.status, gone.body[:300])
+    assert b"doomed" not in gone.body
 
 
 def test_the_s_maxage_of_a_view_is_the_pages_lifetime(server: ExampleServer) -> None:

@@ -1,11 +1,13 @@
-"""Bodies an attacker sends: lone surrogates in JSON (#10 point 2) and chunked bodies past the
-size limit (#10 point 3). Every REST answer stays JSON."""
+"""Bodies an attacker sends: lone surrogates in JSON (#10 point 2), chunked bodies past the
+size limit (#10 point 3) and integers too long for Python's ``int``. Every REST answer stays
+JSON."""
 
 from __future__ import annotations
 
 import base64
 import io
 import json
+import math
 
 import pytest
 from werkzeug.test import Client, TestResponse
@@ -13,6 +15,7 @@ from werkzeug.test import Client, TestResponse
 from sitecache.app import App
 from sitecache.rest import RestServer, return_true
 from sitecache.rest.http import MAX_BODY_BYTES
+from sitecache.rest.json_body import decode_json_body
 
 ECHO = "/site-json/hostile/v1/echo"
 
@@ -158,3 +161,83 @@ def test_a_chunked_body_over_the_limit_with_rest_route_is_a_json_413(app: App) -
     response = chunked(Client(app), "/?rest_route=/", body, "application/x-www-form-urlencoded")
     assert response.status_code == 413
     assert response.get_json()["code"] == "rest_payload_too_large"
+
+
+# ---------------------------------------------------------------------- over-long integers
+#: An integer literal Python's ``int`` refuses to convert (sys.int_info.default_max_str_digits).
+HUGE = "1" + "0" * 5000
+ORDER = "/site-json/hostile/v1/order"
+
+# (id, schema of menu_order, integer literal sent, float literal it must answer as, status,
+# code of the answer, code of menu_order's detail or None). PHP's json_decode makes an
+# integer it cannot hold a float (INF past the double range): the schema judges it as it
+# judges 1e999. An unbounded integer takes INF as WordPress's rest_is_integer does and
+# sanitizes it to 0 ((int) INF); a bound or another type refuses it, naming menu_order.
+OVERLONG_CASES: list[tuple[str, dict[str, object], str, str, int, str | None, str | None]] = [
+    ("integer", {"type": "integer"}, HUGE, "1e999", 200, None, None),
+    ("integer-maximum", {"type": "integer", "maximum": 100}, HUGE, "1e999", 400,
+     "rest_invalid_param", "rest_invalid_param"),
+    ("negative-minimum", {"type": "integer", "minimum": 0}, "-" + HUGE, "-1e999", 400,
+     "rest_invalid_param", "rest_invalid_param"),
+    ("string", {"type": "string"}, HUGE, "1e999", 400, "rest_invalid_param",
+     "rest_invalid_type"),
+    ("boolean", {"type": "boolean"}, HUGE, "1e999", 400, "rest_invalid_param",
+     "rest_invalid_type"),
+]  # fmt: skip
+
+
+def register_order(app: App, schema: dict[str, object]) -> None:
+    """``hostile/v1/order`` takes ``menu_order`` of ``schema`` and answers it sanitized."""
+
+    def register(server: RestServer) -> None:
+        server.register_rest_route(
+            "hostile/v1",
+            "/order",
+            {
+                "methods": "POST",
+                "callback": lambda request: {"menu_order": request["menu_order"]},
+                "permission_callback": return_true,
+                "args": {"menu_order": {**schema, "required": True}},
+            },
+        )
+
+    app.hooks.add_action("rest_api_init", register)
+
+
+@pytest.mark.parametrize(
+    ("schema", "literal", "float_literal", "status", "code", "detail"),
+    [case[1:] for case in OVERLONG_CASES],
+    ids=[case[0] for case in OVERLONG_CASES],
+)
+def test_an_integer_too_long_for_python_is_judged_by_the_schema_not_a_syntax_error(
+    app: App,
+    schema: dict[str, object],
+    literal: str,
+    float_literal: str,
+    status: int,
+    code: str | None,
+    detail: str | None,
+) -> None:
+    register_order(app, schema)
+    client = Client(app)
+    response = post_json(client, ORDER, '{"menu_order": ' + literal + "}")
+    answer = response.get_json()
+    assert response.status_code == status, answer
+    assert answer == post_json(client, ORDER, '{"menu_order": ' + float_literal + "}").get_json()
+    if code is None:
+        assert answer == {"menu_order": 0}
+        return
+    assert answer["code"] == code
+    assert list(answer["data"]["params"]) == ["menu_order"]
+    assert answer["data"]["details"]["menu_order"]["code"] == detail
+
+
+def test_integers_too_long_for_python_decode_as_php_floats_anywhere_in_a_body() -> None:
+    raw = f'{{"a": [{HUGE}, -{HUGE}], "b": {{"c": {HUGE}}}, "small": 12}}'
+    decoded, error = decode_json_body(raw.encode("ascii"))
+    assert error is None
+    assert decoded == {"a": [math.inf, -math.inf], "b": {"c": math.inf}, "small": 12}
+    assert decoded["small"].__class__ is int
+    long_but_convertible = "9" * 4300
+    decoded, error = decode_json_body(long_but_convertible.encode("ascii"))
+    assert (decoded, error) == (int(long_but_convertible), None)

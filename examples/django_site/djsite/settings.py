@@ -17,7 +17,7 @@ from pathlib import Path
 DATA_DIR = Path(os.environ.get("DJANGO_EXAMPLE_DIR", "var/django-example")).resolve()
 DATA_DIR.mkdir(parents=True, exist_ok=True)
 
-#: where the page cache keeps pages: read by wsgi.py (PageCache) and the post_save handler
+#: where the page cache keeps pages: read by wsgi.py (PageCache) and the purge handlers (signals.py)
 SITECACHE_DIR = DATA_DIR / "cache"
 #: the hosts the page cache serves (None: loopback names, any port)
 SITECACHE_HOSTS = [h for h in os.environ.get("PAGECACHE_HOSTS", "").split(",") if h] or None

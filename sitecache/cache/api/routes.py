@@ -8,7 +8,6 @@ permission callback is the one site-administrator check (``manage_options``): 40
 
 from __future__ import annotations
 
-import json
 import re
 import zlib
 from collections.abc import Callable, Mapping
@@ -33,6 +32,7 @@ from sitecache.cache.outcome import explanations
 from sitecache.cache.storage import EntryStatus, StorageError
 from sitecache.domain_errors import InvalidFields, InvalidURL
 from sitecache.errors import RestError
+from sitecache.rest.json_body import decode_json_body
 from sitecache.rest.pagination import pagination_link_header
 from sitecache.rest.response import RestResponse
 
@@ -214,10 +214,10 @@ def _json_body(request: RestRequest) -> dict[str, Any] | RestError:
         return {}
     if not request.is_json_content_type():
         return _one_error("body", "Send a JSON object with Content-Type: application/json.")
-    try:
-        decoded = json.loads(raw)
-    except ValueError:
-        # The server answers a malformed JSON body before any handler runs; this is a guard.
+    # The same decoder as the server's (an over-long integer is a float, as in PHP), which
+    # answers a malformed JSON body before any handler runs; this is a guard.
+    decoded, malformed = decode_json_body(raw)
+    if malformed is not None:
         return _one_error("body", "The body is not valid JSON.")
     if not isinstance(decoded, dict):
         return _one_error("body", "The body must be a JSON object.")

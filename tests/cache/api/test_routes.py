@@ -608,3 +608,25 @@ def test_every_route_answers_a_failing_storage_with_503_at_once(
         assert response.status_code == 503, response.get_data(as_text=True)
         assert response.get_json()["code"] == "site_cache_storage_error"
     assert calls["count"] < 20  # no retry loop against a dead store
+
+
+@pytest.mark.parametrize(
+    ("setting", "literal", "float_literal"),
+    [("max_age", "1" + "0" * 5000, "1e999"), ("max_age", "-1" + "0" * 5000, "-1e999")],
+    ids=["huge", "huge-negative"],
+)
+def test_an_integer_too_long_for_python_is_answered_as_its_float_not_a_bad_body(
+    api: Api, setting: str, literal: str, float_literal: str
+) -> None:
+    def post(raw: str) -> Any:
+        return api.site.client().post(
+            BASE + "/settings",
+            data=raw,
+            headers={**api.site.basic("administrator"), "Content-Type": "application/json"},
+            base_url="http://example.org",
+        )
+
+    answer = post(f'{{"{setting}": {literal}}}')
+    assert answer.status_code == 400
+    assert set(details(answer)) == {setting}
+    assert answer.get_json() == post(f'{{"{setting}": {float_literal}}}').get_json()
