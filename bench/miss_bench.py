@@ -16,7 +16,9 @@ Measured in one run, the contenders alternating round by round (the machine is n
    same site with caching off (``site origin``), in the same interleaved rounds: the goal is
    judged against this one (the issue's 0.54x came from such an origin). The synthetic rows
    say what the cache costs on top of almost nothing (its origin is ~120 µs of gunicorn's own
-   work); the demo-site rows say what a site's visitor loses on a miss. ``--no-site`` skips them.
+   work); the demo-site rows say what a site's visitor loses on a miss. ``site memory`` (each
+   worker's own memory as the store: nothing written outside the process) is the floor no
+   storage goes below, reported beside the goal, not judged. ``--no-site`` skips them.
 2. **In-process**: µs (wall and CPU) per miss of ``PageCache`` on memory, disk and Redis beside
    the synthetic app alone (bytes it holds: ~0 µs), and the demo site alone beside the demo
    site's miss on disk, best of 3 runs of ``--calls`` new paths each.
@@ -108,7 +110,9 @@ def site_servers(scratch: Path, namespace: str | None, backends: list[str]) -> d
     base = scratch / "site-base"
     pages = cache_apps.fill_site(str(base))
     print(f"  demo site: {pages} pages", flush=True)
-    names = {"site origin": "off", **{f"site {name}": "on" for name in backends}}
+    # "site memory": the floor of a miss, the middleware's own path with a store that writes
+    # nothing outside the worker (each worker's own memory): what no storage can go below.
+    names = {"site origin": "off", **{f"site {name}": "on" for name in [*backends, "memory"]}}
     if namespace is None:
         names.pop("site redis", None)
     found = {}
@@ -116,6 +120,8 @@ def site_servers(scratch: Path, namespace: str | None, backends: list[str]) -> d
         directory = scratch / name.replace(" ", "-")
         shutil.copytree(base, directory)
         environment = {"SITECACHE_BENCH_SITE_DIR": str(directory)}
+        if name == "site memory":
+            environment["SITECACHE_BENCH_BACKEND"] = "memory"
         if name == "site redis":
             environment.update(
                 SITECACHE_BENCH_BACKEND="redis",
@@ -338,7 +344,11 @@ def report(
     met = True
     rows = (
         ("synthetic origin (~20 KB page, ten tags)", "origin", ("disk", "redis")),
-        ("the demo site (realistic origin: the goal)", "site origin", ("site disk", "site redis")),
+        (
+            "the demo site (realistic origin: the goal)",
+            "site origin",
+            ("site disk", "site redis", "site memory"),
+        ),
     )
     for title, origin_name, names in rows:
         if not any((name, label) in load for name in names for label in ENCODINGS):
@@ -358,7 +368,9 @@ def report(
             for label in ENCODINGS:
                 if (backend, label) in load:
                     row_met = report_row(load, backend, label, origin_name)
-                    met &= row_met or origin_name == "origin"
+                    # The synthetic rows and the in-memory floor say where the cost is;
+                    # the goal is judged on the stores a site runs (disk, Redis).
+                    met &= row_met or origin_name == "origin" or backend == "site memory"
     print("\n### In-process, µs per request (best of 3 runs, a gzip client)\n")
     print("| contender | wall µs | CPU µs |")
     print("|---|---:|---:|")
