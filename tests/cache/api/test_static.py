@@ -9,6 +9,7 @@ import stat
 import subprocess
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -406,11 +407,13 @@ def test_the_command_prints_the_sites_settings_and_records_them(
 def test_status_warns_that_static_copies_are_per_node_on_a_shared_storage(
     app_factory: AppFactory,
 ) -> None:
+    from sitecache.cache.storage.redis import RedisStorage
     from tests.auth.conftest import FakeClock, build_site
     from tests.cache.conftest import REDIS_URL, redis_or_skip
 
     redis_or_skip()
-    app = app_factory(cache_backend="redis", redis_url=REDIS_URL)
+    namespace = f"test-{uuid.uuid4().hex}"  # its own settings, whatever ran before
+    app = app_factory(cache_backend="redis", redis_url=REDIS_URL, cache_namespace=namespace)
     api = Api(build_site(app, FakeClock()))
 
     def codes() -> list[str]:
@@ -419,4 +422,6 @@ def test_status_warns_that_static_copies_are_per_node_on_a_shared_storage(
     assert "static_files_per_node" not in codes()
     api.json("POST", "/settings", {"static_files": True})
     assert "static_files_per_node" in codes()
-    app.cache.engine.purge_all()
+    storage = app.cache.engine.storage
+    assert isinstance(storage, RedisStorage)
+    storage.clear_namespace()
