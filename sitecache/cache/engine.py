@@ -39,7 +39,13 @@ from sitecache.cache.purging import Invalidator, KeyDimension, PurgeListener, Pu
 from sitecache.cache.reports import CacheReports
 from sitecache.cache.settings import CacheSettings, purging_changes
 from sitecache.cache.settings_store import SETTINGS_NAME, SettingsStore
-from sitecache.cache.storage import EntryStatus, PendingRemoval, Storage, StorageError
+from sitecache.cache.storage import (
+    Announcements,
+    EntryStatus,
+    PendingRemoval,
+    Storage,
+    StorageError,
+)
 from sitecache.cache.storage_log import RateLimitedLog
 from sitecache.domain_errors import InvalidSettings
 
@@ -272,6 +278,23 @@ class CacheEngine:
         self.locks.release(name, owner)
 
     # ------------------------------------------------------------------ named values
+    def announce(self, record: bytes) -> None:
+        """Tell every machine sharing the storage of ``record`` (`Storage.announce`).
+
+        Raises:
+            StorageError: the storage failed.
+        """
+        self.storage.announce(record)
+
+    def announcements(self, cursor: str | None) -> Announcements | None:
+        """What was announced after ``cursor`` (`Storage.announcements`; ``None``: the storage
+        is one machine's).
+
+        Raises:
+            StorageError: the storage failed.
+        """
+        return self.storage.announcements(cursor)
+
     def read_value(self, name: str) -> bytes | None:
         """The named value ``name`` (preload progress, GC schedule, ...), or ``None``.
 

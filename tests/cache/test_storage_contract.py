@@ -527,3 +527,47 @@ def test_an_offset_far_past_the_end_lists_nothing_and_counts_all(storage: Storag
     for search, status in cases:
         found = storage.list_entries(2**62, 100, now=2000.0, search=search, status=status)
         assert found == ([], 1)
+
+
+def test_announcements_reach_every_reader_of_a_shared_store_in_order(
+    storage: Storage, backend: str
+) -> None:
+    start = storage.announcements(None)
+    if backend != "redis":  # one machine's store: nothing to follow
+        storage.announce(b"x")
+        assert start is None
+        assert storage.announcements("0") is None
+        return
+    assert start is not None
+    assert (start.records, start.complete) == ([], True)
+    storage.announce(b"a")
+    storage.announce(b"b")
+    later = storage.announcements(start.cursor)
+    assert later is not None
+    assert (later.records, later.complete) == ([b"a", b"b"], True)
+    quiet = storage.announcements(later.cursor)
+    assert quiet is not None
+    assert (quiet.records, quiet.cursor, quiet.complete) == ([], later.cursor, True)
+    assert storage.announcements(None) == quiet  # where a new reader starts
+
+
+def test_a_reader_learns_of_announcements_it_can_no_longer_read(
+    storage: Storage, backend: str
+) -> None:
+    if backend != "redis":
+        pytest.skip("one machine's store announces nothing")
+    from sitecache.cache.storage.redis import RedisStorage
+
+    assert isinstance(storage, RedisStorage)
+    start = storage.announcements(None)
+    assert start is not None
+    for record in (b"a", b"b", b"c"):
+        storage.announce(record)
+    storage.client.xtrim(storage._key("an"), maxlen=1, approximate=False)
+    gap = storage.announcements(start.cursor)
+    assert gap is not None
+    assert (gap.records, gap.complete) == ([b"c"], False)
+    storage.clear_namespace()  # its numbers start again
+    cleared = storage.announcements(gap.cursor)
+    assert cleared is not None
+    assert (cleared.records, cleared.complete) == ([], False)

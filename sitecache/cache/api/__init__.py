@@ -104,7 +104,9 @@ class CacheApi:
         if self.static is not None:
             cache.stored_listeners.append(self.static.on_stored)
             self.engine.purge_listeners.append(self.static.on_purge)
-            self.timers.gc_hooks.append(self.static.sweep)
+            # Every process follows the other machines' purges and sweeps its machine's
+            # expired copies: the copies are each machine's own (GC runs on one machine).
+            self.timers.every_tick.append(self.static.follow)
             self.timers.every_tick.append(self.static.empty_trash)  # the trash is per node
         #: start this process's timers on the first request it serves (under any server)
         self.autostart_timers = True
@@ -191,16 +193,6 @@ class CacheApi:
         outdated = outdated_nginx_rules(engine)
         if outdated is not None:
             warnings.append({"code": "nginx_rules_outdated", "message": outdated})
-        if settings.static_files and engine.backend == "redis":
-            warnings.append(
-                {
-                    "code": "static_files_per_node",
-                    "message": "static-file mode with a shared storage: each node writes "
-                    "copies under its own static root, and a purge removes only the copies of "
-                    "the node that made it (the others' go when they are max_age old). Let one "
-                    "node's web server serve the copies, or keep static_files off.",
-                }
-            )
         available = zlib_available()
         if settings.compression and not available:
             warnings.append(

@@ -44,6 +44,7 @@ from sitecache.cache.entry import CacheEntry, gzip_copy
 from sitecache.cache.policy import AUTH_COOKIE_PREFIXES
 from sitecache.cache.purging import PurgeResult
 from sitecache.cache.settings import DEFAULT_SETTINGS
+from sitecache.cache.storage import StorageError
 
 __all__ = [
     "DEFAULT_WEB_USER",
@@ -81,6 +82,13 @@ class StaticFiles:
         #: where discarded host directories wait for `empty_trash`: beside the root (same
         #: file system, so a rename), never under it (the web server must not serve it)
         self.trash = self.root.parent / f".{self.root.name}.trash"
+        #: how far this machine has followed the purges other machines announced (`follow`),
+        #: shared by the machine's processes, beside the root as the trash is
+        self.cursor_file = self.root.parent / f".{self.root.name}.cursor"
+        #: this process, in its announcements (it has applied its own purges already)
+        self.token = uuid.uuid4().hex
+        self._cursor: str | None = None
+        self._next_sweep = 0.0
 
     # ------------------------------------------------------------------ paths
     def directory(self, url: str) -> Path | None:
@@ -176,14 +184,95 @@ class StaticFiles:
 
     def on_purge(self, result: PurgeResult) -> None:
         """The engine's purge listener: the purged pages lose their static copies (a purge
-        of everything or of the site: every copy of every host, or of the site's hosts)."""
-        if result.scope == "all":
-            self.discard(None)
-        elif result.scope == "site":
+        of everything or of the site: every copy of every host, or of the site's hosts), here
+        at once and, through the storage's announcements, on every other machine sharing the
+        storage within a tick (`follow`)."""
+        self._apply(result.scope, result.urls)
+        record: dict[str, object] = {"from": self.token, "scope": result.scope}
+        if result.scope not in ("all", "site"):
+            record["urls"] = result.urls
+        try:
+            self.engine.announce(json.dumps(record).encode())
+        except StorageError as exc:
+            # The other machines' copies then go at their next `follow` that finds a gap, or
+            # by age (`sweep`); the purge itself is done.
+            self.engine.storage_warning("purge not announced to the other machines: %s", exc)
+
+    def _apply(self, scope: str, urls: list[str]) -> int:
+        """Remove the static copies a purge of ``scope`` (its ``urls``) covers; how many
+        files or host directories went."""
+        if scope == "all":
+            return self.discard(None)
+        if scope == "site":
             hosts = self.engine.rules.hosts
-            self.discard(None if hosts is None else hosts)
-        else:
-            self.remove(result.urls)
+            return self.discard(None if hosts is None else hosts)
+        return self.remove(urls)
+
+    def follow(self, now: float | None = None) -> int:
+        """Every tick of every process (`CacheTimers.every_tick`): apply the purges the other
+        machines sharing the storage announced since this machine last looked, and remove this
+        machine's copies older than ``max_age`` once per ``gc_interval``. Where the record of
+        what was announced has a gap (this machine fell more than the storage keeps behind, or
+        never looked while it had copies), every copy goes: it may be stale. How many files or
+        host directories went. A storage one machine holds announces nothing (no work).
+
+        Raises:
+            StorageError: the storage failed (the timers log it; the next tick tries again).
+        """
+        now = time.time() if now is None else now
+        removed = 0
+        if now >= self._next_sweep:
+            self._next_sweep = now + self.engine.settings().gc_interval
+            removed += self.sweep()
+        if not (self.engine.settings().static_files or self._has_copies()):
+            return removed  # nothing nginx could serve: nothing to follow
+        cursor = self._cursor if self._cursor is not None else self._read_cursor()
+        feed = self.engine.announcements(cursor)
+        if feed is None:
+            return removed
+        if not feed.complete or (cursor is None and self._has_copies()):
+            logger.warning("static copies of unknown age (purges missed): removing them all")
+            removed += self.discard(None)
+        for raw in feed.records:
+            try:
+                record = json.loads(raw)
+                if record.get("from") == self.token:
+                    continue
+                removed += self._apply(
+                    str(record["scope"]), [str(u) for u in record.get("urls", [])]
+                )
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                logger.warning("an unreadable purge announcement (%s): removing every copy", exc)
+                removed += self.discard(None)
+        if feed.cursor != cursor:
+            self._write_cursor(feed.cursor)
+        self._cursor = feed.cursor
+        return removed
+
+    def _has_copies(self) -> bool:
+        try:
+            return any(self.root.iterdir())
+        except FileNotFoundError:
+            return False
+
+    def _read_cursor(self) -> str | None:
+        try:
+            text = self.cursor_file.read_text(encoding="ascii").strip()
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            logger.warning(
+                "purge cursor %s unreadable (%s): starting afresh", self.cursor_file, exc
+            )
+            return None
+        return text if text.isdigit() else None
+
+    def _write_cursor(self, cursor: str) -> None:
+        try:
+            self.cursor_file.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomic(self.cursor_file, cursor.encode("ascii"))
+        except OSError as exc:
+            logger.warning("purge cursor %s not written: %s", self.cursor_file, exc)
 
     def discard(self, hosts: Iterable[str] | None) -> int:
         """Take the copies of ``hosts`` (``host`` or ``host:port``; every host when ``None``)

@@ -7,6 +7,7 @@ from typing import Literal
 
 from sitecache.cache.storage.base import (
     ANY_GENERATION,
+    Announcements,
     Dimension,
     EntryStatus,
     LockStore,
@@ -23,6 +24,7 @@ from sitecache.cache.storage.memory import MemoryStorage
 
 __all__ = [
     "ANY_GENERATION",
+    "Announcements",
     "Dimension",
     "DiskStorage",
     "EntryStatus",

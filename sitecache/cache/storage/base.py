@@ -41,6 +41,7 @@ from sitecache.cache.storage.epochs import EpochOperations
 from sitecache.cache.storage.records import (
     ANY_GENERATION,
     DIMENSIONS,
+    Announcements,
     Dimension,
     EntryStatus,
     PendingRemoval,
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ANY_GENERATION",
     "DIMENSIONS",
+    "Announcements",
     "Dimension",
     "EntryStatus",
     "LockStore",
@@ -225,6 +227,15 @@ class Storage(Protocol):
     def housekeeping(self, budget: float) -> int:
         """Bounded upkeep GC runs (files of an older layout, free pages); how much it did."""
 
+    def announce(self, record: bytes) -> None:
+        """Tell every machine sharing this store of ``record`` (a purge the files a machine
+        keeps of its own, static copies, must follow); kept for a bounded number of records.
+        A store one machine holds keeps nothing: its users share those files already."""
+
+    def announcements(self, cursor: str | None) -> Announcements | None:
+        """The records announced after ``cursor`` (at most a thousand; ``None``: none, with the
+        cursor of now), or ``None`` when this store is one machine's (nothing to follow)."""
+
     def close(self) -> None:
         """Release connections and handles."""
 
@@ -309,6 +320,13 @@ class StorageBase(EpochOperations, Storage):
         return _Translation(self, what)
 
     # ------------------------------------------------------------------ composites
+    def announce(self, record: bytes) -> None:
+        del record  # one machine's store: its users share their files already
+
+    def announcements(self, cursor: str | None) -> Announcements | None:
+        del cursor
+        return None
+
     def delete(self, keys: Iterable[str]) -> RemovalReport:
         """Remove in batches (`batch_size`) with `_delete_rows`; report what was there."""
         return self._each_batch("delete", keys, self._delete_rows)

@@ -15,6 +15,7 @@ from sitecache.cache.entry import EntryInfo
 __all__ = [
     "ANY_GENERATION",
     "DIMENSIONS",
+    "Announcements",
     "Dimension",
     "EntryStatus",
     "PendingRemoval",
@@ -61,6 +62,22 @@ class RemovalReport:
         if info.url not in self._listed:
             self._listed.add(info.url)
             self.urls.append(info.url)
+
+
+@dataclass(frozen=True, slots=True)
+class Announcements:
+    """What `Storage.announcements` read: the records announced after a cursor, in order.
+
+    Attributes:
+        cursor: where the next read starts (after the last record here).
+        records: the records, oldest first.
+        complete: ``False`` when some records after the old cursor were dropped before they
+            were read (the store keeps a bounded number): the reader must assume anything.
+    """
+
+    cursor: str
+    records: list[bytes] = field(default_factory=list)
+    complete: bool = True
 
 
 @dataclass(frozen=True, slots=True)

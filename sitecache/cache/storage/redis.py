@@ -41,6 +41,7 @@ import redis
 from sitecache.cache.entry import EntryInfo, encode_expires
 from sitecache.cache.storage.base import (
     ANY_GENERATION,
+    Announcements,
     Dimension,
     EntryStatus,
     StorageBase,
@@ -56,6 +57,7 @@ from sitecache.cache.storage.redis_listing import (
 )
 from sitecache.cache.storage.redis_scripts import (
     ACQUIRE,
+    ANNOUNCE,
     DELETE,
     GET,
     INVALIDATE,
@@ -124,6 +126,13 @@ def _redact(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+#: Announcements (`announce`) kept for the machines that follow them: one that falls further
+#: behind learns that it missed some (`Announcements.complete`).
+ANNOUNCEMENTS_KEPT: Final = 10_000
+#: Announcements one `announcements` call returns at most.
+ANNOUNCEMENTS_READ: Final = 1_000
+
+
 class RedisStorage(StorageBase):
     """The store in Redis under ``sitecache:<namespace>:`` (see the module docstring)."""
 
@@ -163,6 +172,7 @@ class RedisStorage(StorageBase):
         self._invalidate_expired_script = self.client.register_script(INVALIDATE_EXPIRED)
         self._only_hosts_script = self.client.register_script(ONLY_HOSTS)
         self._release = self.client.register_script(RELEASE)
+        self._announce = self.client.register_script(ANNOUNCE)
         self._acquire = self.client.register_script(ACQUIRE)
         self._index_search = self.client.register_script(INDEX)
         self._search = self.client.register_script(SEARCH)
@@ -415,6 +425,29 @@ class RedisStorage(StorageBase):
             done += sweep(client, self._sweep_search, prefix, data, HOUSEKEEPING_BATCH - done)
             left = HOUSEKEEPING_BATCH - done
             return done + catch_up(client, self._index_search, prefix, data, left)
+
+    def announce(self, record: bytes) -> None:
+        keys = [self._key("an"), self._key("ann")]
+        with self.translate_errors("write"):
+            self._announce(keys=keys, args=[record, ANNOUNCEMENTS_KEPT])
+
+    def announcements(self, cursor: str | None) -> Announcements | None:
+        with self.translate_errors("read"):
+            if cursor is None:
+                return Announcements(str(int(self.client.get(self._key("ann")) or 0)))
+            after = int(cursor) if cursor.isdigit() else 0
+            pipe = self.client.pipeline(transaction=False)
+            pipe.get(self._key("ann"))
+            pipe.xrange(self._key("an"), min=f"({after}-1", count=ANNOUNCEMENTS_READ)
+            count, entries = pipe.execute()
+        count = int(count or 0)
+        if count < after:  # the namespace was cleared: its numbers started again
+            return Announcements(str(count), [], complete=False)
+        if not entries:
+            return Announcements(str(count), [], complete=count == after)
+        numbers = [int(_text(entry_id).split("-", 1)[0]) for entry_id, _ in entries]
+        records = [fields.get(b"r", b"") for _, fields in entries]
+        return Announcements(str(numbers[-1]), records, complete=numbers[0] == after + 1)
 
     def get_value(self, name: str) -> bytes | None:
         with self.translate_errors("read"):

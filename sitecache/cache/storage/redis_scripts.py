@@ -14,6 +14,7 @@ from sitecache.cache.storage.redis_search import FORGET
 
 __all__ = [
     "ACQUIRE",
+    "ANNOUNCE",
     "DELETE",
     "GET",
     "INVALIDATE",
@@ -190,6 +191,15 @@ end
 if held then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
+"""
+
+#: Append ARGV[1] to the announcement stream KEYS[1] under the next number of KEYS[2] (its
+#: entry id ``<n>-1``, so a reader sees a gap when records it did not read were trimmed),
+#: keeping about ARGV[2] records; the number.
+ANNOUNCE: Final = """
+local n = redis.call('INCR', KEYS[2])
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], n .. '-1', 'r', ARGV[1])
+return n
 """
 
 RELEASE: Final = """

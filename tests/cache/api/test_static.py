@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 import shutil
 import stat
@@ -10,11 +11,15 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from sitecache.cache import CacheEngine, CacheEntry
 from sitecache.cache.api.static import StaticFiles, nginx_config
+from sitecache.cache.entry import encode_entry
+from sitecache.cache.policy import CacheRules
 from sitecache.cli import main
 from tests.cache.api.conftest import Api, add_page
 from tests.conftest import AppFactory
@@ -89,6 +94,23 @@ def test_the_gc_sweep_removes_expired_static_copies(api: Api) -> None:
     assert static_files(api).sweep() == 1
     assert not page.exists()
     assert (page.parent / "index.html.gz").exists()  # written just now: still fresh
+
+
+def test_every_process_sweeps_its_machines_expired_copies_once_per_gc_interval(api: Api) -> None:
+    # GC runs on the timers' holder only, and each node has its own copies.
+    api.json("POST", "/settings", {"static_files": True, "max_age": 60, "gc_interval": 600})
+    static = static_files(api)
+    now = time.time()
+    static.follow(now)  # due at once: swept nothing
+    add_page(api.site, "/old/")
+    api.page("/old/")
+    page = root(api) / "example.org" / "old" / "index.html"
+    past = time.time() - 120
+    os.utime(page, (past, past))
+    static.follow(now + 599)
+    assert page.exists()  # not due yet
+    static.follow(now + 601)
+    assert not page.exists()
 
 
 def test_the_nginx_config_serves_static_copies_to_anonymous_gets_only(tmp_path: Path) -> None:
@@ -404,24 +426,118 @@ def test_the_command_prints_the_sites_settings_and_records_them(
     assert recorded == nginx_rules_fingerprint(engine.settings_values()).encode()
 
 
-def test_status_warns_that_static_copies_are_per_node_on_a_shared_storage(
-    app_factory: AppFactory,
-) -> None:
+# ---------------------------------------------------------------------- several machines
+Machine = tuple[CacheEngine, StaticFiles]
+
+
+@pytest.fixture
+def machines(tmp_path: Path) -> Iterator[list[Machine]]:
+    """Two machines sharing one Redis namespace, each with its own static root."""
     from sitecache.cache.storage.redis import RedisStorage
-    from tests.auth.conftest import FakeClock, build_site
     from tests.cache.conftest import REDIS_URL, redis_or_skip
 
     redis_or_skip()
-    namespace = f"test-{uuid.uuid4().hex}"  # its own settings, whatever ran before
-    app = app_factory(cache_backend="redis", redis_url=REDIS_URL, cache_namespace=namespace)
-    api = Api(build_site(app, FakeClock()))
+    namespace = f"test-{uuid.uuid4().hex}"
+    rules = CacheRules(hosts=frozenset({"example.org"}))
+    found = [
+        (CacheEngine(RedisStorage(REDIS_URL, namespace), rules), tmp_path / name / "static")
+        for name in ("a", "b")
+    ]
+    built = [(engine, StaticFiles(engine, root)) for engine, root in found]
+    for engine, static in built:  # as the cache API wires them
+        engine.purge_listeners.append(static.on_purge)
+    built[0][0].update_settings({"static_files": True})
+    for engine, _ in built:
+        engine.reload_value("settings")
+    try:
+        yield built
+    finally:
+        storage = built[0][0].storage
+        assert isinstance(storage, RedisStorage)
+        storage.clear_namespace()
+        for engine, _ in built:
+            engine.close()
 
-    def codes() -> list[str]:
-        return [warning["code"] for warning in api.json("GET", "/status")["warnings"]]
 
-    assert "static_files_per_node" not in codes()
-    api.json("POST", "/settings", {"static_files": True})
-    assert "static_files_per_node" in codes()
-    storage = app.cache.engine.storage
+def copy_on(machine: Machine, url: str) -> Path:
+    """Store a static copy of ``url`` on ``machine``; its file."""
+    engine, static = machine
+    entry = CacheEntry.from_response(
+        200, [("Content-Type", "text/html")], f"<p>{url}</p>".encode(), url=url,
+        host="example.org", path=url.split("example.org", 1)[1], variant="", vary=(),
+        now=time.time(), max_age=3600, compress=True,
+    )  # fmt: skip
+    key = hashlib.sha256(url.encode()).hexdigest()[:32]
+    # Stored as the cache stores a page, then copied as its stored listener does.
+    engine.storage.put(key, encode_entry(entry), entry.info(key), None)
+    static.on_stored(entry, ())
+    directory = static.directory(url)
+    assert directory is not None
+    assert (directory / "index.html").exists()
+    return directory / "index.html"
+
+
+def test_a_purge_on_one_machine_reaches_the_copies_of_the_others(
+    machines: list[Machine],
+) -> None:
+    # Trial 2: static-file mode on several nodes left the other nodes' copies on show.
+    (one, one_static), (_, two_static) = machines
+    for static in (one_static, two_static):  # no copies yet: each learns where the feed is
+        assert static.follow() == 0
+    one_copy, two_copy = (copy_on(machine, "http://example.org/a/") for machine in machines)
+    kept = copy_on(machines[1], "http://example.org/kept/")
+    one.purge_urls(["http://example.org/a/"])
+    assert not one_copy.exists()
+    assert two_copy.exists()  # until the other machine's next tick
+    assert two_static.follow() == 2
+    assert not two_copy.exists()
+    assert kept.exists()
+    assert one_static.follow() == 0  # its own purge: applied already
+    one.purge_site()
+    two_static.follow()
+    assert not kept.exists()
+    assert two_static.cursor_file.read_text(encoding="ascii").isdigit()
+
+
+def test_a_machine_that_missed_announcements_removes_every_copy(
+    machines: list[Machine],
+) -> None:
+    from sitecache.cache.storage.redis import RedisStorage
+
+    (one, _), (_, two_static) = machines
+    two_static.follow()
+    copy = copy_on(machines[1], "http://example.org/b/")
+    for number in range(3):
+        one.purge_urls([f"http://example.org/other-{number}/"])
+    storage = one.storage
     assert isinstance(storage, RedisStorage)
-    storage.clear_namespace()
+    storage.client.xtrim(storage._key("an"), maxlen=1, approximate=False)  # fell behind
+    two_static.follow()
+    assert not copy.exists()
+
+
+def test_a_machine_with_copies_and_no_cursor_starts_clean(machines: list[Machine]) -> None:
+    (_, _), (two, two_static) = machines
+    copy = copy_on(machines[1], "http://example.org/c/")
+    # A new process of a machine whose copies were written before it followed any purge
+    # (an upgrade, a cursor file lost): they may be stale.
+    restarted = StaticFiles(two, two_static.root)
+    restarted.cursor_file.unlink(missing_ok=True)
+    restarted.follow()
+    assert not copy.exists()
+    copy = copy_on(machines[1], "http://example.org/c/")
+    again = StaticFiles(two, two_static.root)  # the cursor file says where the machine is
+    again.follow()
+    assert copy.exists()
+
+
+def test_a_storage_one_machine_holds_announces_nothing(api: Api) -> None:
+    api.json("POST", "/settings", {"static_files": True})
+    add_page(api.site, "/post/")
+    api.page("/post/")
+    static = api.site.app.cache_api.static
+    assert static is not None
+    assert api.site.app.cache.engine.announcements(None) is None
+    static.follow()
+    assert (root(api) / "example.org" / "post" / "index.html").exists()
+    assert not static.cursor_file.exists()
