@@ -15,6 +15,7 @@ Then try (``SITE=http://127.0.0.1:8000``, or wherever it listens)::
     curl "$SITE/site-json/greetings/v1/hello?name="       # 400, minLength
     curl -X OPTIONS "$SITE/site-json/greetings/v1/hello"  # the route's description
     curl -X POST "$SITE/site-json/greetings/v1/hello"     # 401: needs a login
+    curl "$SITE/site-json/greetings/v1/hello?context=edit"  # 401: edit context needs a login
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 
 from sitecache.app import App, create_app
 from sitecache.errors import RestError
-from sitecache.rest import RestRequest, RestResponse, RestServer, return_true
+from sitecache.rest import RestRequest, RestResponse, RestServer
 
 NAMESPACE = "greetings/v1"
 
@@ -67,6 +68,20 @@ def say_hello(request: RestRequest) -> dict[str, Any]:
         "name": request["name"],
         "greeting": greeting,
     }
+
+
+def can_read_greetings(request: RestRequest) -> bool | RestError:
+    """Anybody may read a greeting; ``context=edit`` (which shows the edit-only ``greeting``
+    field) needs ``edit_posts``, 401/403 ``rest_forbidden_context`` otherwise, as WordPress's
+    controllers answer. The ``context`` argument only chooses the fields: the permission
+    callback decides who may ask for ``edit``."""
+    if request["context"] == "edit" and not request.user.can("edit_posts"):
+        return RestError(
+            "rest_forbidden_context",
+            "Sorry, you are not allowed to edit greetings.",
+            {"status": 403 if request.user.id else 401},
+        )
+    return True
 
 
 def can_write_greetings(request: RestRequest) -> bool | RestError:
@@ -111,7 +126,7 @@ def register_routes(server: RestServer) -> None:
             {
                 "methods": "GET",
                 "callback": say_hello,
-                "permission_callback": return_true,
+                "permission_callback": can_read_greetings,
                 "args": {
                     "shout": {"type": "boolean", "default": False},
                     "context": {"type": "string", "enum": ["view", "edit"], "default": "view"},

@@ -294,11 +294,19 @@ class App:
         application (`sitecache.plugin_loading`).
 
         Raises:
-            ConfigError: the plugin cannot be loaded or is not callable.
+            ConfigError: the plugin cannot be loaded, is not callable, or raised while
+                activating (the message names the plugin and the exception).
         """
         target = load_plugin_target(spec)
         self.plugins.note_configured(spec, target)
-        target(self)
+        try:
+            target(self)
+        except ConfigError:
+            raise
+        except Exception as exc:  # whatever the plugin's own code raised
+            raise ConfigError(
+                f"plugin {spec!r} failed to activate: {type(exc).__name__}: {exc}"
+            ) from exc
 
     def register_block_type(
         self,

@@ -513,6 +513,7 @@ def command_serve(args: argparse.Namespace) -> int:
     # cannot be loaded and an address that cannot be listened on.
     for spec in config.plugins:
         check_plugin(spec)
+    _check_plugins_activate(environment)
     check_bind(args.bind)
     argv = [sys.executable, "-m", "gunicorn"]
     if args.reload:
@@ -520,6 +521,24 @@ def command_serve(args: argparse.Namespace) -> int:
     argv += gunicorn_argv(args.bind, args.workers, threads=args.threads, timeout=args.timeout)
     print(f"sitecache: serving {config.data_dir.resolve()} on http://{args.bind}/", flush=True)
     os.execve(sys.executable, argv, environment)  # noqa: S606 - our interpreter, fixed arguments
+
+
+def _check_plugins_activate(environment: dict[str, str]) -> None:
+    """Build the application once, as each gunicorn worker will, when the configuration
+    names plugins, and close it: a plugin whose ``activate(app)`` raises (or a target that
+    is callable but no plugin, ``json:dumps``) is then one `ConfigError` line here rather
+    than a traceback from every worker that fails to boot.
+
+    Raises:
+        ConfigError: a plugin cannot be loaded or failed to activate.
+    """
+    from sitecache.app import App  # the whole site: only when there are plugins to try
+    from sitecache.config import load_config
+
+    config = load_config(environ=environment)
+    if not config.plugins:
+        return
+    App(config).close()
 
 
 def command_cache(args: argparse.Namespace) -> int:

@@ -142,6 +142,18 @@ class Hooks:
         for entry in self._hooks.get(name, ()):
             entry.call(args)
 
+    def do_action_reporting(self, name: str, *args: Any) -> tuple[Callback, Exception] | None:
+        """`do_action`, but an exception a callback raises is returned with that callback
+        instead of propagating; the callbacks after it do not run (as after a fatal error)."""
+        with self._lock:
+            self._done[name] = self._done.get(name, 0) + 1
+        for entry in self._hooks.get(name, ()):
+            try:
+                entry.call(args)
+            except Exception as exc:  # returned as a value: the caller reports it
+                return entry.callback, exc
+        return None
+
     # ------------------------------------------------------------------ asking
     def has_filter(self, name: str, callback: Callback | None = None) -> bool:
         """Whether ``name`` has any callback (or this ``callback``)."""

@@ -22,8 +22,9 @@ belongs in front of a public site: see the README), and work as well behind a pr
   as ``***``.
 
 Before gunicorn starts, `check_bind` and `check_plugin` report the expected failures (an address
-that cannot be listened on, a plugin that cannot be loaded) on one line, and `site_url_for`
-gives the site URL a bind on one host implies.
+that cannot be listened on, a plugin that cannot be loaded) on one line (``sitecache serve``
+also builds the application once when plugins are configured, so one whose activation raises
+is reported the same way), and `site_url_for` gives the site URL a bind on one host implies.
 """
 
 from __future__ import annotations

@@ -218,6 +218,52 @@ def test_serve_reports_a_bad_plugin_before_gunicorn_starts(
     assert calls == []
 
 
+@pytest.mark.parametrize(
+    ("plugin", "words"),
+    [
+        pytest.param("boom_plugin.py:activate", ["RuntimeError", "no database here"], id="raises"),
+        pytest.param("json:dumps", ["json:dumps", "TypeError"], id="not-a-plugin"),
+    ],
+)
+def test_serve_reports_a_plugin_whose_activation_fails_before_gunicorn_starts(
+    data_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    plugin: str,
+    words: list[str],
+) -> None:
+    """Importable but failing in ``activate(app)``: one line naming the plugin and the
+    error, status 2, gunicorn never started (every worker used to print a traceback)."""
+    calls = no_exec(monkeypatch)
+    config = Path(os.environ["SITECACHE_CONFIG"])
+    (config.parent / "boom_plugin.py").write_text(
+        "def activate(app):\n    raise RuntimeError('no database here')\n", encoding="utf-8"
+    )
+    config.write_text(f'password_hash_cost = 1024\nplugins = ["{plugin}"]\n', encoding="utf-8")
+    assert run(data_dir, "serve", "--bind", "127.0.0.1:0") == 2
+    line = one_line(capsys.readouterr().err)
+    assert "failed to activate" in line
+    assert plugin in line
+    for word in words:
+        assert word in line
+    assert calls == []
+
+
+def test_serve_starts_gunicorn_when_the_plugins_activate(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = no_exec(monkeypatch)
+    config = Path(os.environ["SITECACHE_CONFIG"])
+    (config.parent / "fine_plugin.py").write_text(
+        "def activate(app):\n    app.hooks.add_action('init', lambda: None)\n", encoding="utf-8"
+    )
+    config.write_text(
+        'password_hash_cost = 1024\nplugins = ["fine_plugin.py:activate"]\n', encoding="utf-8"
+    )
+    assert run(data_dir, "serve", "--bind", "127.0.0.1:0") is None
+    assert len(calls) == 1
+
+
 def test_serve_runs_threaded_workers_with_bounded_timeouts(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -172,6 +172,16 @@ def test_every_python_block_of_the_readme_runs(
     namespace["activate"](app)
     answer = Client(app).get("/site-json/greetings/v1/hello?name=Ada")
     assert answer.json == {"message": "Hello, Ada!"}
+    # The callbacks block: items with their own links, embedded per item; context=edit
+    # refused to anonymous callers by the permission callback.
+    app = create_app({"data_dir": str(tmp_path / "notes"), "cache_timers": False})
+    app.hooks.add_action("rest_api_init", namespace["register_notes"])
+    notes = Client(app)
+    [item] = notes.get("/site-json/notes/v1/notes?_embed").get_json()
+    assert item["_embedded"]["about"][0]["text"] == "first"
+    assert "secret" not in item
+    refused = notes.get("/site-json/notes/v1/notes/1?context=edit")
+    assert (refused.status_code, refused.get_json()["code"]) == (401, "rest_forbidden_context")
     # The blocks block (#21): its block type renders in a post's content, tagged.
     app = create_app({"data_dir": str(tmp_path / "blocks"), "cache_timers": False})
     namespace["register_blocks"](app)

@@ -33,7 +33,7 @@ from sitecache.rest.http_request import (
     read_bounded_body,
 )
 from sitecache.rest.http_response import RestHttpResponse, merge_headers, to_http
-from sitecache.rest.json_encoding import encode_json
+from sitecache.rest.json_encoding import encode_json, unsupported_type
 from sitecache.rest.params import is_json_media_type
 from sitecache.rest.request import RestRequest
 from sitecache.rest.response import RestResponse, error_to_response
@@ -203,6 +203,8 @@ def _serve(
     if isinstance(route, RestError):
         return _error_answer(route, {**_base_headers(server, False), **NOCACHE_HEADERS})
     server.ensure_initialized()
+    if server.init_error is not None:
+        return _error_answer(server.init_error, {**_base_headers(server, False), **NOCACHE_HEADERS})
     jsonp = _check_jsonp(server, host, query)
     if isinstance(jsonp, Answer):
         return jsonp
@@ -398,6 +400,15 @@ def _encode(
         try:
             body = encode_json(data, pretty)
         except ValueError as exc:
+            kind = unsupported_type(exc)
+            logger.error(
+                "The answer to %s %r (route %s) cannot be encoded as JSON: %s%s",
+                request.get_method(),
+                request.get_route(),
+                merged.get_matched_route() or "-",
+                exc,
+                f" ({kind})" if kind else "",
+            )
             status = 500
             body = encode_json(
                 RestError("rest_encode_error", str(exc), {"status": 500}).to_dict(), pretty

@@ -21,18 +21,33 @@ from itertools import chain, compress
 from json.encoder import encode_basestring
 from typing import Any, Final
 
-__all__ = ["encode_json"]
+__all__ = ["encode_json", "unsupported_type"]
 
 _MAX_DEPTH: Final = 512
 """PHP's ``json_encode`` depth limit: deeper data is refused as it is there."""
 
 
 class _EncodeError(Exception):
-    pass
+    def __init__(self, message: str, kind: type | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        """The Python type the encoder could not write (``Type is not supported``)."""
 
 
 def _reject(value: Any) -> Any:
-    raise _EncodeError("Type is not supported")
+    raise _EncodeError("Type is not supported", type(value))
+
+
+def unsupported_type(error: ValueError) -> str | None:
+    """The Python type (``module.Name``) behind an `encode_json` failure, or the encoder's
+    own words (a dict key it refused); ``None`` for NaN, infinity or depth failures."""
+    cause = error.__cause__
+    kind = getattr(cause, "kind", None)
+    if isinstance(kind, type):
+        return f"{kind.__module__}.{kind.__qualname__}"
+    if isinstance(cause, TypeError):
+        return str(cause)
+    return None
 
 
 def _check_floats(value: Any, depth: int = 0) -> None:

@@ -38,6 +38,10 @@ _HANDLER_DEFAULTS: Final[Mapping[str, Any]] = {
     "accept_raw": False,
 }
 _GROUP = re.compile(r"\(\?P<(\w+?)>.*?\)")
+HTTP_METHODS: Final = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
+"""The methods a handler may list; any other name is a registration notice (a typo such as
+``GTE`` would otherwise leave the route answering 404 to every request)."""
+_READ_METHODS: Final = frozenset({"GET", "HEAD"})
 _CANDIDATES_KEPT: Final = 4096
 
 
@@ -156,6 +160,7 @@ class RouteRegistry:
         options: dict[str, Any] = {}
         if schema is not None:
             options["schema"] = schema
+            self._check_context_argument(schema, handlers, display)
         if allow_batch is not None:
             options["allow_batch"] = allow_batch
         # SPEC.md §1: "/<namespace>/<route>" with slashes trimmed, so a route of "/" is the
@@ -227,7 +232,74 @@ class RouteRegistry:
                 )
                 break
         handler["methods"] = normalize_methods(handler["methods"])
+        self._check_callables(group, handler, display)
         return handler
+
+    def _check_callables(self, group: Mapping[str, Any], handler: Handler, display: str) -> None:
+        """Notices for what would only fail at request time: a ``callback`` that is missing or
+        not callable (answers 500 ``rest_invalid_handler``), a ``permission_callback`` that is
+        given but not callable (a string such as ``"__return_true"`` is not a Python
+        callable: every request would fail with 500), and methods that are not HTTP methods
+        (never matched: 404). The handler is registered as given."""
+        if not callable(handler.get("callback")):
+            self._notify(
+                "register_rest_route",
+                f"The REST API route definition for {display} has no callable callback "
+                f"(got {type(handler.get('callback')).__name__}); its requests will answer "
+                "500 rest_invalid_handler.",
+            )
+        permission = group.get("permission_callback")
+        if permission and not callable(permission):
+            self._notify(
+                "register_rest_route",
+                f"The permission_callback of the REST API route definition for {display} is "
+                f"not callable (got {type(permission).__name__} {permission!r}); use a "
+                "function such as sitecache.rest.return_true.",
+            )
+        unknown = sorted(set(handler["methods"]) - HTTP_METHODS)
+        if unknown or not handler["methods"]:
+            self._notify(
+                "register_rest_route",
+                f"The REST API route definition for {display} lists methods that are not HTTP "
+                f"methods: {', '.join(unknown) or repr(group.get('methods'))} (use GET, POST, "
+                "PUT, PATCH, DELETE, HEAD or OPTIONS).",
+            )
+
+    def _check_context_argument(
+        self, schema: Callable[[], Mapping[str, Any]], handlers: list[Handler], display: str
+    ) -> None:
+        """A notice when the route's schema has properties hidden outside some context (no
+        ``view`` in their ``context``) while a handler answering GET declares no ``context``
+        argument: with no ``context`` parameter nothing filters the answer, so those
+        properties reach every caller allowed by the permission callback."""
+        readers = [
+            handler
+            for handler in handlers
+            if set(handler["methods"]) & _READ_METHODS and "context" not in handler["args"]
+        ]
+        if not readers or not callable(schema):
+            return
+        try:
+            published = schema()
+        except Exception:  # the schema is read again (and fails visibly) when served
+            return
+        properties = published.get("properties") if isinstance(published, Mapping) else None
+        hidden = sorted(
+            name
+            for name, definition in (properties.items() if isinstance(properties, Mapping) else ())
+            if isinstance(definition, Mapping)
+            and isinstance(definition.get("context"), list | tuple)
+            and "view" not in definition["context"]
+        )
+        if hidden:
+            self._notify(
+                "register_rest_route",
+                f"The schema of {display} has properties outside the view context "
+                f"({', '.join(hidden)}) but its GET handler declares no context argument, so "
+                "nothing filters them: every caller gets them. Add a context argument (with "
+                "a default of view) and refuse context=edit in the permission callback to "
+                "callers without the capability.",
+            )
 
     def _arg_map(self, args: Any, display: str) -> dict[str, Any]:
         """Argument definitions keyed by name; a list is read by index, as PHP merges it."""

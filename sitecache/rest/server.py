@@ -77,6 +77,15 @@ def return_true(request: RestRequest) -> bool:
     return True
 
 
+def callback_name(callback: Callable[..., Any]) -> str:
+    """``module.qualname`` of a callback (a bound method's, a partial's function's), for
+    messages that must name it."""
+    target = getattr(callback, "func", callback)
+    module = getattr(target, "__module__", None) or ""
+    qualname = getattr(target, "__qualname__", None) or repr(target)
+    return f"{module}.{qualname}" if module else str(qualname)
+
+
 def internal_error() -> RestError:
     """The generic 500 answer to an unexpected exception (details go to the log only)."""
     return RestError(
@@ -121,6 +130,8 @@ class RestServer:
         self._ready = False  # set after _initialized: read without a call on every request
         self._initializing = False
         self._init_lock = threading.RLock()
+        self.init_error: RestError | None = None
+        """The 500 every REST request answers when a ``rest_api_init`` callback raised."""
         self._register_core_routes()
         own = self._add_default_filters()
         self.index_bodies = IndexBodies(hooks, own)
@@ -185,7 +196,12 @@ class RestServer:
         return index.handle_options_request(result, self, request)
 
     def ensure_initialized(self) -> None:
-        """Fire ``rest_api_init`` once for this server, before its first request."""
+        """Fire ``rest_api_init`` once for this server, before its first request.
+
+        A callback that raises is logged once with its traceback and kept in `init_error`:
+        every REST request of this process then answers that 500 (in WordPress a fatal error
+        in a ``rest_api_init`` callback ends every request), rather than the first request
+        failing and later ones answering without the failed callback's routes."""
         if self._ready or self._initialized.is_set():
             return
         with self._init_lock:
@@ -195,13 +211,32 @@ class RestServer:
                 return
             self._initializing = True
             try:
-                self.hooks.do_action("rest_api_init", self)
+                failed = self.hooks.do_action_reporting("rest_api_init", self)
+                if failed is not None:
+                    self.init_error = self._init_failure(*failed)
             finally:
                 # Set even when a callback failed: later requests must not register twice.
                 # Other threads waited on the lock until every route was in place.
                 self._initializing = False
                 self._initialized.set()
                 self._ready = True
+
+    def _init_failure(self, callback: Callable[..., Any], exc: Exception) -> RestError:
+        """Log a ``rest_api_init`` callback's exception (once: the action fires once) and
+        return the error every REST request answers with from now on."""
+        name = callback_name(callback)
+        logger.error(
+            "The rest_api_init callback %s raised %s; every REST request answers 500 until "
+            "the process restarts",
+            name,
+            type(exc).__name__,
+            exc_info=exc,
+        )
+        return RestError(
+            "rest_api_init_failed",
+            f"The rest_api_init callback {name} failed; see the server log.",
+            {"status": 500},
+        )
 
     # ------------------------------------------------------------------ registration
     def register_rest_route(

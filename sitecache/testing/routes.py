@@ -112,8 +112,10 @@ def check_routes(
             system's temporary directory (its data will be changed and deleted).
 
     Raises:
-        AssertionError: an answer broke a rule (see the module's documentation).
-        ValueError: ``app``'s data directory is not a temporary one.
+        AssertionError: an answer broke a rule (see the module's documentation), or a
+            ``rest_api_init`` callback raised.
+        ValueError: ``app``'s data directory is not a temporary one, or a namespace of
+            ``namespaces`` has no registered route (a typo would make the check vacuous).
     """
     if isinstance(app, App):
         _check_throwaway(app, allow_any_data_dir)
@@ -185,8 +187,19 @@ class _Run:
         self.report = RouteCheck()
 
     def all(self, namespaces: Iterable[str] | None) -> RouteCheck:
-        self.app.server.ensure_initialized()
+        server = self.app.server
+        server.ensure_initialized()
+        if server.init_error is not None:
+            raise AssertionError(f"rest_api_init failed: {server.init_error.message}")
         wanted = set(namespaces) if namespaces is not None else None
+        if wanted is not None:
+            unknown = sorted(wanted - set(server.get_namespaces()))
+            if unknown:
+                raise ValueError(
+                    f"check_routes: no route is registered in the namespace(s) "
+                    f"{', '.join(unknown)}; registered namespaces: "
+                    f"{', '.join(server.get_namespaces()) or '(none)'}"
+                )
         work: list[tuple[Route, dict[str, Any], str]] = []
         for route in self.app.server.get_routes().values():
             if wanted is not None and route.namespace not in wanted:

@@ -142,3 +142,23 @@ def test_the_factory_gets_a_temporary_directory_removed_afterwards() -> None:
     assert report.total >= 3
     assert seen
     assert not seen[0].exists()
+
+
+def test_a_namespace_without_routes_is_refused_rather_than_checked_vacuously() -> None:
+    """A typo in ``namespaces`` used to check nothing and pass."""
+    register = one_route(lambda request: {"ok": True}, {})
+
+    with pytest.raises(ValueError, match="nosuch/v1") as raised:
+        check_routes(plugin_site(register), namespaces=["nosuch/v1", "kit-test/v1"])
+
+    assert "kit-test/v1" not in str(raised.value).split(";")[0]
+    assert "registered namespaces: " in str(raised.value)
+    assert "kit-test/v1" in str(raised.value).split(";")[1]
+
+
+def test_a_failing_rest_api_init_fails_the_check() -> None:
+    def register(server: RestServer) -> None:
+        raise RuntimeError("plugin bug")
+
+    with pytest.raises(AssertionError, match="rest_api_init"):
+        check_routes(plugin_site(register), namespaces=["kit-test/v1"])
