@@ -187,6 +187,11 @@ def command_init(args: argparse.Namespace) -> int:
     from sitecache.site.migrations import migrate_content
 
     config = _configure_environment(args, site=False)
+    # The administrator's login and address are checked (as `user create` checks them) before
+    # anything is created: a refused one leaves no site without an administrator behind.
+    values = _checked_user_input({"username": args.login, "email": args.email})
+    login = str(values["username"])
+    email = str(values["email"]) if values.get("email") else None
     auth = _auth(config, migrate=True)
     migrate_content(auth.store, apply=True)  # the content tables too: init migrates everything
     existing = auth.users.count()
@@ -198,16 +203,16 @@ def command_init(args: argparse.Namespace) -> int:
         )
         return 1
     if existing:
-        if auth.users.find(args.login) is not None:
+        if auth.users.find(login) is not None:
             return _fail(
                 f"{config.data_dir} has users but no administrator, and the login "
-                f"{args.login!r} is taken: choose the administrator's login with --login."
+                f"{login!r} is taken: choose the administrator's login with --login."
             )
         _say(f"{config.data_dir.resolve()} has no administrator: creating one.")
     else:
         _say(f"Initialized {config.data_dir.resolve()} (database and secret key).")
     _persist_identity(config)
-    _create_administrator(auth, args.login, args.email)
+    _create_administrator(auth, login, email)
     if args.demo:
         _fill_demo(auth)
     return 0
@@ -249,8 +254,10 @@ def _checked_user_input(values: dict[str, object]) -> dict[str, object]:
 
     Raises:
         InvalidValueError: the first invalid value, with the route's message (one line naming
-            each bad value, in the words the REST route uses).
+            each bad value, in the words the REST route uses; a login in the words of
+            `LOGIN_RULE`, as every command that creates a user says it).
     """
+    from sitecache.auth.users import LOGIN_RULE
     from sitecache.auth.users_schema import check_user_input
     from sitecache.domain_errors import InvalidValueError
 
@@ -261,7 +268,8 @@ def _checked_user_input(values: dict[str, object]) -> dict[str, object]:
         if not isinstance(params, dict) or not params:
             raise
         names = {"username": "login", "name": "display name"}
-        detail = "; ".join(f"{names.get(k, k)}: {v}" for k, v in params.items())
+        reasons = {**params, **({"username": LOGIN_RULE} if "username" in params else {})}
+        detail = "; ".join(f"{names.get(k, k)}: {v}" for k, v in reasons.items())
         raise InvalidValueError(refused.code, detail, refused.details) from refused
 
 
@@ -296,9 +304,7 @@ def command_user_create(args: argparse.Namespace) -> int:
     # Only an administrator may be the first user, so only this makes a new site (0700).
     if not administrator and _missing_site(config):
         return _fail(no_administrator)
-    auth = _auth(config)
-    if not administrator and not auth.users.count_role("administrator"):
-        return _fail(no_administrator)
+    # Checked before the site is opened: a refused first user creates no site.
     password, generated = _read_password(args.password)
     values = _checked_user_input(
         {
@@ -308,6 +314,9 @@ def command_user_create(args: argparse.Namespace) -> int:
             "password": password,
         }
     )
+    auth = _auth(config)
+    if not administrator and not auth.users.count_role("administrator"):
+        return _fail(no_administrator)
     user = auth.users.create(
         str(values["username"]),
         str(values["password"]),
@@ -484,6 +493,9 @@ def command_serve(args: argparse.Namespace) -> int:
 
     environment = _environment(args)
     config = _checked(load_config(environ=environment))
+    # A bad or busy address is reported before anything is created (and checked again by
+    # gunicorn, which binds it).
+    check_bind(args.bind)
     make_private_directory(config.data_dir)
     # The identity comes from the configuration, before a site_url is derived from --bind:
     # the command line (which knows no bind address) must find the same cache.
@@ -510,11 +522,10 @@ def command_serve(args: argparse.Namespace) -> int:
     # directory (this process is replaced by gunicorn right after).
     environment["SITECACHE_DATA_DIR"] = str(config.data_dir.resolve())
     # Expected failures are reported here, on one line, before gunicorn starts: a plugin that
-    # cannot be loaded and an address that cannot be listened on.
+    # cannot be loaded (and, above, an address that cannot be listened on).
     for spec in config.plugins:
         check_plugin(spec)
     _check_plugins_activate(environment)
-    check_bind(args.bind)
     argv = [sys.executable, "-m", "gunicorn"]
     if args.reload:
         argv.append("--reload")
@@ -566,8 +577,14 @@ def command_cache(args: argparse.Namespace) -> int:
         finally:
             engine.close()
     except StorageError as exc:
-        print(f"sitecache: the cache storage failed: {terminal_text(exc)}", file=sys.stderr)
-        return 1
+        return _storage_failed(exc)
+
+
+def _storage_failed(exc: Exception) -> int:
+    """Say on one line that the cache storage failed; the ``cache`` commands' exit status for
+    it (1, whichever command and whether or not it runs on the site's application)."""
+    print(f"sitecache: the cache storage failed: {terminal_text(exc)}", file=sys.stderr)
+    return 1
 
 
 def _needs_site(args: argparse.Namespace, config: Config) -> bool:
@@ -593,37 +610,42 @@ def _site_cache_command(args: argparse.Namespace, config: Config) -> int:
     from sitecache.app import App  # the whole site: only for these commands
     from sitecache.cache.api.commands import run_cache_command
     from sitecache.cache.storage import StorageError
+    from sitecache.config import ConfigError
 
-    app = App(config)
+    try:
+        app = App(config)
+    except ConfigError as exc:
+        # The server cannot start on a storage that cannot be opened (a configuration error);
+        # for a cache command it is the storage failure every cache command reports.
+        if isinstance(exc.__cause__, StorageError):
+            return _storage_failed(exc.__cause__)
+        raise
     try:
         return run_cache_command(
             args, app.cache.engine, config.site_url, config.static_directory, app.cache_api
         )
     except StorageError as exc:
-        print(f"sitecache: the cache storage failed: {terminal_text(exc)}", file=sys.stderr)
-        return 1
+        return _storage_failed(exc)
     finally:
         app.close()
 
 
 def _cache_command_without_site(args: argparse.Namespace, config: Config) -> int:
     """A cache command no site code takes part in, on the cache API the application would
-    build (its listeners and plugins), failing as the application does: a storage that
-    cannot be opened is a configuration error (exit status 2)."""
+    build (its listeners and plugins), failing as the other cache commands do: a storage that
+    cannot be opened is reported by `_storage_failed` (exit status 1)."""
     from sitecache.cache.api.commands import run_cache_command, standalone_api
     from sitecache.cache.storage import StorageError
-    from sitecache.config import ConfigError
 
     try:
         engine = _engine(config)
     except StorageError as exc:
-        raise ConfigError(f"the page cache cannot start: {exc}") from exc
+        return _storage_failed(exc)
     api = standalone_api(engine, config.site_url, config.static_directory, load_entry_points=True)
     try:
         return run_cache_command(args, engine, config.site_url, config.static_directory, api)
     except StorageError as exc:
-        print(f"sitecache: the cache storage failed: {terminal_text(exc)}", file=sys.stderr)
-        return 1
+        return _storage_failed(exc)
     finally:
         api.close()
         api.cache.close()
@@ -645,8 +667,7 @@ def command_nginx_config(args: argparse.Namespace) -> int:
     try:
         engine = None if _missing_site(config) else _engine(config)
     except StorageError as exc:
-        print(f"sitecache: the cache storage failed: {terminal_text(exc)}", file=sys.stderr)
-        return 1
+        return _storage_failed(exc)
     try:
         settings = engine.settings_values() if engine is not None else None
         code = print_nginx_config(
@@ -738,12 +759,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handler: Command = args.handler
     try:
-        return handler(args)
+        status = handler(args)
+        # A reader that went away is found here, not in the interpreter's flush at exit.
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _reader_gone()
     except Exception as exc:
-        status = _expected_failure(exc)
-        if status is None:
+        failure = _expected_failure(exc)
+        if failure is None:
             raise
-        return status
+        return failure
+    return status
+
+
+def _reader_gone() -> int:
+    """The output's reader went away (``sitecache user list | head -1``): exit quietly with
+    status 1, as the Python documentation's "Note on SIGPIPE" does.
+
+    Standard output is pointed at ``os.devnull`` so that the interpreter's last flush of what
+    is still buffered cannot fail (and print) again.
+    """
+    try:
+        descriptor = sys.stdout.fileno()
+    except (OSError, ValueError):
+        return 1  # not a file descriptor (captured output): nothing will be flushed to it
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, descriptor)
+    finally:
+        os.close(devnull)
+    return 1
 
 
 def _expected_failure(exc: Exception) -> int | None:

@@ -18,6 +18,7 @@ unknown key raises `ConfigError` naming every problem.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONFIG_SCHEMA",
+    "PLUGIN_SPEC_PATTERN",
     "Config",
     "ConfigError",
     "is_plugin_file",
@@ -104,6 +106,10 @@ class Config:
         return values
 
 
+#: A plugin spec: ``module.path:function``, or ``path/to/file.py:function`` (a relative path
+#: is relative to the TOML file).
+PLUGIN_SPEC_PATTERN: Final = r"^(?:[\w.]+|[^:]+\.py):[\w.]+$"
+
 CONFIG_SCHEMA: Final[dict[str, Any]] = {
     "type": "object",
     "additionalProperties": False,
@@ -125,8 +131,7 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
         "help_url": {"type": "string"},
         "plugins": {
             "type": "array",
-            # module.path:function, or path/to/file.py:function (relative to the TOML file)
-            "items": {"type": "string", "pattern": r"^(?:[\w.]+|[^:]+\.py):[\w.]+$"},
+            "items": {"type": "string", "pattern": PLUGIN_SPEC_PATTERN},
         },
         "application_passwords": {"type": "string", "enum": ["auto", "on", "off"]},
         "password_hash_cost": {"type": "integer", "minimum": 1024, "maximum": 1048576},
@@ -229,6 +234,7 @@ def load_config(
             values[key] = str(values[key])
     if isinstance(values.get("plugins"), tuple):
         values["plugins"] = list(values["plugins"])
+    _check_plugin_specs(values.get("plugins"))
     try:
         check_value(values, CONFIG_SCHEMA, "config")
     except InvalidValueError as refused:
@@ -259,6 +265,19 @@ def _raw_values(
     else:
         values.update(config)
     return values
+
+
+def _check_plugin_specs(plugins: Any) -> None:
+    """Raise `ConfigError` naming the first text entry of ``plugins`` that is no plugin spec
+    (`PLUGIN_SPEC_PATTERN`), in words rather than the pattern; other values are the schema's."""
+    if not isinstance(plugins, list):
+        return
+    for spec in plugins:
+        if isinstance(spec, str) and not re.match(PLUGIN_SPEC_PATTERN, spec):
+            raise ConfigError(
+                "invalid configuration: plugins entries are module:function or "
+                f"path/to/file.py:function (got {spec!r})"
+            )
 
 
 def _check_timezone(zone: Any) -> None:

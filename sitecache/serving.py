@@ -63,6 +63,7 @@ __all__ = [
     "SECRET_PARAMETERS",
     "BoundedThreadWorker",
     "EscapingAccessLog",
+    "bind_port",
     "check_bind",
     "check_plugin",
     "escape_log_value",
@@ -471,21 +472,39 @@ def site_url_for(bind: str) -> str | None:
     host, _, port = bind.rpartition(":")
     # Not a bind on every interface: those are compared with, not bound to.
     wildcard = ("0.0.0.0", "[::]", "::")  # noqa: S104
-    if not host or not port.isdigit() or host in wildcard or "/" in host:
+    if not host or bind_port(port) is None or host in wildcard or "/" in host:
         return None
     return f"http://{host}:{port}"
 
 
+def bind_port(text: str) -> int | None:
+    """The TCP port ``text`` names (ASCII digits, 1 to 65535, or 0: any free port), or ``None``.
+
+    ``"²".isdigit()`` is true and ``int("²")`` fails; a port above 65535 makes ``bind()`` raise
+    OverflowError: both are refused here, as words."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 5):
+        return None
+    port = int(text)
+    return port if port <= 65535 else None
+
+
 def check_bind(bind: str) -> None:
-    """Raise `ConfigError` when ``host:port`` cannot be listened on (in use, not ours, bad)."""
+    """Raise `ConfigError` when ``host:port`` cannot be listened on (in use, not ours, bad:
+    a port that is not a number from 1 to 65535 is named in the message)."""
     if bind.startswith(("unix:", "fd://")):
         return
-    host, _, port = bind.rpartition(":")
+    host, colon, port_text = bind.rpartition(":")
     host = host.strip("[]") or "0.0.0.0"  # noqa: S104 - gunicorn's own default for ":port"
-    if not port.isdigit():
+    if not colon:
         raise ConfigError(f"--bind {bind!r} is not host:port")
+    port = bind_port(port_text)
+    if port is None:
+        raise ConfigError(
+            f"--bind {bind!r}: the port {port_text!r} is not a number from 1 to 65535"
+            " (or 0: any free port)"
+        )
     try:
-        infos = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         family, kind, proto, _, address = infos[0]
         with socket.socket(family, kind, proto) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

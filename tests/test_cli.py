@@ -112,7 +112,7 @@ def test_user_create_generates_and_prints_a_password_when_none_is_given(
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["bad/login", "--password", "long-enough"], "This username is invalid"),
+        (["bad/login", "--password", "long-enough"], "login: A login is 1 to 60 letters"),
         (["short", "--password", "short"], "A password has at least 8 characters."),
         (
             ["mail", "--password", "long-enough", "--email", "nope"],
@@ -228,6 +228,43 @@ def test_user_create_refuses_a_first_user_who_is_not_an_administrator(
     no_traceback(err)
     assert "no administrator yet: run `sitecache init` first" in err
     assert auth_for(data_dir).users.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("command", "arguments", "message"),
+    [
+        ("init", ["--login", "Jörg"], "login: A login is 1 to 60 letters"),
+        ("init", ["--login", "x" * 61], "login: A login is 1 to 60 letters"),
+        ("init", ["--email", "nope"], "email: Invalid email address."),
+        (
+            "user create",
+            ["Jörg", "--role", "administrator", "--password", "long-enough"],
+            "login: A login is 1 to 60 letters",
+        ),
+        (
+            "user create",
+            ["boss", "--role", "administrator", "--password", "long-enough", "--email", "nope"],
+            "email: Invalid email address.",
+        ),
+    ],
+)
+def test_a_refused_first_administrator_creates_no_site(
+    data_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    arguments: list[str],
+    message: str,
+) -> None:
+    # Both commands word the login rule alike, on one line, and leave no site without an
+    # administrator behind (no "Initialized ..." before the refusal).
+    assert run(data_dir, *command.split(), *arguments) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err
+    no_traceback(err)
+    assert err.count("\n") == 1, err
+    assert message in err
+    assert not data_dir.exists()
 
 
 def test_user_create_may_make_the_first_user_an_administrator(data_dir: Path) -> None:

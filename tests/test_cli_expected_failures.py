@@ -412,3 +412,42 @@ def test_only_the_commands_that_make_a_site_create_the_data_directory_0700(
     capsys.readouterr()
     assert run(deep, "cache", "stats") == 0
     assert "entries:  0" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("port", ["99999", "²", "", "-1", "65536"])
+def test_serve_names_a_port_that_is_no_port(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], port: str
+) -> None:
+    calls = no_exec(monkeypatch)
+    assert run(data_dir, "serve", "--bind", f"127.0.0.1:{port}") == 2
+    line = one_line(capsys.readouterr().err)
+    assert f"port {port!r}" in line
+    assert "1 to 65535" in line
+    assert calls == []
+    assert not data_dir.exists()  # refused before anything was created
+
+
+# ---------------------------------------------------------------------- a reader that went away
+@pytest.mark.parametrize("command", [["openapi"], ["user", "list"], ["cache", "list"]])
+def test_a_reader_that_went_away_ends_the_command_quietly(
+    data_dir: Path, kim: str, command: list[str]
+) -> None:
+    # `sitecache user list | head -1`: the reader is gone before the command writes (its
+    # end of the pipe is closed first, so every write meets EPIPE). As the Python
+    # documentation's "Note on SIGPIPE": exit status 1 and nothing on standard error.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        completed = subprocess.run(
+            [sys.executable, "-m", "sitecache.cli", "--data-dir", str(data_dir), *command],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPOSITORY,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert completed.stderr == ""
+    assert completed.returncode == 1

@@ -69,7 +69,8 @@ def test_a_config_object_round_trips() -> None:
         ({"site_url": "ftp://example.org"}, "config[site_url] does not match pattern"),
         ({"application_passwords": "always"}, "config[application_passwords] is not one of"),
         ({"password_hash_cost": 10}, "config[password_hash_cost] must be between"),
-        ({"plugins": ["no-colon"]}, "config[plugins][0] does not match pattern"),
+        ({"plugins": ["no-colon"]}, "plugins entries are module:function or path/to/file.py"),
+        ({"plugins": [3]}, "config[plugins][0] is not of type string."),
     ],
 )
 def test_bad_values_raise_a_config_error_naming_the_problem(
@@ -77,6 +78,19 @@ def test_bad_values_raise_a_config_error_naming_the_problem(
 ) -> None:
     with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
         load_config(values)
+
+
+@pytest.mark.parametrize("spec", ["notes_plugin.py", "notes:", ":activate", "a b:c"])
+def test_a_plugin_spec_without_its_function_is_refused_in_words(tmp_path: Path, spec: str) -> None:
+    # Not the schema's raw regular expression: what a plugins entry is, and the entry.
+    toml = tmp_path / "site.toml"
+    toml.write_text(f"plugins = [{spec!r}]\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as refused:
+        load_config(toml)
+    assert str(refused.value) == (
+        "invalid configuration: plugins entries are module:function or "
+        f"path/to/file.py:function (got {spec!r})"
+    )
 
 
 def test_a_missing_or_broken_toml_file_is_a_clear_error(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from sitecache.schema import is_email
 
 __all__ = [
     "LOGIN_PATTERN",
+    "LOGIN_RULE",
     "MIN_PASSWORD_LENGTH",
     "PROFILE_FIELDS",
     "USER_COLUMNS",
@@ -34,6 +35,8 @@ __all__ = [
 
 MIN_PASSWORD_LENGTH: Final = 8
 LOGIN_PATTERN: Final = re.compile(r"^[A-Za-z0-9 _.@-]{1,60}\Z")
+#: `LOGIN_PATTERN` in words (the refusal of a new user's login, here and on the command line).
+LOGIN_RULE: Final = "A login is 1 to 60 letters, digits, spaces and the characters _ . @ -."
 PROFILE_FIELDS: Final = (
     "slug",
     "url",
@@ -481,7 +484,7 @@ def _check_new_user(login: str, password: str, role: str, email: str | None) -> 
     if not LOGIN_PATTERN.match(login):
         raise InvalidValueError(
             "invalid_username",
-            "A login is 1 to 60 letters, digits, spaces and the characters _ . @ -.",
+            LOGIN_RULE,
         )
     if role not in ROLES:
         raise _invalid_role()

@@ -369,9 +369,10 @@ class AuthViews:
         if session is None:
             return self._login_redirect(request)
         created: dict[str, str] = {}
+        details: list[str] = []
         status, notice, error = 200, "", ""
         if request.method == "POST":
-            status, notice, error, created = self._account_action(request)
+            status, notice, error, details, created = self._account_action(request)
         passwords = self.auth.app_passwords.list(session.user)
         return self.render(
             "site_admin.html",
@@ -384,12 +385,16 @@ class AuthViews:
             api_root=self.server.rest_url("/"),
             notice=notice,
             error=error,
+            error_details=details,
             created=created,
         )
 
-    def _account_action(self, request: Request) -> tuple[int, str, str, dict[str, str]]:
+    def _account_action(self, request: Request) -> tuple[int, str, str, list[str], dict[str, str]]:
         """Run the account form's action through the REST API: (status, notice, error, the
-        new password's name and secret when one was created)."""
+        error's per-field reasons, the new password's name and secret when one was created).
+
+        A refusal shows what the REST API or the command line would say: the summary, worded
+        for a form (`RestAnswer.form_message`), and each field's reason under it."""
         nonce = request.form.get("_sitenonce", "")
         base = "/site/v2/users/me/application-passwords"
         action = request.form.get("action", "")
@@ -402,6 +407,7 @@ class AuthViews:
                     201,
                     f"Created {data.get('name', name)}.",
                     "",
+                    [],
                     {
                         "name": str(data.get("name", name)),
                         "password": str(data.get("password", "")),
@@ -410,13 +416,13 @@ class AuthViews:
         elif action == "revoke_app_password":
             uuid = request.form.get("uuid", "")
             if not is_uuid(uuid):
-                return 400, "", "That application password does not exist.", {}
+                return 400, "", "That application password does not exist.", [], {}
             answer = call_rest(self.server, request, "DELETE", f"{base}/{uuid}", nonce)
             if answer.ok:
-                return 200, "Application password revoked.", "", {}
+                return 200, "Application password revoked.", "", [], {}
         else:
-            return 400, "", "The form asked for nothing known.", {}
-        return answer.status, "", answer.error_message, {}
+            return 400, "", "The form asked for nothing known.", [], {}
+        return answer.status, "", answer.form_message, list(answer.details.values()), {}
 
     @staticmethod
     def _describe(password: ApplicationPassword) -> dict[str, str]:

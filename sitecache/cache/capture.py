@@ -161,7 +161,7 @@ def shared_lifetime(value: str, default: int | None = None) -> int | None:
         name, _, argument = part.strip().partition("=")
         if name.strip().lower() == "s-maxage":
             seconds = argument.strip().strip('"')
-            if seconds.isdigit():
+            if seconds.isascii() and seconds.isdigit():
                 return int(seconds)
     return default
 
@@ -174,4 +174,4 @@ def zero_lifetime(value: str) -> bool:
         name, _, argument = part.strip().partition("=")
         directives[name.strip().lower()] = argument.strip().strip('"')
     lifetime = directives.get("s-maxage", directives.get("max-age"))
-    return lifetime is not None and lifetime.isdigit() and int(lifetime) == 0
+    return lifetime is not None and lifetime.isascii() and lifetime.isdigit() and int(lifetime) == 0

@@ -59,6 +59,6 @@ def prune_deltas(counters: Mapping[str, int], now: float) -> dict[str, int]:
         if not name.startswith(PREFIX) or not value:
             continue
         slot = name[len(PREFIX) :].split(":", 1)[0]
-        if slot.isdigit() and int(slot) not in kept:
+        if slot.isascii() and slot.isdigit() and int(slot) not in kept:
             deltas[name] = -value
     return deltas

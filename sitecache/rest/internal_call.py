@@ -19,7 +19,7 @@ from werkzeug.wrappers import Request
 from sitecache.rest.http import serve_request
 from sitecache.rest.server import RestServer
 
-__all__ = ["RestAnswer", "call_rest"]
+__all__ = ["FORM_MESSAGES", "RestAnswer", "call_rest"]
 
 #: Request headers of the browser's request that the internal request keeps.
 _KEPT_ENVIRON: Final = (
@@ -31,6 +31,13 @@ _KEPT_ENVIRON: Final = (
     "SERVER_PORT",
     "wsgi.url_scheme",
 )
+
+#: Error code -> what a browser form says instead of the REST message (which is worded for a
+#: script). The form's own nonce is the one the REST API checks, so a page left open past the
+#: nonce's lifetime is refused with ``rest_cookie_invalid_nonce``.
+FORM_MESSAGES: Final[dict[str, str]] = {
+    "rest_cookie_invalid_nonce": "This form has expired; reload the page and try again.",
+}
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,19 @@ class RestAnswer:
         if self.ok or not isinstance(self.data, dict):
             return ""
         return str(self.data.get("message") or f"HTTP {self.status}")
+
+    @property
+    def error_code(self) -> str:
+        """The error's code (``""`` for a success or an answer without one)."""
+        if self.ok or not isinstance(self.data, dict):
+            return ""
+        return str(self.data.get("code") or "")
+
+    @property
+    def form_message(self) -> str:
+        """The error's summary as a browser form shows it: `FORM_MESSAGES` for the codes it
+        words, else the REST message (``""`` for a success)."""
+        return FORM_MESSAGES.get(self.error_code, self.error_message)
 
     @property
     def details(self) -> dict[str, str]:

@@ -176,7 +176,7 @@ class CacheDashboard:
             session,
             nonce,
             status=answer.status,
-            error=answer.error_message,
+            error=answer.form_message,
             errors=errors,
             submitted=submitted,
         )
@@ -200,7 +200,8 @@ class CacheDashboard:
             body["all"] = True
         elif field is not None:
             text = form.get(field, "").strip()
-            body[field] = int(text) if field == "post_id" and text.isdigit() else text
+            # Anything but plain digits goes as typed, for the API to refuse with its reason.
+            body[field] = int(text) if field == "post_id" and _is_count(text) else text
         if form.get("soft"):
             body["soft"] = True
         answer = self._rest(request, nonce, "POST", "/cache", body)
@@ -227,7 +228,7 @@ class CacheDashboard:
     def _contents(self, request: Request, nonce: str) -> dict[str, Any]:
         search = request.args.get("s", "").strip()
         page_text = request.args.get("paged", "1")
-        page = int(page_text) if page_text.isdigit() and int(page_text) > 0 else 1
+        page = int(page_text) if _is_count(page_text) and int(page_text) > 0 else 1
         query: dict[str, Any] = {"page": page, "per_page": PER_PAGE}
         if search:
             query["search"] = search
@@ -279,6 +280,8 @@ class CacheDashboard:
         preload = status_data.get("preload") or {} if isinstance(status_data, dict) else {}
         requests = stats.get("requests") or {} if isinstance(stats, dict) else {}
         reasons = stats.get("bypass_reasons") or {} if isinstance(stats, dict) else {}
+        fields = form_fields(schema, values, errors)
+        inline = {field.name for field in fields}
         body = self.templates.get_template("cache_dashboard.html").render(
             site_name=self.server.settings.site_name,
             home_url=self.server.home_url(),
@@ -287,7 +290,11 @@ class CacheDashboard:
             dashboard_path=DASHBOARD_PATH,
             notice=notice,
             error=error,
-            fields=form_fields(schema, values, errors),
+            # The reasons no field of the settings form shows beside itself (a purge's url).
+            error_details=[
+                message for name, message in (errors or {}).items() if name not in inline
+            ],
+            fields=fields,
             status=status_data if isinstance(status_data, dict) else {},
             stats=stats if isinstance(stats, dict) else {},
             chart=bar_chart(
@@ -308,6 +315,12 @@ class CacheDashboard:
             result=result,
         )
         return self._respond(body, status)
+
+
+def _is_count(text: str) -> bool:
+    """Whether ``text`` is a whole number ``int()`` reads: ASCII digits only (``"²".isdigit()``
+    is true and ``int("²")`` fails), and short enough for ``int()``'s digit limit."""
+    return text.isascii() and text.isdigit() and len(text) <= 18
 
 
 def _percent(preload: Mapping[str, Any]) -> int:

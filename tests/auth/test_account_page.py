@@ -87,3 +87,22 @@ def test_the_copy_button_script_is_the_sites_own(site: Site) -> None:
     assert "data-copy" in response.text
     page = site.logged_in("author").get("/site-admin/", base_url=BASE)
     assert "script-src 'self'" in page.headers["Content-Security-Policy"]
+
+
+@pytest.mark.parametrize("name", ["", "x" * 300])
+def test_the_reason_the_api_refuses_a_name_is_shown(site: Site, author: Client, name: str) -> None:
+    # The REST API and the command line say why; the form says it too, under its summary.
+    status, html = post(author, action="create_app_password", name=name)
+    assert status == 400
+    details = html[
+        html.index('id="error-details"') : html.index("</ul>", html.index("error-details"))
+    ]
+    assert "name" in details
+    assert "<li>" in details
+
+
+def test_a_stale_form_says_to_reload_the_page(site: Site, author: Client) -> None:
+    status, html = post(author, nonce="stale", action="create_app_password", name="x")
+    assert status == 403
+    assert "This form has expired; reload the page and try again." in html
+    assert "Cookie nonce is invalid" not in html

@@ -241,3 +241,34 @@ def _answers(client: Client) -> bool:
         return client.request("GET", "/site-json/")[0] == 200
     except OSError:
         return False
+
+
+@pytest.mark.usefixtures("show_logs_on_failure")
+def test_a_purge_on_one_node_removes_the_static_copies_of_every_node(cluster: Cluster) -> None:
+    # Trial 2: in static-file mode each node's nginx serves the copies under its own static
+    # root, and a purge removed only the copies of the node that made it.
+    status, _ = cluster.rest(A, "POST", "/site-json/site-cache/v1/settings", {"static_files": True})
+    assert status == 200
+    try:
+        copies = [cluster.data_dir(index) / "static" / cluster.host / "index.html"
+                  for index in (A, B)]  # fmt: skip
+        with cluster.clients() as clients:
+            for index in (A, B):
+
+                def copied(node: int = index) -> bool:
+                    clients[node].request("GET", "/")
+                    return copies[node].exists()
+
+                wait_for(copied, 10, f"node {index}'s static copy of the home page")
+        status, _ = cluster.rest(
+            C, "POST", "/site-json/site-cache/v1/cache", {"url": f"http://{cluster.host}/"}
+        )
+        assert status == 200
+        for copy in copies:  # within a timer tick or two of each node
+
+            def gone(path: Path = copy) -> bool:
+                return not path.exists()
+
+            wait_for(gone, 10, f"{copy} to go")
+    finally:
+        cluster.rest(A, "POST", "/site-json/site-cache/v1/settings", {"static_files": False})

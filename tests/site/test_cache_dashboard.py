@@ -215,3 +215,38 @@ def test_the_page_cache_never_stores_the_dashboard(site: Site) -> None:
         assert "hit" not in response.headers["Cache-Status"]
     listed = site.app.cache.engine.list_entries(1, 100)[0]
     assert not any("/site-admin" in entry["url"] for entry in listed)
+
+
+@pytest.mark.parametrize("paged", ["%C2%B2", "%D9%A2x", "9" * 5000, "abc", "0"])
+def test_a_page_number_that_is_no_whole_number_shows_the_first_page(site: Site, paged: str) -> None:
+    # "²".isdigit() is true and int("²") fails; 5000 digits pass isdigit() and exceed int()'s limit.
+    html = page(admin_of(site), "?paged=" + paged)
+    assert "Page cache" in html
+
+
+@pytest.mark.parametrize("post_id", ["²", "abc", "-1"])
+def test_a_post_id_that_is_no_whole_number_is_refused_in_the_form(site: Site, post_id: str) -> None:
+    site.client().get("/", base_url=BASE)
+    status, html = post(admin_of(site), action="purge", scope="post_id", post_id=post_id)
+    assert status == 400, html
+    assert 'id="error"' in html
+    assert 'id="error-details"' in html  # the API's reason, not only "Invalid parameter(s)"
+    assert "http://example.org/</td>" in html  # nothing purged
+
+
+def test_a_refused_purge_shows_the_apis_reason_escaped(site: Site) -> None:
+    admin = admin_of(site)
+    status, html = post(admin, action="purge", scope="url", url="http://example.org/a/../<b>")
+    assert status == 400, html
+    details = html[
+        html.index('id="error-details"') : html.index("</ul>", html.index("error-details"))
+    ]
+    assert "dot segments" in details
+    assert "<b>" not in html
+
+
+def test_a_stale_form_says_to_reload_the_page(site: Site) -> None:
+    status, html = post(admin_of(site), nonce="stale", action="purge", scope="all")
+    assert status == 403
+    assert "This form has expired; reload the page and try again." in html
+    assert "Cookie nonce is invalid" not in html

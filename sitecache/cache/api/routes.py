@@ -350,7 +350,7 @@ def attempt_json(answer: Answer, now: float) -> dict[str, Any]:
     cache_status = answer.cache_status
     cached = answer.status == 200 and ("; hit" in cache_status or "stored" in cache_status)
     age = answer.header("Age")
-    generated = now - int(age) if age.isdigit() else now
+    generated = now - int(age) if age.isascii() and age.isdigit() else now
     return {
         "status": cached,
         "http_status": answer.status,

@@ -207,3 +207,34 @@ def test_list_shows_each_entrys_variant(
     assert sorted(line.split()[1] for line in lines[:-1]) == ["-", "mobile"]
     assert all(line.endswith("http://example.org/a") for line in lines[:-1])
     assert lines[-1] == "2 of 2 entries (page 1)"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["status"],
+        ["stats"],
+        ["list"],
+        ["flush"],
+        ["flush", "--all"],
+        ["flush", "--post-id", "3"],
+        ["settings"],
+        ["enable"],
+    ],
+)
+def test_every_cache_command_reports_a_broken_storage_alike(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: list[str],
+) -> None:
+    # README "Command line": the cache commands exit 1 with a one-line reason on failure,
+    # whether they run on the site's application (flush with --post-id, settings, enable)
+    # or on the cache's own API (a plain flush) or engine (status, stats, list).
+    monkeypatch.delenv("SITECACHE_CONFIG", raising=False)
+    AuthService(tmp_path / "var", hasher=PasswordHasher(n=1024)).store.close()  # a site
+    (tmp_path / "var" / "cache").write_text("not a directory", encoding="utf-8")
+    assert main(["--data-dir", str(tmp_path / "var"), "cache", *command]) == 1
+    error = capsys.readouterr().err
+    assert error.startswith("sitecache: the cache storage failed: ")
+    assert error.count("\n") == 1
