@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
@@ -246,28 +247,39 @@ def _answers(client: Client) -> bool:
 @pytest.mark.usefixtures("show_logs_on_failure")
 def test_a_purge_on_one_node_removes_the_static_copies_of_every_node(cluster: Cluster) -> None:
     # Trial 2: in static-file mode each node's nginx serves the copies under its own static
-    # root, and a purge removed only the copies of the node that made it.
+    # root (a node writes the copies of the pages it renders), and a purge removed only the
+    # copies of the node that made it.
     status, _ = cluster.rest(A, "POST", "/site-json/site-cache/v1/settings", {"static_files": True})
     assert status == 200
     try:
-        copies = [cluster.data_dir(index) / "static" / cluster.host / "index.html"
-                  for index in (A, B)]  # fmt: skip
+        status, post = cluster.rest(
+            A, "POST", POSTS, {"title": "Static everywhere", "status": "publish"}
+        )
+        assert status == 201, post
+        time.sleep(1.2)  # every worker of every node reads the settings within a second
+        paths = {A: "/", B: path_of(post["link"])}  # each rendered by one node
+        copies = {
+            index: cluster.data_dir(index) / "static" / cluster.host / path.strip("/")
+            for index, path in paths.items()
+        }
+        copies = {index: directory / "index.html" for index, directory in copies.items()}
         with cluster.clients() as clients:
-            for index in (A, B):
+            for index, path in paths.items():
 
-                def copied(node: int = index) -> bool:
-                    clients[node].request("GET", "/")
+                def copied(node: int = index, page: str = path) -> bool:
+                    clients[node].request("GET", page)
                     return copies[node].exists()
 
-                wait_for(copied, 10, f"node {index}'s static copy of the home page")
-        status, _ = cluster.rest(
-            C, "POST", "/site-json/site-cache/v1/cache", {"url": f"http://{cluster.host}/"}
-        )
-        assert status == 200
-        for copy in copies:  # within a timer tick or two of each node
+                wait_for(copied, 10, f"node {index}'s static copy of {path}")
+        for path in paths.values():  # purged on the third node, which has no copies
+            status, _ = cluster.rest(
+                C, "POST", "/site-json/site-cache/v1/cache", {"url": f"http://{cluster.host}{path}"}
+            )
+            assert status == 200
+        for copy in copies.values():  # within a timer tick or two of each node
 
-            def gone(path: Path = copy) -> bool:
-                return not path.exists()
+            def gone(file: Path = copy) -> bool:
+                return not file.exists()
 
             wait_for(gone, 10, f"{copy} to go")
     finally:
