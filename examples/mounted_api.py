@@ -4,7 +4,10 @@ The existing site (here a small WSGI app; a Flask or Django application alike) i
 `PageCache` that shares its engine with a sitecache application mounted with werkzeug's
 ``DispatcherMiddleware``: the management routes, their settings, stats, listing and purges act
 on the very cache the site is served from, and the cache's timers (GC, preload) run on it.
-Only the sitecache application's REST API and login pages are reachable under the mount.
+Only the sitecache application's REST API, its login and logout pages and its account pages
+(``/site-admin/``: the account, the REST nonce, the cache dashboard, the application
+authorization screen) are reachable under the mount; they build their links, form actions and
+redirects from the mount point, so every one of them stays under ``/cache-admin``.
 
 Set up the data directory once (its administrator, then an application password)::
 
@@ -18,7 +21,16 @@ then serve ``gunicorn --bind HOST:PORT examples.mounted_api:application`` and ca
     curl -u 'admin:xxxx xxxx ...' -H 'Content-Type: application/json' \\
          -d '{"tags": ["home"]}' $SITE/cache-admin/site-json/site-cache/v1/cache
 
-A browser logs in at ``/cache-admin/login`` instead and sends ``X-Site-Nonce`` (see README).
+A browser (or a script in it) uses the session cookie instead of an application password:
+
+1. ``GET /cache-admin/login`` shows the login form; it posts to ``/cache-admin/login``, which
+   sets the session cookie and redirects to the account page, ``/cache-admin/site-admin/``
+   (the cache dashboard is at ``/cache-admin/site-admin/cache``);
+2. ``GET /cache-admin/site-admin/rest-nonce`` (with the cookie) answers a ``site_rest`` nonce;
+3. a request to ``/cache-admin/site-json/site-cache/v1/...`` with the cookie and the nonce in
+   the ``X-Site-Nonce`` header acts as the logged-in user (without the nonce it is anonymous).
+
+The session cookie's path is ``/``: while logged in, the existing site's pages bypass the cache.
 """
 
 from __future__ import annotations
@@ -35,8 +47,9 @@ from sitecache.cache.capture import StartResponse, WSGIApp
 
 #: Where the management API is mounted.
 MOUNT = "/cache-admin"
-#: The paths of the mounted application that are reachable (its REST API, login and nonce).
-REACHABLE = ("/site-json/", "/login", "/logout", "/site-admin/rest-nonce")
+#: The paths of the mounted application that are reachable (prefixes): its REST API, login,
+#: logout and account pages (the account, its nonce, the cache dashboard, authorization).
+REACHABLE = ("/site-json/", "/login", "/logout", "/site-admin/")
 
 
 def existing_site(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:

@@ -137,6 +137,67 @@ def test_every_synopsis_line_names_real_commands_and_options(line: str) -> None:
             assert word in options, f"`sitecache {' '.join(path)}` has no {word} ({line})"
 
 
+def bracketed_words(line: str) -> list[tuple[str, bool]]:
+    """The words of a synopsis line, each with whether it is inside ``[...]`` (optional)."""
+    words: list[tuple[str, bool]] = []
+    depth = 0
+    for token in re.findall(r"\[|\]|\||[^\s\[\]|]+", line):
+        if token == "[":
+            depth += 1
+        elif token == "]":
+            depth -= 1
+        elif token != "|":
+            words.append((token, depth > 0))
+    return words
+
+
+def leaf_commands(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> dict[tuple[str, ...], argparse.ArgumentParser]:
+    """Every command that takes no further subcommand, by its path (``("cache", "flush")``)."""
+    children = subparsers(parser)
+    if not children:
+        return {path: parser}
+    found: dict[tuple[str, ...], argparse.ArgumentParser] = {}
+    for name, child in children.items():
+        found.update(leaf_commands(child, (*path, name)))
+    return found
+
+
+def test_the_synopsis_shows_every_command_and_option_as_its_help_does() -> None:
+    """Each command's options are in its synopsis line, required ones unbracketed and optional
+    ones in brackets, as ``sitecache COMMAND --help`` shows them."""
+    shown: dict[tuple[str, ...], dict[str, bool]] = {}
+    for line in synopsis_lines(synopsis()):
+        words = bracketed_words(line)[1:]
+        parser = build_parser()
+        path: list[str] = []
+        while words and words[0][0] in subparsers(parser):
+            path.append(words[0][0])
+            parser = subparsers(parser)[words.pop(0)[0]]
+        paths = [tuple(path)]
+        if path and words and words[0][0] in subparsers(parser_of(path[:-1]) or parser):
+            paths.append((*path[:-1], words.pop(0)[0]))  # `cache enable | disable`
+        for command in paths:
+            options = shown.setdefault(command, {})
+            for word, optional in words:
+                if word.startswith("--"):
+                    options[word] = options.get(word, True) and optional
+    for command, leaf in leaf_commands(build_parser()).items():
+        name = " ".join(command)
+        assert command in shown, f"`sitecache {name}` is not in the synopsis"
+        for action in leaf._actions:
+            long = [option for option in action.option_strings if option.startswith("--")]
+            if not long or long[0] == "--help":
+                continue
+            where = f"`sitecache {name} {long[0]}`"
+            assert long[0] in shown[command], f"{where} is not in the synopsis"
+            assert shown[command][long[0]] is not action.required, (
+                f"{where} is {'required' if action.required else 'optional'}: "
+                f"{'drop' if action.required else 'add'} its brackets"
+            )
+
+
 def test_every_make_target_of_the_readme_exists() -> None:
     text = (REPOSITORY / "README.md").read_text(encoding="utf-8")
     targets = set(re.findall(r"`(?:[A-Z]+=\S+ )*make (\w+)", text))

@@ -10,6 +10,7 @@ from werkzeug.test import Client
 
 from sitecache.app import App
 from tests.conftest import AppFactory
+from tests.readme import REPOSITORY
 
 
 @pytest.mark.parametrize(
@@ -68,3 +69,13 @@ def test_a_data_directory_holding_files_keeps_its_owners_mode(
     data_dir.chmod(0o750)
     app_factory(data_dir=str(data_dir))
     assert stat.S_IMODE(data_dir.stat().st_mode) == 0o750
+
+
+@pytest.mark.parametrize("path", ["/", "/login", "/site-admin/", "/site-admin/cache"])
+def test_the_readme_states_each_pages_content_security_policy(app: App, path: str) -> None:
+    app.auth.users.create("ada", "password", "administrator", "a@example.org")
+    client = Client(app)
+    client.post("/login", data={"log": "ada", "pwd": "password"})
+    policy = client.get(path).headers["Content-Security-Policy"]
+    readme = " ".join((REPOSITORY / "README.md").read_text(encoding="utf-8").split())
+    assert f"`Content-Security-Policy: {policy}`" in readme, (path, policy)

@@ -4,6 +4,10 @@ application-password authorization screen.
 Every page here is personal or a form: it is sent with ``Cache-Control: no-store, private``,
 may not be framed (``X-Frame-Options: DENY``) and keeps its URL out of referrers. Redirect
 targets are limited to this site.
+
+The pages build their links, form actions and redirects from the request's mount point
+(werkzeug's ``script_root``, from ``SCRIPT_NAME``): served at the root they point at ``/login``,
+mounted under ``/cache-admin`` (werkzeug's ``DispatcherMiddleware``) at ``/cache-admin/login``.
 """
 
 from __future__ import annotations
@@ -31,7 +35,15 @@ from sitecache.rest.plain_responses import method_not_allowed
 from sitecache.schema import is_uuid
 from sitecache.schema.dates import format_timestamp
 
-__all__ = ["ADMIN_PATH", "LOGIN_PATH", "LOGOUT_PATH", "NONCE_PATH", "AuthViews", "safe_redirect"]
+__all__ = [
+    "ADMIN_PATH",
+    "LOGIN_PATH",
+    "LOGOUT_PATH",
+    "NONCE_PATH",
+    "AuthViews",
+    "mounted",
+    "safe_redirect",
+]
 
 logger = logging.getLogger("sitecache.auth")
 
@@ -76,10 +88,21 @@ _PRIVATE_HEADERS: Final = {
 _TRUE_VALUES: Final = frozenset({"1", "on", "true", "yes", "forever"})
 
 View = Callable[[Request], Response]
+#: What a mount point keeps unescaped in a URL path (``SCRIPT_NAME`` is already decoded).
+_PATH_SAFE: Final = "/!$&'()*+,;=:@-._~"
+
+
+def mounted(request: Request, path: str) -> str:
+    """``path`` (a path of this application, ``/login``) as the browser reaches it: under the
+    request's mount point (``script_root``; ``""`` at the root), percent-escaped."""
+    return quote(request.script_root, safe=_PATH_SAFE) + path
 
 
 def safe_redirect(target: object, home_url: str, default: str = ADMIN_PATH) -> str:
-    """``target`` when it stays on this site (a local path or this host's URL), else ``default``."""
+    """``target`` when it stays on this site (a local path or this host's URL), else ``default``.
+
+    A mounted application passes its mounted account page as ``default`` (`mounted`).
+    """
     if not isinstance(target, str) or not target or any(c in target for c in "\r\n\\\0"):
         return default
     parts = urlsplit(target)
@@ -116,10 +139,12 @@ def redirect_url_problem(url: str, allow_plain_http_host: Callable[[str], bool])
 
 
 def _path_and_query(request: Request) -> str:
-    """The request's path and query string for a redirect back to it (werkzeug's
-    ``full_path`` fails on a query string that is not UTF-8; its bytes are escaped here)."""
+    """The request's full path (mount point included) and query string for a redirect back to
+    it (werkzeug's ``full_path`` fails on a query string that is not UTF-8; its bytes are
+    escaped here)."""
     query = quote(request.query_string, safe="/?&=%:@!$'()*+,;~-._")
-    return f"{request.path}?{query}" if query else request.path
+    path = mounted(request, request.path)
+    return f"{path}?{query}" if query else path
 
 
 def _is_loopback_host(host: str) -> bool:
@@ -173,6 +198,7 @@ class AuthViews:
                 if reason is not None:
                     logger.warning("Refused a cross-site POST %r: %s", request.path, reason)
                     return self.render(
+                        request,
                         "message.html",
                         status=403,
                         title="Request refused",
@@ -202,17 +228,30 @@ class AuthViews:
         )
 
     # ------------------------------------------------------------------ helpers
-    def render(self, template: str, status: int = 200, **context: Any) -> Response:
+    def render(
+        self, request: Request, template: str, status: int = 200, **context: Any
+    ) -> Response:
+        """``template`` as a private page, its login, logout and account links under
+        ``request``'s mount point."""
         settings = self.server.settings
         body = self.templates.get_template(template).render(
             site_name=settings.site_name,
             home_url=self.server.home_url(),
-            login_path=LOGIN_PATH,
-            logout_path=LOGOUT_PATH,
-            admin_path=ADMIN_PATH,
+            login_path=mounted(request, LOGIN_PATH),
+            logout_path=mounted(request, LOGOUT_PATH),
+            admin_path=mounted(request, ADMIN_PATH),
             **context,
         )
         return self._private(Response(body, status=status, mimetype="text/html"))
+
+    def _mounted_url(self, request: Request, url: str) -> str:
+        """``url``, a URL of this site built from its home URL, under ``request``'s mount point
+        (unchanged at the root, or when the home URL's path already ends with the mount)."""
+        home = self.server.home_url()
+        mount = mounted(request, "")
+        if not mount or not url.startswith(home) or urlsplit(home).path.endswith(mount):
+            return url
+        return home + mount + url[len(home) :]
 
     @staticmethod
     def _private(response: Response) -> Response:
@@ -227,7 +266,7 @@ class AuthViews:
 
     def _login_redirect(self, request: Request) -> Response:
         back = _path_and_query(request)
-        return self.redirect(f"{LOGIN_PATH}?{urlencode({'redirect_to': back})}")
+        return self.redirect(f"{mounted(request, LOGIN_PATH)}?{urlencode({'redirect_to': back})}")
 
     def _session(self, request: Request) -> Session | None:
         return self.auth.session_from_environ(request.environ)
@@ -247,14 +286,18 @@ class AuthViews:
     def login(self, request: Request) -> Response:
         """``GET /login`` shows the form; ``POST /login`` starts a session."""
         home = self.server.home_url()
-        target = safe_redirect(request.values.get("redirect_to"), home, default=ADMIN_PATH)
+        target = safe_redirect(
+            request.values.get("redirect_to"), home, default=mounted(request, ADMIN_PATH)
+        )
         if request.method not in ("GET", "HEAD", "POST"):
             return self._method_not_allowed("GET, HEAD, POST")
         if request.method != "POST":
             if self._session(request) is not None:
                 return self.redirect(target)
             notice = "You are now logged out." if request.args.get("loggedout") else ""
-            return self.render("login.html", redirect_to=target, notice=notice, error="", log="")
+            return self.render(
+                request, "login.html", redirect_to=target, notice=notice, error="", log=""
+            )
 
         login = (request.form.get("log") or "").strip()
         password = request.form.get("pwd") or ""
@@ -267,6 +310,7 @@ class AuthViews:
         wait = self.auth.throttle.begin_attempt(account, ip)
         if wait > 0:
             response = self.render(
+                request,
                 "login.html",
                 status=429,
                 redirect_to=target,
@@ -284,7 +328,7 @@ class AuthViews:
         if user is None or not verified:
             # The attempt was counted as a failure already.
             return self.render(
-                "login.html", redirect_to=target, notice="", log=login, error=BAD_LOGIN
+                request, "login.html", redirect_to=target, notice="", log=login, error=BAD_LOGIN
             )
         self.auth.throttle.record_success(account, ip)
         previous = self._session(request)
@@ -311,20 +355,21 @@ class AuthViews:
         if request.method not in ("GET", "HEAD", "POST"):
             return self._method_not_allowed("GET, HEAD, POST")
         if session is None:
-            return self.redirect(LOGIN_PATH)
+            return self.redirect(mounted(request, LOGIN_PATH))
         if request.method != "POST":
             return self.render(
-                "logout.html", user=session.user, nonce=self._nonce(LOGOUT_ACTION, session)
+                request, "logout.html", user=session.user, nonce=self._nonce(LOGOUT_ACTION, session)
             )
         if not self._nonce_valid(request, LOGOUT_ACTION, session):
             return self.render(
+                request,
                 "message.html",
                 status=403,
                 title="Link expired",
                 message="The link you followed has expired. Please try again.",
             )
         self.auth.sessions.revoke(session.token)
-        response = self.redirect(f"{LOGIN_PATH}?loggedout=true")
+        response = self.redirect(f"{mounted(request, LOGIN_PATH)}?loggedout=true")
         response.delete_cookie(
             COOKIE_NAME,
             path="/",
@@ -375,14 +420,17 @@ class AuthViews:
             status, notice, error, details, created = self._account_action(request)
         passwords = self.auth.app_passwords.list(session.user)
         return self.render(
+            request,
             "site_admin.html",
             status=status,
             user=session.user,
             passwords=[self._describe(password) for password in passwords],
             logout_nonce=self._nonce(LOGOUT_ACTION, session),
             rest_nonce=self._nonce(REST_NONCE_ACTION, session),
-            nonce_path=NONCE_PATH,
-            api_root=self.server.rest_url("/"),
+            nonce_path=mounted(request, NONCE_PATH),
+            copy_script_path=mounted(request, COPY_SCRIPT_PATH),
+            dashboard_path=mounted(request, "/site-admin/cache"),
+            api_root=self._mounted_url(request, self.server.rest_url("/")),
             notice=notice,
             error=error,
             error_details=details,
@@ -460,6 +508,7 @@ class AuthViews:
             return self._login_redirect(request)
         if not self.auth.policy.available(request.environ):
             return self.render(
+                request,
                 "message.html",
                 status=501,
                 title="Application passwords are not available",
@@ -469,7 +518,11 @@ class AuthViews:
         params, problems = self._authorize_params(source)
         if problems:
             return self.render(
-                "message.html", status=400, title="Cannot authorize application", problems=problems
+                request,
+                "message.html",
+                status=400,
+                title="Cannot authorize application",
+                problems=problems,
             )
         if request.method != "POST":
             context: dict[str, Any] = {
@@ -477,9 +530,10 @@ class AuthViews:
                 "user": session.user,
                 "nonce": self._nonce(AUTHORIZE_ACTION, session),
             }
-            return self.render("authorize_application.html", **context)
+            return self.render(request, "authorize_application.html", **context)
         if not self._nonce_valid(request, AUTHORIZE_ACTION, session):
             return self.render(
+                request,
                 "message.html",
                 status=403,
                 title="Link expired",
@@ -488,13 +542,14 @@ class AuthViews:
         if "reject" in request.form:
             if params["reject_url"]:
                 return self.redirect(_with_query(params["reject_url"], {"success": "false"}))
-            return self.redirect(ADMIN_PATH)
+            return self.redirect(mounted(request, ADMIN_PATH))
         return self._approve(request, session.user, params)
 
     def _approve(self, request: Request, user: SiteUser, params: dict[str, str]) -> Response:
         name = (request.form.get("new_application_password_name") or params["app_name"]).strip()
         if not name:
             return self.render(
+                request,
                 "message.html",
                 status=400,
                 title="Cannot authorize application",
@@ -504,6 +559,7 @@ class AuthViews:
             password, _ = self.auth.app_passwords.create(user, name, params["app_id"])
         except DomainError as error:
             return self.render(
+                request,
                 "message.html", status=409, title="Cannot authorize application",
                 problems=[error.message],
             )  # fmt: skip
@@ -518,4 +574,6 @@ class AuthViews:
                     },
                 )
             )
-        return self.render("authorize_result.html", user=user, name=name, password=password)
+        return self.render(
+            request, "authorize_result.html", user=user, name=name, password=password
+        )

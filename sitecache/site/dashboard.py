@@ -24,6 +24,7 @@ from sitecache.auth.authenticators import REST_NONCE_ACTION
 from sitecache.auth.origin import request_cross_site_reason
 from sitecache.auth.roles import is_site_admin
 from sitecache.auth.sessions import Session
+from sitecache.auth.views import ADMIN_PATH, LOGIN_PATH, mounted
 from sitecache.rest.internal_call import RestAnswer, call_rest
 from sitecache.rest.plain_responses import method_not_allowed
 from sitecache.rest.server import RestServer
@@ -141,7 +142,10 @@ class CacheDashboard:
         session = self.auth.session_from_environ(request.environ)
         if session is None:
             response = self._respond("", 303)
-            response.headers["Location"] = "/login?" + urlencode({"redirect_to": DASHBOARD_PATH})
+            back = mounted(request, DASHBOARD_PATH)
+            response.headers["Location"] = (
+                mounted(request, LOGIN_PATH) + "?" + urlencode({"redirect_to": back})
+            )
             return response
         if not is_site_admin(session.user):
             return self._message(
@@ -287,7 +291,8 @@ class CacheDashboard:
             home_url=self.server.home_url(),
             user=session.user,
             nonce=nonce,
-            dashboard_path=DASHBOARD_PATH,
+            dashboard_path=mounted(request, DASHBOARD_PATH),
+            admin_path=mounted(request, ADMIN_PATH),
             notice=notice,
             error=error,
             # The reasons no field of the settings form shows beside itself (a purge's url).

@@ -166,13 +166,15 @@ class PluginManager:
         return _parse(self._read_raw())
 
     def status(self, plugin_id: str) -> str:
-        """``active``, ``inactive`` or ``error`` (active in the store, failed to load here)."""
+        """``active`` or ``inactive`` as stored (every process answers the same), ``error`` for
+        a plugin stored as active that failed to load in this process; a plugin the
+        configuration loaded is ``active``. When the store cannot be read, the set last read."""
         self.sync(force=True)
-        if plugin_id in self.errors:
-            return "error"
-        if plugin_id in self._loaded or self.is_configured(plugin_id):
+        if self.is_configured(plugin_id):
             return "active"
-        return "inactive"
+        if plugin_id not in _parse(self._seen or "[]"):
+            return "inactive"
+        return "error" if plugin_id in self.errors else "active"
 
     def note_configured(self, spec: str, target: Callable[[Any], Any]) -> None:
         """Record that the configuration's ``plugins`` loaded ``target`` (named ``spec``), so
@@ -205,6 +207,9 @@ class PluginManager:
             if active and plugin_id not in self._loaded:
                 failure = self._activate(plugin_id)
                 if failure is not None:
+                    if plugin_id not in _parse(self._seen or "[]"):
+                        # Nothing was stored: the plugin stays inactive, here as everywhere.
+                        self.errors.pop(plugin_id, None)
                     return failure
             elif not active:
                 if self.is_configured(plugin_id):

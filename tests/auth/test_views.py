@@ -393,3 +393,82 @@ def test_basic_credentials_do_not_open_the_account_page(site: Site) -> None:
     response = site.client().get("/site-admin/", headers=basic("ada", password))
     assert response.status_code in (302, 303)
     assert urlsplit(response.headers["Location"]).path == "/login"
+
+
+# ---------------------------------------------------------------------- under a mount point
+MOUNTED = "http://localhost/cache-admin"
+"""The application mounted under ``/cache-admin`` (``SCRIPT_NAME``, as werkzeug's
+``DispatcherMiddleware`` sets it)."""
+
+
+def test_under_a_mount_the_login_form_posts_there_and_returns_there(site: Site) -> None:
+    client = site.client()
+    html = client.get("/login", base_url=MOUNTED).text
+    assert re.search(r'<form method="post" action="/cache-admin/login"', html)
+    assert hidden_field(html, "redirect_to") == "/cache-admin/site-admin/"
+    response = log_in(
+        client, "ada", base_url=MOUNTED, redirect_to=hidden_field(html, "redirect_to")
+    )
+    assert response.headers["Location"] == "/cache-admin/site-admin/"
+    # Logged in, the form sends on to the mounted account page.
+    assert client.get("/login", base_url=MOUNTED).headers["Location"] == "/cache-admin/site-admin/"
+
+
+@pytest.mark.parametrize(
+    ("redirect_to", "location"),
+    [
+        ("", "/cache-admin/site-admin/"),
+        ("https://evil.example/phish", "/cache-admin/site-admin/"),
+        ("//evil.example/", "/cache-admin/site-admin/"),
+        ("/cache-admin/site-json/", "/cache-admin/site-json/"),
+        (
+            "http://example.org/cache-admin/site-admin/",
+            "http://example.org/cache-admin/site-admin/",
+        ),
+        ("http://localhost/cache-admin/site-admin/", "/cache-admin/site-admin/"),
+    ],
+)
+def test_under_a_mount_redirect_to_is_still_limited_to_this_site(
+    site: Site, redirect_to: str, location: str
+) -> None:
+    response = log_in(site.client(), "ada", base_url=MOUNTED, redirect_to=redirect_to)
+    assert response.headers["Location"] == location
+
+
+def test_under_a_mount_a_page_that_needs_a_login_sends_there_and_back(site: Site) -> None:
+    client = site.client()
+    target = urlsplit(client.get("/site-admin/?x=1", base_url=MOUNTED).headers["Location"])
+    assert target.path == "/cache-admin/login"
+    (back,) = parse_qs(target.query)["redirect_to"]
+    assert back == "/cache-admin/site-admin/?x=1"
+    response = log_in(client, "ada", base_url=MOUNTED, redirect_to=back)
+    assert response.headers["Location"] == "/cache-admin/site-admin/?x=1"
+
+
+def test_under_a_mount_the_account_page_links_and_forms_stay_there(site: Site) -> None:
+    client = site.logged_in("administrator")
+    html = client.get("/site-admin/", base_url=MOUNTED).text
+    actions = re.findall(r'<form method="post" action="([^"]*)"', html)
+    assert actions
+    assert set(actions) == {"/cache-admin/site-admin/", "/cache-admin/logout"}
+    links = re.findall(r'<a href="(/[^"]*)"', html)
+    assert set(links) == {"/cache-admin/site-admin/cache", "/cache-admin/site-admin/rest-nonce"}
+    assert "<code>http://example.org/cache-admin/site-json/</code>" in html
+    created = client.post(
+        "/site-admin/",
+        data={"_sitenonce": hidden_field(html, "_sitenonce"), "action": "create_app_password",
+              "name": "copy"},
+        base_url=MOUNTED,
+    )  # fmt: skip
+    assert '<script src="/cache-admin/site-admin/copy.js" defer>' in created.text
+
+
+def test_under_a_mount_logging_out_returns_to_the_mounted_login_form(site: Site) -> None:
+    client = site.logged_in("subscriber")
+    html = client.get("/logout", base_url=MOUNTED).text
+    assert re.search(r'<form method="post" action="/cache-admin/logout"', html)
+    response = client.post(
+        "/logout", data={"_sitenonce": hidden_field(html, "_sitenonce")}, base_url=MOUNTED
+    )
+    assert response.headers["Location"] == "/cache-admin/login?loggedout=true"
+    assert client.get("/logout", base_url=MOUNTED).headers["Location"] == "/cache-admin/login"

@@ -66,10 +66,17 @@ def test_without_credentials_the_mounted_api_is_refused(server: ExampleServer) -
         assert refused.json()["code"] == "rest_forbidden"  # type: ignore[index]
 
 
-def test_only_the_api_and_login_are_reachable_under_the_mount(server: ExampleServer) -> None:
+def test_only_the_api_login_and_account_pages_are_reachable_under_the_mount(
+    server: ExampleServer,
+) -> None:
     assert server.request("GET", "/cache-admin/").status == 404
     assert server.request("GET", "/cache-admin/site-json/").status == 200
-    assert server.request("GET", "/cache-admin/login").status == 200
+    login = server.request("GET", "/cache-admin/login")
+    assert login.status == 200
+    assert b'action="/cache-admin/login"' in login.body
+    account = server.request("GET", "/cache-admin/site-admin/")
+    assert account.status == 303
+    assert account.headers["location"].startswith("/cache-admin/login?")
 
 
 def test_a_login_at_the_mount_works_with_its_nonce_and_bypasses_the_site_cache(

@@ -339,3 +339,31 @@ def test_a_plugin_the_configuration_loads_is_never_loaded_twice(app_factory: App
     assert "configuration" in refused.get_json()["message"]
     assert call(client, "GET", "/echo/v1/ping").get_json() == {"pong": "yes"}
     assert app.plugins.stored_active() == [ECHO]
+
+
+def test_a_failed_activation_leaves_the_plugin_inactive_in_every_process(
+    app_factory: AppFactory,
+) -> None:
+    tried = with_fakes(app_factory(application_passwords="on"))
+    other = with_fakes(app_factory(application_passwords="on"))
+    headers = admin_headers(tried)
+    here, there = Client(tried), Client(other)
+    failed = call(here, "POST", f"/site/v2/plugins/{BROKEN}", headers, {"status": "active"})
+    assert failed.status_code == 500
+    assert tried.plugins.stored_active() == []
+    for client in (here, there):
+        item = call(client, "GET", f"/site/v2/plugins/{BROKEN}", headers).get_json()
+        assert (item["status"], item["error"]) == ("inactive", "")
+        listed = call(client, "GET", "/site/v2/plugins?status=inactive", headers).get_json()
+        assert BROKEN in [entry["plugin"] for entry in listed]
+    # Stored as active (by another node), it is an error where it fails to load, in each process.
+    with tried.auth.store.transaction() as connection:
+        connection.execute(
+            "INSERT INTO options (name, value) VALUES ('plugins:active', ?)"
+            " ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+            (json.dumps([BROKEN]),),
+        )
+    for client in (here, there):
+        item = call(client, "GET", f"/site/v2/plugins/{BROKEN}", headers).get_json()
+        assert item["status"] == "error"
+        assert "RuntimeError: the broken plugin cannot start" in item["error"]
