@@ -20,22 +20,10 @@ from werkzeug.test import Client
 
 from sitecache.app import App
 from sitecache.rest import RestRequest, RestServer, return_true
+from tests.rest.conftest import Notice
 from tests.rest.support import echo, public
 
 NS = "mistake/v1"
-Notice = tuple[str, str]
-
-
-@pytest.fixture
-def notices(app: App) -> list[Notice]:
-    """Every ``doing_it_wrong`` notice of ``app`` as ``(function, message)``."""
-    collected: list[Notice] = []
-
-    def collect(function: str, message: str, version: str | None) -> None:
-        collected.append((function, message))
-
-    app.hooks.add_action("doing_it_wrong_run", collect)
-    return collected
 
 
 def register(app: App, route: str, args: Any, **options: Any) -> None:

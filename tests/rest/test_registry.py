@@ -18,10 +18,10 @@ from sitecache.app import App
 from sitecache.errors import RestError
 from sitecache.rest import RestServer, return_true
 from tests.conftest import AppFactory
+from tests.rest.conftest import Notice
 from tests.rest.support import echo, public
 
 NS = "test-ns"
-Notice = tuple[str, str]
 
 
 def on_init(app: App, register: Callable[[RestServer], Any]) -> None:
@@ -40,18 +40,6 @@ def index_routes(client: Client) -> dict[str, Any]:
     assert response.status_code == 200
     routes: dict[str, Any] = response.get_json()["routes"]
     return routes
-
-
-@pytest.fixture
-def notices(app: App) -> list[Notice]:
-    """Every ``doing_it_wrong`` notice of ``app`` as ``(function, message)``."""
-    collected: list[Notice] = []
-
-    def collect(function: str, message: str, version: str | None) -> None:
-        collected.append((function, message))
-
-    app.hooks.add_action("doing_it_wrong_run", collect)
-    return collected
 
 
 def messages(notices: list[Notice]) -> list[str]:
