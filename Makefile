@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 BIND   ?= $(HOST):$(PORT)
 
-.PHONY: run test lint format typecheck imports unit bench clean
+.PHONY: run test lint format typecheck imports unit docs bench clean
 
 # The virtual environment is (re)built when missing or when the package metadata changes.
 $(STAMP): pyproject.toml setup.cfg
@@ -49,10 +49,14 @@ TEST_WORKERS ?= 3
 unit: $(STAMP)
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope
 
+# The documentation site (docs/, Sphinx), warnings as errors, into docs/_build/html.
+docs: $(STAMP)
+	$(BIN)/sphinx-build -W --keep-going -b html -q docs docs/_build/html
+
 # Every benchmark, then bench/RESULTS.md (bench/run_all.py); BENCH_FLAGS=--quick: a smoke run.
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(BIN)/python bench/run_all.py $(BENCH_FLAGS)
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache
+	rm -rf $(VENV) build dist docs/_build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache
