@@ -4,7 +4,8 @@ and batches, the hooks (fired after commit), the clock and the site options.
 Every write runs in a transaction whose hook calls are queued and fired after it commits. The
 `transaction_listeners` see the queued calls twice: just before the commit, with the open
 transaction (to record work owed by the change in the same transaction, e.g. the cache's purge
-outbox), and right after the hooks fired.
+outbox), and right after the hooks fired: even when an action raises (the committed change's
+listeners always run; the action's exception then reaches the caller).
 """
 
 from __future__ import annotations
@@ -107,7 +108,8 @@ class ContentBase:
     def batch(self) -> Iterator[ContentBase]:
         """Writes in one transaction (this thread's; a batch inside a batch joins it): all
         commit or none do, and their hooks fire after the commit, in order (none fire on a
-        rollback). The transaction listeners see the hook calls before and after."""
+        rollback). The transaction listeners see the hook calls before and after (after even
+        when an action raises: that exception is raised once they ran)."""
         if getattr(self._local, "queue", None) is not None:
             yield self
             return
@@ -120,10 +122,16 @@ class ContentBase:
                     listener.before_commit(db, queue)
         finally:
             self._local.queue = None
-        for name, args in queue:
-            self.hooks.do_action(name, *args)
-        for listener in self.transaction_listeners:
-            listener.after_commit(queue)
+        # The change is committed whatever its actions do: an action that raises (a plugin's
+        # bug) stops the actions after it, as a fatal error would, but never keeps the
+        # listeners from applying what the change owes (its cache purge) before the error
+        # reaches the caller.
+        try:
+            for name, args in queue:
+                self.hooks.do_action(name, *args)
+        finally:
+            for listener in self.transaction_listeners:
+                listener.after_commit(queue)
 
     def now(self) -> int:
         """The current time, whole seconds since the epoch."""

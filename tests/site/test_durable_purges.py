@@ -178,3 +178,32 @@ def test_an_outbox_read_failure_neither_raises_nor_releases(
     monkeypatch.setattr(app.invalidation.outbox, "pending", broken)
     assert app.invalidation.drain() is False
     assert app.cache.engine.hold.active()
+
+
+def test_a_raising_save_post_action_still_lets_the_purge_be_applied(
+    app: App, site: SmallSite, pages: dict[str, str]
+) -> None:
+    # A plugin's save_post action fails after the edit committed: the edit stays saved, so its
+    # purge must be applied (or held) before the error reaches the client, never left to a tick.
+    def broken_plugin(*args: Any) -> None:
+        raise RuntimeError("a plugin's bug")
+
+    app.hooks.add_action("save_post", broken_plugin)
+    with pytest.raises(RuntimeError, match="a plugin's bug"):
+        app.content.update_post(site.post.id, title="Saved despite the plugin")
+    assert app.content.get_post(site.post.id).title == "Saved despite the plugin"  # type: ignore[union-attr]
+    assert owed(app) == []
+    assert not is_hit(app, pages["post"])
+    assert b"Saved despite the plugin" in body(app, pages["post"])
+
+
+def test_a_raising_action_with_a_failing_purge_engages_the_hold(
+    app: App, site: SmallSite, pages: dict[str, str], outage: Outage
+) -> None:
+    app.hooks.add_action("save_post", lambda *args: 1 / 0)
+    outage.down = True
+    with pytest.raises(ZeroDivisionError):
+        app.content.update_post(site.post.id, title="Edited while both fail")
+    assert len(owed(app)) == 1
+    assert app.cache.engine.hold.active()  # fail closed: every page bypasses
+    assert status(app, pages["post"]) == "sitecache; fwd=bypass; detail=purge_pending"
