@@ -15,9 +15,10 @@ value by construction cannot decide alone, the engine's verdict on a *branch* de
 drawn value passes `validate_value_from_schema` (and the compiled validators).
 
 Known limits: a keyword set on both a schema and one of its ``anyOf``/``oneOf`` branches is read
-from the branch; ``enum`` members are drawn as they are (a member that breaks the schema's other
-rules is the schema's own mistake); a schema that can only be satisfied by ``null`` has no
-value in the query transport.
+from the branch; a schema that can only be satisfied by ``null`` has no value in the query
+transport. ``enum`` members (and the forms that coerce to them) are drawn only when the engine
+accepts them under the whole schema: a member of another type, or one breaking the schema's
+other rules, is left out (an enum of none is an empty strategy).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any, Final, Literal
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from sitecache.errors import RestError
 from sitecache.schema import php
 from sitecache.schema.patterns import pattern_matches
 from sitecache.schema.sanitization import sanitize_value_from_schema
@@ -239,6 +241,10 @@ class _Valid:
         forms: list[Any] = []
         for member in members:
             forms.extend(self._member_forms(member, type_name))
+        # A member of another type than the schema's (``[[1, 2], {"a": 1}]`` under
+        # ``"type": "array"``), or one breaking its other rules, is never drawn: the engine's
+        # own verdict on the whole schema decides each form.
+        forms = [form for form in forms if _accepted(form, schema)]
         return st.sampled_from(forms) if forms else st.nothing()
 
     def _member_forms(self, member: Any, type_name: Any) -> list[Any]:
@@ -506,6 +512,13 @@ def best_type_is(types: list[Any], name: str, value: Any) -> bool:
 
 def _matches_pattern(pattern: Any, text: str) -> bool:
     return pattern_matches(pattern, text) is True
+
+
+def _accepted(value: Any, schema: Schema) -> bool:
+    """Whether the engine validates ``value`` under ``schema`` and sanitizes it without an error."""
+    if check_value(value, schema, "") is not None:
+        return False
+    return not isinstance(sanitize_value_from_schema(value, schema, ""), RestError)
 
 
 def _matches_none(value: Any, branches: list[Schema]) -> bool:

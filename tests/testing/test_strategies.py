@@ -146,6 +146,42 @@ def test_the_invalid_values_include_each_rules_code(schema: Any, code: str) -> N
     assert verdict.code == code
 
 
+#: Schemas whose ``enum`` lists members of other types than the schema's own (#34).
+MIXED_ENUMS = [
+    {"type": "array", "enum": [[1, 2], {"a": 1}]},
+    {"type": "integer", "enum": [1, "x", 2.5, True, None, [3]]},
+    {"type": ["string", "null"], "enum": ["a", 3, None, {"b": 2}]},
+    {"type": "object", "enum": [{"a": 1}, [1], "c"]},
+    {"type": "string", "enum": ["ok", "no", 7], "pattern": "^o"},
+]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("schema", MIXED_ENUMS)
+@PROPERTY
+@given(data=st.data())
+def test_enum_members_the_schema_refuses_are_never_drawn(
+    transport: str, schema: dict[str, Any], data: st.DataObject
+) -> None:
+    strategy = from_schema(schema, transport=transport)  # type: ignore[arg-type]
+    if strategy.is_empty:
+        return
+    value = data.draw(strategy, label="value")
+    verdict = validate_value_from_schema(value, schema, "p")
+    assert verdict is True, (value, verdict.message if isinstance(verdict, RestError) else "")
+    assert not isinstance(sanitize_value_from_schema(value, schema, "p"), RestError)
+
+
+def test_an_enum_keeps_its_members_of_the_schemas_type() -> None:
+    drawn = find(
+        from_schema({"type": "array", "enum": [[1, 2], {"a": 1}]}),
+        lambda value: True,
+        settings=settings(database=None, max_examples=50),
+    )
+    assert drawn == [1, 2]
+    assert from_schema({"type": "array", "enum": [{"a": 1}, "x"]}).is_empty
+
+
 def test_a_schema_with_no_valid_value_in_a_transport_draws_nothing() -> None:
     assert from_schema({"type": "null"}, transport="query").is_empty
     assert from_schema({"type": "string", "minLength": 3, "maxLength": 2}).is_empty
