@@ -266,6 +266,14 @@ def add_app_password_commands(app_password_commands: Any, handlers: Mapping[str,
     revoke.set_defaults(handler=handlers["app-password revoke"])
 
 
+#: ``sitecache cache flush --help``: what each option purges, the default first.
+FLUSH_DESCRIPTION: Final = (
+    "Purge pages from the page cache. With no option, every page of this site (its host) is "
+    "deleted, as POST /cache with an empty body does; --all also purges every other host kept "
+    "in the same storage; --expired, --url, --tag and --post-id purge only what they name."
+)
+
+
 def add_cache_commands(commands: Any) -> argparse.ArgumentParser:
     """Add ``cache`` and its subcommands to an argparse subparsers object; the ``cache`` parser."""
     cache: argparse.ArgumentParser = commands.add_parser(
@@ -273,8 +281,12 @@ def add_cache_commands(commands: Any) -> argparse.ArgumentParser:
     )
     sub = cache.add_subparsers(dest="cache_command", required=True, metavar="COMMAND")
 
-    def command(name: str, help_text: str) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = sub.add_parser(name, help=help_text)
+    def command(name: str, help_text: str, description: str = "") -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = sub.add_parser(
+            name,
+            help=help_text,
+            description=description or f"{help_text[0].upper()}{help_text[1:]}.",
+        )
         parser.add_argument("--json", action="store_true", help="print JSON for scripts")
         return parser
 
@@ -285,7 +297,7 @@ def add_cache_commands(commands: Any) -> argparse.ArgumentParser:
     listing.add_argument("--per-page", default="20", help="1 to 100 (default 20)")
     listing.add_argument("--search", default="", help="only URLs containing this text")
     listing.add_argument("--status", choices=["fresh", "expired"], help="only fresh or expired")
-    flush = command("flush", "purge pages (default: every page of this site)")
+    flush = command("flush", "purge pages (default: every page of this site)", FLUSH_DESCRIPTION)
     scope = flush.add_mutually_exclusive_group()
     scope.add_argument("--all", action="store_true", help="every host in the storage")
     scope.add_argument("--expired", action="store_true", help="only expired pages")

@@ -533,3 +533,14 @@ def test_health_prints_every_test_and_fails_on_a_critical_one(
     assert run(initialized, "health") == 1
     out = capsys.readouterr().out
     assert re.search(r"^critical\s+secret-key\s", out, re.MULTILINE)
+
+
+def test_cache_flush_help_says_that_no_option_purges_the_whole_site(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["cache", "flush", "--help"])
+    assert exited.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "With no option, every page of this site (its host) is deleted" in text
+    assert "--all also purges every other host" in text
