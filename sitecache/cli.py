@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from sitecache import cli_parser
 from sitecache.cli_parser import Command
@@ -51,13 +51,28 @@ def _say(line: str) -> None:
 
 
 def _environment(args: argparse.Namespace) -> dict[str, str]:
-    """The process environment with ``--config`` and ``--data-dir`` applied."""
+    """The process environment with ``--config`` and ``--data-dir`` applied.
+
+    Raises:
+        ConfigError: an option given empty (``--data-dir ''`` would otherwise mean ``./var``
+            without a word).
+    """
     environment = dict(os.environ)
-    if getattr(args, "config", None):
-        environment["SITECACHE_CONFIG"] = str(Path(args.config).resolve())
-    if getattr(args, "data_dir", None):
-        environment["SITECACHE_DATA_DIR"] = str(Path(args.data_dir).resolve())
+    for option, variable in (("config", "SITECACHE_CONFIG"), ("data_dir", "SITECACHE_DATA_DIR")):
+        value = getattr(args, option, None)
+        if value is None:
+            continue
+        if not value.strip():
+            from sitecache.config import ConfigError
+
+            flag = "--" + option.replace("_", "-")
+            raise ConfigError(f"{flag} is empty: name a {_OPTION_NAMES[option]}")
+        environment[variable] = str(Path(value).resolve())
     return environment
+
+
+#: What ``--config`` and ``--data-dir`` name (their refusal when given empty).
+_OPTION_NAMES: Final = {"config": "TOML configuration file", "data_dir": "data directory"}
 
 
 def _configure_environment(args: argparse.Namespace, *, site: bool = True) -> Config:

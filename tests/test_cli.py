@@ -544,3 +544,24 @@ def test_cache_flush_help_says_that_no_option_purges_the_whole_site(
     text = " ".join(capsys.readouterr().out.split())
     assert "With no option, every page of this site (its host) is deleted" in text
     assert "--all also purges every other host" in text
+
+
+@pytest.mark.parametrize(
+    ("option", "words"),
+    [("--data-dir", "--data-dir is empty: name a data directory"),
+     ("--config", "--config is empty: name a TOML configuration file")],
+)  # fmt: skip
+def test_an_empty_data_dir_or_config_option_is_refused_in_one_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    option: str,
+    words: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SITECACHE_DATA_DIR", raising=False)
+    monkeypatch.delenv("SITECACHE_CONFIG", raising=False)
+    assert cli.main([option, "", "init"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"sitecache: {words}\n"
+    assert not (tmp_path / "var").exists()  # never ./var in silence
