@@ -183,14 +183,36 @@ def _persist_identity(config: Config) -> None:
         raise ConfigError(str(exc)) from exc
 
 
-def _create_administrator(auth: AuthService, login: str, email: str | None) -> None:
+def _create_administrator(
+    auth: AuthService, login: str, email: str | None, *, output_is_log: bool = False
+) -> None:
+    """Create the administrator with a random password and show it once: on standard output
+    (``init``), or, when standard output is the server's log (``serve``), only on the
+    terminal the user ran the command from; without one the password is shown nowhere and
+    the user is told how to set one."""
     from sitecache.auth.passwords import generate_password
+    from sitecache.terminal import user_terminal
 
     password = generate_password(20)
     user = auth.users.create(login, password, "administrator", email=email)
-    print("Administrator created. Log in at /login with (shown only once):")
-    _say(f"  login:    {user.login}")
-    print(f"  password: {password}")
+    lines = [
+        "Administrator created. Log in at /login with (shown only once):",
+        f"  login:    {terminal_text(user.login)}",
+        f"  password: {password}",
+    ]
+    if not output_is_log:
+        print("\n".join(lines))
+        return
+    with user_terminal() as terminal:
+        if terminal is not None:
+            terminal.write("\n".join(lines) + "\n")
+            terminal.flush()
+            return
+    # SECURITY: standard output is the server's log here (a file, a journal): no password.
+    _say(
+        f"Administrator {user.login!r} created with a random password that is not shown: this "
+        f"output is a log, not a terminal. Set one with `sitecache user passwd {user.login}`."
+    )
 
 
 def command_init(args: argparse.Namespace) -> int:
@@ -529,7 +551,7 @@ def command_serve(args: argparse.Namespace) -> int:
     auth = _auth(config)
     if auth.users.count() == 0:
         _say(f"First start: initializing {config.data_dir.resolve()}.")
-        _create_administrator(auth, "admin", None)
+        _create_administrator(auth, "admin", None, output_is_log=True)
         if args.demo:
             _fill_demo(auth)
     auth.store.close()

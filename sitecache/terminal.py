@@ -5,14 +5,23 @@ Names, titles and URLs come from users (an application password named
 control characters would drive the reader's terminal (colours, cursor moves, a carriage return
 that overwrites the line, a title change). `terminal_text` writes each such character as a
 Python-style escape instead, as gunicorn's access log does.
+
+`user_terminal` finds the terminal a person ran a command from, for secrets shown once that
+must not land in a log: ``sitecache serve``'s standard output becomes the server's access log.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Final
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Final, TextIO
 
-__all__ = ["terminal_text"]
+__all__ = ["terminal_text", "user_terminal"]
+
+#: The controlling terminal of the process (POSIX).
+CONTROLLING_TERMINAL: Final = "/dev/tty"
 
 _UNSAFE: Final = re.compile(
     "[\x00-\x1f\x7f-\x9f"  # C0 controls, DEL, C1 controls (U+009B is a CSI on some terminals)
@@ -35,3 +44,20 @@ def terminal_text(value: object) -> str:
     separators, lone surrogates) written as ``\\t``, ``\\n``, ``\\r``, ``\\xNN`` or ``\\uNNNN``;
     every other character, backslash included, unchanged. The result is one line."""
     return _UNSAFE.sub(_escape, str(value))
+
+
+@contextmanager
+def user_terminal() -> Iterator[TextIO | None]:
+    """The terminal the command was run from: standard output when it is one, else the
+    process's controlling terminal; ``None`` when there is none (a service manager, a
+    container, output sent to a file or a pipe): then a secret must not be written at all."""
+    if sys.stdout.isatty():
+        yield sys.stdout
+        return
+    try:
+        terminal = open(CONTROLLING_TERMINAL, "w", encoding="utf-8")  # noqa: SIM115
+    except OSError:  # no controlling terminal
+        yield None
+        return
+    with terminal:
+        yield terminal

@@ -6,6 +6,7 @@ import io
 import json
 import re
 import stat
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -176,10 +177,17 @@ def test_serve_initializes_on_first_start_and_execs_gunicorn(
         assert environment["SITECACHE_SITE_URL"] == f"http://127.0.0.1:{port}"
 
     monkeypatch.setattr("sitecache.cli.os.execve", fake_execve)
+    screen = io.StringIO()
+    monkeypatch.setattr("sitecache.terminal.user_terminal", lambda: nullcontext(screen))
     assert run(data_dir, "serve", "--bind", f"127.0.0.1:{port}", "--workers", "3") is None
     output = capsys.readouterr().out
     assert "First start" in output
-    assert re.search(r"password: \S+", output)
+    # The password is shown on the user's terminal, never on standard output: that is the
+    # server's log once gunicorn starts.
+    shown = re.search(r"password: (\S+)", screen.getvalue())
+    assert shown is not None
+    assert "password:" not in output
+    assert shown.group(1) not in output
     (_, argv) = calls[0]
     assert argv[1:3] == ["-m", "gunicorn"]
     assert argv[argv.index("--bind") + 1] == f"127.0.0.1:{port}"
@@ -565,3 +573,36 @@ def test_an_empty_data_dir_or_config_option_is_refused_in_one_line(
     err = capsys.readouterr().err
     assert err == f"sitecache: {words}\n"
     assert not (tmp_path / "var").exists()  # never ./var in silence
+
+
+@pytest.mark.usefixtures("port_8000_taken")
+def test_serve_without_a_terminal_never_writes_the_password(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Run by a service manager, or with its output sent to a log file: no terminal at all.
+    monkeypatch.setattr("sitecache.cli.os.execve", lambda path, argv, env: None)
+    monkeypatch.setattr("sitecache.terminal.user_terminal", lambda: nullcontext(None))
+    run(data_dir, "serve", "--bind", f"127.0.0.1:{free_port()}")
+    output = capsys.readouterr()
+    assert "password:" not in output.out + output.err
+    assert "Set one with `sitecache user passwd admin`" in output.out
+    assert auth_for(data_dir).users.find("admin") is not None
+
+
+def test_the_users_terminal_is_standard_output_when_it_is_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sitecache.terminal import user_terminal
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty = Tty()
+    monkeypatch.setattr("sys.stdout", tty)
+    with user_terminal() as terminal:
+        assert terminal is tty
+    monkeypatch.setattr("sys.stdout", io.StringIO())
+    monkeypatch.setattr("sitecache.terminal.CONTROLLING_TERMINAL", "/nonexistent/tty")
+    with user_terminal() as terminal:
+        assert terminal is None

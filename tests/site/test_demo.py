@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -108,6 +109,7 @@ def test_serve_demo_fills_only_a_first_start(
     # #16: without --bind this probed :8000 and failed whenever `make run` was running.
     launched: list[list[str]] = []
     monkeypatch.setattr("sitecache.cli.os.execve", lambda path, argv, env: launched.append(argv))
+    monkeypatch.setattr("sitecache.terminal.user_terminal", lambda: nullcontext(None))
     bind = f"127.0.0.1:{free_port()}"
     cli.main(["--data-dir", str(data_dir), "serve", "--demo", "--bind", bind])
     assert "Demo content" in capsys.readouterr().out
