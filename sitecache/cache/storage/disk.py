@@ -34,7 +34,6 @@ import contextlib
 import os
 import shutil
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -75,6 +74,7 @@ from sitecache.cache.storage.disk_search import (
 )
 from sitecache.cache.storage.file_locks import FileLocks
 from sitecache.cache.storage.index import rewrite_expires
+from sitecache.cache.storage.thread_connections import ThreadConnections
 
 __all__ = ["DiskStorage"]
 
@@ -132,7 +132,7 @@ class DiskStorage(StorageBase):
         self._legacy_entries = self.root / "entries"
         self._generation_path = self.root / "generation"
         self._generation_file = str(self._generation_path)  # stat()ed on every request
-        self._local = threading.local()
+        self._connections = ThreadConnections(self._open_connection)
         self._fill_locks = FileLocks(self.root / "fill.lock") if FileLocks.available() else None
         try:
             self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -146,13 +146,15 @@ class DiskStorage(StorageBase):
     def _connection(self, quick: bool = False) -> sqlite3.Connection:
         """This thread's connection; ``quick`` ones give up on a lock after 50 ms (they serve
         the request path: counters, regeneration locks), the others wait up to 10 s."""
-        name = "quick" if quick else "connection"
-        pid = os.getpid()
-        connection: sqlite3.Connection | None = getattr(self._local, name, None)
-        if connection is not None and getattr(self._local, f"{name}_pid", None) == pid:
-            return connection
+        return self._connections.get("quick" if quick else "connection")
+
+    def _open_connection(self, role: str) -> sqlite3.Connection:
+        """A new connection to the index for ``role`` (`_connection`), its schema made."""
+        quick = role == "quick"
         path = self.root / "index.sqlite3"
-        connection = sqlite3.connect(path, timeout=0.05 if quick else 10, isolation_level=None)
+        connection = sqlite3.connect(
+            path, timeout=0.05 if quick else 10, isolation_level=None, check_same_thread=False
+        )
         with contextlib.suppress(OSError):
             path.chmod(0o600)
         connection.execute(f"PRAGMA busy_timeout={50 if quick else 10000}")
@@ -166,8 +168,6 @@ class DiskStorage(StorageBase):
         # SQLite's 1000 copies each of those once per 130 pages stored instead of once per 30,
         # and fsyncs a quarter as often (the WAL file then stays at up to ~16 MB).
         connection.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_PAGES}")
-        setattr(self._local, name, connection)
-        setattr(self._local, f"{name}_pid", pid)
         return connection
 
     @contextlib.contextmanager
@@ -517,8 +517,5 @@ class DiskStorage(StorageBase):
     def close(self) -> None:
         if self._fill_locks is not None:
             self._fill_locks.close()
-        for name in ("connection", "quick"):
-            connection: sqlite3.Connection | None = getattr(self._local, name, None)
-            if connection is not None:
-                connection.close()
-                setattr(self._local, name, None)
+        # Every thread's connections, not only the caller's (#34).
+        self._connections.close_all()
