@@ -32,6 +32,7 @@ from sitecache.domain_errors import DomainError
 from sitecache.rest import RestServer
 from sitecache.rest.internal_call import call_rest
 from sitecache.rest.plain_responses import method_not_allowed
+from sitecache.rest.urls import mount_point
 from sitecache.schema import is_uuid
 from sitecache.schema.dates import format_timestamp
 
@@ -88,14 +89,12 @@ _PRIVATE_HEADERS: Final = {
 _TRUE_VALUES: Final = frozenset({"1", "on", "true", "yes", "forever"})
 
 View = Callable[[Request], Response]
-#: What a mount point keeps unescaped in a URL path (``SCRIPT_NAME`` is already decoded).
-_PATH_SAFE: Final = "/!$&'()*+,;=:@-._~"
 
 
 def mounted(request: Request, path: str) -> str:
     """``path`` (a path of this application, ``/login``) as the browser reaches it: under the
     request's mount point (``script_root``; ``""`` at the root), percent-escaped."""
-    return quote(request.script_root, safe=_PATH_SAFE) + path
+    return mount_point(request.environ) + path
 
 
 def safe_redirect(target: object, home_url: str, default: str = ADMIN_PATH) -> str:
@@ -243,15 +242,6 @@ class AuthViews:
             **context,
         )
         return self._private(Response(body, status=status, mimetype="text/html"))
-
-    def _mounted_url(self, request: Request, url: str) -> str:
-        """``url``, a URL of this site built from its home URL, under ``request``'s mount point
-        (unchanged at the root, or when the home URL's path already ends with the mount)."""
-        home = self.server.home_url()
-        mount = mounted(request, "")
-        if not mount or not url.startswith(home) or urlsplit(home).path.endswith(mount):
-            return url
-        return home + mount + url[len(home) :]
 
     @staticmethod
     def _private(response: Response) -> Response:
@@ -430,7 +420,7 @@ class AuthViews:
             nonce_path=mounted(request, NONCE_PATH),
             copy_script_path=mounted(request, COPY_SCRIPT_PATH),
             dashboard_path=mounted(request, "/site-admin/cache"),
-            api_root=self._mounted_url(request, self.server.rest_url("/")),
+            api_root=self.server.rest_url("/"),  # under the mount point too
             notice=notice,
             error=error,
             error_details=details,

@@ -69,6 +69,7 @@ class HostDefaults:
             environ.get("HTTP_HOST"),
             environ.get("SERVER_NAME"),
             environ.get("SERVER_PORT"),
+            environ.get("SCRIPT_NAME"),
             path == ADMIN_PREFIX or path.startswith(ADMIN_PREFIX + "/"),
         )
         host = self._hosts.get(key)

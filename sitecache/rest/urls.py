@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from sitecache.errors import RestError
 
@@ -21,6 +21,7 @@ __all__ = [
     "RequestContext",
     "RestSettings",
     "extract_rest_route",
+    "mount_point",
     "rest_url",
 ]
 
@@ -75,6 +76,9 @@ class RequestContext:
     is_https: bool = False
     server_name: str = "localhost"
     is_admin: bool = False
+    script_root: str = ""
+    """Where the application is mounted (``SCRIPT_NAME``, percent-escaped; ``""`` at the
+    root): the API's own URLs live under it."""
 
     @classmethod
     def from_environ(
@@ -94,7 +98,28 @@ class RequestContext:
             is_https=scheme == "https",
             server_name=host.rsplit(":", 1)[0] if not host.endswith("]") else host,
             is_admin=path == admin_prefix or path.startswith(admin_prefix + "/"),
+            script_root=mount_point(environ),
         )
+
+
+#: What a mount point keeps unescaped in a URL path (``SCRIPT_NAME`` is already decoded).
+_PATH_SAFE: Final = "/!$&'()*+,;=:@-._~"
+
+
+def mount_point(environ: Mapping[str, Any]) -> str:
+    """The request's mount point (``SCRIPT_NAME`` without its trailing slash, percent-escaped
+    as a URL path; ``""`` at the root), as werkzeug's ``script_root`` reads it."""
+    return quote(str(environ.get("SCRIPT_NAME") or "").rstrip("/"), safe=_PATH_SAFE)
+
+
+def _api_base(settings: RestSettings, context: RequestContext) -> str:
+    """The URL the API's paths start from: the home URL, then the mount point the request came
+    through (unless the configured ``site_url`` already ends with it)."""
+    home = home_url(settings, context)
+    mount = context.script_root
+    if mount and not urlsplit(home).path.rstrip("/").endswith(mount):
+        home += mount
+    return home
 
 
 def home_url(settings: RestSettings, context: RequestContext) -> str:
@@ -115,11 +140,12 @@ def rest_url(settings: RestSettings, context: RequestContext, path: str = "/") -
 
     Pretty permalinks give ``{home}/{prefix}{path}``, index permalinks
     ``{home}/index.php/{prefix}{path}`` and plain permalinks ``{home}/index.php?rest_route={path}``
-    (the path verbatim). The scheme is https when the request is over TLS and its host is the
+    (the path verbatim); ``home`` includes the mount point of a mounted application
+    (``SCRIPT_NAME``). The scheme is https when the request is over TLS and its host is the
     site's host, and in the admin area when it is served over TLS only.
     """
     path = "/" + (path or "/").lstrip("/")
-    home = home_url(settings, context)
+    home = _api_base(settings, context)
     structure = settings.permalink_structure
     if not structure:
         url = f"{home}/index.php?rest_route={path}"
