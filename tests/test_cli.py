@@ -113,7 +113,7 @@ def test_user_create_generates_and_prints_a_password_when_none_is_given(
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["bad/login", "--password", "long-enough"], "login: A login is 1 to 60 letters"),
+        (["bad/login", "--password", "long-enough"], "login: A login is 1 to 60 characters: ASCII letters"),
         (["short", "--password", "short"], "A password has at least 8 characters."),
         (
             ["mail", "--password", "long-enough", "--email", "nope"],
@@ -241,13 +241,13 @@ def test_user_create_refuses_a_first_user_who_is_not_an_administrator(
 @pytest.mark.parametrize(
     ("command", "arguments", "message"),
     [
-        ("init", ["--login", "Jörg"], "login: A login is 1 to 60 letters"),
-        ("init", ["--login", "x" * 61], "login: A login is 1 to 60 letters"),
+        ("init", ["--login", "Jörg"], "login: A login is 1 to 60 characters: ASCII letters"),
+        ("init", ["--login", "x" * 61], "login: A login is 1 to 60 characters: ASCII letters"),
         ("init", ["--email", "nope"], "email: Invalid email address."),
         (
             "user create",
             ["Jörg", "--role", "administrator", "--password", "long-enough"],
-            "login: A login is 1 to 60 letters",
+            "login: A login is 1 to 60 characters: ASCII letters",
         ),
         (
             "user create",

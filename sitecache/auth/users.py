@@ -36,7 +36,10 @@ __all__ = [
 MIN_PASSWORD_LENGTH: Final = 8
 LOGIN_PATTERN: Final = re.compile(r"^[A-Za-z0-9 _.@-]{1,60}\Z")
 #: `LOGIN_PATTERN` in words (the refusal of a new user's login, here and on the command line).
-LOGIN_RULE: Final = "A login is 1 to 60 letters, digits, spaces and the characters _ . @ -."
+LOGIN_RULE: Final = (
+    "A login is 1 to 60 characters: ASCII letters (a-z, A-Z), digits (0-9), spaces and "
+    "_ . @ - (no accented letters or other scripts)."
+)
 PROFILE_FIELDS: Final = (
     "slug",
     "url",

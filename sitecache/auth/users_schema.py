@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from sitecache.auth.users import LOGIN_PATTERN, MIN_PASSWORD_LENGTH, slugify
+from sitecache.auth.users import LOGIN_PATTERN, LOGIN_RULE, MIN_PASSWORD_LENGTH, slugify
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest
 from sitecache.rest.refusals import raise_refusal
@@ -38,13 +38,14 @@ def _text(value: Any, request: Any, param: str) -> Any:
 
 
 def _username(value: Any, request: Any, param: str) -> Any:
-    """``check_username``: a login of letters, digits, spaces and ``_ . @ -`` (1 to 60)."""
+    """``check_username``: `LOGIN_RULE` (ASCII letters, digits, spaces and ``_ . @ -``, 1 to
+    60), refused in WordPress's words followed by the rule's."""
     text = str(value).strip()
     if not LOGIN_PATTERN.match(text):
         return RestError(
             "rest_user_invalid_username",
             "This username is invalid because it uses illegal characters. Please enter a "
-            "valid username.",
+            f"valid username. {LOGIN_RULE}",
             {"status": 400},
         )
     return text

@@ -3,8 +3,9 @@
 `form_fields` turns the published JSON schema into a list of fields a template renders
 (one widget per type: checkbox, number, select, textarea, a group of checkboxes);
 `body_from_form` turns a submitted form back into the JSON body of ``POST /settings``.
-Nothing is validated here: a value that does not parse is sent as the text typed, so the REST
-API refuses it with its own message (and changes nothing).
+Nothing is validated here: numbers are sent as typed and a value that does not parse as the
+text typed, so the REST API's schema engine decides (one rule for the form, REST and the
+command line) and refuses with its own message (changing nothing).
 """
 
 from __future__ import annotations
@@ -96,12 +97,6 @@ def form_fields(
     return fields
 
 
-def _number(text: str) -> int | str:
-    stripped = text.strip()
-    try:
-        return int(stripped)
-    except ValueError:
-        return stripped  # refused by the API with its own message
 
 
 def body_from_form(schema: Mapping[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
@@ -122,12 +117,12 @@ def body_from_form(schema: Mapping[str, Any], form: Mapping[str, str]) -> dict[s
             body[name] = {sub: f"{key}.{sub}" in form for sub in prop.get("properties") or {}}
         elif key not in form:
             continue
-        elif widget == "number":
-            body[name] = _number(form[key])
+        elif widget == "number" or (widget == "text" and "integer" in _types(prop)):
+            # As typed: the API's schema engine reads numbers (one rule for the form, REST and
+            # the CLI: "300", "+300", "3e2" are 300; "３００" and "1_000" are refused).
+            body[name] = form[key].strip()
         elif widget == "lines":
             body[name] = [line.strip() for line in form[key].splitlines() if line.strip()]
-        elif widget == "text" and "integer" in _types(prop):
-            body[name] = _number(form[key]) if form[key].strip().isdigit() else form[key].strip()
         else:
             body[name] = form[key]
     return body
