@@ -12,22 +12,20 @@ Where configuration comes from, lowest precedence first:
 5. keyword overrides.
 
 Every value is checked against `CONFIG_SCHEMA` with the project's own schema engine; a bad or
-unknown key raises `ConfigError` naming every problem.
+unknown key raises `ConfigError` naming every problem at once, each rule said in words and an
+unknown key with the closest known one (`sitecache.config_rules`).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sitecache.domain_errors import InvalidValueError
-from sitecache.rest.refusals import check_value
+from sitecache.config_rules import config_problems
 from sitecache.rest.urls import PERMALINK_PATTERN
 from sitecache.schema import sanitize_value_from_schema
 
@@ -234,13 +232,10 @@ def load_config(
             values[key] = str(values[key])
     if isinstance(values.get("plugins"), tuple):
         values["plugins"] = list(values["plugins"])
-    _check_plugin_specs(values.get("plugins"))
-    try:
-        check_value(values, CONFIG_SCHEMA, "config")
-    except InvalidValueError as refused:
-        raise ConfigError(f"invalid configuration: {refused.message}") from refused
+    problems = config_problems(values, CONFIG_SCHEMA, PLUGIN_SPEC_PATTERN)
+    if problems:
+        raise ConfigError(f"invalid configuration: {'; '.join(problems)}")
     clean = sanitize_value_from_schema(values, CONFIG_SCHEMA, "config")
-    _check_timezone(clean.get("timezone_string"))
     return Config(**_arguments(clean))
 
 
@@ -265,29 +260,6 @@ def _raw_values(
     else:
         values.update(config)
     return values
-
-
-def _check_plugin_specs(plugins: Any) -> None:
-    """Raise `ConfigError` naming the first text entry of ``plugins`` that is no plugin spec
-    (`PLUGIN_SPEC_PATTERN`), in words rather than the pattern; other values are the schema's."""
-    if not isinstance(plugins, list):
-        return
-    for spec in plugins:
-        if isinstance(spec, str) and not re.match(PLUGIN_SPEC_PATTERN, spec):
-            raise ConfigError(
-                "invalid configuration: plugins entries are module:function or "
-                f"path/to/file.py:function (got {spec!r})"
-            )
-
-
-def _check_timezone(zone: Any) -> None:
-    if zone:
-        try:
-            ZoneInfo(zone)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ConfigError(
-                f"invalid configuration: timezone_string {zone!r} is not a known timezone"
-            ) from exc
 
 
 def _arguments(clean: Mapping[str, Any]) -> dict[str, Any]:

@@ -113,7 +113,10 @@ def test_user_create_generates_and_prints_a_password_when_none_is_given(
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["bad/login", "--password", "long-enough"], "login: A login is 1 to 60 characters: ASCII letters"),
+        (
+            ["bad/login", "--password", "long-enough"],
+            "login: A login is 1 to 60 characters: ASCII letters",
+        ),
         (["short", "--password", "short"], "A password has at least 8 characters."),
         (
             ["mail", "--password", "long-enough", "--email", "nope"],

@@ -97,8 +97,6 @@ def form_fields(
     return fields
 
 
-
-
 def body_from_form(schema: Mapping[str, Any], form: Mapping[str, str]) -> dict[str, Any]:
     """The ``POST /settings`` body of a submitted form (fields named ``f_<key>``).
 
@@ -119,7 +117,7 @@ def body_from_form(schema: Mapping[str, Any], form: Mapping[str, str]) -> dict[s
             continue
         elif widget == "number" or (widget == "text" and "integer" in _types(prop)):
             # As typed: the API's schema engine reads numbers (one rule for the form, REST and
-            # the CLI: "300", "+300", "3e2" are 300; "３００" and "1_000" are refused).
+            # the CLI: "300", "+300", "3e2" are 300; full-width digits and "1_000" are refused).
             body[name] = form[key].strip()
         elif widget == "lines":
             body[name] = [line.strip() for line in form[key].splitlines() if line.strip()]

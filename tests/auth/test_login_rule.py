@@ -19,7 +19,7 @@ from tests.auth.conftest import Site
 LOGINS = [
     ("ünïcode", False),
     ("Ωmega", False),
-    ("ａｓｃｉｉ", False),  # full-width letters
+    ("\uff41\uff53\uff43\uff49\uff49", False),  # full-width letters
     ("tab\there", False),
     ("x" * 61, False),
     ("plain.Login_1 @-", True),

@@ -1,7 +1,7 @@
 """One rule for numbers (#34): the cache dashboard's settings form accepts exactly the texts the
-REST API accepts for the same setting, since it hands them to the API as typed (full-width
-``３００``, Arabic-Indic ``٣٠٠`` and ``1_000`` used to pass the form through Python's ``int``
-while the API refused them)."""
+REST API accepts for the same setting, since it hands them to the API as typed (full-width and
+Arabic-Indic digits and ``1_000`` used to pass the form through Python's ``int`` while the API
+refused them)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,19 @@ from tests.conftest import AppFactory
 from tests.site.test_cache_dashboard import admin_of, post, settings_fields
 
 #: Texts typed into a number field (max_age) or the number-or-text one (preload_posts).
-TYPED = ["300", " 300 ", "+300", "300.0", "3e2", "３００", "٣٠٠", "1_000", "0x12c", "-5", "all"]
+TYPED = [
+    "300",
+    " 300 ",
+    "+300",
+    "300.0",
+    "3e2",
+    "\uff13\uff10\uff10",
+    "٣٠٠",
+    "1_000",
+    "0x12c",
+    "-5",
+    "all",
+]
 
 
 @pytest.fixture
@@ -44,7 +56,7 @@ def test_the_form_and_the_api_accept_the_same_texts(site: Site, setting: str, te
 def test_full_width_digits_are_refused_by_the_dashboard_as_by_the_api(site: Site) -> None:
     admin = admin_of(site)
     fields = settings_fields(admin)
-    fields["f_max_age"] = "３００"
+    fields["f_max_age"] = "\uff13\uff10\uff10"
     status, html = post(admin, action="save_settings", **fields)
     assert status == 400
     assert 'id="error-max_age"' in html
