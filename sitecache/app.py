@@ -181,8 +181,11 @@ class App:
             self.site.blocks,
         )
         self.hooks.add_action("rest_api_init", self.site_routes.register)
-        # Installed plugins (entry points ``sitecache.plugins``), active as the store says.
-        self.plugins = PluginManager(self.auth.store, self.hooks, self.server, host=self)
+        # Installed plugins (entry points ``sitecache.plugins``), active as the store says; a
+        # deactivated one's block types go with its hooks and routes.
+        self.plugins = PluginManager(
+            self.content, self.hooks, self.server, host=self, footprints=[self.blocks]
+        )
         self.hooks.add_action("rest_api_init", PluginsController(self.plugins).register)
         # Themes (built-in and entry points ``sitecache.themes``); the option ``stylesheet``
         # names the active one, and changing it purges the page cache like any site option.
@@ -244,6 +247,8 @@ class App:
         self.cache_api = CacheApi(
             self.cache, self.hooks, config.site_url, static_root=config.static_directory
         )
+        # A deactivated plugin's companion plugins of the cache are taken back too.
+        self.plugins.footprints.append(self.cache_api.plugins)
         timers = self.cache_api.timers
         # Every process retries owed purges on each timer tick (a crash or an outage may
         # have left some behind).
@@ -365,7 +370,6 @@ class App:
         # SECURITY: every body is bounded before anything reads it (forms, JSON, raw).
         request.max_content_length = MAX_BODY_BYTES
         request.max_form_memory_size = MAX_BODY_BYTES
-        self.plugins.sync()  # one cheap read at most once a second: another worker's change
         query = query_params(request.environ)
         try:
             read_bounded_body(request)
@@ -391,10 +395,14 @@ class App:
                 raise
         route = extract_rest_route(request.path, query, self.server.settings.prefix, form)
         if route is not None:
+            self.plugins.sync()  # one cheap read at most once a second: another worker's change
             return serve_request(self.server, request, route, query)
         if request.path.startswith(UPLOADS_PATH):
             return self.uploads.respond(request)
         self.themes.sync()  # one indexed read: render with the theme another worker switched to
+        # One more: a page that may be stored is rendered with the plugins of the moment, never
+        # those of before the purge another worker's (de)activation made.
+        self.plugins.sync(force=True)
         token = self.server.using_context(RequestContext.from_environ(request.environ))
         try:
             view = self.views.get(request.path)

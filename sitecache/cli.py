@@ -766,6 +766,19 @@ def command_health(args: argparse.Namespace) -> int:
     return 1 if any(result["status"] == "critical" for result in results) else 0
 
 
+def command_plugin(args: argparse.Namespace) -> int:
+    """``sitecache plugin list|activate|deactivate`` on the site's own application
+    (`sitecache.cli_plugins`)."""
+    from sitecache.app import App  # the whole site: plugins load into it
+    from sitecache.cli_plugins import run_plugin_command
+
+    app = App(_configure_environment(args))
+    try:
+        return run_plugin_command(args, app)
+    finally:
+        app.close()
+
+
 #: what each command of `sitecache.cli_parser.COMMANDS` runs
 HANDLERS: dict[str, Command] = {
     "serve": command_serve,
@@ -782,6 +795,7 @@ HANDLERS: dict[str, Command] = {
     "nginx-config": command_nginx_config,
     "openapi": command_openapi,
     "health": command_health,
+    "plugin": command_plugin,
 }
 
 

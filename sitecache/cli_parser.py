@@ -37,6 +37,7 @@ COMMANDS: Final = (
     "nginx-config",
     "openapi",
     "health",
+    "plugin",
 )
 
 
@@ -152,7 +153,33 @@ def build_parser(handlers: Mapping[str, Command]) -> argparse.ArgumentParser:
     )
     health.add_argument("--json", action="store_true", help="print JSON instead of lines")
     health.set_defaults(handler=handlers["health"])
+    _add_plugin_commands(commands, handlers)
     return parser
+
+
+def _add_plugin_commands(commands: Any, handlers: Mapping[str, Command]) -> None:
+    """``plugin list``, ``plugin activate`` and ``plugin deactivate``."""
+    plugin = commands.add_parser(
+        "plugin",
+        help="list, activate and deactivate installed plugins",
+        description="The site's installed plugins (entry point group sitecache.plugins). "
+        "Activating or deactivating one is stored for every worker and node, as over REST, "
+        "and purges every cached page of the site.",
+    )
+    plugin.set_defaults(handler=handlers["plugin"])
+    sub = plugin.add_subparsers(dest="plugin_command", required=True, metavar="COMMAND")
+    listing = sub.add_parser(
+        "list", help="every installed plugin and its status", description="List the plugins."
+    )
+    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    for name, verb in (("activate", "activate"), ("deactivate", "deactivate")):
+        command = sub.add_parser(
+            name,
+            help=f"{verb} a plugin (purges every cached page)",
+            description=f"{verb.capitalize()} a plugin for every worker and node; every cached "
+            "page of the site is purged.",
+        )
+        command.add_argument("plugin", help="the plugin's id (distribution/entry point)")
 
 
 def _add_serve_command(commands: Any, handlers: Mapping[str, Command]) -> None:

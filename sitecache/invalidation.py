@@ -26,7 +26,9 @@ following CACHE_API.md "Invalidation":
   old URL too) and every listing, feed, sitemap and search page carrying its ``post-<id>``, and
   the blocks listing posts (`FrontSite.showing_tags`); more than `MAX_PURGED_POSTS` posts purge
   the whole site instead. A new description or parent purges only the former;
-- a changed option (title, tagline, ...) purges the whole site;
+- a changed option (title, tagline, ...) purges the whole site, and so does a plugin activated
+  or deactivated (``activated_plugin``, ``deactivated_plugin``: its blocks, filters and
+  companion plugins may show on any page);
 - a user whose display name or slug changes, or who is deleted, purges their author archive,
   their posts' pages and every listing and feed showing one of their posts (`user_changing`,
   in the user change's own transaction);
@@ -125,6 +127,8 @@ class ContentInvalidation:
             "delete_term": self._term_deleted,
             "updated_option": self._option_updated,
             "deleted_upload_file": self._file_deleted,
+            "activated_plugin": self._plugin_switched,
+            "deactivated_plugin": self._plugin_switched,
         }
 
     def install(self, content: ContentService, users: UserRepository | None = None) -> None:
@@ -306,6 +310,10 @@ class ContentInvalidation:
         # A site option shows on every page (title, tagline, date format, ...), except the
         # few no page shows (how many revisions to keep).
         return ({"kind": "site"},) if old != new and name not in UNSHOWN_OPTIONS else ()
+
+    def _plugin_switched(self, plugin_id: str) -> Iterable[PurgeIntent]:
+        # A plugin may change any page (its blocks, filters, companion plugins of the cache).
+        return ({"kind": "site"},)
 
     # ------------------------------------------------------------------ applying
     def apply(self, intents: Iterable[PurgeIntent]) -> None:

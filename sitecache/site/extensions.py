@@ -10,15 +10,24 @@ and the entry point names a callable receiving the application (``activate(app)`
 hooks (``app.hooks.add_action("rest_api_init", register_routes)``, filters, actions): every
 callback it adds while being loaded belongs to the plugin; its ``rest_api_init`` callbacks run
 at once when the REST server is already started, and every route they register belongs to the
-plugin too. Deactivating removes those callbacks and routes (a deactivated plugin's routes
-answer 404). A plugin whose loading raises is reported with the status ``error`` and its
-message; the site keeps serving.
+plugin too, as do the parts of the application it adds to (each a `Footprint`: the block
+types, the page cache's companion plugins). Deactivating takes all of it back (a deactivated
+plugin's routes answer 404, its blocks render nothing, its filters stop), so activating it
+again in the same process starts afresh. A plugin whose loading raises is reported with the
+status ``error`` and its message (what it added before raising is taken back); the site keeps
+serving.
+
+Activation and deactivation store the new active set in a content transaction that queues the
+``activated_plugin`` or ``deactivated_plugin`` action: every page may show what a plugin adds,
+so the page cache's invalidation records a purge of the whole site in that same transaction
+(`sitecache.invalidation`), as for a changed site option.
 
 The plugin id is ``<distribution>/<entry point name>`` (``sitecache-hello-plugin/hello``),
 the shape of WordPress's ``plugin`` path. The active set is the JSON list stored under the
 option ``plugins:active``; every process reads it (one indexed SELECT) at most once per
 `PluginManager.sync_interval` seconds, so activation on one worker or node reaches all of them
-within about a second.
+within about a second; a page about to be rendered (and stored) reads it afresh
+(``sync(force=True)``), so no process renders a page with the plugins of before a purge.
 """
 
 from __future__ import annotations
@@ -31,14 +40,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from sitecache.auth.store import SiteStore
 from sitecache.hooks import Hooks
 from sitecache.rest import RestServer
 from sitecache.rest.routes import Route
+from sitecache.site.content_base import ContentBase
 
-__all__ = ["ENTRY_POINT_GROUP", "InstalledPlugin", "PluginManager", "discover_plugins"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Footprint",
+    "InstalledPlugin",
+    "PluginManager",
+    "discover_plugins",
+]
 
 logger = logging.getLogger("sitecache.plugins")
 
@@ -114,14 +130,29 @@ def discover_plugins() -> list[InstalledPlugin]:
     return [found[key] for key in sorted(found)]
 
 
+class Footprint(Protocol):
+    """A part of the application a plugin may add to while it loads (the block types, the page
+    cache's companion plugins): snapshots are taken before and after, and `take_back` undoes
+    what changed between them when the plugin is deactivated."""
+
+    def snapshot(self) -> Any:
+        """What the part holds now."""
+
+    def take_back(self, before: Any, after: Any) -> None:
+        """Undo what changed between the snapshots ``before`` and ``after`` (leaving alone
+        what changed since)."""
+
+
 @dataclass
 class _Loaded:
-    """What loading one plugin changed: the hooks it added, and the REST routes before and
-    after (`RouteRegistry.revert_routes` takes back exactly the difference)."""
+    """What loading one plugin changed: the hooks it added, the REST routes before and after
+    (`RouteRegistry.revert_routes` takes back exactly the difference), and each footprint's
+    snapshots before and after."""
 
     hooks: list[tuple[str, Callable[..., Any], int]]
     routes_before: dict[str, Route] = field(default_factory=dict)
     routes_after: dict[str, Route] = field(default_factory=dict)
+    footprints: list[tuple[Footprint, Any, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -129,17 +160,20 @@ class PluginManager:
     """The installed plugins of one application, and which of them this process runs.
 
     Args:
-        store: the site store (the option ``plugins:active``).
+        content: the content service (its store holds the option ``plugins:active``; a change
+            is written in its transaction, with the action the cache purges on).
         hooks, server: the application's hooks and REST server.
         host: what a plugin's callable receives (the application).
         discover: lists the installed plugins (tests give their own).
+        footprints: the other parts of the application a plugin may add to (`Footprint`).
     """
 
-    store: SiteStore
+    content: ContentBase
     hooks: Hooks
     server: RestServer
     host: Any
     discover: Callable[[], list[InstalledPlugin]] = discover_plugins
+    footprints: list[Footprint] = field(default_factory=list)
     sync_interval: float = 1.0
     """At most how often (seconds) a process reads the stored active set."""
     errors: dict[str, str] = field(default_factory=dict)
@@ -153,6 +187,11 @@ class PluginManager:
     _seen: str | None = None
     _checked: float = float("-inf")
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+
+    @property
+    def store(self) -> SiteStore:
+        """The site store (the option ``plugins:active``)."""
+        return self.content.store
 
     # ------------------------------------------------------------------ reading
     def installed(self) -> dict[str, InstalledPlugin]:
@@ -200,8 +239,10 @@ class PluginManager:
     # ------------------------------------------------------------------ writing
     def set_active(self, plugin_id: str, active: bool) -> str | None:
         """Activate or deactivate ``plugin_id`` here, then store the new active set (every
-        other process follows on its next sync). ``None`` on success, else why loading failed
-        (the stored set is then left unchanged)."""
+        other process follows on its next sync) in a content transaction that queues
+        ``activated_plugin`` or ``deactivated_plugin(plugin_id)`` (fired after the commit; the
+        page cache purges the site on them). ``None`` on success, else why loading failed (the
+        stored set is then left unchanged, nothing is purged)."""
         with self._lock:
             self.sync(force=True)
             if active and plugin_id not in self._loaded:
@@ -216,20 +257,25 @@ class PluginManager:
                     return CONFIGURED_MESSAGE
                 self._deactivate(plugin_id)
                 self.errors.pop(plugin_id, None)
-            with self.store.transaction() as connection:
+            action = "activated_plugin" if active else "deactivated_plugin"
+            with self.content.batch():
+                connection = self.store.connection()
                 row = connection.execute(
                     "SELECT value FROM options WHERE name = ?", (ACTIVE_OPTION,)
                 ).fetchone()
-                current = set(_parse("[]" if row is None else str(row[0])))
-                current = current | {plugin_id} if active else current - {plugin_id}
+                stored = set(_parse("[]" if row is None else str(row[0])))
+                current = stored | {plugin_id} if active else stored - {plugin_id}
                 raw = json.dumps(sorted(current))
+                if current == stored:
+                    # Already so (WordPress's activate_plugin returns early): no action, no purge.
+                    return None
                 connection.execute(
                     "INSERT INTO options (name, value) VALUES (?, ?)"
                     " ON CONFLICT (name) DO UPDATE SET value = excluded.value",
                     (ACTIVE_OPTION, raw),
                 )
-            self._seen = raw
-            self.hooks.do_action("activated_plugin" if active else "deactivated_plugin", plugin_id)
+                self._seen = raw
+                self.content.queue_action(action, plugin_id)
             return None
 
     # ------------------------------------------------------------------ following the store
@@ -267,6 +313,7 @@ class PluginManager:
         self.server.ensure_initialized()
         mark = self.hooks.mark
         before = dict(self.server.registry.routes)
+        marks = [(part, part.snapshot()) for part in self.footprints]
         try:
             target = plugin.load()
             if any(target is known for known in self._configured_targets):
@@ -279,11 +326,11 @@ class PluginManager:
         except Exception as exc:  # a plugin's own failure: reported, never fatal to the site
             # SECURITY: %r keeps a message's newlines from forging log lines.
             logger.exception("plugin %r failed to load", plugin_id)
-            self._undo(self._changes(mark, before))
+            self._undo(self._changes(mark, before, marks))
             self.errors[plugin_id] = f"{type(exc).__name__}: {exc}"
             return self.errors[plugin_id]
         self.errors.pop(plugin_id, None)
-        self._loaded[plugin_id] = self._changes(mark, before)
+        self._loaded[plugin_id] = self._changes(mark, before, marks)
         return None
 
     def _deactivate(self, plugin_id: str) -> None:
@@ -291,12 +338,24 @@ class PluginManager:
         if loaded is not None:
             self._undo(loaded)
 
-    def _changes(self, mark: int, routes_before: dict[str, Route]) -> _Loaded:
+    def _changes(
+        self, mark: int, routes_before: dict[str, Route], marks: list[tuple[Footprint, Any]]
+    ) -> _Loaded:
         return _Loaded(
-            self.hooks.added_since(mark), routes_before, dict(self.server.registry.routes)
+            self.hooks.added_since(mark),
+            routes_before,
+            dict(self.server.registry.routes),
+            [(part, before, part.snapshot()) for part, before in marks],
         )
 
     def _undo(self, loaded: _Loaded) -> None:
+        """Take back everything ``loaded`` records: its footprints (newest part first), its
+        routes and its hooks."""
+        for part, before, after in reversed(loaded.footprints):
+            try:
+                part.take_back(before, after)
+            except Exception:  # one part failing must not keep the others from being undone
+                logger.exception("a plugin's additions to %r could not be taken back", part)
         for name, callback, priority in loaded.hooks:
             self.hooks.remove_filter(name, callback, priority)
         self.server.registry.revert_routes(loaded.routes_before, loaded.routes_after)

@@ -367,22 +367,45 @@ class PluginManager:
         self.cache = cache
         self.engine = cache.engine
         self.plugins: dict[str, CachePlugin] = {}
+        self._active: set[str] = set()
+        self._stored: Mapping[str, Any] = {}
+        self._switch_lock = threading.RLock()
         for plugin in plugins if plugins is not None else builtin_plugins():
             self.add(plugin)
-        self._active: set[str] = set()
-        self._switch_lock = threading.Lock()
         self.engine.watch(PLUGINS_NAME, self._apply, what="cache plugin switches")
         self.sync()
 
     def add(self, plugin: CachePlugin) -> None:
-        """Make ``plugin`` available (its switch starts off); the first of a key wins."""
+        """Make ``plugin`` available, on when its stored switch is on (a plugin added again
+        after `take_back` keeps its switch); the first of a key wins."""
         if not re.fullmatch(r"[a-z0-9_]{1,64}", str(plugin.key)):
             logger.error("cache plugin key %r is not [a-z0-9_]{1,64}; ignored", plugin.key)
             return
-        if plugin.key in self.plugins:
-            logger.error("cache plugin key %r is taken; ignored", plugin.key)
-            return
-        self.plugins[plugin.key] = plugin
+        with self._switch_lock:
+            if plugin.key in self.plugins:
+                logger.error("cache plugin key %r is taken; ignored", plugin.key)
+                return
+            self.plugins[plugin.key] = plugin
+            if self._stored.get(plugin.key) is True:
+                self._switch(plugin.key, True)
+
+    # ------------------------------------------------------------------ an app plugin's footprint
+    def snapshot(self) -> dict[str, CachePlugin]:
+        """The plugins now (taken before and after an application plugin loads)."""
+        return dict(self.plugins)
+
+    def take_back(
+        self, before: Mapping[str, CachePlugin], after: Mapping[str, CachePlugin]
+    ) -> None:
+        """Take back the plugins added between the snapshots ``before`` and ``after`` (by a
+        deactivated application plugin): each is switched off in this process (its hooks
+        removed) and removed; its stored switch stays, for when it is added again."""
+        with self._switch_lock:
+            for key, plugin in after.items():
+                if before.get(key) is plugin or self.plugins.get(key) is not plugin:
+                    continue
+                self._switch(key, False)
+                del self.plugins[key]
 
     def get(self, key: str) -> Any:
         """The plugin ``key`` (to configure it), or ``None``."""
@@ -408,17 +431,23 @@ class PluginManager:
     def _apply(self, raw: bytes | None) -> None:
         """The engine's news of the switches: enable and disable what changed."""
         with self._switch_lock:
-            for key, enabled in self._states(decode_record(raw)).items():
-                plugin = self.plugins[key]
-                try:
-                    if enabled and key not in self._active:
-                        plugin.enable(self.cache)
-                        self._active.add(key)
-                    elif not enabled and key in self._active:
-                        plugin.disable(self.cache)
-                        self._active.discard(key)
-                except Exception:
-                    logger.exception("cache plugin %r failed to switch", key)
+            self._stored = decode_record(raw) or {}
+            for key, enabled in self._states(self._stored).items():
+                self._switch(key, enabled)
+
+    def _switch(self, key: str, enabled: bool) -> None:
+        """Enable or disable the plugin ``key`` in this process (under ``_switch_lock``); a
+        plugin's failure is logged."""
+        plugin = self.plugins[key]
+        try:
+            if enabled and key not in self._active:
+                plugin.enable(self.cache)
+                self._active.add(key)
+            elif not enabled and key in self._active:
+                plugin.disable(self.cache)
+                self._active.discard(key)
+        except Exception:
+            logger.exception("cache plugin %r failed to switch", key)
 
     def listing(self) -> list[dict[str, Any]]:
         """``GET /plugins``: ``[{key, title, description, enabled}]``.
@@ -465,8 +494,11 @@ class PluginManager:
                 }
         if details:
             raise InvalidPluginSwitches.from_fields(details)
-        states = self.states()
-        states.update(body)
+        stored = self.engine.read_record(PLUGINS_NAME) or {}
+        # The switches of plugins not here now (an application plugin's, taken back while it
+        # is deactivated) are kept for when they come back.
+        kept = {key: value for key, value in stored.items() if isinstance(value, bool)}
+        states = {**kept, **self._states(stored), **body}
         # Written through the engine: this process applies it at once, the others within
         # a second.
         self.engine.write_record(PLUGINS_NAME, states)

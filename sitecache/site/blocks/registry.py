@@ -180,6 +180,24 @@ class BlockTypeRegistry:
         """The block type ``name``, or ``None``."""
         return self._types.get(name)
 
+    # ------------------------------------------------------------------ a plugin's footprint
+    def snapshot(self) -> dict[str, BlockType]:
+        """The registered block types now (taken before and after a plugin loads)."""
+        return dict(self._types)
+
+    def take_back(self, before: Mapping[str, BlockType], after: Mapping[str, BlockType]) -> None:
+        """Take back what changed between the snapshots ``before`` and ``after`` (a deactivated
+        plugin's block types): a type it registered goes, one it replaced comes back, one it
+        unregistered is registered again; a type changed since by someone else stays."""
+        for name in set(before) | set(after):
+            earlier, changed = before.get(name), after.get(name)
+            if earlier is changed or self._types.get(name) is not changed:
+                continue
+            if earlier is None:
+                self._types.pop(name, None)
+            else:
+                self._types[name] = earlier
+
     def __contains__(self, name: object) -> bool:
         return name in self._types
 
