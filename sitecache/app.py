@@ -155,6 +155,7 @@ class App:
             self.auth.store, self.hooks, option_defaults=site_option_defaults(config)
         )
         self.content.install()
+        self.content.comment_flood_interval = config.comment_flood_interval
         self.blocks = BlockTypeRegistry()
         for block_type in core_block_types():
             self.blocks.register(block_type)

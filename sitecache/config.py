@@ -79,6 +79,8 @@ class Config:
     database_url: str = field(default="", repr=False)
     #: a bearer token that may read ``/site-admin/metrics`` without logging in ("": none)
     metrics_token: str = field(default="", repr=False)
+    #: seconds a commenter waits between two comments (WordPress's 15; 0: no flood control)
+    comment_flood_interval: int = 15
 
     @property
     def static_directory(self) -> Path:
@@ -143,6 +145,7 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
         "database_url": {"type": "string", "pattern": r"^(|postgres(ql)?://\S+|sqlite:///\S+)$"},
         # Printable ASCII without spaces, long enough not to be guessed ("" turns it off).
         "metrics_token": {"type": "string", "pattern": r"^(|[\x21-\x7e]{16,512})$"},
+        "comment_flood_interval": {"type": "integer", "minimum": 0, "maximum": 86400},
     },
 }
 
@@ -155,6 +158,7 @@ _ENVIRONMENT: Final = {
     "SITECACHE_CACHE_NAMESPACE": "cache_namespace",
     "SITECACHE_METRICS_TOKEN": "metrics_token",
     "SITECACHE_DATABASE_URL": "database_url",
+    "SITECACHE_COMMENT_FLOOD_INTERVAL": "comment_flood_interval",
 }
 
 

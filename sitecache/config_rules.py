@@ -61,6 +61,9 @@ CONFIG_RULES: Final[dict[str, str]] = {
         "postgresql://user:password@host/name, without spaces"
     ),
     "metrics_token": "empty (no token) or 16 to 512 printable ASCII characters without spaces",
+    "comment_flood_interval": (
+        "a whole number of seconds from 0 (no flood control) to 86400 (15: WordPress's)"
+    ),
 }
 
 #: Keys whose values are never repeated in a message (they may hold a password or a token).

@@ -25,6 +25,7 @@ __all__ = [
     "InvalidValueError",
     "NotFoundError",
     "NumberOutOfRange",
+    "TooManyRequestsError",
     "UnauthorizedError",
 ]
 
@@ -72,6 +73,23 @@ class NumberOutOfRange(InvalidValueError):
 
 class UnauthorizedError(DomainError):
     """Credentials are wrong or malformed (an unknown login, a bad application password)."""
+
+
+class TooManyRequestsError(DomainError):
+    """The caller did this too often, too fast (failed logins, a comment flood): nothing was
+    done, and the same request is accepted again after ``retry_after`` seconds (the edge
+    answers 429 with ``Retry-After``).
+
+    Args:
+        code: the error code clients see (``too_many_attempts``, ``comment_flood``).
+        message: a sentence for humans (how long to wait).
+        retry_after: seconds after which trying again makes sense (at least 1).
+    """
+
+    def __init__(self, code: str, message: str, retry_after: int) -> None:
+        retry_after = max(1, int(retry_after))
+        super().__init__(code, message, {"retry_after": retry_after})
+        self.retry_after = retry_after
 
 
 class ForbiddenError(DomainError):

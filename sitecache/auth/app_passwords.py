@@ -28,16 +28,18 @@ from sitecache.auth.db import DbConnection, OperationalError, Row
 from sitecache.auth.passwords import digest_matches, generate_password, keyed_hash
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import SiteStore
+from sitecache.auth.throttle import login_account
 from sitecache.auth.users import USER_COLUMNS, UserRepository, user_from_row
 from sitecache.domain_errors import ConflictError, InvalidValueError, UnauthorizedError
-from sitecache.schema import is_email
 
 __all__ = [
+    "WRONG_PASSWORD_MESSAGE",
     "ApplicationPassword",
     "ApplicationPasswordPolicy",
     "ApplicationPasswords",
     "BasicCredentials",
     "PasswordListing",
+    "WrongApplicationPassword",
     "chunk_password",
     "parse_basic_authorization",
 ]
@@ -78,6 +80,27 @@ per password (the user's columns repeated), or one row of nulls for a user witho
 _BY_LOGIN: Final = _CREDENTIALS.format(by="login")
 _BY_EMAIL: Final = _CREDENTIALS.format(by="email")
 _CREDENTIALS_KEPT: Final = 256
+#: What an unknown login's presented password is compared with (a digest no password has), so
+#: it costs what a wrong password costs.
+_UNKNOWN_DIGEST: Final = "0" * 64
+#: The one answer to wrong Basic credentials, whether the login or the password is wrong
+#: (WordPress tells them apart: ``invalid_username``, ``invalid_email``; that enumerates users).
+WRONG_PASSWORD_MESSAGE: Final = "The provided password is an invalid application password."  # noqa: S105 - words
+
+
+class WrongApplicationPassword(UnauthorizedError):
+    """Basic credentials that match no application password (an unknown login, or a wrong
+    password: one code, one message).
+
+    Attributes:
+        account: the login throttle's account of the attempt (`login_account`).
+    """
+
+    def __init__(self, account: str) -> None:
+        super().__init__("incorrect_password", WRONG_PASSWORD_MESSAGE)
+        self.account = account
+
+
 """Most logins whose credentials one process keeps (`ApplicationPasswords._credentials`)."""
 
 
@@ -283,7 +306,16 @@ class PasswordListing:
     has written nothing since, so a request that authenticates with an application password
     and lists the user's passwords reads them once (#18)."""
 
-    __slots__ = ("_changes", "_connection", "_passwords", "_records", "_used", "user_id")
+    __slots__ = (
+        "_changes",
+        "_connection",
+        "_passwords",
+        "_records",
+        "_used",
+        "connection",
+        "stamp",
+        "user_id",
+    )
 
     def __init__(
         self,
@@ -291,8 +323,13 @@ class PasswordListing:
         passwords: tuple[ApplicationPassword, ...],
         used: ApplicationPassword | None,
         connection: DbConnection,
+        stamp: tuple[int, int] | None = None,
     ) -> None:
         self.user_id = user_id
+        #: the connection the rows were read on, and the store's change stamp taken before
+        #: (``None``: none to be had): a later read on it may be skipped while it holds
+        self.connection = connection
+        self.stamp = stamp
         self._passwords = passwords
         self._used = used
         self._records: list[ApplicationPassword] | None = None
@@ -336,7 +373,7 @@ class ApplicationPasswords:
         self.users = users
         self.key = key
         self.clock = clock
-        self._kept: dict[str, tuple[DbConnection, tuple[int, int], _Credentials]] = {}
+        self._kept: dict[str, tuple[DbConnection, tuple[int, int], _Credentials | None]] = {}
         """Credentials read per login, with the connection and `SiteStore.change_stamp` they
         were read under (`_credentials`; at most `_CREDENTIALS_KEPT`, then all are dropped)."""
 
@@ -443,9 +480,9 @@ class ApplicationPasswords:
         """The user and password matching Basic credentials.
 
         Raises:
-            UnauthorizedError: ``invalid_email`` when the login is an e-mail address no user
-                has, ``invalid_username`` when no user has that login, ``incorrect_password``
-                when none of the user's application passwords matches.
+            WrongApplicationPassword: ``incorrect_password``, in the same words whether no user
+                has the login or none of the user's application passwords matches (no user
+                enumeration); it names the throttle's account of the attempt.
         """
         user, matched, _ = self.authenticate_listing(credentials, ip)
         return user, matched
@@ -458,43 +495,38 @@ class ApplicationPasswords:
         Raises:
             UnauthorizedError: as `authenticate`.
         """
-        found, connection = self._credentials(credentials.login)
-        if found is None:
-            # wp_authenticate_application_password's words, "<strong>Error:</strong>" included.
-            if is_email(credentials.login):
-                raise UnauthorizedError(
-                    "invalid_email",
-                    "<strong>Error:</strong> Unknown email address. Check again or try your "
-                    "username.",
-                )
-            raise UnauthorizedError(
-                "invalid_username",
-                "<strong>Error:</strong> Unknown username. Check again or try your email address.",
-            )
+        found, connection, stamp = self._credentials(credentials.login)
         presented = credentials.password
         if not (presented.isascii() and presented.isalnum()):  # grouped, or not ours at all
             presented = _NOT_ALPHANUMERIC.sub("", presented)
         matched: ApplicationPassword | None = None
         digest = keyed_hash(self.key, presented, _PURPOSE)  # the same for every password
-        for record, stored in zip(found.passwords, found.hashes, strict=True):
+        # SECURITY: an unknown login costs the same work as a known one (a hash and a
+        # comparison against a stored-looking digest), and is answered in the same words.
+        records: tuple[ApplicationPassword | None, ...] = (None,)
+        hashes: tuple[str, ...] = (_UNKNOWN_DIGEST,)
+        if found is not None and found.hashes:
+            records, hashes = found.passwords, found.hashes
+        for record, stored in zip(records, hashes, strict=True):
             # SECURITY: constant-time comparison of keyed hashes; every password is checked.
-            if digest_matches(digest, stored):
+            if digest_matches(digest, stored) and record is not None:
                 matched = record
-        if matched is None:
-            raise UnauthorizedError(
-                "incorrect_password", "The provided password is an invalid application password."
-            )
+        if found is None or matched is None:
+            account = login_account(found.user if found is not None else None, credentials.login)
+            raise WrongApplicationPassword(account)
         used = self._record_use(matched, ip)
         # Taken after the use was recorded: the listing holds the record as stored now.
         return (
             found.user,
             matched,
-            PasswordListing(found.user.id, found.passwords, used, connection),
+            PasswordListing(found.user.id, found.passwords, used, connection, stamp),
         )
 
-    def _credentials(self, login: str) -> tuple[_Credentials | None, DbConnection]:
-        """The user of ``login`` with their passwords and hashes, and the connection they were
-        read on.
+    def _credentials(
+        self, login: str
+    ) -> tuple[_Credentials | None, DbConnection, tuple[int, int] | None]:
+        """The user of ``login`` with their passwords and hashes, the connection they were
+        read on and the store's change stamp taken before the read (``None``: no stamp).
 
         SECURITY: a revoked password or a changed role must count from the very next request,
         on every worker and node. What was read for a login is kept only with this thread's
@@ -506,16 +538,17 @@ class ApplicationPasswords:
         connection = self.store.connection()
         stamp = self.store.change_stamp(connection)
         if stamp is None:
-            return _read_credentials(connection, login), connection
+            return _read_credentials(connection, login), connection, None
         kept = self._kept.get(login)
         if kept is not None and kept[0] is connection and kept[1] == stamp:
-            return kept[2], connection
+            return kept[2], connection, stamp
         found = _read_credentials(connection, login)
-        if found is not None:
-            if len(self._kept) >= _CREDENTIALS_KEPT:
-                self._kept.clear()
-            self._kept[login] = (connection, stamp, found)
-        return found, connection
+        # An unknown login is kept too: answered as fast as a known one (no user enumeration
+        # by timing), and no guesser makes every attempt read the database.
+        if len(self._kept) >= _CREDENTIALS_KEPT:
+            self._kept.clear()
+        self._kept[login] = (connection, stamp, found)
+        return found, connection, stamp
 
     def _record_use(self, password: ApplicationPassword, ip: str) -> ApplicationPassword:
         """Record that ``password`` was used now from ``ip`` (at most one write a minute per

@@ -3,9 +3,12 @@
 They plug into the REST server's authentication seam and run in this order:
 
 1. `ApplicationPasswordAuthenticator` (priority 10): ``Authorization: Basic login:password``.
-   Wrong or malformed credentials are answered up front with 401 (``invalid_username``,
-   ``incorrect_password``, ``invalid_authorization_header`` or
-   ``application_passwords_disabled``), never silently anonymous.
+   Wrong or malformed credentials are answered up front with 401 (``incorrect_password``,
+   ``invalid_authorization_header`` or ``application_passwords_disabled``), never silently
+   anonymous. An unknown login and a wrong password get the same answer, after the same work.
+   Failures count in the login form's throttle (`sitecache.auth.throttle`, the same buckets):
+   past its limits every attempt, right or wrong, is answered 429 ``too_many_attempts`` with
+   ``Retry-After`` until the wait is over.
 2. `CookieNonceAuthenticator` (priority 20), SPEC.md §5.3: a session cookie counts only with a
    valid ``site_rest`` nonce (``_sitenonce`` parameter or ``X-Site-Nonce`` header). Without a
    nonce the request is anonymous; with an invalid one it is refused with 403
@@ -20,11 +23,13 @@ from typing import Final
 from sitecache.auth.app_passwords import (
     ApplicationPasswordPolicy,
     ApplicationPasswords,
+    WrongApplicationPassword,
     parse_basic_authorization,
 )
 from sitecache.auth.nonces import NonceService
 from sitecache.auth.sessions import SessionManager, session_token
-from sitecache.domain_errors import UnauthorizedError
+from sitecache.auth.throttle import LoginThrottle, login_account, wait_message
+from sitecache.domain_errors import TooManyRequestsError, UnauthorizedError
 from sitecache.errors import RestError
 from sitecache.rest import ANONYMOUS, Authentication, RestRequest
 from sitecache.rest.server import shared_memo
@@ -49,18 +54,28 @@ def client_ip(request: RestRequest) -> str:
 
 
 class ApplicationPasswordAuthenticator:
-    """HTTP Basic with an application password (REST requests only)."""
+    """HTTP Basic with an application password (REST requests only), throttled as the login
+    form is (``throttle``: the same counters; none: not throttled)."""
 
-    def __init__(self, passwords: ApplicationPasswords, policy: ApplicationPasswordPolicy) -> None:
+    def __init__(
+        self,
+        passwords: ApplicationPasswords,
+        policy: ApplicationPasswordPolicy,
+        throttle: LoginThrottle | None = None,
+    ) -> None:
         self.passwords = passwords
         self.policy = policy
+        self.throttle = throttle
 
     def authenticate(self, request: RestRequest) -> Authentication | None:
         """The user of valid Basic credentials; ``None`` when there are none.
 
         Raises:
-            UnauthorizedError: malformed or wrong credentials, or application passwords not
-                available to this request (the server answers 401).
+            UnauthorizedError: malformed or wrong credentials (an unknown login and a wrong
+                password alike), or application passwords not available to this request
+                (the server answers 401).
+            TooManyRequestsError: ``too_many_attempts``: this account or address failed too
+                often; whatever the credentials, until the wait is over (429, Retry-After).
         """
         credentials = parse_basic_authorization(request.get_header("authorization"))
         if credentials is None:
@@ -69,12 +84,35 @@ class ApplicationPasswordAuthenticator:
             raise UnauthorizedError(
                 "application_passwords_disabled", "Application passwords are not available."
             )
-        user, password, listing = self.passwords.authenticate_listing(
-            credentials, client_ip(request)
-        )
+        ip = client_ip(request)
+        try:
+            user, password, listing = self.passwords.authenticate_listing(credentials, ip)
+        except WrongApplicationPassword as wrong:
+            if self.throttle is not None:
+                # Checked and counted in one step (a guess made while throttled is not
+                # counted), as the login form does.
+                wait = self.throttle.begin_attempt(wrong.account, ip)
+                if wait > 0:
+                    raise _throttled(wait) from None
+            raise
+        if self.throttle is not None:
+            # SECURITY: a right password is refused too while the wait lasts, or a throttled
+            # guesser would tell right from wrong by the answer.
+            account = login_account(user, credentials.login)
+            wait, failed_here = self.throttle.check(
+                account, ip, (listing.connection, listing.stamp)
+            )
+            if wait > 0:
+                raise _throttled(wait)
+            if failed_here:
+                self.throttle.record_success(account, ip)
         # The user's passwords as just read: listing them in this request reads them no more.
         shared_memo(request)[PASSWORD_LISTING] = listing
         return Authentication(user, "application_password", app_password=password.uuid)
+
+
+def _throttled(wait: int) -> TooManyRequestsError:
+    return TooManyRequestsError("too_many_attempts", wait_message(wait), wait)
 
 
 class CookieNonceAuthenticator:

@@ -78,7 +78,8 @@ class AuthService:
         """Add the authenticators, the application-password and user routes and the index entry
         to ``server``."""
         server.add_authenticator(
-            ApplicationPasswordAuthenticator(self.app_passwords, self.policy), priority=10
+            ApplicationPasswordAuthenticator(self.app_passwords, self.policy, self.throttle),
+            priority=10,
         )
         server.add_authenticator(CookieNonceAuthenticator(self.sessions, self.nonces), priority=20)
         hooks.add_action("rest_api_init", self.routes.register)

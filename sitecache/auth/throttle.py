@@ -24,11 +24,14 @@ from dataclasses import dataclass
 from typing import Final
 
 from sitecache.auth.db import DbConnection
+from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import SiteStore
 
-__all__ = ["LIMITS", "Limit", "LoginThrottle", "describe_wait"]
+__all__ = ["LIMITS", "Limit", "LoginThrottle", "describe_wait", "login_account", "wait_message"]
 
 WINDOW: Final = 15 * 60
+#: How many clear (account, address) pairs `LoginThrottle.check` keeps.
+_CLEAR_KEPT: Final = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,10 @@ class LoginThrottle:
     def __init__(self, store: SiteStore, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.clock = clock
+        self._clear: dict[tuple[str, str], tuple[DbConnection, tuple[int, int]]] = {}
+        """The (account, address) pairs last found with no wait and no failure of the pair,
+        with the connection and `SiteStore.change_stamp` of that read (`check`; at most
+        `_CLEAR_KEPT`, then all are dropped)."""
 
     @staticmethod
     def _buckets(account: str, ip: str) -> tuple[tuple[str, str], ...]:
@@ -81,6 +88,46 @@ class LoginThrottle:
             if row is not None:
                 waits.append(int(row["next_allowed"]) - now)
         return max(waits)
+
+    def check(
+        self,
+        account: str,
+        ip: str,
+        stamped: tuple[DbConnection, tuple[int, int] | None] | None = None,
+    ) -> tuple[int, bool]:
+        """Before letting a correct password in: the seconds to wait (0 = now) and whether
+        this account has failures from this address to forget (`record_success`).
+
+        One indexed read, and none while the store is unchanged since this pair was last
+        found clear (on SQLite: a failure anywhere is a write, and a wait only shrinks with
+        time), so the hot path of an application password pays almost nothing. ``stamped``:
+        this thread's connection and the `SiteStore.change_stamp` a read of this request
+        already took on it (no second stamp is taken).
+        """
+        if stamped is None:
+            connection = self.store.connection()
+            stamp = self.store.change_stamp(connection)
+        else:
+            connection, stamp = stamped
+        pair = (account.lower(), ip)
+        if stamp is not None:
+            kept = self._clear.get(pair)
+            if kept is not None and kept[0] is connection and kept[1] == stamp:
+                return 0, False
+        (pair_key, ip_key, account_key) = (key for _, key in self._buckets(account, ip))
+        rows = connection.execute(
+            "SELECT scope, next_allowed FROM login_throttle WHERE (scope = 'pair' AND key = ?)"
+            " OR (scope = 'ip' AND key = ?) OR (scope = 'account' AND key = ?)",
+            (pair_key, ip_key, account_key),
+        ).fetchall()
+        now = int(self.clock())
+        wait = max([0, *(int(row[1]) - now for row in rows)])
+        failed_here = any(str(row[0]) == "pair" for row in rows)
+        if stamp is not None and wait == 0 and not failed_here:
+            if len(self._clear) >= _CLEAR_KEPT:
+                self._clear.clear()
+            self._clear[pair] = (connection, stamp)
+        return wait, failed_here
 
     def begin_attempt(self, account: str, ip: str) -> int:
         """Atomically check and count an attempt: the seconds to wait (nothing is counted), or
@@ -155,6 +202,18 @@ class LoginThrottle:
                         key,
                     ),
                 )
+
+
+def login_account(user: SiteUser | None, login: str) -> str:
+    """The account a login attempt counts against: the user's (so a login and an e-mail
+    address share one count), else the name typed (an unknown login has a count too). The
+    login form and application passwords over HTTP Basic count the same way."""
+    return f"user:{user.id}" if user is not None else f"name:{login.lower()}"
+
+
+def wait_message(seconds: int) -> str:
+    """What a throttled login attempt is told (the login form and HTTP Basic alike)."""
+    return f"Too many failed login attempts. Please try again in {describe_wait(seconds)}."
 
 
 def describe_wait(seconds: int) -> str:

@@ -27,7 +27,7 @@ from sitecache.auth.origin import request_cross_site_reason
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.service import AUTHORIZE_PATH, AuthService
 from sitecache.auth.sessions import COOKIE_NAME, Session
-from sitecache.auth.throttle import describe_wait
+from sitecache.auth.throttle import login_account, wait_message
 from sitecache.domain_errors import DomainError
 from sitecache.rest import RestServer
 from sitecache.rest.internal_call import call_rest
@@ -295,7 +295,7 @@ class AuthViews:
         ip = str(request.environ.get("REMOTE_ADDR") or "")
         user = self.auth.users.find(login) if login else None
         # The account's failures count together whether it is named by login or e-mail.
-        account = f"user:{user.id}" if user is not None else f"name:{login.lower()}"
+        account = login_account(user, login)
         # Checked and counted in one step, so concurrent guesses cannot slip past the limit.
         wait = self.auth.throttle.begin_attempt(account, ip)
         if wait > 0:
@@ -306,7 +306,7 @@ class AuthViews:
                 redirect_to=target,
                 notice="",
                 log=login,
-                error=f"Too many failed login attempts. Please try again in {describe_wait(wait)}.",
+                error=wait_message(wait),
             )
             response.headers["Retry-After"] = str(wait)
             return response

@@ -19,6 +19,7 @@ from sitecache.domain_errors import (
     GoneError,
     InvalidValueError,
     NotFoundError,
+    TooManyRequestsError,
     UnauthorizedError,
 )
 from sitecache.errors import RestError
@@ -37,6 +38,8 @@ DOMAIN_ERROR_STATUSES: Final[Mapping[type[DomainError], int]] = {
     NotFoundError: 404,
     ConflictError: 409,
     GoneError: 410,
+    # Too often, too fast: accepted again after `Retry-After` (login throttle, comment flood).
+    TooManyRequestsError: 429,
 }
 """The HTTP status of each kind of domain exception."""
 

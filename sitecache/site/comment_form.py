@@ -13,7 +13,12 @@ from urllib.parse import urlencode
 
 from werkzeug.wrappers import Request, Response
 
-from sitecache.domain_errors import DomainError, ForbiddenError, NotFoundError
+from sitecache.domain_errors import (
+    DomainError,
+    ForbiddenError,
+    NotFoundError,
+    TooManyRequestsError,
+)
 from sitecache.site.commenting import (
     COOKIE_LIFETIME,
     comment_author_cookie_name,
@@ -49,10 +54,14 @@ class CommentForm(SiteForm):
         try:
             post, comment = self._store(request)
         except DomainError as error:
-            # The status the REST API would answer this refusal with.
-            return self.refused(
+            # The status the REST API would answer this refusal with (429 for a flood, with
+            # the seconds to wait).
+            refused = self.refused(
                 error.message, self.server.error_handlers.to_rest_error(error).status
             )
+            if isinstance(error, TooManyRequestsError):
+                refused.headers["Retry-After"] = str(error.retry_after)
+            return refused
         location = self.links.post_url(post)
         if comment.status == "hold":
             query = urlencode(
@@ -97,5 +106,6 @@ class CommentForm(SiteForm):
             author_ip=request.remote_addr or "",
             author_agent=(request.user_agent.string or "")[:254],
             content=submission.content,
+            check_flood=True,  # a visitor's comment: one per address per interval
         )
         return post, comment

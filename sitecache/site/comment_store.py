@@ -9,6 +9,7 @@ from typing import Any, Final
 from sitecache.auth.db import DbConnection, Row
 from sitecache.auth.store import sql_values
 from sitecache.domain_errors import ForbiddenError, GoneError, InvalidValueError, NotFoundError
+from sitecache.site.comment_flood import DEFAULT_FLOOD_INTERVAL, check_comment_flood
 from sitecache.site.content_base import ContentBase, transactional
 from sitecache.site.models import COMMENT_STATUSES, Comment
 from sitecache.site.queries import (
@@ -100,16 +101,23 @@ class CommentStore(ContentBase):
         )
         return "approve" if row.fetchone() else "hold"
 
+    #: Seconds one commenter waits between two comments (`check_comment_flood`; 0: off).
+    comment_flood_interval: int = DEFAULT_FLOOD_INTERVAL
+
     @transactional
-    def add_comment(self, **fields: Any) -> Comment:
+    def add_comment(self, *, check_flood: bool = False, **fields: Any) -> Comment:
         """Insert a comment; fires ``comment_post(comment_id, approved)`` (1, 0 or "spam").
 
-        ``status`` defaults to `moderation_status`. The post must exist.
+        ``status`` defaults to `moderation_status`. The post must exist. With ``check_flood``
+        (a visitor's or a user's own comment, not a moderator's), a comment within
+        `comment_flood_interval` seconds of the same commenter's last one is refused, in the
+        same transaction as the insert.
 
         Raises:
             ForbiddenError: ``rest_comment_invalid_post_id`` (no such post).
             InvalidValueError: ``rest_comment_content_invalid``, ``rest_comment_invalid_status``,
                 ``rest_comment_invalid_parent``.
+            TooManyRequestsError: ``comment_flood`` (nothing stored).
         """
         unknown = set(fields) - set(_COMMENT_FIELDS)
         if unknown:
@@ -136,6 +144,15 @@ class CommentStore(ContentBase):
             raise InvalidValueError("rest_comment_invalid_status", "Invalid comment status.")
         with self._write() as db:
             _check_post_and_parent(db, values)
+            if check_flood:
+                check_comment_flood(
+                    db,
+                    postgres=self.store.postgres is not None,
+                    hooks=self.hooks,
+                    values=values,
+                    interval=self.comment_flood_interval,
+                    now=self.now(),
+                )
             columns = list(values)
             cursor = db.execute(
                 f"INSERT INTO comments ({', '.join(columns)}) VALUES ({placeholders(columns)})"

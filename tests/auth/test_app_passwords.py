@@ -213,7 +213,7 @@ def test_a_password_matches_with_or_without_separators(
 @pytest.mark.parametrize(
     ("login", "password", "code"),
     [
-        ("nobody", "{password}", "invalid_username"),
+        ("nobody", "{password}", "incorrect_password"),  # the same answer (#29)
         ("eve", "{password}x", "incorrect_password"),
         ("eve", "correct horse battery", "incorrect_password"),
     ],

@@ -74,14 +74,16 @@ def test_a_deleted_current_user_is_not_served_from_a_stale_read(site: Site) -> N
 
 def test_an_administrator_route_reads_only_the_user_and_their_passwords(site: Site) -> None:
     # The first request wrote the use, so this one reads again: the store's change stamp, then
-    # the user and their passwords in one query.
+    # the user and their passwords in one query, then the login throttle's buckets of this
+    # account and address in one (#29: Basic is throttled as the login form is).
     statements = queries_for(
         site, "/site-json/auth-test/v1/admin-only", site.basic("administrator")
     )
     assert statements[0] == "PRAGMA data_version"
-    (read,) = statements[1:]
+    (read, throttle) = statements[1:]
     assert "FROM users u LEFT JOIN app_passwords p" in read
     assert "WHERE lower(u.login)" in read
+    assert throttle.startswith("SELECT scope, next_allowed FROM login_throttle")
 
 
 def test_an_email_address_still_authenticates(site: Site) -> None:

@@ -187,7 +187,8 @@ def test_application_passwords_authenticate_rest_requests(
     assert wrong.status == 401
     assert body(wrong)["code"] == "incorrect_password"
     unknown = live_server.request("GET", ADMIN_ONLY, headers=basic("nobody", chunked))
-    assert (unknown.status, body(unknown)["code"]) == (401, "invalid_username")
+    # The same answer as a wrong password: no user enumeration (#29).
+    assert (unknown.status, body(unknown)) == (401, body(wrong))
 
     listed = live_server.request(
         "GET", "/site-json/site/v2/users/me/application-passwords", headers=basic("ada", chunked)
