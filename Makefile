@@ -33,12 +33,12 @@ run: $(RUN_STAMP)
 test: lint typecheck imports unit
 
 lint: $(STAMP)
-	$(BIN)/ruff check sitecache tests bench examples
-	$(BIN)/ruff format --check sitecache tests bench examples
+	$(BIN)/ruff check sitecache tests bench examples docs
+	$(BIN)/ruff format --check sitecache tests bench examples docs
 
 format: $(STAMP)
-	$(BIN)/ruff check --fix sitecache tests bench examples
-	$(BIN)/ruff format sitecache tests bench examples
+	$(BIN)/ruff check --fix sitecache tests bench examples docs
+	$(BIN)/ruff format sitecache tests bench examples docs
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

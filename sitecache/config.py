@@ -110,6 +110,7 @@ class Config:
 #: is relative to the TOML file).
 PLUGIN_SPEC_PATTERN: Final = r"^(?:[\w.]+|[^:]+\.py):[\w.]+$"
 
+
 def _key(description: str, **schema: Any) -> dict[str, Any]:
     """A configuration key's schema with its description (the configuration reference shows
     it; a key without one fails the documentation build)."""
@@ -148,9 +149,7 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
             type="string",
             minLength=1,
         ),
-        "force_ssl_admin": _key(
-            "Serve the login and admin pages over https only.", type="boolean"
-        ),
+        "force_ssl_admin": _key("Serve the login and admin pages over https only.", type="boolean"),
         "site_name": _key("The site's title, until the title option is set.", type="string"),
         "site_description": _key(
             "The site's tagline, until the description option is set.", type="string"

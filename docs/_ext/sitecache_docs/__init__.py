@@ -37,6 +37,7 @@ def _clean_docstring(
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the reference directives and the docstring clean-up."""
+    app.setup_extension("sphinx.ext.autodoc")
     for name in GENERATORS:
         app.add_directive(name, GeneratedDirective)
     app.connect("autodoc-process-docstring", _clean_docstring)

@@ -14,7 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from sitecache_docs.generated import Generated, code, table
+from sitecache_docs.generated import NONE, Generated, code, table
 
 __all__ = ["error_codes_reference", "find_error_codes"]
 
@@ -62,15 +62,15 @@ def find_error_codes(package: Path) -> dict[str, dict[str, Any]]:
             error_code = message = None
             status: int | None = None
             if isinstance(node, ast.Call) and node.args:
-                name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(
-                    node.func, "id", ""
+                name = (
+                    node.func.attr
+                    if isinstance(node.func, ast.Attribute)
+                    else getattr(node.func, "id", "")
                 )
                 if name == "RestError" or name in statuses:
                     error_code = _literal(node.args[0])
                     message = _literal(node.args[1]) if len(node.args) > 1 else None
-                    status = (
-                        _status_of(node.args[2]) if len(node.args) > 2 else statuses.get(name)
-                    )
+                    status = _status_of(node.args[2]) if len(node.args) > 2 else statuses.get(name)
             if not error_code or not error_code.replace("_", "").isalnum():
                 continue
             entry = found[error_code]
@@ -90,8 +90,8 @@ def error_codes_reference() -> Generated:
     rows = []
     for name in sorted(codes):
         entry = codes[name]
-        statuses = ", ".join(str(s) for s in sorted(entry["statuses"])) or "–"
-        message = entry["messages"][0] if entry["messages"] else "–"
+        statuses = ", ".join(str(s) for s in sorted(entry["statuses"])) or NONE
+        message = entry["messages"][0] if entry["messages"] else NONE
         where = ", ".join(code(module) for module in sorted(entry["modules"])[:3])
         rows.append((code(name), statuses, message, where))
     return Generated(table(("code", "status", "message (one of)", "raised in"), rows))

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Final
+
+#: what a cell without a value shows
+NONE: Final = "\N{EN DASH}"
 
 
 @dataclass

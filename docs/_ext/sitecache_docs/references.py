@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from sitecache_docs.errors import error_codes_reference
-from sitecache_docs.generated import Generated, code, table
+from sitecache_docs.generated import NONE, Generated, code, table
 
 __all__ = [
     "cache_status_reference",
@@ -87,11 +87,15 @@ def config_reference() -> Generated:
         if not description:
             problems.append(f"configuration key {key!r} has no description")
         default = defaults.get(key)
-        shown = "–" if default in (None, "") else code(json.dumps(default, default=str))
-        variable = code(variables[key]) if key in variables else "–"
+        shown = NONE if default in (None, "") else code(json.dumps(default, default=str))
+        variable = code(variables[key]) if key in variables else NONE
         rows.append((code(key), _type_text(field), shown, variable, description))
-    missing = set(config.CONFIG_SCHEMA["properties"]) ^ {f.name for f in dataclasses.fields(config.Config)}
-    problems += [f"configuration key {key!r} is in the schema or Config only" for key in sorted(missing)]
+    missing = set(config.CONFIG_SCHEMA["properties"]) ^ {
+        f.name for f in dataclasses.fields(config.Config)
+    }
+    problems += [
+        f"configuration key {key!r} is in the schema or Config only" for key in sorted(missing)
+    ]
     header = ("key", "type", "default", "environment", "meaning")
     return Generated(table(header, rows), problems)
 
@@ -160,14 +164,14 @@ def metrics_reference() -> Generated:
             labels = line.split("{", 1)[1].split("}", 1)[0]
             names = {part.split("=", 1)[0] for part in labels.split(",") if part}
             families.setdefault(family, {"labels": set()})["labels"] |= names - {"le"}
-    rows = []
-    problems = []
+    rows: list[tuple[str, str, str, str]] = []
+    problems: list[str] = []
     for name, family in families.items():
         help_text = str(family.get("help", "")).strip()
         if not help_text:
             problems.append(f"metric {name!r} has no HELP text")
-        labels = ", ".join(code(label) for label in sorted(family["labels"])) or "–"
-        rows.append((code(name), family.get("type", ""), labels, help_text))
+        labels = ", ".join(code(label) for label in sorted(family["labels"])) or NONE
+        rows.append((code(name), str(family.get("type", "")), labels, help_text))
     return Generated(table(("metric", "type", "labels", "meaning"), rows), problems)
 
 
@@ -180,27 +184,55 @@ def cache_status_reference() -> Generated:
 
     values = [
         (FRESH_HIT.header(3540), "hit", "Served from the cache, fresh for 3540 more seconds."),
-        (FRESH_HIT.header(None), "hit", "Served from the cache, fresh until a purge removes it "
-         "(`max_age` 0)."),
-        (STALE_HIT.header(-4), "stale", "Served stale (4 seconds past its freshness) while "
-         "another request renders it again (`stale_while_revalidate`)."),
-        (Outcome.stored_after("uri-miss").header(), "miss", "Not in the cache: the site "
-         "answered and the page was stored."),
-        (Outcome.stored_after("vary-miss").header(), "miss", "Stored before, but not for this "
-         "request's values of the headers the page varies on: rendered and stored."),
-        (Outcome.stored_after("stale").header(), "miss", "This request rendered a stale page "
-         "again (exactly one request per page, across processes and nodes)."),
-        (Outcome.collapsed_into("uri-miss").header(), "hit", "Another request was rendering "
-         "this page: this one waited for it and was answered from it."),
-        (Outcome.bypass("logged_in_cookie").header(), "bypass", "The request was not looked "
-         "up; `detail` is the reason (below)."),
-        (Outcome.refused("uri-miss", "set_cookie").header(), "bypass", "The site answered but "
-         "the page may not be stored; `detail` is the reason (below)."),
+        (
+            FRESH_HIT.header(None),
+            "hit",
+            "Served from the cache, fresh until a purge removes it (`max_age` 0).",
+        ),
+        (
+            STALE_HIT.header(-4),
+            "stale",
+            "Served stale (4 seconds past its freshness) while "
+            "another request renders it again (`stale_while_revalidate`).",
+        ),
+        (
+            Outcome.stored_after("uri-miss").header(),
+            "miss",
+            "Not in the cache: the site answered and the page was stored.",
+        ),
+        (
+            Outcome.stored_after("vary-miss").header(),
+            "miss",
+            "Stored before, but not for this "
+            "request's values of the headers the page varies on: rendered and stored.",
+        ),
+        (
+            Outcome.stored_after("stale").header(),
+            "miss",
+            "This request rendered a stale page "
+            "again (exactly one request per page, across processes and nodes).",
+        ),
+        (
+            Outcome.collapsed_into("uri-miss").header(),
+            "hit",
+            "Another request was rendering "
+            "this page: this one waited for it and was answered from it.",
+        ),
+        (
+            Outcome.bypass("logged_in_cookie").header(),
+            "bypass",
+            "The request was not looked up; `detail` is the reason (below).",
+        ),
+        (
+            Outcome.refused("uri-miss", "set_cookie").header(),
+            "bypass",
+            "The site answered but the page may not be stored; `detail` is the reason (below).",
+        ),
     ]
-    text = table(("`Cache-Status`", "counted as", "meaning"),
-                 [(code(value), code(counter), meaning) for value, counter, meaning in values])  # fmt: skip
+    rows = [(code(value), code(counter), meaning) for value, counter, meaning in values]
+    text = table(("`Cache-Status`", "counted as", "meaning"), rows)
     problems = []
-    sections = [
+    sections: list[tuple[str, list[tuple[str, str]]]] = [
         ("Reasons a request is not looked up (`fwd=bypass`), checked in this order",
          [(g.reason, g.explanation) for g in REQUEST_GUARDS]),
         ("Reasons a response is not stored (`fwd=uri-miss`), checked in this order",
@@ -234,7 +266,7 @@ def cli_reference() -> Generated:
     from sitecache.cli import build_parser
 
     parser = build_parser()
-    problems = []
+    problems: list[str] = []
     parts = ["Every command takes the global options before its name:\n",
              _options_table(parser, (), problems)]  # fmt: skip
     for path, child, help_text in _commands(parser):
@@ -267,6 +299,6 @@ def _options_table(
         if isinstance(action, argparse._VersionAction):
             help_text = "print the version and exit"
         shown = action.default
-        default = "–" if shown in (None, False, argparse.SUPPRESS, "") else code(shown)
+        default = NONE if shown in (None, False, argparse.SUPPRESS, "") else code(shown)
         rows.append((code(names), default, help_text))
     return table(("argument", "default", "meaning"), rows) if rows else ""

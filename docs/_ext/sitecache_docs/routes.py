@@ -53,7 +53,9 @@ def rest_routes_reference(namespace: str) -> Generated:
     base = f"/{prefix}/{namespace}"
     problems: list[str] = []
     parts: list[str] = []
-    paths = {p: item for p, item in document["paths"].items() if p == base or p.startswith(base + "/")}
+    paths = {
+        p: item for p, item in document["paths"].items() if p == base or p.startswith(base + "/")
+    }
     if not paths:
         return Generated("", [f"no route is registered under {namespace!r}"])
     for path, item in paths.items():
