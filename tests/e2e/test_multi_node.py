@@ -22,12 +22,12 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 
 from tests.cache.conftest import REDIS_URL, redis_or_skip
+from tests.doc_pages import blocks, page
 from tests.e2e.cluster import Cluster, basic, log_in, rest_nonce
 from tests.e2e.deployment import wait_for
 from tests.e2e.race import Client
 from tests.e2e.server import free_port
 from tests.postgres import schema
-from tests.doc_pages import blocks, page
 
 A, B, C = 0, 1, 2
 POSTS = "/site-json/site/v2/posts"

@@ -166,12 +166,12 @@ def metrics_reference() -> Generated:
             families.setdefault(family, {"labels": set()})["labels"] |= names - {"le"}
     rows: list[tuple[str, str, str, str]] = []
     problems: list[str] = []
-    for name, family in families.items():
-        help_text = str(family.get("help", "")).strip()
+    for name, entry in families.items():
+        help_text = str(entry.get("help", "")).strip()
         if not help_text:
             problems.append(f"metric {name!r} has no HELP text")
-        labels = ", ".join(code(label) for label in sorted(family["labels"])) or NONE
-        rows.append((code(name), str(family.get("type", "")), labels, help_text))
+        labels = ", ".join(code(label) for label in sorted(entry["labels"])) or NONE
+        rows.append((code(name), str(entry.get("type", "")), labels, help_text))
     return Generated(table(("metric", "type", "labels", "meaning"), rows), problems)
 
 
@@ -243,8 +243,8 @@ def cache_status_reference() -> Generated:
         for reason, explanation in reasons:
             if not explanation.strip():
                 problems.append(f"the reason {reason!r} has no explanation")
-        rows = [(code(f"detail={reason}"), explanation) for reason, explanation in reasons]
-        text += f"\n**{title}:**\n\n" + table(("detail", "meaning"), rows)
+        lines = [(code(f"detail={reason}"), explanation) for reason, explanation in reasons]
+        text += f"\n**{title}:**\n\n" + table(("detail", "meaning"), lines)
     return Generated(text, problems)
 
 

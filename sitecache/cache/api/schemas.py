@@ -451,7 +451,7 @@ ROUTE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
 
 
 def invalid_params(details: Mapping[str, Mapping[str, Any]]) -> RestError:
-    """The one 400 of CACHE_API.md: ``rest_invalid_param`` with per-field ``details``."""
+    """The routes' one 400: ``rest_invalid_param`` with per-field ``details``."""
     names = ", ".join(sorted(details))
     return RestError(
         "rest_invalid_param",

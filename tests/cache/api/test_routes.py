@@ -1,4 +1,4 @@
-"""The ``site-cache/v1`` routes in-process: every route, body, answer and error of CACHE_API.md."""
+"""The ``site-cache/v1`` routes in-process: every route, body, answer and error."""
 
 from __future__ import annotations
 
