@@ -9,7 +9,7 @@ They plug into the REST server's authentication seam and run in this order:
    Failures count in the login form's throttle (`sitecache.auth.throttle`, the same buckets):
    past its limits every attempt, right or wrong, is answered 429 ``too_many_attempts`` with
    ``Retry-After`` until the wait is over.
-2. `CookieNonceAuthenticator` (priority 20), SPEC.md §5.3: a session cookie counts only with a
+2. `CookieNonceAuthenticator` (priority 20): a session cookie counts only with a
    valid ``site_rest`` nonce (``_sitenonce`` parameter or ``X-Site-Nonce`` header). Without a
    nonce the request is anonymous; with an invalid one it is refused with 403
    ``rest_cookie_invalid_nonce``; with a valid one the response carries a fresh nonce. It is
