@@ -27,6 +27,7 @@ __all__ = [
     "NumberOutOfRange",
     "TooManyRequestsError",
     "UnauthorizedError",
+    "WrongCredentials",
 ]
 
 
@@ -73,6 +74,19 @@ class NumberOutOfRange(InvalidValueError):
 
 class UnauthorizedError(DomainError):
     """Credentials are wrong or malformed (an unknown login, a bad application password)."""
+
+
+class WrongCredentials(UnauthorizedError):
+    """Credentials that match no one: an unknown login and a wrong password alike (one code,
+    one message: no user enumeration).
+
+    Args:
+        account: what the attempt counts against in the login throttle (never shown).
+    """
+
+    def __init__(self, code: str, message: str, *, account: str) -> None:
+        super().__init__(code, message)
+        self.account = account
 
 
 class TooManyRequestsError(DomainError):

@@ -30,16 +30,19 @@ from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import SiteStore
 from sitecache.auth.throttle import login_account
 from sitecache.auth.users import USER_COLUMNS, UserRepository, user_from_row
-from sitecache.domain_errors import ConflictError, InvalidValueError, UnauthorizedError
+from sitecache.domain_errors import (
+    ConflictError,
+    InvalidValueError,
+    UnauthorizedError,
+    WrongCredentials,
+)
 
 __all__ = [
-    "WRONG_PASSWORD_MESSAGE",
     "ApplicationPassword",
     "ApplicationPasswordPolicy",
     "ApplicationPasswords",
     "BasicCredentials",
     "PasswordListing",
-    "WrongApplicationPassword",
     "chunk_password",
     "parse_basic_authorization",
 ]
@@ -83,22 +86,6 @@ _CREDENTIALS_KEPT: Final = 256
 #: What an unknown login's presented password is compared with (a digest no password has), so
 #: it costs what a wrong password costs.
 _UNKNOWN_DIGEST: Final = "0" * 64
-#: The one answer to wrong Basic credentials, whether the login or the password is wrong
-#: (WordPress tells them apart: ``invalid_username``, ``invalid_email``; that enumerates users).
-WRONG_PASSWORD_MESSAGE: Final = "The provided password is an invalid application password."  # noqa: S105 - words
-
-
-class WrongApplicationPassword(UnauthorizedError):
-    """Basic credentials that match no application password (an unknown login, or a wrong
-    password: one code, one message).
-
-    Attributes:
-        account: the login throttle's account of the attempt (`login_account`).
-    """
-
-    def __init__(self, account: str) -> None:
-        super().__init__("incorrect_password", WRONG_PASSWORD_MESSAGE)
-        self.account = account
 
 
 """Most logins whose credentials one process keeps (`ApplicationPasswords._credentials`)."""
@@ -480,7 +467,7 @@ class ApplicationPasswords:
         """The user and password matching Basic credentials.
 
         Raises:
-            WrongApplicationPassword: ``incorrect_password``, in the same words whether no user
+            WrongCredentials: ``incorrect_password``, in the same words whether no user
                 has the login or none of the user's application passwords matches (no user
                 enumeration); it names the throttle's account of the attempt.
         """
@@ -512,8 +499,13 @@ class ApplicationPasswords:
             if digest_matches(digest, stored) and record is not None:
                 matched = record
         if found is None or matched is None:
-            account = login_account(found.user if found is not None else None, credentials.login)
-            raise WrongApplicationPassword(account)
+            # WordPress's words for a wrong password; it tells an unknown login apart
+            # (invalid_username, invalid_email), which lets anyone list the logins: not here.
+            raise WrongCredentials(
+                "incorrect_password",
+                "The provided password is an invalid application password.",
+                account=login_account(found.user if found is not None else None, credentials.login),
+            )
         used = self._record_use(matched, ip)
         # Taken after the use was recorded: the listing holds the record as stored now.
         return (

@@ -23,13 +23,12 @@ from typing import Final
 from sitecache.auth.app_passwords import (
     ApplicationPasswordPolicy,
     ApplicationPasswords,
-    WrongApplicationPassword,
     parse_basic_authorization,
 )
 from sitecache.auth.nonces import NonceService
 from sitecache.auth.sessions import SessionManager, session_token
 from sitecache.auth.throttle import LoginThrottle, login_account, wait_message
-from sitecache.domain_errors import TooManyRequestsError, UnauthorizedError
+from sitecache.domain_errors import TooManyRequestsError, UnauthorizedError, WrongCredentials
 from sitecache.errors import RestError
 from sitecache.rest import ANONYMOUS, Authentication, RestRequest
 from sitecache.rest.server import shared_memo
@@ -87,7 +86,7 @@ class ApplicationPasswordAuthenticator:
         ip = client_ip(request)
         try:
             user, password, listing = self.passwords.authenticate_listing(credentials, ip)
-        except WrongApplicationPassword as wrong:
+        except WrongCredentials as wrong:
             if self.throttle is not None:
                 # Checked and counted in one step (a guess made while throttled is not
                 # counted), as the login form does.
@@ -112,7 +111,7 @@ class ApplicationPasswordAuthenticator:
 
 
 def _throttled(wait: int) -> TooManyRequestsError:
-    return TooManyRequestsError("too_many_attempts", wait_message(wait), wait)
+    return TooManyRequestsError("too_many_attempts", wait_message(wait), retry_after=wait)
 
 
 class CookieNonceAuthenticator:

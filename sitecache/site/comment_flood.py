@@ -27,12 +27,10 @@ from sitecache.hooks import Hooks
 from sitecache.site.models import COMMENT_STATUSES
 from sitecache.site.queries import placeholders
 
-__all__ = ["DEFAULT_FLOOD_INTERVAL", "FLOOD_MESSAGE", "check_comment_flood"]
+__all__ = ["DEFAULT_FLOOD_INTERVAL", "check_comment_flood"]
 
 #: WordPress's interval (``wp_throttle_comment_flood``), in seconds.
 DEFAULT_FLOOD_INTERVAL: Final = 15
-#: What a flooding commenter is told (WordPress's words).
-FLOOD_MESSAGE: Final = "You are posting comments too quickly. Slow down."
 #: How far back the commenter's last comment is looked for (WordPress's hour).
 _LOOK_BACK: Final = 3600
 #: The advisory lock serializing comment inserts on PostgreSQL while the check runs.
@@ -72,7 +70,11 @@ def check_comment_flood(
     flood = hooks.apply_filters("comment_flood_filter", now - last < interval, last, now)
     if flood:
         hooks.do_action("comment_flood_trigger", last, now)
-        raise TooManyRequestsError("comment_flood", FLOOD_MESSAGE, last + interval - now)
+        raise TooManyRequestsError(
+            "comment_flood",
+            "You are posting comments too quickly. Slow down.",  # WordPress's words
+            retry_after=last + interval - now,
+        )
 
 
 def _commenter(values: Mapping[str, Any]) -> tuple[list[str], list[Any]]:

@@ -16,10 +16,12 @@ from werkzeug.test import Client, TestResponse
 
 from sitecache.app import App
 from sitecache.site import CommentQuery
-from sitecache.site.comment_flood import FLOOD_MESSAGE
 from tests.conftest import AppFactory, both_engines
 from tests.site.test_cache_invalidation import SITE, is_hit
 from tests.site.test_extensions import admin_headers
+
+#: What a flooding commenter is told (WordPress's words).
+FLOOD_MESSAGE = "You are posting comments too quickly. Slow down."
 
 pytestmark = both_engines
 
