@@ -186,6 +186,7 @@ class PluginManager:
     _loaded: dict[str, _Loaded] = field(default_factory=dict)
     _seen: str | None = None
     _checked: float = float("-inf")
+    _unreadable: bool = False
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     @property
@@ -281,18 +282,23 @@ class PluginManager:
     # ------------------------------------------------------------------ following the store
     def sync(self, force: bool = False) -> None:
         """Load and unload plugins to match the stored active set (read at most once per
-        `sync_interval` unless ``force``)."""
+        `sync_interval` unless ``force``).
+
+        The read takes no lock (every page render makes one): only a set that differs from the
+        one last applied is read again and applied under the lock, so a change this process is
+        committing meanwhile (`set_active` holds the lock) is never undone by a read made
+        before its commit. A store that cannot be read is logged once, until it answers again.
+        """
         now = time.monotonic()
         if not force and now - self._checked < self.sync_interval:
             return
+        self._checked = now
+        raw = self._read_logged()
+        if raw is None or raw == self._seen:
+            return
         with self._lock:
-            self._checked = now
-            try:
-                raw = self._read_raw()
-            except Exception:  # the store is down: keep the plugins loaded, /healthz reports it
-                logger.warning("the active plugins cannot be read", exc_info=True)
-                return
-            if raw == self._seen:
+            raw = self._read_logged()
+            if raw is None or raw == self._seen:
                 return
             self._seen = raw
             wanted = set(_parse(raw))
@@ -304,6 +310,21 @@ class PluginManager:
             for plugin_id in sorted(wanted):
                 if plugin_id not in self._loaded and plugin_id not in self.errors:
                     self._activate(plugin_id)
+
+    def _read_logged(self) -> str | None:
+        """The stored active set, or ``None`` when the store cannot be read (logged when it
+        starts failing: the plugins stay as they are, /healthz reports the store)."""
+        try:
+            raw = self._read_raw()
+        except Exception:  # any failure of the store: keep the plugins loaded
+            if not self._unreadable:
+                self._unreadable = True
+                logger.warning("the active plugins cannot be read", exc_info=True)
+            return None
+        if self._unreadable:
+            self._unreadable = False
+            logger.info("the active plugins can be read again")
+        return raw
 
     def _activate(self, plugin_id: str) -> str | None:
         plugin = self.installed().get(plugin_id)

@@ -252,3 +252,21 @@ def test_activating_an_active_plugin_changes_nothing_and_purges_nothing(app: App
     switch(app, headers, True)
     assert seen == []
     assert is_hit(app, "/")
+
+
+def test_an_unreadable_store_is_logged_once_and_the_plugins_stay(
+    app: App, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    headers = admin_headers(app)
+    switch(app, headers, True)
+
+    def down() -> str:
+        raise OSError("the database does not answer")
+
+    monkeypatch.setattr(app.plugins, "_read_raw", down)
+    with caplog.at_level("WARNING", logger="sitecache.plugins"):
+        for _ in range(5):  # five page renders while the store is down
+            app.plugins.sync(force=True)
+    warnings = [r for r in caplog.records if "cannot be read" in r.getMessage()]
+    assert len(warnings) == 1
+    assert "tests/stamp" in app.blocks  # kept as they were
