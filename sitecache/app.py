@@ -401,13 +401,16 @@ class App:
         if request.path.startswith(UPLOADS_PATH):
             return self.uploads.respond(request)
         self.themes.sync()  # one indexed read: render with the theme another worker switched to
-        # One more: a page that may be stored is rendered with the plugins of the moment, never
-        # those of before the purge another worker's (de)activation made.
-        self.plugins.sync(force=True)
         token = self.server.using_context(RequestContext.from_environ(request.environ))
         try:
             view = self.views.get(request.path)
-            return view(request) if view is not None else self.site(request)
+            if view is not None:  # login, account, dashboard, health: never stored
+                self.plugins.sync()
+                return view(request)
+            # One more read: a page that may be stored is rendered with the plugins of the
+            # moment, never those of before the purge another worker's (de)activation made.
+            self.plugins.sync(force=True)
+            return self.site(request)
         finally:
             self.server.reset_context(token)
 
