@@ -152,6 +152,15 @@ STATS_SCHEMA: Final[dict[str, Any]] = {
                 "description": "Preload's own visits (not counted in requests).",
                 "properties": {"hit": _COUNT, "stale": _COUNT, "miss": _COUNT, "bypass": _COUNT},
             },
+            "own": {
+                "type": "object",
+                "additionalProperties": False,
+                "description": "The site's own traffic, not counted in requests: the cache "
+                "test's visits, and requests to the REST API, login and admin pages sent with "
+                "a login cookie or credentials (the dashboard, administrators' and scripts' "
+                "API calls).",
+                "properties": {"hit": _COUNT, "stale": _COUNT, "miss": _COUNT, "bypass": _COUNT},
+            },
             "bypass_reasons": {**_COUNTS, "description": "Bypasses by reason."},
             "purges": {**_COUNTS, "description": "Purges by scope."},
             "series": {
