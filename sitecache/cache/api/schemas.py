@@ -12,7 +12,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any, Final
 
-from sitecache.cache.settings import SETTINGS_SCHEMA
+from sitecache.cache.settings import SETTINGS_SCHEMA, titled_properties
 from sitecache.errors import RestError
 from sitecache.schema import sanitize_value_from_schema, validate_value_from_schema
 
@@ -143,7 +143,14 @@ STATS_SCHEMA: Final[dict[str, Any]] = {
                     "stale": _COUNT,
                     "miss": _COUNT,
                     "bypass": _COUNT,
-                    "hit_ratio": {"type": "number", "minimum": 0, "maximum": 1},
+                    "hit_ratio": {
+                        "type": "number",
+                        "minimum": 0,
+                        "maximum": 1,
+                        "description": "The share of the visitors' cacheable requests answered "
+                        "from the cache: (hit + stale) / (hit + stale + miss); bypasses are "
+                        "left out.",
+                    },
                 },
             },
             "preload": {
@@ -329,7 +336,7 @@ PLUGINS_SCHEMA: Final[dict[str, Any]] = {
 SETTINGS_ROUTE_SCHEMA: Final[dict[str, Any]] = {
     **SETTINGS_SCHEMA,
     "properties": {
-        **SETTINGS_SCHEMA["properties"],
+        **titled_properties(SETTINGS_SCHEMA["properties"]),
         "reset": {
             "type": "boolean",
             "enum": [True],
