@@ -46,6 +46,8 @@ LOGIN, PASSWORD = "dash", "dash-password-1"
 POST_PASSWORD = "open sesame"
 #: The phone screen of the acceptance (CSS pixels).
 PHONE = (390, 844)
+#: The narrowest screen the pages must fit without a sideways scroll.
+NARROWEST = 360
 #: Every tab and section of the dashboard.
 DASHBOARD_PAGES = (
     "/site-admin/cache",
@@ -168,8 +170,7 @@ class Screens:
     def __init__(self, driver: Any) -> None:
         self.driver = driver
 
-    def phone(self) -> None:
-        width, height = PHONE
+    def phone(self, width: int = PHONE[0], height: int = PHONE[1]) -> None:
         self.driver.execute_cdp_cmd(
             "Emulation.setDeviceMetricsOverride",
             {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True},
@@ -196,6 +197,15 @@ def check_page(driver: Any, live_server: LiveServer, path: str, tmp_path: Path) 
             shoot(driver, tmp_path, f"{path}-{name}")
         finally:
             screens.desktop()
+    # The narrowest phones in use: still no sideways scroll at 360 px.
+    screens.phone(NARROWEST, PHONE[1])
+    try:
+        open_page(driver, live_server, path)
+        scroll = driver.execute_script("return document.documentElement.scrollWidth")
+        if scroll > NARROWEST:
+            problems.append(f"{path}: {scroll} px wide on a {NARROWEST} px screen")
+    finally:
+        screens.desktop()
     return problems
 
 
