@@ -81,6 +81,10 @@ class Config:
     database_url: str = field(default="", repr=False)
     #: a bearer token that may read ``/site-admin/metrics`` without logging in ("": none)
     metrics_token: str = field(default="", repr=False)
+    #: free megabytes under which ``/status`` and ``/healthz`` say a disk is low
+    disk_low_mb: int = 100
+    #: free share of a disk (percent) under which it is low, whichever comes first
+    disk_low_percent: float = 5.0
 
     @property
     def static_directory(self) -> Path:
@@ -145,6 +149,8 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
         "database_url": {"type": "string", "pattern": r"^(|postgres(ql)?://\S+|sqlite:///\S+)$"},
         # Printable ASCII without spaces, long enough not to be guessed ("" turns it off).
         "metrics_token": {"type": "string", "pattern": r"^(|[\x21-\x7e]{16,512})$"},
+        "disk_low_mb": {"type": "integer", "minimum": 0, "maximum": 10_000_000},
+        "disk_low_percent": {"type": "number", "minimum": 0, "maximum": 100},
     },
 }
 

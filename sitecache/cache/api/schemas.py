@@ -81,6 +81,22 @@ STATUS_SCHEMA: Final[dict[str, Any]] = {
                 "description": "Whether gzip copies can be made.",
                 "properties": {"available": {"type": "boolean"}},
             },
+            "disks": {
+                "type": "array",
+                "description": "The free space of the disks the cache writes to (its "
+                "directory, the static root), measured at most once a second.",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        "path": {"type": "string"},
+                        "free_bytes": _COUNT,
+                        "total_bytes": _COUNT,
+                        "free_percent": {"type": "number"},
+                        "level": {"type": "string", "enum": ["ok", "low", "full"]},
+                    },
+                },
+            },
             "preload": {**_PROGRESS_OBJECT, "description": "The preload progress."},
             "gc": {
                 "type": "object",
