@@ -172,7 +172,7 @@ class StaticFiles:
         read keeps the copy it has); removed again at once when the generation moved while it
         was written (a purge began: its listener may have looked for the files before they
         existed)."""
-        if not self.eligible(entry, vary) or (entry.expires and entry.expires <= time.time()):
+        if not self.eligible(entry, vary) or 0 < entry.expires <= self.engine.clock():
             return
         directory = self.directory(entry.url)
         if directory is None or (not stored and (directory / INDEX).is_file()):
