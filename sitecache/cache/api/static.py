@@ -15,10 +15,11 @@ server falls through to Python at once; the timers empty the trash in bounded sl
 files older than ``max_age`` go.
 
 A copy never outlives a purge (#29): it is written for a page this process just stored or
-just read from the storage, under the purge generation that store or read saw, and once both
-files are in place the generation is read again: when it moved (a purge began meanwhile, and
-its listener may have run before the files existed) the copy is removed again; the next
-request reads the page again and writes its copy if it is still current. Pages read from the
+just read from the storage, under the purge generation that store or read saw. Both files are
+written under temporary names, then put in place under a lock the purges' removals take too,
+and only while the generation has not moved: a purge that began meanwhile (its listener may
+have looked for the files before they existed) leaves the copy unpublished; the next request
+reads the page again and writes its copy if it is still current. Pages read from the
 storage (not only those rendered) get their copy, so turning ``static_files`` on gives the
 pages already cached their copy on their next request. Copies belong to one store
 (`STORE_IDENTITY`): when the storage started again empty (a damaged disk index moved aside),
@@ -34,13 +35,14 @@ to the static root (the 0700 data directory, say) keeps that user out. The stati
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import os
 import tempfile
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Final
 from urllib.parse import unquote, urlsplit
@@ -101,6 +103,8 @@ class StaticFiles:
         #: the store the copies belong to (`STORE_IDENTITY`), shared by the machine's
         #: processes, beside the root as the trash is
         self.owner_file = self.root.parent / f".{self.root.name}.store"
+        #: the publication lock (`_publishing`), beside the root
+        self.lock_file = self.root.parent / f".{self.root.name}.lock"
         #: this process, in its announcements (it has applied its own purges already)
         self.token = uuid.uuid4().hex
         self._cursor: str | None = None
@@ -169,29 +173,52 @@ class StaticFiles:
     ) -> None:
         """`PageCache.copy_writers`: write the static copy of an eligible, fresh page that was
         stored (``stored``) or read from the storage under the purge ``generation`` (a page
-        read keeps the copy it has); removed again at once when the generation moved while it
-        was written (a purge began: its listener may have looked for the files before they
-        existed)."""
+        read keeps the copy it has). Both files are written under temporary names, then put
+        in place under the publication lock, which purges take to remove copies, only while
+        the generation is still ``generation``: a purge that began after the page was stored
+        or read either sees the copy and removes it, or the copy is never put in place."""
         if not self.eligible(entry, vary) or 0 < entry.expires <= self.engine.clock():
             return
         directory = self.directory(entry.url)
         if directory is None or (not stored and (directory / INDEX).is_file()):
             return
         gzip_body = entry.gzip_body or gzip_copy(entry.body)
+        written: list[tuple[str, Path]] = []
         try:
             self.check_owner()  # copies of a store that started again go first
             self._make_directories(directory)
-            _write_atomic(directory / INDEX, entry.body)
-            _write_atomic(directory / GZIP_INDEX, gzip_body)
+            # The gzip copy first: the web server finds it once index.html is in place.
+            for path, data in (
+                (directory / GZIP_INDEX, gzip_body),
+                (directory / INDEX, entry.body),
+            ):
+                written.append((_write_temporary(directory, data), path))
+            with self._publishing():
+                if self.engine.generation() != generation:
+                    return  # a purge began since: this copy may show what it removed
+                for temporary, path in written:
+                    os.replace(temporary, path)
+                written = []
         except (OSError, StorageError) as exc:
             self.engine.storage_warning("static copy of %s not written: %s", entry.url, exc)
-            return
+        finally:
+            for temporary, _ in written:
+                Path(temporary).unlink(missing_ok=True)
+
+    @contextlib.contextmanager
+    def _publishing(self) -> Iterator[None]:
+        """The publication lock of the machine's copies (a ``flock`` beside the root): held to
+        put a copy in place and to remove the copies of a purge, so the two never cross.
+
+        Raises:
+            OSError: the lock file could not be opened.
+        """
+        descriptor = os.open(self.lock_file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
-            moved = self.engine.generation() != generation
-        except StorageError:
-            moved = True  # cannot tell: a copy no purge could reach must not stay
-        if moved:
-            self.remove([entry.url])
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(descriptor)
 
     def check_owner(self) -> None:
         """Discard every copy when the storage's store changed name since they were written
@@ -266,7 +293,12 @@ class StaticFiles:
             self.check_owner()
         except StorageError as exc:
             self.engine.storage_warning("static copies' store not checked: %s", exc)
-        self._apply(result.scope, result.urls)
+        try:
+            with self._publishing():
+                self._apply(result.scope, result.urls)
+        except OSError as exc:  # no lock file: remove them anyway
+            logger.warning("static copies' lock unusable (%s)", exc)
+            self._apply(result.scope, result.urls)
         record: dict[str, object] = {"from": self.token, "scope": result.scope}
         if result.scope not in ("all", "site"):
             record["urls"] = result.urls
@@ -437,6 +469,23 @@ class StaticFiles:
                 except OSError as exc:
                     logger.warning("static copy %s not removed: %s", path, exc)
         return removed
+
+
+def _write_temporary(directory: Path, data: bytes) -> str:
+    """``data`` written to a new hidden file of ``directory`` (0644); its path.
+
+    Raises:
+        OSError: it could not be written (nothing is left behind).
+    """
+    handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.chmod(temporary, FILE_MODE)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return temporary
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

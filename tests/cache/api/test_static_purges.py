@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from sitecache.cache import DiskStorage
-from sitecache.cache.api import static as static_module
+from sitecache.cache.api.static import StaticFiles
 from tests.cache.api.conftest import Api, add_page
 
 URL = "http://example.org/post/"
@@ -32,16 +32,16 @@ def test_a_purge_landing_between_the_store_and_the_copy_leaves_no_copy(
     api.json("POST", "/settings", {"static_files": True})
     add_page(api.site, "/post/")
     writing, purged = threading.Event(), threading.Event()
-    write = static_module._write_atomic
+    make_directories = StaticFiles._make_directories
 
-    def paused(path: Path, data: bytes) -> None:
+    def paused(static: StaticFiles, directory: Path) -> None:
         # The window widened: the page is stored, its copy not written yet.
-        if path.name == "index.html" and not writing.is_set():
+        if not writing.is_set():
             writing.set()
             assert purged.wait(10)
-        write(path, data)
+        make_directories(static, directory)
 
-    monkeypatch.setattr(static_module, "_write_atomic", paused)
+    monkeypatch.setattr(StaticFiles, "_make_directories", paused)
     answers: list[Any] = []
     reader = threading.Thread(target=lambda: answers.append(api.page("/post/")))
     reader.start()
