@@ -242,9 +242,12 @@ class App:
         )
         self.invalidation.install(self.content, self.auth.users)
         # The site-cache/v1 routes, preload, GC timers and companion plugins (#8).
-        #: the free space of the data directory's and the static root's disks (#29)
+        #: the free space of the data directory's, the disk cache's and the static root's
+        #: disks (#29)
+        engine = self.cache.engine
+        cache_dir = [Path(engine.location)] if engine.backend == "disk" else []
         self.disk = DiskSpace(
-            [config.data_dir, config.static_directory],
+            [config.data_dir, *cache_dir, config.static_directory],
             low_bytes=config.disk_low_mb * 1024 * 1024,
             low_percent=config.disk_low_percent,
         )

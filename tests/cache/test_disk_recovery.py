@@ -8,6 +8,7 @@ used at all, every call fails at once with `StorageUnusable` and one call a seco
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sqlite3
@@ -45,7 +46,7 @@ def fill(storage: DiskStorage, count: int = 200) -> list[str]:
 
 def settle(directory: Path) -> None:
     """Every page of the index in the database file itself (no WAL left to hide a page)."""
-    with sqlite3.connect(directory / "index.sqlite3") as connection:
+    with contextlib.closing(sqlite3.connect(directory / "index.sqlite3")) as connection:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
