@@ -13,6 +13,7 @@ import contextlib
 import errno
 import json
 import os
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -48,6 +49,8 @@ class Tmpfs:
     def __init__(self, path: Path, size_mb: int) -> None:
         self.path = path
         path.mkdir(parents=True, exist_ok=True)
+        if shutil.which("mount") is None:
+            pytest.skip("this machine has no mount command: a tmpfs cannot be mounted")
         mounted = subprocess.run(
             ["mount", "-t", "tmpfs", "-o", f"size={size_mb}m,mode=0755", "tmpfs", str(path)],
             capture_output=True,

@@ -123,7 +123,12 @@ class IndexConnections:
     def _open(self, quick: bool) -> tuple[sqlite3.Connection, int]:
         """A new connection and the inode of the index it opened, under the shared recovery
         lock (the index is not being moved aside meanwhile); the schema is created when
-        missing (a new index). The thread's inode in use is the new one from here on."""
+        missing (a new index). The thread's inode in use is the new one from here on.
+
+        Raises:
+            sqlite3.Error, OSError: it could not be opened (`TimeoutError`: the index was
+                being moved aside for too long).
+        """
         timeout = 0.05 if quick else 10.0
         with self._lock_file.held(exclusive=False, timeout=LOCK_WAIT):
             connection = sqlite3.connect(self.index, timeout=timeout, isolation_level=None)
@@ -256,16 +261,12 @@ class IndexConnections:
 
         Raises:
             OSError: the index could not be moved (an unwritable directory), or the recovery
-                lock could not be taken in time.
+                lock could not be taken in time (`TimeoutError`).
         """
         expected = getattr(self._local, "inode", None)
         self._close_thread()
-        with self._lock_file.held(exclusive=True, timeout=LOCK_WAIT) as held:
-            if not held:
-                raise OSError(
-                    f"the recovery lock {self._lock_file.path} could not be taken within "
-                    f"{LOCK_WAIT:g} s"
-                )
+        # Without a lock file (a read-only directory) the rename below fails as well.
+        with self._lock_file.held(exclusive=True, timeout=LOCK_WAIT):
             moved = quarantine(self.index, expected)
             if moved is not None:
                 self._replace_generation()

@@ -104,8 +104,12 @@ class RecoveryLock:
     @contextlib.contextmanager
     def held(self, *, exclusive: bool, timeout: float) -> Iterator[bool]:
         """Hold the lock for the ``with`` block, waiting at most ``timeout`` seconds; yields
-        whether it is held. ``False`` when the lock file cannot be opened (a read-only
-        directory: nobody can rename anything in it either) or the wait ran out."""
+        whether it is held: ``False`` when the lock file cannot be opened (a read-only
+        directory, where nobody can rename anything either).
+
+        Raises:
+            TimeoutError: another process held it for ``timeout`` seconds.
+        """
         try:
             descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         except OSError:
@@ -115,21 +119,26 @@ class RecoveryLock:
                 yield False
                 return
         try:
-            yield _flock(descriptor, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH, timeout)
+            _flock(descriptor, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH, timeout)
+            yield True
         finally:
             os.close(descriptor)  # frees the lock
 
 
-def _flock(descriptor: int, kind: int, timeout: float) -> bool:
-    """Take ``kind`` on ``descriptor`` within ``timeout`` seconds; whether it was taken."""
+def _flock(descriptor: int, kind: int, timeout: float) -> None:
+    """Take ``kind`` on ``descriptor`` within ``timeout`` seconds.
+
+    Raises:
+        TimeoutError: it was not free in time.
+    """
     deadline = time.monotonic() + timeout
     while True:
         try:
             fcntl.flock(descriptor, kind | fcntl.LOCK_NB)
-            return True
+            return
         except BlockingIOError:
             if time.monotonic() >= deadline:
-                return False
+                raise TimeoutError(f"the lock was held for {timeout:g} s") from None
             time.sleep(0.005)
 
 
