@@ -6,8 +6,9 @@
 - ``GET /healthz``: 200 when the cache storage and the site database answer and no disk is
   full, 503 naming the part that fails: ``storage`` (with why: ``damaged``, ``full``,
   ``unwritable``, or ``did not answer``), ``database``, ``disk`` (the free space of the data
-  directory's and the static root's disks, measured at most once a second; a low disk is
-  ``warn``, not a failure); no authentication, no secrets.
+  directory's, the disk cache's and the static root's disks, measured at most once a second;
+  a low disk is ``warn``, not a failure); with the codes of the cache's warnings (``GET
+  /status``'s); no authentication, no secrets.
 - ``GET /<rest_prefix>-openapi``: the OpenAPI 3.1 document of every route
   (`sitecache.rest.openapi`).
 
@@ -177,8 +178,9 @@ class OpsViews:
         return {"status": "ok"}
 
     def health(self, request: Request) -> Response:
-        """``GET /healthz``: ``{"status", "checks": {"storage", "database", "disk"}}``, 200 or
-        503 (``failing`` names the failing parts, ``warning`` the ones that warn)."""
+        """``GET /healthz``: ``{"status", "checks": {"storage", "database", "disk"},
+        "warnings"}``, 200 or 503 (``failing`` names the failing parts); ``warnings`` (the
+        codes of `CacheApi.warnings`) when the storage answered."""
         if request.method not in ("GET", "HEAD"):
             return _method_not_allowed()
         checks = {
@@ -187,13 +189,20 @@ class OpsViews:
             "disk": self._check_disk(),
         }
         failing = [name for name, check in checks.items() if check["status"] == "fail"]
-        warning = [name for name, check in checks.items() if check["status"] == "warn"]
         body: dict[str, Any] = {"status": "fail" if failing else "ok", "checks": checks}
         if failing:
             body["failing"] = failing
-        if warning:
-            body["warning"] = warning
+        if checks["storage"]["status"] == "ok":
+            # The codes of the warnings GET /status and `sitecache cache status` show (the
+            # same function over the same inputs); their messages stay behind the login.
+            body["warnings"] = [warning["code"] for warning in self._warnings()]
         return _json(body, 503 if failing else 200)
+
+    def _warnings(self) -> list[dict[str, str]]:
+        try:
+            return self.cache_api.warnings()
+        except StorageError:  # the storage failed since its check: reported by the next one
+            return []
 
     # ------------------------------------------------------------------ OpenAPI
     def openapi(self, request: Request) -> Response:

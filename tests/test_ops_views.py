@@ -151,6 +151,8 @@ def test_healthz_answers_200_naming_each_part_without_auth(site: Site) -> None:
     assert response.status_code == 200
     body = response.get_json()
     disk = body["checks"].pop("disk")
+    # The codes of the warnings GET /status shows (one function, the same inputs).
+    assert body.pop("warnings") == [w["code"] for w in site.app.cache_api.status()["warnings"]]
     assert body == {
         "status": "ok",
         "checks": {"storage": {"status": "ok", "backend": "disk"}, "database": {"status": "ok"}},
