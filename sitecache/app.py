@@ -25,6 +25,7 @@ from sitecache.cache.health_probe import probe_storage
 from sitecache.cache.latency import LatencyRecorder
 from sitecache.cache.outcome import explanations
 from sitecache.config import Config, ConfigError, load_config, open_cache_engine
+from sitecache.disk_space import DiskSpace
 from sitecache.hooks import Hooks
 from sitecache.invalidation import ContentInvalidation
 from sitecache.ops_views import OpsViews
@@ -135,7 +136,7 @@ class App:
                 self.cache, x_for=count, x_proto=count, x_host=count, x_port=count
             )
         # Metrics, health and the OpenAPI document (#19), each request timed for the metrics.
-        ops = OpsViews(self.server, self.auth, self.cache_api, config.metrics_token)
+        ops = OpsViews(self.server, self.auth, self.cache_api, config.metrics_token, self.disk)
         self.views.update(ops.routes())
         self._entry = LatencyRecorder(self.cache.engine.counters.count_all).wrap(self._entry)
         for spec in config.plugins:
@@ -245,8 +246,21 @@ class App:
         )
         self.invalidation.install(self.content, self.auth.users)
         # The site-cache/v1 routes, preload, GC timers and companion plugins (#8).
+        #: the free space of the data directory's, the disk cache's and the static root's
+        #: disks (#29)
+        engine = self.cache.engine
+        cache_dir = [Path(engine.location)] if engine.backend == "disk" else []
+        self.disk = DiskSpace(
+            [config.data_dir, *cache_dir, config.static_directory],
+            low_bytes=config.disk_low_mb * 1024 * 1024,
+            low_percent=config.disk_low_percent,
+        )
         self.cache_api = CacheApi(
-            self.cache, self.hooks, config.site_url, static_root=config.static_directory
+            self.cache,
+            self.hooks,
+            config.site_url,
+            static_root=config.static_directory,
+            disk=self.disk,
         )
         # A deactivated plugin's companion plugins of the cache are taken back too.
         self.plugins.footprints.append(self.cache_api.plugins)

@@ -81,6 +81,10 @@ class Config:
     metrics_token: str = field(default="", repr=False)
     #: seconds a commenter waits between two comments (WordPress's 15; 0: no flood control)
     comment_flood_interval: int = 15
+    #: free megabytes under which ``/status`` and ``/healthz`` say a disk is low
+    disk_low_mb: int = 100
+    #: free share of a disk (percent) under which it is low, whichever comes first
+    disk_low_percent: float = 5.0
 
     @property
     def static_directory(self) -> Path:
@@ -238,6 +242,20 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
             type="integer",
             minimum=0,
             maximum=86400,
+        ),
+        "disk_low_mb": _key(
+            "Free megabytes under which /status warns disk_low and /healthz's disk part warns "
+            "(the data directory's, the disk cache's and the static root's disks).",
+            type="integer",
+            minimum=0,
+            maximum=10_000_000,
+        ),
+        "disk_low_percent": _key(
+            "The free share of a disk (percent) under which it is low, whichever of this and "
+            "disk_low_mb comes first.",
+            type="number",
+            minimum=0,
+            maximum=100,
         ),
     },
 }

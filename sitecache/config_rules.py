@@ -64,6 +64,8 @@ CONFIG_RULES: Final[dict[str, str]] = {
     "comment_flood_interval": (
         "a whole number of seconds from 0 (no flood control) to 86400 (15: WordPress's)"
     ),
+    "disk_low_mb": "a whole number of free megabytes from 0 to 10000000",
+    "disk_low_percent": "a number (a percentage of the disk) from 0 to 100",
 }
 
 #: Keys whose values are never repeated in a message (they may hold a password or a token).

@@ -29,13 +29,27 @@ from sitecache.cache.engine import CacheEngine, PurgeResult
 from sitecache.cache.outcome import FRESH_HIT, STALE_HIT, Fwd, Outcome
 from sitecache.cache.policy import CacheRules
 from sitecache.cache.purger import Purger
-from sitecache.cache.render import CacheRequest, Renderer, StoredListener, StoreFilter
+from sitecache.cache.render import (
+    CacheRequest,
+    Renderer,
+    StoredListener,
+    StoreFilter,
+    storage_failure,
+)
 from sitecache.cache.storage import MemoryStorage, Storage, StorageError
 from sitecache.cache.tier import MemoryTier
-from sitecache.cache.tiered import TieredEntries
+from sitecache.cache.tiered import CopyWriter, TieredEntries
 from sitecache.cache.vary import with_vary
 
-__all__ = ["PLAIN_MEMO_SIZE", "PageCache", "ServeFilter", "StoreFilter", "StoredListener", "Tick"]
+__all__ = [
+    "PLAIN_MEMO_SIZE",
+    "CopyWriter",
+    "PageCache",
+    "ServeFilter",
+    "StoreFilter",
+    "StoredListener",
+    "Tick",
+]
 
 #: ``(now, environ) -> None``: called first on every request (cheap periodic work).
 Tick = Callable[[float, Mapping[str, Any]], None]
@@ -89,7 +103,12 @@ class PageCache:
         if settings:
             engine.seed_settings(settings)
         self._classifier = RequestClassifier(engine.rules)
-        self._entries = TieredEntries(engine, MemoryTier(engine.memory_tier_bytes))
+        #: told of each page this process stored or read from the storage, with the purge
+        #: generation of that store or read (static-file copies); never on a memory-tier hit
+        self.copy_writers: list[CopyWriter] = []
+        self._entries = TieredEntries(
+            engine, MemoryTier(engine.memory_tier_bytes), self.copy_writers
+        )
         self._renderer = Renderer(self, engine, self._entries)
         # Hook points for companion plugins (`sitecache.cache.api.plugins`). Empty by default:
         # the hot path then pays one attribute test each.
@@ -186,7 +205,8 @@ class PageCache:
             key, prepared = self._entries.lookup(decision.base, environ, now, generation)
         except StorageError as exc:
             engine.storage_warning("cache storage unavailable, passing through: %s", exc)
-            return self._bypass(environ, start_response, Outcome.failed("bypass", "storage_error"))
+            outcome = Outcome.failed("bypass", storage_failure(exc))
+            return self._bypass(environ, start_response, outcome)
         if prepared is not None:
             expires = prepared.expires
             if not expires or now < expires:
@@ -251,7 +271,7 @@ class PageCache:
             _, prepared = self._entries.lookup(base, request.environ, later, generation)
         except StorageError as exc:
             engine.storage_warning("cache storage unavailable, passing through: %s", exc)
-            outcome = Outcome.failed("bypass", "storage_error")
+            outcome = Outcome.failed("bypass", storage_failure(exc))
             return self._bypass(request.environ, request.start_response, outcome)
         if prepared is not None and (not prepared.expires or later < prepared.expires):
             return self._send(request, prepared, later, Outcome.collapsed_into(fwd))

@@ -49,7 +49,9 @@ from sitecache.cache.api.timers import CacheTimers
 from sitecache.cache.api.warnings import SERVED_SITE_URL, WarningInputs, cache_warnings
 from sitecache.cache.counters import OWN_LABEL
 from sitecache.cache.middleware import PageCache
+from sitecache.cache.settings_store import SETTINGS_NAME
 from sitecache.cache.storage import StorageError
+from sitecache.disk_space import DiskSpace
 from sitecache.hooks import Hooks
 
 __all__ = [
@@ -78,6 +80,8 @@ class CacheApi:
         site_url: the site's address; ``None`` when unset (loopback hosts only).
         load_entry_points: also load third-party plugins (``sitecache.cache_plugins``).
         static_root: where static-file mode writes pages (``None``: the mode is unavailable).
+        disk: the free-space probe ``GET /status`` reports (``None``: one of the disk cache's
+            directory and the static root).
     """
 
     def __init__(
@@ -88,6 +92,7 @@ class CacheApi:
         *,
         load_entry_points: bool = True,
         static_root: Path | None = None,
+        disk: DiskSpace | None = None,
     ) -> None:
         self.cache = cache
         self.engine = cache.engine
@@ -102,10 +107,19 @@ class CacheApi:
         self.plugins = PluginManager(cache, plugins)
         self.preloader = Preloader(cache, self.preload_urls, self.base_url, self._preload_interval)
         self.static = StaticFiles(self.engine, static_root) if static_root else None
+        if disk is None:
+            watched = [Path(self.engine.location)] if self.engine.backend == "disk" else []
+            disk = DiskSpace([*watched, *([static_root] if static_root else [])])
+        #: the free space of the disks the cache writes to (``GET /status``)
+        self.disk = disk
         self.timers = CacheTimers(self.engine, self.preloader)
         if self.static is not None:
-            cache.stored_listeners.append(self.static.on_stored)
+            cache.copy_writers.append(self.static.write_copy)
             self.engine.purge_listeners.append(self.static.on_purge)
+            # Pages already in this process's memory tier when static_files is turned on get
+            # their copy on their next request: the tier is emptied, so it reads them again.
+            self._static_on = False  # the first poll round tells the stored settings
+            self.engine.watch(SETTINGS_NAME, self._settings_changed, what="cache settings")
             # Every process follows the other machines' purges and sweeps its machine's
             # expired copies: the copies are each machine's own (GC runs on one machine).
             self.timers.every_tick.append(self.static.follow)
@@ -117,6 +131,15 @@ class CacheApi:
         self._published = False
         hooks.add_action("rest_api_init", self.routes.register)
         cache.tick = self.tick
+
+    def _settings_changed(self, raw: bytes | None) -> None:
+        """Empty this process's memory tier when static-file mode was just turned on (each
+        page read again from the storage gets its static copy)."""
+        del raw  # the engine's own subscriber compiled it first
+        static_on = self.engine.settings().static_files
+        if static_on and not self._static_on:
+            self.cache.tier.clear()
+        self._static_on = static_on
 
     # ------------------------------------------------------------------ seams
     def base_url(self, environ: Mapping[str, Any] | None = None) -> str:
@@ -184,8 +207,8 @@ class CacheApi:
         return recorded.decode("utf-8", "replace") if recorded else None
 
     def warning_inputs(self) -> WarningInputs:
-        """What `cache_warnings` reads, gathered from the engine, the timers and the storage
-        (one probe write)."""
+        """What `cache_warnings` reads, gathered from the engine, the timers, the storage (one
+        probe write) and the disks (`DiskSpace`, measured at most once a second)."""
         engine = self.engine
         settings = engine.settings()
         storage_error = None
@@ -202,6 +225,7 @@ class CacheApi:
             scheduled=tuple((w["code"], w["message"]) for w in self.timers.warnings()),
             nginx_outdated=outdated_nginx_rules(engine),
             compression_unavailable=settings.compression and not zlib_available(),
+            storage_warnings=(*engine.storage_warnings(), *self.disk.warnings()),
         )
 
     def warnings(self) -> list[dict[str, str]]:
@@ -220,6 +244,7 @@ class CacheApi:
                 "writable": inputs.storage_error is None,
             },
             "compression": {"available": zlib_available()},
+            "disks": [reading.as_json() for reading in self.disk.readings()],
             "preload": self.preloader.progress(),
             "gc": self.timers.gc_status(),
             "warnings": cache_warnings(inputs),

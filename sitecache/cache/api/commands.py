@@ -142,6 +142,11 @@ def _status(run: _Run) -> int:
             f"enabled:     {status['enabled']}",
             f"storage:     {status['storage']['backend']} at {status['storage']['location']}"
             f" ({'writable' if status['storage']['writable'] else 'NOT writable'})",
+            *(
+                f"disk:        {disk['path']}: {disk['free_bytes'] / 1048576:.1f} MB free "
+                f"({disk['free_percent']:g} %), {disk['level']}"
+                for disk in status["disks"]
+            ),
             f"preload:     {'running' if progress['running'] else 'idle'}, "
             f"{progress['done']}/{progress['total']} done, {progress['failed']} failed",
             f"gc:          last {status['gc']['last_run'] or 'never'}, "

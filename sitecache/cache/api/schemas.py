@@ -99,6 +99,34 @@ STATUS_SCHEMA: Final[dict[str, Any]] = {
                     }
                 },
             },
+            "disks": {
+                "type": "array",
+                "description": "The free space of the disks the site writes to (the data "
+                "directory, the disk cache, the static root; each file system once), measured "
+                "at most once a second.",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        "path": {"type": "string", "description": "The directory measured."},
+                        "free_bytes": {
+                            **_COUNT,
+                            "description": "Bytes the site may still write there.",
+                        },
+                        "total_bytes": {**_COUNT, "description": "The file system's size."},
+                        "free_percent": {
+                            "type": "number",
+                            "description": "free_bytes as a percentage of total_bytes.",
+                        },
+                        "level": {
+                            "type": "string",
+                            "enum": ["ok", "low", "full"],
+                            "description": "full under 1 MB free; low under disk_low_mb or "
+                            "disk_low_percent; else ok.",
+                        },
+                    },
+                },
+            },
             "preload": {**_PROGRESS_OBJECT, "description": "The preload progress."},
             "gc": {
                 "type": "object",
@@ -156,6 +184,15 @@ STATUS_WARNINGS: Final[dict[str, str]] = {
     "gc_overdue": "Garbage collection is overdue by more than gc_interval: expired pages are "
     "not being removed.",
     "preload_overdue": "A scheduled preload is more than a minute late.",
+    "cache_storage_unusable": "The cache storage cannot be used (a damaged index that cannot "
+    "be moved aside, a directory that cannot be written): pages are served uncached "
+    "(Cache-Status detail=storage) and it is tried again every second.",
+    "cache_storage_rebuilt": "The disk cache index was found damaged and moved aside (the "
+    "message names the copy); the cache started empty. Delete the copy once inspected.",
+    "disk_low": "A disk the site writes to has less free space than disk_low_mb or "
+    "disk_low_percent.",
+    "disk_full": "A disk the site writes to is full: pages are served without being stored, "
+    "and site changes are refused, until space is freed.",
 }
 
 STATS_SCHEMA: Final[dict[str, Any]] = {

@@ -35,6 +35,9 @@ class WarningInputs:
         scheduled: the scheduled work's warnings (`CacheTimers.warnings`), already worded.
         nginx_outdated: why the nginx rules are outdated (``None``: they are not, or unused).
         compression_unavailable: compression is on but zlib does not work here.
+        storage_warnings: the storage's and the disks' own warnings (`Storage.warnings`:
+            ``cache_storage_unusable``, ``cache_storage_rebuilt``; `DiskSpace.warnings`:
+            ``disk_full``, ``disk_low``), already worded.
     """
 
     storage_error: str | None
@@ -44,6 +47,7 @@ class WarningInputs:
     scheduled: tuple[tuple[str, str], ...] = ()
     nginx_outdated: str | None = None
     compression_unavailable: bool = False
+    storage_warnings: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +95,8 @@ WARNING_RULES: Final[tuple[WarningRule, ...]] = (
 
 #: The rule after which the scheduled work's warnings are listed.
 _SCHEDULED_AFTER: Final = "purges_pending"
+#: The rule after which the storage's and the disks' own warnings are listed.
+_STORAGE_AFTER: Final = "storage_error"
 
 
 def cache_warnings(inputs: WarningInputs) -> list[dict[str, str]]:
@@ -100,6 +106,8 @@ def cache_warnings(inputs: WarningInputs) -> list[dict[str, str]]:
         message = rule.message(inputs)
         if message is not None:
             found.append({"code": rule.code, "message": message})
+        if rule.code == _STORAGE_AFTER:
+            found.extend({"code": code, "message": text} for code, text in inputs.storage_warnings)
         if rule.code == _SCHEDULED_AFTER:
             found.extend({"code": code, "message": text} for code, text in inputs.scheduled)
     return found

@@ -1,25 +1,25 @@
-"""Each thread's SQLite connections to one database, and every connection opened, so that
-closing the storage closes them all, whichever thread opened them.
+"""Every SQLite connection one process's threads opened to a database, so that closing the
+storage closes them all, whichever thread opened them.
 
-SQLite connections are kept one per thread (and per role: the disk cache has a patient one and
-a quick one). Closing only the calling thread's left every other thread's open: its file
-descriptors, its WAL read marks. `ThreadConnections` records each connection it opens with its
-process and thread; `close_all` closes this process's, and a thread that uses the storage
-afterwards opens a fresh one. A connection whose thread has ended is closed the next time a
-connection is opened. Connections are opened with ``check_same_thread=False`` so another thread
-may close them; each is still used by its own thread only.
+SQLite connections are kept one per thread (`sitecache.cache.storage.disk_connections`).
+Closing only the calling thread's left every other thread's open: its file descriptors, its WAL
+read marks. `OpenedConnections` records each connection with its process and thread;
+`close_all` closes this process's and moves to a new epoch, so a thread that uses the storage
+afterwards opens a fresh connection. A connection whose thread has ended is closed the next time
+one is added. Connections are opened with ``check_same_thread=False`` so another thread may
+close them; each is still used by its own thread only.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
 import weakref
-from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["ThreadConnections"]
+__all__ = ["OpenedConnections"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,50 +34,43 @@ class _Opened:
         return self.pid == pid and (thread is None or not thread.is_alive())
 
 
-class ThreadConnections:
-    """The connections of one database, one per thread and role.
+class OpenedConnections:
+    """The connections this process's threads opened to one database (see the module
+    docstring)."""
 
-    Args:
-        open_connection: opens a connection for a role (``sqlite3.connect(...,
-            check_same_thread=False)`` with its pragmas).
-    """
-
-    def __init__(self, open_connection: Callable[[str], sqlite3.Connection]) -> None:
-        self._open = open_connection
-        self._local = threading.local()
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._opened: list[_Opened] = []
-        self._epoch = 0
+        self.epoch = 0
+        """Moves on at each `close_all`: a connection kept from an earlier epoch is closed."""
 
-    def get(self, role: str) -> sqlite3.Connection:
-        """This thread's connection for ``role``, opened on first use (again in a forked child,
-        and after `close_all`).
-
-        Raises:
-            sqlite3.Error, OSError: the connection cannot be opened.
-        """
+    def add(self, connection: sqlite3.Connection) -> int:
+        """Record ``connection``, just opened by the calling thread; the epoch it belongs to.
+        The connections of this process's ended threads are closed."""
         pid = os.getpid()
-        kept: tuple[int, int, sqlite3.Connection] | None = getattr(self._local, role, None)
-        if kept is not None and kept[0] == pid and kept[1] == self._epoch:
-            return kept[2]
-        connection = self._open(role)
         with self._lock:
             ended = [item for item in self._opened if item.orphaned(pid)]
             self._opened = [item for item in self._opened if item not in ended]
             self._opened.append(_Opened(pid, weakref.ref(threading.current_thread()), connection))
-            epoch = self._epoch
+            epoch = self.epoch
         for item in ended:
-            item.connection.close()
-        setattr(self._local, role, (pid, epoch, connection))
-        return connection
+            with contextlib.suppress(sqlite3.Error):
+                item.connection.close()
+        return epoch
+
+    def discard(self, connection: sqlite3.Connection) -> None:
+        """Forget ``connection`` (its thread closes it)."""
+        with self._lock:
+            self._opened = [item for item in self._opened if item.connection is not connection]
 
     def close_all(self) -> None:
         """Close every connection this process opened, on any thread (another process's, got
-        by forking, are left to it). A thread that uses the database afterwards opens anew."""
+        by forking, are left to it), and start a new epoch."""
         pid = os.getpid()
         with self._lock:
             mine = [item for item in self._opened if item.pid == pid]
             self._opened = [item for item in self._opened if item.pid != pid]
-            self._epoch += 1
+            self.epoch += 1
         for item in mine:
-            item.connection.close()
+            with contextlib.suppress(sqlite3.Error):
+                item.connection.close()
