@@ -20,11 +20,12 @@ from sitecache.auth import AuthService, AuthViews, PasswordHasher
 from sitecache.cache import CacheEngine, CacheRules, PageCache, StorageError
 from sitecache.cache.api import CacheApi
 from sitecache.cache.api.static import DEFAULT_WEB_USER, unreadable_reason
-from sitecache.cache.deployment import rules_for, shared_identity
+from sitecache.cache.deployment import HEALTH_PATH, rules_for, shared_identity
 from sitecache.cache.health_probe import probe_storage
 from sitecache.cache.latency import LatencyRecorder
 from sitecache.cache.outcome import explanations
 from sitecache.config import Config, ConfigError, load_config, open_cache_engine
+from sitecache.domain_errors import OutageError
 from sitecache.hooks import Hooks
 from sitecache.invalidation import ContentInvalidation
 from sitecache.ops_views import OpsViews
@@ -135,8 +136,8 @@ class App:
                 self.cache, x_for=count, x_proto=count, x_host=count, x_port=count
             )
         # Metrics, health and the OpenAPI document (#19), each request timed for the metrics.
-        ops = OpsViews(self.server, self.auth, self.cache_api, config.metrics_token)
-        self.views.update(ops.routes())
+        self.ops = OpsViews(self.server, self.auth, self.cache_api, config.metrics_token)
+        self.views.update(self.ops.routes())
         self._entry = LatencyRecorder(self.cache.engine.counters.count_all).wrap(self._entry)
         for spec in config.plugins:
             self.load_plugin(spec)
@@ -148,6 +149,7 @@ class App:
             hasher=PasswordHasher(n=config.password_hash_cost),
             app_passwords=config.application_passwords,
             database_url=config.database_url,
+            limits=config.store_limits(),
         )
         self.auth.install(self.server, self.hooks)
         self.views = AuthViews(self.auth, self.server, self.templates).routes()
@@ -350,6 +352,7 @@ class App:
         (its counters flushed, its debug log and storage closed) and the site store's
         connections. For embedding code and tests that build applications and drop them; a
         server process simply exits."""
+        self.ops.close()
         self.cache_api.close()
         self.cache.close()
         self.auth.store.close()
@@ -365,6 +368,9 @@ class App:
         # SECURITY: every body is bounded before anything reads it (forms, JSON, raw).
         request.max_content_length = MAX_BODY_BYTES
         request.max_form_memory_size = MAX_BODY_BYTES
+        if request.path == HEALTH_PATH:
+            # Before anything reads the site's database: health answers in time in any state.
+            return self.ops.health(request)
         self.plugins.sync()  # one cheap read at most once a second: another worker's change
         query = query_params(request.environ)
         try:
@@ -455,6 +461,10 @@ class App:
             response = self._refused_body(413, "Request too large", _TOO_LARGE)
         except ClientDisconnected:
             response = self._refused_body(400, "Bad request", _CUT_OFF)
+        except OutageError as outage:
+            # The site's database down, locked or full: 503/507 with Retry-After, the
+            # site's message page (REST requests answer their JSON error themselves).
+            response = self.site.outage_page(outage)
         except Exception:
             # REST requests have their own boundary (a JSON 500); this one covers the pages.
             # SECURITY: %r escapes the path (a newline in it would forge a log line).

@@ -131,6 +131,8 @@ def _auth(config: Config, migrate: bool | None = None) -> AuthService:
         hasher=PasswordHasher(n=config.password_hash_cost),
         database_url=config.database_url,
         migrate=migrate,
+        limits=config.store_limits(),
+        start_without_store=False,
     )
 
 
@@ -142,7 +144,7 @@ def _cache_namespace(config: Config) -> str:
 
     if config.cache_namespace or not is_postgres_url(config.database_url):
         return config.cache_namespace
-    store = SiteStore(url=config.database_url)
+    store = SiteStore(url=config.database_url, limits=config.store_limits())
     try:
         return shared_identity(store, config.site_url)
     finally:
@@ -802,11 +804,15 @@ def _expected_failure(exc: Exception) -> int | None:
 
     from sitecache.auth.db import DatabaseError
     from sitecache.config import ConfigError
-    from sitecache.domain_errors import DomainError
+    from sitecache.domain_errors import DomainError, OutageError
 
     if isinstance(exc, ConfigError):
         print(f"sitecache: {terminal_text(exc)}", file=sys.stderr)
         return 2
+    if isinstance(exc, OutageError):
+        # The site's database down, locked or full: what failed, where (no password).
+        print(f"sitecache: {terminal_text(exc)}", file=sys.stderr)
+        return 1
     if isinstance(exc, DomainError):
         # A refusal of the domain (users, passwords, cache options and URLs), in its words.
         print(f"sitecache: {terminal_text(exc.message)}", file=sys.stderr)

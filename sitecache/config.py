@@ -32,6 +32,7 @@ from sitecache.rest.urls import PERMALINK_PATTERN
 from sitecache.schema import sanitize_value_from_schema
 
 if TYPE_CHECKING:
+    from sitecache.auth.outages import StoreLimits
     from sitecache.cache.engine import CacheEngine
 
 __all__ = [
@@ -79,6 +80,14 @@ class Config:
     #: the site's database: "" (SQLite ``<data_dir>/site.db``), ``sqlite:///path`` or
     #: ``postgresql://user:password@host/name`` (shared by several nodes)
     database_url: str = field(default="", repr=False)
+    #: PostgreSQL: seconds opening one connection may take (whole seconds, at least 2)
+    database_connect_timeout: float = 2.0
+    #: PostgreSQL: seconds a request waits for a connection of the pool
+    database_pool_timeout: float = 2.0
+    #: SQLite: seconds a write waits for another process's lock ("database is locked")
+    database_busy_timeout: float = 4.0
+    #: the ``Retry-After`` (seconds) of a 503 ``site_unavailable`` while the database fails
+    database_retry_after: int = 5
     #: a bearer token that may read ``/site-admin/metrics`` without logging in ("": none)
     metrics_token: str = field(default="", repr=False)
 
@@ -92,6 +101,17 @@ class Config:
     def uploads_directory(self) -> Path:
         """Where uploaded media files live: ``uploads_root``, else ``<data_dir>/uploads``."""
         return self.uploads_root if self.uploads_root is not None else self.data_dir / "uploads"
+
+    def store_limits(self) -> StoreLimits:
+        """How long the site store waits for its database (the ``database_*_timeout`` keys)."""
+        from sitecache.auth.outages import StoreLimits
+
+        return StoreLimits(
+            connect_timeout=self.database_connect_timeout,
+            pool_timeout=self.database_pool_timeout,
+            busy_timeout=self.database_busy_timeout,
+            retry_after=self.database_retry_after,
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """The configuration as plain values (paths as strings)."""
@@ -143,6 +163,10 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
         "uploads_root": {"type": "string", "minLength": 1},
         "cache_timers": {"type": "boolean"},
         "database_url": {"type": "string", "pattern": r"^(|postgres(ql)?://\S+|sqlite:///\S+)$"},
+        "database_connect_timeout": {"type": "number", "minimum": 1, "maximum": 60},
+        "database_pool_timeout": {"type": "number", "minimum": 0.1, "maximum": 60},
+        "database_busy_timeout": {"type": "number", "minimum": 0.05, "maximum": 60},
+        "database_retry_after": {"type": "integer", "minimum": 1, "maximum": 3600},
         # Printable ASCII without spaces, long enough not to be guessed ("" turns it off).
         "metrics_token": {"type": "string", "pattern": r"^(|[\x21-\x7e]{16,512})$"},
     },

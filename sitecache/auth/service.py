@@ -7,6 +7,7 @@ authenticators, the application-password routes and the index's ``authentication
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -14,8 +15,10 @@ from typing import Any
 
 from sitecache.auth.app_passwords import ApplicationPasswordPolicy, ApplicationPasswords
 from sitecache.auth.authenticators import ApplicationPasswordAuthenticator, CookieNonceAuthenticator
+from sitecache.auth.db import StoreUnavailable
 from sitecache.auth.keys import load_or_create_secret_key
 from sitecache.auth.nonces import NonceService
+from sitecache.auth.outages import StoreLimits
 from sitecache.auth.passwords import PasswordHasher
 from sitecache.auth.rest_routes import ApplicationPasswordRoutes
 from sitecache.auth.sessions import Session, SessionManager, session_token
@@ -30,6 +33,8 @@ __all__ = ["AUTHORIZE_PATH", "AuthService"]
 
 AUTHORIZE_PATH = "/site-admin/authorize-application"
 
+logger = logging.getLogger("sitecache.auth")
+
 
 class AuthService:
     """Users, sessions, nonces and application passwords of one site.
@@ -43,10 +48,15 @@ class AuthService:
             PostgreSQL (``postgresql://...``) keeps the secret key too, so every node signs and
             checks the same cookies, nonces and application passwords.
         migrate: apply pending migrations now (default: on SQLite; a PostgreSQL database is
-            migrated by ``sitecache init`` and checked by the serving nodes).
+            migrated by ``sitecache init`` and checked by the serving nodes). A database that
+            does not answer now is migrated or checked on first use instead.
+        limits: how long the store waits for its database (`StoreLimits`).
+        start_without_store: a database that does not answer now is migrated or checked on
+            first use (a server boots without it); ``False``: raise (a command).
 
     Raises:
         SchemaVersionError: the database's schema is not this code's and is not migrated.
+        StoreUnavailable: the database does not answer and ``start_without_store`` is off.
     """
 
     def __init__(
@@ -57,13 +67,26 @@ class AuthService:
         clock: Callable[[], float] = time.time,
         database_url: str = "",
         migrate: bool | None = None,
+        limits: StoreLimits | None = None,
+        start_without_store: bool = True,
     ) -> None:
         self.data_dir = data_dir
-        self.store = SiteStore(data_dir / "site.db", url=database_url or None, auto_migrate=migrate)
-        if self.store.auto_migrate:
-            self.store.migrate()
-        else:
-            self.store.prepare()
+        self.store = SiteStore(
+            data_dir / "site.db", url=database_url or None, auto_migrate=migrate, limits=limits
+        )
+        try:
+            if self.store.auto_migrate:
+                self.store.migrate()
+            else:
+                self.store.prepare()
+        except StoreUnavailable as exc:
+            if not start_without_store:
+                raise
+            # Boot anyway: the page cache serves what it holds, requests that need the
+            # database answer 503, and the first one after its return migrates or checks it.
+            logger.warning(
+                "starting without the site database (%s): it is checked when it answers", exc
+            )
         self.key = load_or_create_secret_key(data_dir / "secret.key", self.store)
         self.users = UserRepository(self.store, hasher or PasswordHasher(), clock)
         self.sessions = SessionManager(self.store, self.users, self.key, clock)
