@@ -20,7 +20,12 @@ from sitecache.auth import AuthService, AuthViews, PasswordHasher
 from sitecache.cache import CacheEngine, CacheRules, PageCache, StorageError
 from sitecache.cache.api import CacheApi
 from sitecache.cache.api.static import DEFAULT_WEB_USER, unreadable_reason
-from sitecache.cache.deployment import HEALTH_PATH, rules_for, shared_identity
+from sitecache.cache.deployment import (
+    HEALTH_PATH,
+    SHARED_IDENTITY_COPY,
+    rules_for,
+    shared_identity,
+)
 from sitecache.cache.health_probe import probe_storage
 from sitecache.cache.latency import LatencyRecorder
 from sitecache.cache.outcome import explanations
@@ -225,7 +230,8 @@ class App:
         """The cache namespace kept in a store shared by several machines ("" otherwise)."""
         if config.cache_namespace or not self.auth.store.shared:
             return ""
-        return shared_identity(self.auth.store, config.site_url)
+        copy = config.data_dir / SHARED_IDENTITY_COPY
+        return shared_identity(self.auth.store, config.site_url, copy)
 
     def _build_cache(self, config: Config) -> None:
         """The page cache in front of the site, its invalidation, its API and its timers."""

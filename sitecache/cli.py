@@ -140,13 +140,13 @@ def _cache_namespace(config: Config) -> str:
     """The configured cache namespace, else the one kept in a shared (PostgreSQL) store, else
     "" (the identity in the data directory)."""
     from sitecache.auth.store import SiteStore, is_postgres_url
-    from sitecache.cache.deployment import shared_identity
+    from sitecache.cache.deployment import SHARED_IDENTITY_COPY, shared_identity
 
     if config.cache_namespace or not is_postgres_url(config.database_url):
         return config.cache_namespace
     store = SiteStore(url=config.database_url, limits=config.store_limits())
     try:
-        return shared_identity(store, config.site_url)
+        return shared_identity(store, config.site_url, config.data_dir / SHARED_IDENTITY_COPY)
     finally:
         store.close()
 
@@ -489,6 +489,7 @@ def command_app_password_create(args: argparse.Namespace) -> int:
 
 def command_serve(args: argparse.Namespace) -> int:
     """Run gunicorn serving ``sitecache.app:create_app()`` (replaces this process)."""
+    from sitecache.auth.db import StoreUnavailable
     from sitecache.auth.store import make_private_directory
     from sitecache.config import load_config
     from sitecache.serving import check_bind, check_plugin, gunicorn_argv, site_url_for
@@ -513,13 +514,21 @@ def command_serve(args: argparse.Namespace) -> int:
         else:
             # SECURITY: links never follow a client's Host header unless asked to.
             environment["SITECACHE_SITE_URL"] = site_url
-    auth = _auth(config)
-    if auth.users.count() == 0:
-        _say(f"First start: initializing {config.data_dir.resolve()}.")
-        _create_administrator(auth, "admin", None)
-        if args.demo:
-            _fill_demo(auth)
-    auth.store.close()
+    try:
+        auth = _auth(config)
+        if auth.users.count() == 0:
+            _say(f"First start: initializing {config.data_dir.resolve()}.")
+            _create_administrator(auth, "admin", None)
+            if args.demo:
+                _fill_demo(auth)
+        auth.store.close()
+    except StoreUnavailable as exc:
+        # A site this node served before starts anyway (its workers read the node's copies
+        # of the shared key and namespace): cached pages are served, the rest answers 503.
+        if not (config.data_dir / "secret.key").is_file():
+            raise
+        print(f"sitecache: {terminal_text(exc)}; serving anyway (503 until it answers)",
+              file=sys.stderr)  # fmt: skip
     # gunicorn's workers read the environment: hand them the options and the resolved data
     # directory (this process is replaced by gunicorn right after).
     environment["SITECACHE_DATA_DIR"] = str(config.data_dir.resolve())

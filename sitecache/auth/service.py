@@ -7,7 +7,6 @@ authenticators, the application-password routes and the index's ``authentication
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -15,7 +14,6 @@ from typing import Any
 
 from sitecache.auth.app_passwords import ApplicationPasswordPolicy, ApplicationPasswords
 from sitecache.auth.authenticators import ApplicationPasswordAuthenticator, CookieNonceAuthenticator
-from sitecache.auth.db import StoreUnavailable
 from sitecache.auth.keys import load_or_create_secret_key
 from sitecache.auth.nonces import NonceService
 from sitecache.auth.outages import StoreLimits
@@ -32,8 +30,6 @@ from sitecache.rest import RestRequest, RestServer
 __all__ = ["AUTHORIZE_PATH", "AuthService"]
 
 AUTHORIZE_PATH = "/site-admin/authorize-application"
-
-logger = logging.getLogger("sitecache.auth")
 
 
 class AuthService:
@@ -74,19 +70,16 @@ class AuthService:
         self.store = SiteStore(
             data_dir / "site.db", url=database_url or None, auto_migrate=migrate, limits=limits
         )
-        try:
+        if not start_without_store:
             if self.store.auto_migrate:
                 self.store.migrate()
             else:
                 self.store.prepare()
-        except StoreUnavailable as exc:
-            if not start_without_store:
-                raise
-            # Boot anyway: the page cache serves what it holds, requests that need the
-            # database answer 503, and the first one after its return migrates or checks it.
-            logger.warning(
-                "starting without the site database (%s): it is checked when it answers", exc
-            )
+        else:
+            # Boot anyway when the database does not answer: the page cache serves what it
+            # holds, requests that need it answer 503, the first use after its return
+            # migrates or checks it.
+            self.store.prepare_if_answering()
         self.key = load_or_create_secret_key(data_dir / "secret.key", self.store)
         self.users = UserRepository(self.store, hasher or PasswordHasher(), clock)
         self.sessions = SessionManager(self.store, self.users, self.key, clock)

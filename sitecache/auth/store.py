@@ -356,6 +356,27 @@ class SiteStore:
                     self.check_component(component)
                 self._ready.add(component)
 
+    def prepare_if_answering(self) -> bool:
+        """`prepare` now when the database answers; when it does not, leave it to the first
+        use (every `connection` prepares what is not prepared yet). Whether it was prepared.
+
+        Raises:
+            SchemaVersionError: as `prepare` (the database answered with another schema).
+        """
+        try:
+            if self.auto_migrate:
+                self.migrate()
+            else:
+                self.prepare()
+        except StoreUnavailable as exc:
+            logger.warning(
+                "starting without the site database (%s): it is migrated or checked when "
+                "it answers",
+                exc,
+            )
+            return False
+        return True
+
     def migrate(self, connection: DbConnection | None = None) -> int:
         """Apply every pending migration of every registered component; returns the auth
         tables' schema version."""
