@@ -17,6 +17,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.wrappers import Request, Response
 
 from sitecache.auth import AuthService, AuthViews, PasswordHasher
+from sitecache.auth.stored_values import StoredValues
 from sitecache.cache import CacheEngine, CacheRules, PageCache, StorageError
 from sitecache.cache.api import CacheApi
 from sitecache.cache.api.static import DEFAULT_WEB_USER, unreadable_reason
@@ -75,6 +76,9 @@ from sitecache.templating import make_template_environment
 __all__ = ["App", "create_app"]
 
 logger = logging.getLogger("sitecache")
+
+#: Where the page cache's durable values (settings, plugin switches) live in the site's store.
+DURABLE_PREFIX: Final = "cache:"
 
 StartResponse = Callable[..., Any]
 
@@ -242,6 +246,9 @@ class App:
             engine=cache_engine(config, self._shared_namespace(config)),
             debug_log=config.data_dir / "logs" / "cache-debug.log",
         )
+        # The cache's settings and plugin switches are configuration: kept in the site's
+        # database, the cache storage holding a copy rebuilt when lost (cache.durable).
+        self.cache.engine.use_durable(StoredValues(self.auth.store, DURABLE_PREFIX))
         # Content changes purge the pages that show them (CACHE_API.md "Invalidation"),
         # recorded in the change's own transaction and retried until the storage answers.
         self.invalidation = ContentInvalidation(
