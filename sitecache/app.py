@@ -30,7 +30,13 @@ from sitecache.cache.deployment import (
 from sitecache.cache.health_probe import probe_storage
 from sitecache.cache.latency import LatencyRecorder
 from sitecache.cache.outcome import explanations
-from sitecache.config import Config, ConfigError, load_config, open_cache_engine
+from sitecache.config import (
+    Config,
+    ConfigError,
+    check_writable_data_dir,
+    load_config,
+    open_cache_engine,
+)
 from sitecache.domain_errors import OutageError
 from sitecache.hooks import Hooks
 from sitecache.invalidation import ContentInvalidation
@@ -127,6 +133,8 @@ class App:
     """Where REST paths start (``/site-json``, ...): GETs there get a lazy werkzeug request."""
 
     def __init__(self, config: Config) -> None:
+        # A read-only data directory is one line naming it and the user, not a traceback.
+        check_writable_data_dir(config)
         self.config = config
         self.hooks = Hooks()
         self.notices = DebugNotices(self.hooks, debug=config.debug)
@@ -540,6 +548,7 @@ def create_app(
         overrides: configuration keys that win over everything else.
 
     Raises:
-        ConfigError: a configuration value is invalid or a plugin cannot be loaded.
+        ConfigError: a configuration value is invalid, the data directory cannot be written
+            or a plugin cannot be loaded.
     """
     return App(load_config(config, **overrides))

@@ -186,9 +186,11 @@ def command_init(args: argparse.Namespace) -> int:
     On a site that already has users but no administrator (made before this rule, or by hand),
     ``init`` creates the missing administrator; on a site with one it changes nothing.
     """
+    from sitecache.config import check_writable_data_dir
     from sitecache.site.migrations import migrate_content
 
     config = _configure_environment(args, site=False)
+    check_writable_data_dir(config)  # one line naming the directory and the user
     # The administrator's login and address are checked (as `user create` checks them) before
     # anything is created: a refused one leaves no site without an administrator behind.
     values = _checked_user_input({"username": args.login, "email": args.email})
@@ -277,9 +279,11 @@ def _checked_user_input(values: dict[str, object]) -> dict[str, object]:
 
 def command_migrate(args: argparse.Namespace) -> int:
     """Apply every pending migration (auth and content tables); print the versions."""
+    from sitecache.config import check_writable_data_dir
     from sitecache.site.migrations import migrate_content
 
     config = _configure_environment(args)
+    check_writable_data_dir(config)  # one line naming the directory and the user
     auth = _auth(config, migrate=True)
     try:
         migrate_content(auth.store, apply=True)
@@ -491,7 +495,7 @@ def command_serve(args: argparse.Namespace) -> int:
     """Run gunicorn serving ``sitecache.app:create_app()`` (replaces this process)."""
     from sitecache.auth.db import StoreUnavailable
     from sitecache.auth.store import make_private_directory
-    from sitecache.config import load_config
+    from sitecache.config import check_writable_data_dir, load_config
     from sitecache.serving import check_bind, check_plugin, gunicorn_argv, site_url_for
 
     environment = _environment(args)
@@ -499,6 +503,7 @@ def command_serve(args: argparse.Namespace) -> int:
     # A bad or busy address is reported before anything is created (and checked again by
     # gunicorn, which binds it).
     check_bind(args.bind)
+    check_writable_data_dir(config)  # one line naming the directory and the user
     make_private_directory(config.data_dir)
     # The identity comes from the configuration, before a site_url is derived from --bind:
     # the command line (which knows no bind address) must find the same cache.

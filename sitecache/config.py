@@ -17,8 +17,10 @@ unknown key raises `ConfigError` naming every problem.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import tempfile
 import tomllib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
@@ -40,6 +42,7 @@ __all__ = [
     "PLUGIN_SPEC_PATTERN",
     "Config",
     "ConfigError",
+    "check_writable_data_dir",
     "is_plugin_file",
     "load_config",
     "open_cache_engine",
@@ -203,6 +206,52 @@ def open_cache_engine(config: Config, namespace: str = "") -> CacheEngine:
         redis_url=config.redis_url,
         namespace=namespace or config.cache_namespace,
     )
+
+
+#: The errors that mean a directory cannot be written by this process (whatever the disk's
+#: free space: a full disk is answered 507 while serving, it does not stop a start).
+_UNWRITABLE: Final = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def check_writable_data_dir(config: Config) -> None:
+    """Refuse a data directory this process cannot write in (created, 0700, when missing):
+    read-only, or owned by another user. A SQLite site database there must be writable too.
+
+    Raises:
+        ConfigError: one line naming the directory (or file), the user and what to do.
+    """
+    from sitecache.auth.store import is_postgres_url, make_private_directory
+
+    data_dir = config.data_dir.resolve()
+    database = data_dir / "site.db"
+    try:
+        make_private_directory(data_dir)
+        handle, probe = tempfile.mkstemp(prefix=".write-check-", dir=data_dir)
+        os.close(handle)
+        os.unlink(probe)
+        sqlite = not is_postgres_url(config.database_url)
+        if sqlite and database.exists() and not os.access(database, os.R_OK | os.W_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(database))
+    except OSError as exc:
+        if exc.errno not in _UNWRITABLE:
+            return  # a full disk: the site starts, and writes answer 507 until space is freed
+        where = database if exc.filename == str(database) else data_dir
+        raise ConfigError(
+            f"the data directory {where} cannot be written by the user {_user_name()}: "
+            f"{exc.strerror or exc}. Make it writable for that user, or choose another with "
+            "--data-dir or SITECACHE_DATA_DIR"
+        ) from exc
+
+
+def _user_name() -> str:
+    """This process's user: its name and uid (``www-data (uid 33)``)."""
+    import pwd
+
+    uid = os.geteuid()
+    try:
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except KeyError:
+        return f"uid {uid}"
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
