@@ -17,6 +17,7 @@ import shlex
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +29,7 @@ __all__ = [
     "TmpfsMount",
     "free_port",
     "postgres_bin",
+    "private_directory",
 ]
 
 #: Where Debian's PostgreSQL packages put their binaries (the newest version wins).
@@ -65,6 +67,12 @@ def postgres_bin() -> Path:
     return found[-1].parent
 
 
+def private_directory(prefix: str) -> Path:
+    """A new directory under the system's temporary directory (mode 0700), for a service
+    that runs as another user (pytest's own temporary directories are closed to others)."""
+    return Path(tempfile.mkdtemp(prefix=prefix))
+
+
 def _answers(port: int, payload: bytes, expect: tuple[bytes, ...]) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=1) as connection:
@@ -78,7 +86,8 @@ class OwnPostgres:
     """A PostgreSQL cluster of the test's own in ``directory``, on a free loopback port.
 
     ``initdb`` refuses to run as root: as root the directory is given to the ``postgres``
-    user and every command runs as that user (``su postgres``), as ``.ci/run`` does.
+    user and every command runs as that user (``su postgres``), as ``.ci/run`` does; that
+    user must be able to reach ``directory`` (`private_directory` makes one it can).
 
     Raises:
         ServiceRefused: no binaries, or no ``postgres`` user to run them as root.
@@ -101,13 +110,14 @@ class OwnPostgres:
         """The ``test`` database's URL."""
         return f"postgresql://postgres@127.0.0.1:{self.port}/test"
 
-    def _run(self, command: Sequence[str], *, check: bool = True) -> str:
+    def _run(self, command: Sequence[str | Path | int], *, check: bool = True) -> str:
         argv = [str(part) for part in command]
         if self._as_root:
             argv = ["su", "postgres", "-s", "/bin/sh", "-c", shlex.join(argv)]
         done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
         if check and done.returncode != 0:
-            raise RuntimeError(f"{shlex.join(command)} failed:\n{done.stdout}\n{done.stderr}")
+            shown = shlex.join(str(part) for part in command)
+            raise RuntimeError(f"{shown} failed:\n{done.stdout}\n{done.stderr}")
         return done.stdout
 
     def init(self) -> None:
