@@ -28,6 +28,7 @@ from sitecache.auth.db import (
     DatabaseError,
     DbConnection,
     SchemaVersionError,
+    StoreFull,
     StoreUnavailable,
     postgres_ddl,
 )
@@ -284,8 +285,7 @@ class SiteStore:
 
         Raises:
             StoreUnavailable: the file cannot be opened or set up now (locked past the busy
-                timeout, a read-only or unwritable directory).
-            StoreFull: no space is left to create it.
+                timeout, a read-only or unwritable directory, a disk too full to open it).
         """
         limits = self.limits
         try:
@@ -311,7 +311,12 @@ class SiteStore:
         except sqlite3.Error as exc:
             if connection is not None:
                 connection.close()
-            raise sqlite_error(exc, self.path, limits) from exc
+            error = sqlite_error(exc, self.path, limits)
+            if isinstance(error, StoreFull):
+                # Not a write refused: the database cannot even be opened (its shared-memory
+                # file cannot be made), so nothing can be read either.
+                error = StoreUnavailable(f"cannot open it on a full disk: {error.reason}")
+            raise error from exc
         connection.translating = True
         return connection
 
