@@ -271,6 +271,8 @@ class App:
         # Every process retries owed purges on each timer tick (a crash or an outage may
         # have left some behind).
         timers.every_tick.append(self.invalidation.drain)
+        # ... and compares its copies of the cache's durable values with the site's database.
+        timers.every_tick.append(self.cache.engine.sync_durable)
         # Scheduled posts are published by the timers' holder (about a second late at most),
         # never on a page read.
         timers.holder_jobs.append(self.content.publish_due_posts)

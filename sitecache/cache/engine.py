@@ -142,6 +142,11 @@ class CacheEngine:
         is rebuilt from it when lost (`sitecache.cache.durable`)."""
         self.values.use_durable(durable)
 
+    def sync_durable(self) -> None:
+        """Compare the copies of the durable values with them when due (the timers' thread
+        calls this each tick; see `sitecache.cache.durable`)."""
+        self.values.sync_durable()
+
     def settings_values(self) -> dict[str, Any]:
         """Every setting as stored now, read-only ones included (``GET /settings``)."""
         values = dict(self._settings.fresh().values)

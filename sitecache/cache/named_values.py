@@ -12,8 +12,8 @@ one poll round per second. A value this process writes reaches its own subscribe
 
 Values named durable (the settings, the plugin switches) live first in a `DurableValues` (the
 site's database) when one is attached, the storage holding their fast copy
-(`sitecache.cache.durable`): a lost copy is rebuilt from the durable value, never taken for
-"no value", and a copy that differs from it is rewritten.
+(`sitecache.cache.durable`): a lost copy is never taken for "no value" (the subscribers keep
+what they were told) and is rebuilt from the durable value off the request path.
 """
 
 from __future__ import annotations
@@ -21,12 +21,11 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from sitecache.cache.durable import DURABLE_CHECK_SECONDS, REBUILD_BACKOFF_SECONDS, DurableValues
+from sitecache.cache.durable import DurableCopies, DurableValues
 from sitecache.cache.storage import Storage, StorageError
 from sitecache.cache.storage_log import Warn
 
@@ -68,105 +67,31 @@ class NamedValues:
         self.due = float("-inf")
         self._watches: dict[str, _Watch] = {}
         self._deliver_lock = threading.RLock()
-        #: the durable home of the values named in `durable_names` (``None``: the storage's)
-        self.durable: DurableValues | None = None
-        self.durable_names: set[str] = set()
-        #: when (`now` of `poll`) the copies are next compared with the durable values
-        self._durable_due = float("-inf")
-        #: until when (monotonic) the durable values are not tried again after a failure
-        self._durable_pause = float("-inf")
+        #: the durable home of some values (`sitecache.cache.durable`), when one is attached
+        self.durable = DurableCopies(storage, warn)
 
     # ------------------------------------------------------------------ durable values
     def keep_durably(self, name: str) -> None:
-        """Keep ``name`` in the durable store when one is attached (`use_durable`)."""
-        self.durable_names.add(name)
+        """Keep ``name`` in the durable store (now when one is attached: its copy is compared
+        with it at once, see `use_durable`)."""
+        self.durable.keep(name)
 
     def use_durable(self, durable: DurableValues) -> None:
-        """Keep the durable names in ``durable`` from now on; the next poll round compares
-        every copy with it and tells the subscribers what it holds."""
+        """Keep the durable names in ``durable`` from now on: each copy is compared with it
+        now (rebuilt when missing, rewritten when it differs), and the next poll round tells
+        the subscribers what the copies hold."""
+        self.durable.attach(durable)
         with self._deliver_lock:
-            self.durable = durable
-            for name in self.durable_names:
+            for name in self.durable.names:
                 watch = self._watches.get(name)
                 if watch is not None:
                     watch.raw = _UNREAD
-        self._durable_due = float("-inf")
         self.expire()
 
-    def _is_durable(self, name: str) -> bool:
-        return self.durable is not None and name in self.durable_names
-
-    def _read_durable(self, names: list[str]) -> dict[str, bytes] | None:
-        """The durable values of ``names``; ``None`` when the durable store failed (warned,
-        and not tried again for `REBUILD_BACKOFF_SECONDS`)."""
-        durable = self.durable
-        if durable is None or time.monotonic() < self._durable_pause:
-            return None
-        try:
-            return durable.read_durable(names)
-        except Exception as exc:  # the durable store's own failure (its database down)
-            self._durable_pause = time.monotonic() + REBUILD_BACKOFF_SECONDS
-            self.warn("durable cache values unreadable, keeping the copies: %s", exc)
-            return None
-
-    def _import(self, name: str, data: bytes) -> None:
-        """Make a copy the durable value when there is none yet (values stored before the
-        durable store was attached: an upgrade)."""
-        durable = self.durable
-        if durable is None:
-            return
-        try:
-            durable.write_durable(name, data)
-        except Exception as exc:  # the durable store's own failure: tried again later
-            self.warn("cache value %s not made durable yet: %s", name, exc)
-        else:
-            logger.info("the cache value %s is now kept in the site's database", name)
-
-    def _rebuild(self, name: str) -> tuple[bool, bytes | None]:
-        """``(True, value)`` of a durable name whose copy is missing, the copy written back;
-        ``(False, None)`` when the durable store could not say."""
-        found = self._read_durable([name])
-        if found is None:
-            return False, None
-        value = found.get(name)
-        if value is not None:
-            try:
-                self.storage.set_value(name, value)
-            except StorageError as exc:
-                self.warn("cache value %s not copied back to the storage: %s", name, exc)
-            else:
-                logger.warning(
-                    "the cache storage had lost %s: copied back from the site's database "
-                    "(nothing was lost)",
-                    name,
-                )
-        return True, value
-
-    def _check_durable(self) -> None:
-        """Compare each durable name's copy with its durable value: rewrite a copy that
-        differs, import a copy that has no durable value yet."""
-        names = sorted(self.durable_names)
-        found = self._read_durable(names)
-        if found is None:
-            return
-        for name in names:
-            try:
-                copy = self.storage.get_value(name)
-                value = found.get(name)
-                if value is None:
-                    if copy is not None:
-                        self._import(name, copy)
-                elif copy != value:
-                    self.storage.set_value(name, value)
-                    logger.warning(
-                        "the cache storage %s %s: copied back from the site's database "
-                        "(nothing was lost)",
-                        "had lost" if copy is None else "held an older",
-                        name,
-                    )
-            except StorageError as exc:
-                self.warn("cache value %s not compared with the durable one: %s", name, exc)
-                return
+    def sync_durable(self) -> None:
+        """Compare the copies with the durable values when a comparison is due (every
+        `DURABLE_CHECK_SECONDS`; the timers' thread calls this, never a request)."""
+        self.durable.sync_if_due()
 
     # ------------------------------------------------------------------ plain values
     def read(self, name: str) -> bytes | None:
@@ -176,14 +101,8 @@ class NamedValues:
         Raises:
             StorageError: the storage failed.
         """
-        if self._is_durable(name):
-            found = self._read_durable([name])
-            if found is not None and name in found:
-                return found[name]
-            copy = self.storage.get_value(name)
-            if found is not None and copy is not None:
-                self._import(name, copy)
-            return copy
+        if self.durable.holds(name):
+            return self.durable.read(name)
         return self.storage.get_value(name)
 
     def write(self, name: str, data: bytes) -> None:
@@ -196,14 +115,8 @@ class NamedValues:
             StorageError: the storage failed (nothing was told).
             Exception: the durable store's failure, as it raised it (nothing was written).
         """
-        durable = self.durable
-        if durable is not None and name in self.durable_names:
-            durable.write_durable(name, data)
-            try:
-                self.storage.set_value(name, data)
-            except StorageError as exc:
-                self.warn("cache value %s kept, its copy waits for the storage: %s", name, exc)
-                self._durable_due = float("-inf")
+        if self.durable.holds(name):
+            self.durable.write(name, data)
         else:
             self.storage.set_value(name, data)
         watch = self._watches.get(name)
@@ -248,9 +161,6 @@ class NamedValues:
         if now < self.due:
             return
         self.due = now + self.interval
-        if self.durable is not None and now >= self._durable_due:
-            self._durable_due = now + DURABLE_CHECK_SECONDS
-            self._check_durable()
         for watch in list(self._watches.values()):
             if not self._refresh(watch):
                 break  # the storage is down: one failing read per round is enough
@@ -272,12 +182,11 @@ class NamedValues:
         except StorageError as exc:
             self.warn(f"{watch.what} unreadable, keeping the last: %s", exc)
             return False
-        if raw is None and self._is_durable(watch.name):
-            # The copy is gone (a Redis restart, FLUSHDB, an eviction): the durable value,
-            # never "no value"; while the durable store cannot say, the last one told.
-            known, raw = self._rebuild(watch.name)
-            if not known and watch.raw is not _UNREAD:
-                return True
+        if raw is None and watch.raw is not _UNREAD and self.durable.holds(watch.name):
+            # The copy is gone (a Redis restart, FLUSHDB, an eviction): never "no value".
+            # The subscribers keep what they were told; the timers' thread rebuilds it.
+            self.durable.lost(watch.name)
+            return True
         self._deliver(watch, raw)
         return True
 

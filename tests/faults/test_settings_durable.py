@@ -102,9 +102,9 @@ def test_eviction_changes_no_setting(tmp_path: Path, site: FaultSite, own_redis:
     for index in range(200):  # 12.5 MB into 4 MB: Redis evicts
         client.set(f"filler:{index}", filler)
     assert int(client.info("stats")["evicted_keys"]) > 0
-    # Whether or not the LRU picked them, evict the copies themselves too.
+    # Whether or not the LRU picked them, the copies themselves are evicted too.
     copies = [key for key in client.scan_iter("*:v:*") if key.endswith((b":settings", b":plugins"))]
-    assert copies
-    client.delete(*copies)
+    if copies:
+        client.delete(*copies)
     time.sleep(1.5)
     _unchanged(site, before)
