@@ -132,7 +132,7 @@ class FaultSite:
 
     def read_uncached(self) -> Answer:
         """A page the cache never stores (a query string), rendered from the database."""
-        return self.get(f"/?s=post&n={next(self._counter)}", "page-uncached")
+        return self.get(f"/search/post/?n={next(self._counter)}", "page-uncached")
 
     def read_cached(self) -> Answer:
         """A page the cache holds and no writer purges (`warm` it first): a demo post's."""
