@@ -178,16 +178,20 @@ class PostgresConnection:
             )
         raw = self._connection
         if raw is not None and not self.alive():
-            self._drop()
+            self._drop(dead=True)
             raw = None
         if raw is None:
             raw = self._connection = self._engine.take()
         return raw
 
-    def _drop(self) -> None:
-        """Give the psycopg connection back to the pool (which closes it when broken)."""
+    def _drop(self, *, dead: bool = False) -> None:
+        """Give the psycopg connection back to the pool (which discards it when closed or
+        broken); ``dead``: closed first (its socket says the server is gone, which the pool
+        cannot know, and would hand it out again)."""
         raw, self._connection = self._connection, None
         if raw is not None:
+            if dead and not raw.closed:
+                raw.close()
             self._engine.give_back(raw)
 
     def execute(self, sql: str, parameters: Any = (), /) -> Any:
@@ -445,17 +449,17 @@ class PostgresEngine:
         if found is not None and getattr(self._local, "pid", 0) == os.getpid():
             if found.alive():
                 return found
-            self.discard(found)
+            self.discard(found, dead=True)
         found = PostgresConnection(self, self.take())
         self._local.connection = found
         self._local.pid = os.getpid()
         return found
 
-    def discard(self, connection: PostgresConnection) -> None:
-        """Give ``connection`` back (a broken one is replaced by the pool)."""
+    def discard(self, connection: PostgresConnection, *, dead: bool = False) -> None:
+        """Give ``connection`` back (``dead``: closed first; the pool replaces it)."""
         if getattr(self._local, "connection", None) is connection:
             self._local.connection = None
-        connection._drop()
+        connection._drop(dead=dead)
 
     def close(self) -> None:
         """Close this process's pool (and stop trying a database that does not answer)."""
