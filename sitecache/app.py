@@ -257,7 +257,7 @@ class App:
         # The cache's settings and plugin switches are configuration: kept in the site's
         # database, the cache storage holding a copy rebuilt when lost (cache.durable).
         self.cache.engine.use_durable(StoredValues(self.auth.store, DURABLE_PREFIX))
-        # Content changes purge the pages that show them (CACHE_API.md "Invalidation"),
+        # Content changes purge the pages that show them (the site's cache contract),
         # recorded in the change's own transaction and retried until the storage answers.
         self.invalidation = ContentInvalidation(
             self.cache.engine, self.site, Outbox(self.auth.store)
