@@ -101,6 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="short outages (a smoke run)")
     parser.add_argument("--only", action="append", help="scenarios whose name contains this")
     parser.add_argument("--json", help="also write the raw figures to this file")
+    parser.add_argument(
+        "--results",
+        help="also write the table as the '## faults' section of this file (bench/RESULTS.md), "
+        "leaving the rest of it as it is",
+    )
     options = parser.parse_args(argv)
     if options.quick:
         os.environ["SITECACHE_FAULTS_QUICK"] = "1"
@@ -123,26 +128,61 @@ def main(argv: list[str] | None = None) -> int:
             else "**NOT met** (failed)"
         )
         results.append(figures)
-    print("# Fault scenarios under load (#29)")
-    print()
-    print(
-        "Counts are exact; latencies come from a shared machine when it is one (see the load"
-        " average above) and only bound the answers."
-    )
-    print()
-    print(f"| {' | '.join(COLUMNS)} |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---|---|")
+    text = report(results, quick=options.quick)
+    print(text)
+    if options.json:
+        Path(options.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    if options.results:
+        write_section(Path(options.results), text)
+    return 0
+
+
+def report(results: list[dict[str, Any]], *, quick: bool) -> str:
+    """The Markdown table of ``results`` with its heading, what the figures are worth, and
+    the verdict line (``goals met: yes``/``no``)."""
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    lines = [
+        "# Fault scenarios under load (#29)",
+        "",
+        f"{'Quick smoke run: short outages. ' if quick else ''}Load average at the end: {load} "
+        f"({os.cpu_count()} cores). Counts are exact; on a shared machine the latencies are "
+        "noise and only bound the answers.",
+        "",
+        f"| {' | '.join(COLUMNS)} |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---|---|",
+    ]
     for row in results:
         cells = [row["scenario"], row.get("requests"), row.get("status_counts"), row.get("p50_ms"),
                  row.get("p99_ms"), row.get("max_ms"), row.get("lost"), row.get("stale"),
                  row.get("recovery_s"), row["verdict"], row.get("notes", "")]  # fmt: skip
-        print("| " + " | ".join(_cell(cell) for cell in cells) + " |")
+        lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
     met = all(row["verdict"] in ("met", "skipped") for row in results)
-    print()
-    print(f"goals met: {'yes' if met else 'no'}")
-    if options.json:
-        Path(options.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    return 0
+    lines += ["", f"goals met: {'yes' if met else 'no'}"]
+    return "\n".join(lines)
+
+
+#: The heading of this benchmark's section in ``bench/RESULTS.md`` (as `run_all.py` names it).
+SECTION: Final = "## faults"
+
+
+def write_section(path: Path, text: str) -> None:
+    """Put ``text`` under `SECTION` in ``path``: the section replaced when there is one (up to
+    the next ``## `` heading), else appended; the rest of the file as it was."""
+    existing = path.read_text(encoding="utf-8") if path.exists() else ""
+    body = f"{SECTION}\n\n`python bench/faults_bench.py`\n\n" + text.replace(
+        "# Fault scenarios", "**Fault scenarios", 1
+    ).replace("(#29)\n", "(#29)**\n", 1)
+    lines = existing.splitlines()
+    if SECTION in lines:
+        start = lines.index(SECTION)
+        end = next(
+            (i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
+        )
+        lines[start:end] = [*body.rstrip().splitlines(), ""]
+        updated = "\n".join(lines).rstrip() + "\n"
+    else:
+        updated = (existing.rstrip() + "\n\n" if existing else "") + body.rstrip() + "\n"
+    path.write_text(updated, encoding="utf-8")
 
 
 if __name__ == "__main__":
