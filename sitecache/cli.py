@@ -494,6 +494,7 @@ def command_app_password_create(args: argparse.Namespace) -> int:
 def command_serve(args: argparse.Namespace) -> int:
     """Run gunicorn serving ``sitecache.app:create_app()`` (replaces this process)."""
     from sitecache.auth.db import StoreUnavailable
+    from sitecache.auth.keys import SHARED_KEY_COPY
     from sitecache.auth.store import make_private_directory
     from sitecache.config import check_writable_data_dir, load_config
     from sitecache.serving import check_bind, check_plugin, gunicorn_argv, site_url_for
@@ -530,7 +531,7 @@ def command_serve(args: argparse.Namespace) -> int:
     except StoreUnavailable as exc:
         # A site this node served before starts anyway (its workers read the node's copies
         # of the shared key and namespace): cached pages are served, the rest answers 503.
-        if not (config.data_dir / "secret.key").is_file():
+        if not (config.data_dir / SHARED_KEY_COPY).is_file():
             raise
         print(f"sitecache: {terminal_text(exc)}; serving anyway (503 until it answers)",
               file=sys.stderr)  # fmt: skip

@@ -324,19 +324,22 @@ _UNWRITABLE: Final = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 
 
 def check_writable_data_dir(config: Config) -> None:
-    """Refuse a data directory this process cannot write in (created, 0700, when missing):
-    read-only, or owned by another user. A SQLite site database there must be writable too.
+    """Refuse a data directory this process cannot write in: read-only, or owned by another
+    user (a missing one, its nearest existing parent: nothing is created here). A SQLite site
+    database there must be writable too.
 
     Raises:
         ConfigError: one line naming the directory (or file), the user and what to do.
     """
-    from sitecache.auth.store import is_postgres_url, make_private_directory
+    from sitecache.auth.store import is_postgres_url
 
     data_dir = config.data_dir.resolve()
     database = data_dir / "site.db"
+    existing = next(
+        (path for path in (data_dir, *data_dir.parents) if path.is_dir()), Path(data_dir.anchor)
+    )
     try:
-        make_private_directory(data_dir)
-        handle, probe = tempfile.mkstemp(prefix=".write-check-", dir=data_dir)
+        handle, probe = tempfile.mkstemp(prefix=".write-check-", dir=existing)
         os.close(handle)
         os.unlink(probe)
         sqlite = not is_postgres_url(config.database_url)

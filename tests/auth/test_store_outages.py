@@ -16,6 +16,7 @@ import pytest
 
 from sitecache.auth import AuthService, PasswordHasher
 from sitecache.auth.db import OperationalError, StoreFull, StoreUnavailable
+from sitecache.auth.keys import SHARED_KEY_COPY
 from sitecache.auth.local_copies import keep_copy, read_copy
 from sitecache.auth.outages import StoreLimits, sqlite_error
 from sitecache.auth.postgres import PostgresConnection, _translate
@@ -203,7 +204,7 @@ def test_an_application_boots_without_its_database(tmp_path: Path) -> None:
     with socket_port() as port:
         url = f"postgresql://postgres@127.0.0.1:{port}/none"
     # A node that served before keeps a copy of the shared key in its data directory.
-    keep_copy(tmp_path / "secret.key", "ab" * 64)
+    keep_copy(tmp_path / SHARED_KEY_COPY, "ab" * 64)
     auth = AuthService(tmp_path, hasher=PasswordHasher(n=1024), database_url=url, limits=LIMITS)
     assert auth.key == bytes.fromhex("ab" * 64)
     with pytest.raises(StoreUnavailable):
@@ -231,8 +232,9 @@ def test_the_shared_key_is_copied_to_the_node(postgres_store: SiteStore, tmp_pat
     assert postgres_store.url is not None
     auth = AuthService(tmp_path, hasher=PasswordHasher(n=1024), database_url=postgres_store.url)
     try:
-        assert read_copy(tmp_path / "secret.key") == auth.key.hex()
-        assert (tmp_path / "secret.key").stat().st_mode & 0o777 == 0o600
+        assert read_copy(tmp_path / SHARED_KEY_COPY) == auth.key.hex()
+        assert (tmp_path / SHARED_KEY_COPY).stat().st_mode & 0o777 == 0o600
+        assert not (tmp_path / "secret.key").exists()  # the node's own key file: none
     finally:
         auth.store.close()
 
