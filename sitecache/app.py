@@ -289,9 +289,14 @@ class App:
         self.hooks.add_filter("cache_post_exists", self._cache_post_exists)
         self.hooks.add_filter("cache_preload_urls", self._cache_preload_urls)
         # The cache dashboard (#19): drives the cache through the site-cache/v1 routes only.
-        self.views.update(
-            CacheDashboard(self.auth, self.server, self.templates, explanations()).routes()
+        dashboard = CacheDashboard(
+            self.auth,
+            self.server,
+            self.templates,
+            explanations(),
+            debug_log=str(config.data_dir / "logs" / "cache-debug.log"),
         )
+        self.views.update(dashboard.routes())
 
     # ------------------------------------------------------------------ cache seams
     def _cache_post_tags(self, tags: list[str], post_id: int) -> list[str]:

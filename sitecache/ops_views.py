@@ -5,7 +5,8 @@
   JSON 401 (no credentials) or 403 (a logged-in non-administrator).
 - ``GET /healthz``: 200 when the cache storage and the site database answer, 503 naming the
   part that does not, within about `HEALTH_TIMEOUT` seconds whatever they do (each check runs
-  in a thread of its own, `sitecache.timed_probe`); no authentication, no secrets.
+  in a thread of its own, `sitecache.timed_probe`), with the codes of the cache's warnings
+  (``GET /status``'s); no authentication, no secrets.
 - ``GET /<rest_prefix>-openapi``: the OpenAPI 3.1 document of every route
   (`sitecache.rest.openapi`).
 
@@ -170,8 +171,9 @@ class OpsViews:
         return found
 
     def health(self, request: Request) -> Response:
-        """``GET /healthz``: ``{"status", "checks": {"storage", "database"}}``, 200 or 503,
-        within about `HEALTH_TIMEOUT` seconds whatever the checked services do."""
+        """``GET /healthz``: ``{"status", "checks": {"storage", "database"}, "warnings"}``, 200
+        or 503, within about `HEALTH_TIMEOUT` seconds whatever the checked services do;
+        ``warnings`` (the codes of `CacheApi.warnings`) when the storage answered."""
         if request.method not in ("GET", "HEAD"):
             return _method_not_allowed()
         checks = self._checks()
@@ -179,7 +181,17 @@ class OpsViews:
         body: dict[str, Any] = {"status": "fail" if failing else "ok", "checks": checks}
         if failing:
             body["failing"] = failing
+        if checks["storage"]["status"] == "ok":
+            # The codes of the warnings GET /status and `sitecache cache status` show (the
+            # same function over the same inputs); their messages stay behind the login.
+            body["warnings"] = [warning["code"] for warning in self._warnings()]
         return _json(body, 503 if failing else 200)
+
+    def _warnings(self) -> list[dict[str, str]]:
+        try:
+            return self.cache_api.warnings()
+        except StorageError:  # the storage failed since its check: reported by the next one
+            return []
 
     # ------------------------------------------------------------------ OpenAPI
     def openapi(self, request: Request) -> Response:

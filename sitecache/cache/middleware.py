@@ -23,6 +23,7 @@ from typing import Any, Final
 from sitecache.cache.answers import Prepared, ServeFilter, send_captured, send_entry
 from sitecache.cache.capture import StartResponse, WSGIApp, call_app
 from sitecache.cache.classify import PLAIN_MEMO_SIZE, RequestClassifier
+from sitecache.cache.counters import OWN_LABEL
 from sitecache.cache.debug_log import close_debug_log, debug_logger, debugging
 from sitecache.cache.engine import CacheEngine, PurgeResult
 from sitecache.cache.outcome import FRESH_HIT, STALE_HIT, Fwd, Outcome
@@ -259,6 +260,9 @@ class PageCache:
             return self._fill(request, later, fwd, generation)
         return self._renderer.render(request, later, fwd, generation)[0]
 
+    def _count_own(self, name: str) -> None:
+        self.engine.count(f"{OWN_LABEL}:{name}")
+
     def _send(
         self, request: CacheRequest, prepared: Prepared, now: float, outcome: Outcome
     ) -> Iterable[bytes]:
@@ -277,8 +281,14 @@ class PageCache:
     def _bypass(
         self, environ: dict[str, Any], start_response: StartResponse, outcome: Outcome
     ) -> Iterable[bytes]:
-        """Count ``outcome`` and pass the request to the app, its answer labelled with it."""
-        outcome.count(self.engine.count)
+        """Count ``outcome`` and pass the request to the app, its answer labelled with it.
+
+        An administration request (`RequestClassifier.is_own`) counts as the site's own
+        traffic (``own:<name>``), never as a visitor's bypass."""
+        if self._classifier.is_own(environ, outcome.detail):
+            outcome.count(self._count_own)
+        else:
+            outcome.count(self.engine.count)
         cache_status = outcome.header()
 
         def bypass_start_response(

@@ -46,6 +46,8 @@ from sitecache.cache.api.routes import (
 from sitecache.cache.api.schemas import ROUTE_SCHEMAS
 from sitecache.cache.api.static import StaticFiles, outdated_nginx_rules
 from sitecache.cache.api.timers import CacheTimers
+from sitecache.cache.api.warnings import SERVED_SITE_URL, WarningInputs, cache_warnings
+from sitecache.cache.counters import OWN_LABEL
 from sitecache.cache.middleware import PageCache
 from sitecache.cache.storage import StorageError
 from sitecache.hooks import Hooks
@@ -112,6 +114,7 @@ class CacheApi:
         self.autostart_timers = True
         self.routes = CacheRoutes(self)
         self._next_tick = float("-inf")
+        self._published = False
         hooks.add_action("rest_api_init", self.routes.register)
         cache.tick = self.tick
 
@@ -146,69 +149,80 @@ class CacheApi:
         """`PageCache.tick`: run the engine's poll round when due (settings and plugin
         switches changed elsewhere are applied then), and at most once a second make sure
         this process's timers run (started by its first request, whatever the WSGI server:
-        the application never guesses its server from ``SERVER_SOFTWARE``)."""
+        the application never guesses its server from ``SERVER_SOFTWARE``). A serving process
+        records its site URL once (`publish_site_url`), from its first request on."""
         self.engine.poll(now)
         if now < self._next_tick:
             return
         self._next_tick = now + 1.0
+        if not self._published:
+            self._published = self.publish_site_url()
         if self.autostart_timers:
             self.timers.ensure_running()
 
     # ------------------------------------------------------------------ status
-    def status(self) -> dict[str, Any]:
-        """``GET /status``."""
+    def publish_site_url(self) -> bool:
+        """Record in the storage the site URL this serving application caches pages for
+        (`SERVED_SITE_URL`), so a command-line process derives the same warnings; whether it
+        was written (a storage failure is logged, and `tick` tries again a second later)."""
+        try:
+            self.engine.write_value(SERVED_SITE_URL, (self.site_url or "").encode())
+        except StorageError as exc:
+            self.engine.storage_warning("the served site URL was not recorded: %s", exc)
+            return False
+        return True
+
+    def served_site_url(self) -> str | None:
+        """The site URL pages are cached for: this process's own, else the one the serving
+        application recorded (`publish_site_url`); ``None`` when neither has one."""
+        if self.site_url:
+            return self.site_url
+        try:
+            recorded = self.engine.read_value(SERVED_SITE_URL)
+        except StorageError:
+            return None
+        return recorded.decode("utf-8", "replace") if recorded else None
+
+    def warning_inputs(self) -> WarningInputs:
+        """What `cache_warnings` reads, gathered from the engine, the timers and the storage
+        (one probe write)."""
         engine = self.engine
-        warnings: list[dict[str, str]] = []
         settings = engine.settings()
-        writable = True
+        storage_error = None
         try:
             engine.probe_writable()
         except StorageError as exc:
-            writable = False
-            warnings.append(
-                {"code": "storage_error", "message": f"The cache storage failed: {exc}"}
-            )
-        if engine.rules.hosts is None:
-            warnings.append(
-                {
-                    "code": "loopback_only",
-                    "message": "site_url is not set: pages are cached only for requests to "
-                    "localhost, 127.0.0.1 and [::1]. Set site_url to cache the public site "
-                    "(`sitecache serve` uses its bind address as site_url when none is set, "
-                    "and then caches that host only).",
-                }
-            )
-        if not settings.enabled:
-            warnings.append({"code": "cache_disabled", "message": "Caching is turned off."})
-        if engine.hold.active():
-            warnings.append(
-                {
-                    "code": "purges_pending",
-                    "message": engine.hold.reason
-                    or "Purges owed to content changes are not applied yet; pages are served "
-                    "uncached until they are.",
-                }
-            )
-        warnings.extend(self.timers.warnings())
-        outdated = outdated_nginx_rules(engine)
-        if outdated is not None:
-            warnings.append({"code": "nginx_rules_outdated", "message": outdated})
-        available = zlib_available()
-        if settings.compression and not available:
-            warnings.append(
-                {"code": "compression_unavailable", "message": "zlib does not work here."}
-            )
+            storage_error = str(exc) or type(exc).__name__
+        held = engine.hold.active()
+        return WarningInputs(
+            storage_error=storage_error,
+            site_url=self.served_site_url(),
+            enabled=settings.enabled,
+            purges_pending=(engine.hold.reason or "") if held else None,
+            scheduled=tuple((w["code"], w["message"]) for w in self.timers.warnings()),
+            nginx_outdated=outdated_nginx_rules(engine),
+            compression_unavailable=settings.compression and not zlib_available(),
+        )
+
+    def warnings(self) -> list[dict[str, str]]:
+        """The cache's warnings (`cache_warnings` over `warning_inputs`)."""
+        return cache_warnings(self.warning_inputs())
+
+    def status(self) -> dict[str, Any]:
+        """``GET /status``."""
+        engine = self.engine
+        inputs = self.warning_inputs()
         return {
-            "enabled": settings.enabled,
+            "enabled": inputs.enabled,
             "storage": {
                 "backend": engine.backend,
                 "location": engine.location,
-                "writable": writable,
+                "writable": inputs.storage_error is None,
             },
-            "compression": {"available": available},
+            "compression": {"available": zlib_available()},
             "preload": self.preloader.progress(),
             "gc": self.timers.gc_status(),
-            "warnings": warnings,
+            "warnings": cache_warnings(inputs),
         }
 
     # ------------------------------------------------------------------ the cache test
@@ -234,10 +248,12 @@ class CacheApi:
             before = set()
             engine.storage_warning("cache test: %s", exc)
         enabled = engine.settings().enabled
-        answers = {
-            name: anonymous_get(self.cache, path, base, TEST_AGENT)
-            for name in ("prime", "first", "second")
-        }
+        # The test's visits are the site's own traffic: never the visitors' hits and misses.
+        with engine.counting_as(OWN_LABEL):
+            answers = {
+                name: anonymous_get(self.cache, path, base, TEST_AGENT)
+                for name in ("prime", "first", "second")
+            }
         now = engine.clock()
         reason = explain(answers, enabled)
         try:

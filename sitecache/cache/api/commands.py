@@ -165,6 +165,7 @@ def _stats(run: _Run) -> int:
     stats = run.engine.stats()
     requests = stats["requests"]
     preload = stats["preload"]
+    own = stats["own"]
     _print(
         stats,
         run.as_json,
@@ -178,6 +179,9 @@ def _stats(run: _Run) -> int:
             f"preload:  {preload['hit']} hit, {preload['stale']} stale, "
             f"{preload['miss']} miss, {preload['bypass']} bypass "
             "(preload's own visits, not in the requests above)",
+            f"own:      {own['hit']} hit, {own['stale']} stale, {own['miss']} miss, "
+            f"{own['bypass']} bypass (the cache test and administration requests, not in the "
+            "requests above)",
             *(f"bypass:   {k} {v}" for k, v in stats["bypass_reasons"].items()),
             *(f"purges:   {k} {v}" for k, v in stats["purges"].items()),
         ],

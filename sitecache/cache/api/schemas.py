@@ -12,7 +12,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any, Final
 
-from sitecache.cache.settings import SETTINGS_SCHEMA
+from sitecache.cache.settings import SETTINGS_SCHEMA, titled_properties
 from sitecache.errors import RestError
 from sitecache.schema import sanitize_value_from_schema, validate_value_from_schema
 
@@ -200,7 +200,8 @@ STATS_SCHEMA: Final[dict[str, Any]] = {
                 "type": "object",
                 "additionalProperties": False,
                 "description": "Visitors' requests since the counters started, by what the "
-                "cache did (the Cache-Status of each answer); preload's visits are apart.",
+                "cache did (the Cache-Status of each answer); preload's visits and the site's "
+                "own traffic are apart (preload, own).",
                 "properties": {
                     "hit": {
                         **_COUNT,
@@ -258,6 +259,18 @@ STATS_SCHEMA: Final[dict[str, Any]] = {
                     "post_id, tag, tags, test (the cache test's clean-up), ...",
                 },
                 "description": "Purges by scope.",
+            },
+            "own": {
+                "type": "object",
+                "additionalProperties": False,
+                "description": "The site's own traffic, not counted in requests: the cache "
+                "test's visits, and requests to the REST API, login and admin pages sent with "
+                "a login cookie or credentials (the dashboard, administrators' and scripts' "
+                "API calls).",
+                "properties": {
+                    name: {**_COUNT, "description": f"Own requests whose outcome was {name}."}
+                    for name in ("hit", "stale", "miss", "bypass")
+                },
             },
             "series": {
                 "type": "object",
@@ -429,7 +442,7 @@ PLUGINS_SCHEMA: Final[dict[str, Any]] = {
 SETTINGS_ROUTE_SCHEMA: Final[dict[str, Any]] = {
     **SETTINGS_SCHEMA,
     "properties": {
-        **SETTINGS_SCHEMA["properties"],
+        **titled_properties(SETTINGS_SCHEMA["properties"]),
         "reset": {
             "type": "boolean",
             "enum": [True],
