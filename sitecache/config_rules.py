@@ -60,6 +60,10 @@ CONFIG_RULES: Final[dict[str, str]] = {
         "empty (SQLite in the data directory), sqlite:///path or "
         "postgresql://user:password@host/name, without spaces"
     ),
+    "database_connect_timeout": "a number of seconds from 1 to 60 (PostgreSQL)",
+    "database_pool_timeout": "a number of seconds from 0.1 to 60 (PostgreSQL)",
+    "database_busy_timeout": "a number of seconds from 0.05 to 60 (SQLite)",
+    "database_retry_after": "a whole number of seconds from 1 to 3600",
     "metrics_token": "empty (no token) or 16 to 512 printable ASCII characters without spaces",
     "comment_flood_interval": (
         "a whole number of seconds from 0 (no flood control) to 86400 (15: WordPress's)"

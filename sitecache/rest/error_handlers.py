@@ -19,8 +19,10 @@ from sitecache.domain_errors import (
     GoneError,
     InvalidValueError,
     NotFoundError,
+    StorageFullError,
     TooManyRequestsError,
     UnauthorizedError,
+    UnavailableError,
 )
 from sitecache.errors import RestError
 
@@ -40,6 +42,9 @@ DOMAIN_ERROR_STATUSES: Final[Mapping[type[DomainError], int]] = {
     GoneError: 410,
     # Too often, too fast: accepted again after `Retry-After` (login throttle, comment flood).
     TooManyRequestsError: 429,
+    # Outages are nobody's mistake: the same request may succeed later (`Retry-After`).
+    UnavailableError: 503,
+    StorageFullError: 507,
 }
 """The HTTP status of each kind of domain exception."""
 

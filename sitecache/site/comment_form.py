@@ -19,6 +19,7 @@ from sitecache.domain_errors import (
     DomainError,
     ForbiddenError,
     NotFoundError,
+    OutageError,
     TooManyRequestsError,
 )
 from sitecache.site.commenting import (
@@ -63,6 +64,8 @@ class CommentForm(SiteForm):
         """Store the comment; set the commenter cookie and redirect to it on its post."""
         try:
             post, comment = self._store(request)
+        except OutageError:
+            raise  # the database failed, not the form: the edge answers 503/507
         except DomainError as error:
             # The status the REST API would answer this refusal with (429 for a flood, with
             # the seconds to wait).

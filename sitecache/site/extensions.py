@@ -43,6 +43,7 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Final, Protocol
 
 from sitecache.auth.store import SiteStore
+from sitecache.domain_errors import OutageError
 from sitecache.hooks import Hooks
 from sitecache.rest import RestServer
 from sitecache.rest.routes import Route
@@ -316,10 +317,12 @@ class PluginManager:
         starts failing: the plugins stay as they are, /healthz reports the store)."""
         try:
             raw = self._read_raw()
-        except Exception:  # any failure of the store: keep the plugins loaded
+        except Exception as exc:  # any failure of the store: keep the plugins loaded
             if not self._unreadable:
                 self._unreadable = True
-                logger.warning("the active plugins cannot be read", exc_info=True)
+                # An outage is reported by the store itself, not here again.
+                log = logger.debug if isinstance(exc, OutageError) else logger.warning
+                log("the active plugins cannot be read", exc_info=True)
             return None
         if self._unreadable:
             self._unreadable = False

@@ -372,6 +372,7 @@ class PluginManager:
         self._switch_lock = threading.RLock()
         for plugin in plugins if plugins is not None else builtin_plugins():
             self.add(plugin)
+        self.engine.keep_durably(PLUGINS_NAME)  # configuration, not cache: see cache.durable
         self.engine.watch(PLUGINS_NAME, self._apply, what="cache plugin switches")
         self.sync()
 
