@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from sitecache.cache.capture import StartResponse, WSGIApp
+from sitecache.cache.directives import split_list
 
 __all__ = [
     "NEVER_STORE",
@@ -138,13 +139,19 @@ class CacheDirectives:
         if self.no_store:
             return NEVER_STORE
         if self.s_maxage is not None:
-            directives = [d for d in directives if not d.lower().startswith("s-maxage")]
+            directives = [d for d in directives if _name(d) != "s-maxage"]
             directives.append(f"s-maxage={self.s_maxage}")
         return ", ".join(directives)
 
 
 def _items(value: str) -> list[str]:
-    return [item.strip() for item in value.split(",") if item.strip()]
+    """The items of a comma-separated field (commas in quoted strings kept: `split_list`)."""
+    return split_list(value)
+
+
+def _name(directive: str) -> str:
+    """A ``Cache-Control`` item's directive name, lower case."""
+    return directive.partition("=")[0].strip().lower()
 
 
 def _unique(items: Iterable[str], key: Callable[[str], str]) -> list[str]:

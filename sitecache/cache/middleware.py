@@ -16,7 +16,8 @@ generation (disk) or one ``GET`` (Redis), a dictionary lookup, and the stored by
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -29,15 +30,19 @@ from sitecache.cache.outcome import FRESH_HIT, STALE_HIT, Fwd, Outcome
 from sitecache.cache.policy import CacheRules
 from sitecache.cache.purger import Purger
 from sitecache.cache.render import CacheRequest, Renderer, StoredListener, StoreFilter
+from sitecache.cache.revalidation import stale_window
 from sitecache.cache.storage import MemoryStorage, Storage, StorageError
 from sitecache.cache.tier import MemoryTier
 from sitecache.cache.tiered import TieredEntries
+from sitecache.cache.unsafe import UnsafeInvalidation
 from sitecache.cache.vary import with_vary
 
 __all__ = ["PLAIN_MEMO_SIZE", "PageCache", "ServeFilter", "StoreFilter", "StoredListener", "Tick"]
 
 #: ``(now, environ) -> None``: called first on every request (cheap periodic work).
 Tick = Callable[[float, Mapping[str, Any]], None]
+
+logger = logging.getLogger("sitecache.cache")
 
 #: Seconds one request may hold the right to regenerate a stale page.
 REGENERATION_LOCK_TTL: Final = 30.0
@@ -90,6 +95,7 @@ class PageCache:
         self._classifier = RequestClassifier(engine.rules)
         self._entries = TieredEntries(engine, MemoryTier(engine.memory_tier_bytes))
         self._renderer = Renderer(self, engine, self._entries)
+        self._unsafe = UnsafeInvalidation(engine)
         # Hook points for companion plugins (`sitecache.cache.api.plugins`). Empty by default:
         # the hot path then pays one attribute test each.
         #: run, in order, on a page's body before it is stored (never on what is served live)
@@ -170,6 +176,9 @@ class PageCache:
             return self._bypass(environ, start_response, Outcome.bypass(shortcut))
         environ, decision = self._classifier.classify(environ, settings)
         if decision.bypass is not None:
+            if decision.bypass == "method":  # POST, PUT, DELETE, ...: purge what it changed
+                start_response = self._unsafe.watching(environ, decision, settings,
+                                                       start_response)  # fmt: skip
             return self._bypass(environ, start_response, Outcome.bypass(decision.bypass))
         if settings.mobile:
             # The key holds the mobile variant: a shared cache downstream must key on the user
@@ -191,9 +200,11 @@ class PageCache:
             if not expires or now < expires:
                 return send_entry(environ, start_response, prepared, now, FRESH_HIT,
                                   engine.count, self.serve_filters, settings.use_304)  # fmt: skip
-            if now < expires + settings.stale_while_revalidate:
-                request = CacheRequest(environ, start_response, decision, settings)
+            request = CacheRequest(environ, start_response, decision, settings)
+            if now < expires + stale_window(prepared.entry.fresh, settings.stale_while_revalidate):
                 return self._revalidate(request, key, prepared, now, generation)
+            # Past its window (or never allowed one): revalidated or rendered once per key.
+            return self._fill(request, now, "stale", generation, prepared)
         fwd: Fwd = "vary-miss" if key != decision.base else "uri-miss"
         request = CacheRequest(environ, start_response, decision, settings)
         return self._fill(request, now, fwd, generation)
@@ -202,7 +213,9 @@ class PageCache:
         self, request: CacheRequest, key: str, prepared: Prepared, now: float, generation: object
     ) -> Iterable[bytes]:
         """A stale entry within its window: one request (per key, across processes and
-        nodes) regenerates it; the others are served the stale copy meanwhile."""
+        nodes) revalidates or regenerates it; the others are served the stale copy meanwhile.
+        Under the response's own ``stale-while-revalidate`` that one is served the stale copy
+        too, and revalidates once its answer is sent."""
         engine = self.engine
         lock_name = f"regen:{key}"
         try:
@@ -212,30 +225,69 @@ class PageCache:
             owner = None
         if owner is None:
             return self._send(request, prepared, now, STALE_HIT)
+        later = False
         try:
             # Another request may have regenerated it between our lookup and the lock.
             try:
                 latest = self._entries.prepared(key, now, generation, refresh=True)
             except StorageError:
                 latest = None
-            if latest is not None and latest.expires and now < latest.expires:
+            if latest is not None and (not latest.expires or now < latest.expires):
                 return self._send(request, latest, now, FRESH_HIT)
-            return self._renderer.render(request, now, "stale", generation)[0]
+            if prepared.entry.fresh.background:
+                answer = self._send(request, prepared, now, STALE_HIT)
+                later = True
+                return _then(answer, lambda: self._in_background(
+                    request, prepared, generation, lock_name, owner))  # fmt: skip
+            return self._renderer.render(request, now, "stale", generation, prepared)[0]
         finally:
-            engine.release(lock_name, owner)
+            if not later:
+                engine.release(lock_name, owner)
+
+    def _in_background(
+        self,
+        request: CacheRequest,
+        stale: Prepared,
+        generation: object,
+        lock_name: str,
+        owner: str,
+    ) -> None:
+        """Revalidate ``stale`` after its stale copy was sent (nothing more goes to that
+        client), then free the regeneration lock."""
+        quiet = CacheRequest(dict(request.environ), _discard, request.decision, request.settings)
+        try:
+            answer = self._renderer.render(quiet, self.engine.clock(), "stale", generation,
+                                           stale)[0]  # fmt: skip
+            for _ in answer:
+                pass
+            close = getattr(answer, "close", None)
+            if callable(close):
+                close()
+        except Exception:
+            logger.exception("background revalidation of %s failed", stale.entry.url)
+        finally:
+            self.engine.release(lock_name, owner)
 
     def _fill(
-        self, request: CacheRequest, now: float, fwd: Fwd, generation: object
+        self,
+        request: CacheRequest,
+        now: float,
+        fwd: Fwd,
+        generation: object,
+        stale: Prepared | None = None,
     ) -> Iterable[bytes]:
-        """A miss: render once per key however many ask at once (`sitecache.cache.fills`);
-        waiters are answered from the stored page, or render it themselves when none came."""
+        """A miss (or a stale entry past its window: ``stale``, revalidated): render once per
+        key however many ask at once (`sitecache.cache.fills`); waiters are answered from
+        the stored page, or render it themselves when none came."""
         engine = self.engine
         base = request.decision.base
         fill = engine.fills.begin(base)
         if fill.lead:
             stored = unstorable = False
             try:
-                answer, stored, unstorable = self._renderer.render(request, now, fwd, generation)
+                answer, stored, unstorable = self._renderer.render(
+                    request, now, fwd, generation, stale
+                )
             finally:
                 engine.fills.finish(fill, stored=stored, unstorable=unstorable)
             return answer
@@ -256,8 +308,8 @@ class PageCache:
             return self._send(request, prepared, later, Outcome.collapsed_into(fwd))
         if fill.recheck:  # stored a moment ago and gone since: collapse with the others again
             engine.fills.forget(base)
-            return self._fill(request, later, fwd, generation)
-        return self._renderer.render(request, later, fwd, generation)[0]
+            return self._fill(request, later, fwd, generation, stale)
+        return self._renderer.render(request, later, fwd, generation, stale)[0]
 
     def _send(
         self, request: CacheRequest, prepared: Prepared, now: float, outcome: Outcome
@@ -291,6 +343,38 @@ class PageCache:
             return send_captured(environ, bypass_start_response, captured, captured.headers,
                                  self.serve_filters)  # fmt: skip
         return self.app(environ, bypass_start_response)
+
+
+def _discard(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+    """A ``start_response`` for an answer nobody receives (a background revalidation)."""
+    return lambda data: None
+
+
+class _Then:
+    """A WSGI answer that runs ``callback`` once the server closes it (after the last byte
+    was handed to the client), whether or not its iteration finished."""
+
+    def __init__(self, answer: Iterable[bytes], callback: Callable[[], None]) -> None:
+        self._answer = answer
+        self._callback: Callable[[], None] | None = callback
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self._answer)
+
+    def close(self) -> None:
+        callback, self._callback = self._callback, None
+        try:
+            close = getattr(self._answer, "close", None)
+            if callable(close):
+                close()
+        finally:
+            if callback is not None:
+                callback()
+
+
+def _then(answer: Iterable[bytes], callback: Callable[[], None]) -> Iterable[bytes]:
+    """``answer``, with ``callback`` run when the server closes it (`_Then`)."""
+    return _Then(answer, callback)
 
 
 def _varying_on_user_agent(start_response: StartResponse) -> StartResponse:

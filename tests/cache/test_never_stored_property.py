@@ -1,4 +1,4 @@
-"""Property: no response CACHE_API.md says must never be stored is stored or served to another.
+"""Property: no response that must never be stored is stored or served to another.
 
 Generated requests (methods, cookies, Authorization, query strings, forwarded hosts) meet
 generated responses (status, Set-Cookie, Cache-Control, Vary, empty bodies) under generated
@@ -95,7 +95,7 @@ def environ_for(request: dict[str, Any]) -> dict[str, Any]:
 def must_never_store(
     request: dict[str, Any], response: dict[str, Any], config: dict[str, Any]
 ) -> bool:
-    """CACHE_API.md's "never stored" list, written out independently of the guards."""
+    """The "never stored" rules, written out independently of the guards."""
     cookies = request["cookies"]
     front_end_get = request["method"] in ("GET", "HEAD") and not request["path"].startswith(
         ("/site-json", "/login")
@@ -106,6 +106,11 @@ def must_never_store(
     if any(name in UNLOCK_COOKIES for name in cookies):
         return True
     control = (response["cache_control"] or "").lower()
+    # Statuses other than 200 (and 404 with cache_404), and empty bodies, only with a lifetime
+    # of the response's own; a partial answer never.
+    explicit = "max-age" in control
+    status = response["status"]
+    usual = status == 200 or (status == 404 and config["cache_404"])
     return bool(
         request["authorization"]
         or request["method"] not in ("GET", "HEAD")
@@ -116,8 +121,9 @@ def must_never_store(
         or response["set_cookie"]
         or any(word in control for word in ("private", "no-store", "no-cache"))
         or (response["vary"] or "").lower() in ("*", "cookie", "authorization")
-        or not (response["status"] == 200 or (response["status"] == 404 and config["cache_404"]))
-        or response["empty"]
+        or status == 206
+        or not (usual or explicit)
+        or (response["empty"] and not explicit)
     )
 
 
