@@ -339,6 +339,7 @@ class CacheEntry:
             created=self.created,
             expires=self.expires,
             tags=self.tags,
+            lifetime=self.fresh.rule,
         )
 
     def with_expires(self, expires: float) -> CacheEntry:
@@ -433,6 +434,8 @@ class EntryInfo:
     created: float
     expires: float
     tags: tuple[str, ...]
+    #: the rule that gave the page its lifetime (`sitecache.cache.freshness.LIFETIME_RULES`)
+    lifetime: str = "max_age"
 
     def is_fresh(self, now: float) -> bool:
         """Fresh: never expires, or expires later than ``now``."""
@@ -452,6 +455,7 @@ class EntryInfo:
             "created": self.created,
             "expires": self.expires,
             "tags": list(self.tags),
+            "lifetime": self.lifetime,
         }
 
     @classmethod
@@ -469,6 +473,7 @@ class EntryInfo:
             created=float(data["created"]),
             expires=float(data["expires"]),
             tags=tuple(str(tag) for tag in data["tags"]),
+            lifetime=str(data.get("lifetime", "max_age")),
         )
 
 

@@ -2,7 +2,8 @@
 
 When the setting is on, every page the cache stores that an anonymous visitor may be given by
 a web server without asking Python (a 200 HTML page of a served host, no query string, no
-variant, varying on nothing but ``Accept-Encoding``) is also written as
+variant, varying on nothing but ``Accept-Encoding``, whose lifetime is the ``max_age`` setting:
+the web server cannot honour one the response states) is also written as
 ``<root>/<host>/<path>/index.html`` and ``index.html.gz``, atomically. nginx serves them with
 ``try_files`` and ``gzip_static`` (`nginx_config`); everything else goes to gunicorn.
 
@@ -126,6 +127,10 @@ class StaticFiles:
         if not settings.static_files or settings.mobile:
             return False
         if entry.status != 200 or entry.variant or vary or "?" in entry.url:
+            return False
+        # The web server expires copies by the max_age setting alone: a page whose lifetime
+        # the response states (or that is revalidated before each use) stays with Python.
+        if entry.fresh.rule != "max_age" or entry.encoded:
             return False
         content_type = next(
             (value for name, value in entry.headers if name.lower() == "content-type"), ""
