@@ -4,7 +4,8 @@ The suite (github.com/http-tests/cache-tests, the one behind cache-tests.fyi) is
 this repository: give the path of a checkout prepared as its own README says (its ``npm``
 dependencies installed) in ``CACHE_TESTS_DIR``. Without one this prints why and exits 0.
 
-For each storage (memory, disk, Redis on ``REDIS_URL``) it starts the suite's own test server
+For each storage (memory, disk, Redis on ``REDIS_URL``, skipped with a message when none
+answers) it starts the suite's own test server
 (``npm run server``), serves ``PageCache(ReverseProxy(<that server>))`` with waitress on a free
 loopback port, runs the suite's own client against it (``npm run cli``) and keeps its JSON
 results. The cache runs with the settings an administrator fronting such an origin would
@@ -57,6 +58,8 @@ from sitecache.cache import CacheRules, DiskStorage, MemoryStorage, PageCache, S
 #: cached (the suite's URLs carry some) and 404 pages too, as a site fronting such an origin
 #: would set.
 HARNESS_SETTINGS: Final = {"cache_query_strings": True, "cache_404": True}
+#: The Redis run's server when ``REDIS_URL`` names none (the tests' default database).
+DEFAULT_REDIS_URL: Final = "redis://127.0.0.1:6379/15"
 #: Seconds the suite's client may take for every test (it takes about two minutes).
 CLIENT_TIMEOUT: Final = 900.0
 RESULTS_MD: Final = ROOT / "bench" / "RESULTS.md"
@@ -96,6 +99,11 @@ class Checkout:
         if shutil.which("node") is None or shutil.which("npm") is None:
             return "node and npm are not on PATH"
         return cls(path)
+
+    def version(self) -> str:
+        """The suite's version (its ``package.json``)."""
+        package = json.loads((self.path / "package.json").read_text(encoding="utf-8"))
+        return str(package.get("version", "?"))
 
     def node_json(self, script: str) -> Any:
         """What a module-mode Node script run in the checkout prints, as JSON."""
@@ -194,7 +202,7 @@ def open_storage(kind: str) -> Iterator[Storage]:
     """A fresh, empty storage of ``kind`` (removed on exit).
 
     Raises:
-        RuntimeError: ``redis`` without ``REDIS_URL``.
+        RuntimeError: an unknown kind.
     """
     if kind == "memory":
         yield MemoryStorage()
@@ -208,17 +216,15 @@ def open_storage(kind: str) -> Iterator[Storage]:
                 storage.close()
         return
     if kind == "redis":
-        url = os.environ.get("REDIS_URL")
-        if not url:
-            raise RuntimeError("the redis run needs REDIS_URL (redis://host:port/db)")
+        url = os.environ.get("REDIS_URL", DEFAULT_REDIS_URL)
         from sitecache.cache.storage.redis import RedisStorage
 
         namespace = f"cache-tests-{uuid.uuid4().hex[:12]}"
-        storage = RedisStorage(url, namespace)
+        shared: Storage = RedisStorage(url, namespace)
         try:
-            yield storage
+            yield shared
         finally:
-            storage.close()
+            shared.close()
             _drop_namespace(url, namespace)
         return
     raise RuntimeError(f"unknown storage {kind!r} (memory, disk or redis)")
@@ -241,7 +247,7 @@ def _drop_namespace(url: str, namespace: str) -> None:
 def serve_cache(storage: Storage, origin_port: int) -> Iterator[str]:
     """``PageCache(ReverseProxy(origin))`` on ``storage``, served by waitress on a free
     loopback port: its base URL (the server stops on exit)."""
-    from waitress.server import create_server
+    from waitress.server import create_server  # type: ignore[import-untyped]
 
     port = free_port()
     host = f"127.0.0.1:{port}"
@@ -261,6 +267,20 @@ def serve_cache(storage: Storage, origin_port: int) -> Iterator[str]:
         server.close()
         thread.join(timeout=10)
         cache.close()
+
+
+def unavailable(kind: str) -> str:
+    """Why a run on ``kind`` cannot happen here (``""``: it can)."""
+    if kind != "redis":
+        return ""
+    import redis
+
+    url = os.environ.get("REDIS_URL", DEFAULT_REDIS_URL)
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=1).ping()
+    except (redis.RedisError, OSError) as exc:
+        return f"no Redis at {url}: {exc}"
+    return ""
 
 
 def run_storage(checkout: Checkout, kind: str, test_id: str = "") -> dict[str, Any]:
@@ -294,6 +314,10 @@ def main(argv: list[str] | None = None) -> int:
     suite = checkout.suite()
     ours: dict[str, Mapping[str, Any]] = {}
     for kind in kinds:
+        missing = unavailable(kind)
+        if missing:
+            print(f"{kind}: skipped ({missing})")
+            continue
         started = time.monotonic()
         ours[kind] = run_storage(checkout, kind)
         result = score(suite, ours[kind])
@@ -306,10 +330,17 @@ def main(argv: list[str] | None = None) -> int:
             args.output.mkdir(parents=True, exist_ok=True)
             (args.output / f"{kind}.json").write_text(json.dumps(ours[kind], indent=1))
     scores: dict[str, Score] = {kind: score(suite, results) for kind, results in ours.items()}
-    if args.write:
-        table = render_markdown(suite, scores)
-        for path in (RESULTS_MD, DOCS_PAGE):
-            replace_section(path, table)
+    if args.write and scores:
+        about = [
+            f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} with `make cache-tests`: "
+            f"the suite's version {checkout.version()} ({len(suite.tests)} tests, "
+            f"{len(suite.graded())} graded), PageCache with the `last_modified` heuristic and "
+            "`cache_query_strings` and `cache_404` on, behind `bench/reverse_proxy.py`, "
+            "served by waitress. The other caches' figures are the suite's published results.",
+        ]
+        replace_section(RESULTS_MD, render_markdown(suite, scores, heading="## cache-tests",
+                                                    preamble=about))  # fmt: skip
+        replace_section(DOCS_PAGE, render_markdown(suite, scores, preamble=about))
         print(f"written to {RESULTS_MD.relative_to(ROOT)} and {DOCS_PAGE.relative_to(ROOT)}")
     return 0
 

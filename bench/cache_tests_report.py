@@ -33,7 +33,50 @@ END: Final = "<!-- end of cache-tests results -->"
 
 #: Why a graded test still fails through PageCache: test id (or an id prefix ending in ``*``)
 #: to the reason, a deliberate choice of a page cache or a limit of WSGI.
-FAILURE_REASONS: Final[dict[str, str]] = {}
+FAILURE_REASONS: Final[dict[str, str]] = {
+    "headers-store-Set-Cookie": (
+        "Deliberate (security): a response that sets a cookie belongs to one visitor and is "
+        "never stored, whatever its Cache-Control says."
+    ),
+    "other-set-cookie": ("Deliberate (security): a response that sets a cookie is never stored."),
+    "other-authorization-*": (
+        "Deliberate (security): a request carrying Authorization is never looked up nor "
+        "stored, even when the response says public, s-maxage or must-revalidate."
+    ),
+    "method-POST": (
+        "Deliberate: only GET (and HEAD) answers are stored; a POST's answer is passed on, "
+        "and a successful POST purges the URL it changed."
+    ),
+    "partial-store-*": (
+        "Deliberate: a 206 partial answer is never stored (ranges are cut from whole stored "
+        "pages), and a Range request on a miss is passed to the application as it is."
+    ),
+    "interim-*": (
+        "WSGI limit: a WSGI application cannot send interim (1xx) responses, so the 102 and "
+        "103 the origin sends never reach the client (the reverse proxy reads and drops them)."
+    ),
+    "vary-normalise-lang-order": (
+        "Deliberate: the order of the languages in Accept-Language is the visitor's order of "
+        "preference, which an application may honour: they are not the same variant."
+    ),
+    "vary-normalise-lang-select": (
+        "Not done: choosing a stored variant by content negotiation (matching Accept-Language "
+        "against the stored Content-Language) is not modelled; variants are keyed by value."
+    ),
+    "conditional-lm-fresh-no-lm": (
+        "The page has no Last-Modified: PageCache gives it the time it was stored, which is "
+        "later than the date asked about, so the answer is a 200 (no cache in the published "
+        "results passes this test)."
+    ),
+    "304-etag-update-response-Content-Length": (
+        "Timing: a purge run by another test at the same moment (the suite runs 25 at once) "
+        "refuses the refreshed copy's store, so the third request revalidates again."
+    ),
+    "partial-use-stored-headers": (
+        "Timing: a purge run by another test at the same moment (the suite runs 25 at once) "
+        "refuses the first answer's store."
+    ),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +172,16 @@ def _cell(text: str) -> str:
     return re.sub(r"\s+", " ", text).replace("|", "\\|").strip()
 
 
-def render_markdown(suite: Suite, ours: Mapping[str, Score]) -> str:
-    """The generated section: the score table (ours, then the published peers, best
-    first) and every graded test failing on any of our storages with its reason."""
+def render_markdown(
+    suite: Suite,
+    ours: Mapping[str, Score],
+    *,
+    heading: str = "",
+    preamble: Sequence[str] = (),
+) -> str:
+    """The generated section: ``heading`` and ``preamble`` lines, the score table (ours,
+    then the published peers, best first) and every graded test failing on any of our
+    storages with its reason."""
     graded = len(suite.graded())
     rows = [
         f"| **sitecache PageCache, {kind}** | **{result.passed}** | "
@@ -145,9 +195,12 @@ def render_markdown(suite: Suite, ours: Mapping[str, Score]) -> str:
     rows += [
         f"| {name} (published) | {s.passed} | {s.passed_with_prerequisites} |" for name, s in peers
     ]
-    lines = [
-        BEGIN,
-        "",
+    lines = [BEGIN, ""]
+    if heading:
+        lines += [heading, ""]
+    if preamble:
+        lines += [*preamble, ""]
+    lines += [
         f"| cache | passed of {graded} graded, one by one | under the cache-tests.fyi rule |",
         "|---|---:|---:|",
         *rows,

@@ -96,9 +96,10 @@ class _FinalResponse(http.client.HTTPResponse):
     """An origin's answer past its interim (1xx) responses, which a WSGI application cannot
     pass on (`http.client` itself skips only ``100 Continue``)."""
 
+    # `_read_status` is not in typeshed (a private method of http.client).
     def _read_status(self) -> tuple[str, int, str]:
         while True:
-            version, status, reason = super()._read_status()
+            version, status, reason = super()._read_status()  # type: ignore[misc]
             if status >= 200 or status == 101:
                 return version, status, reason
             http.client.parse_headers(self.fp)  # the interim response's fields: dropped

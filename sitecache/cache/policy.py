@@ -8,7 +8,8 @@ they cannot drift). Rows marked ``SECURITY:`` are the "never stored" rules of CA
 fail closed whatever the settings say.
 
 Nothing here does I/O or imports werkzeug; the middleware turns the WSGI environ and the app's
-response into `RequestFacts` and `ResponseFacts`.
+response into `RequestFacts` and `ResponseFacts` (the latter with the response's freshness,
+`sitecache.cache.freshness`, which the storability rows read: RFC 9111 §3).
 """
 
 from __future__ import annotations

@@ -1,6 +1,11 @@
 """A page rendered for the cache: the application answers, the response guards decide, the
 page is stored, and the client answered, labelled with the `Outcome`.
 
+A stale entry the application gave validators for is revalidated instead: the application is
+asked conditionally (`sitecache.cache.revalidation`), a 304 refreshes the entry's fields and
+lifetime and it is stored again; an application that fails while a stale entry may still be
+served is answered for by that entry.
+
 The store is conditional on the purge generation the request read before the application
 rendered (`sitecache.cache.tiered.TieredEntries.save`): a page whose rendering overlapped a purge
 is answered but not stored (``detail=purged``), since it may show what the purge was meant to
