@@ -19,7 +19,9 @@ prerequisite did not pass does not count either. The published results of the ot
 remaining failure with its reason (`FAILURE_REASONS`) into ``bench/RESULTS.md`` and
 ``docs/reference/cache-tests-results.md``, between their generated-section markers.
 
-Usage: ``python bench/cache_tests.py [--storage memory,disk,redis] [--id TEST] [--write]``.
+Usage: ``python bench/cache_tests.py [--storage memory,disk,redis] [--id TEST] [--write]
+[--output DIR] [--rescore DIR]`` (``--output`` keeps each run's JSON results, ``--rescore``
+writes the scores of results kept so, without running the suite).
 """
 
 from __future__ import annotations
@@ -301,6 +303,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--id", default="", help="run one test and print its dump")
     parser.add_argument("--write", action="store_true", help="update RESULTS.md and the docs")
     parser.add_argument("--output", type=Path, help="a directory for the raw JSON results")
+    parser.add_argument(
+        "--rescore", type=Path, help="score the JSON results an --output run kept there instead"
+    )
     args = parser.parse_args(argv)
     checkout = Checkout.find(os.environ.get("CACHE_TESTS_DIR"))
     if isinstance(checkout, str):
@@ -313,10 +318,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     suite = checkout.suite()
     ours: dict[str, Mapping[str, Any]] = {}
+    ran = time.time()
     for kind in kinds:
         missing = unavailable(kind)
         if missing:
             print(f"{kind}: skipped ({missing})")
+            continue
+        if args.rescore:
+            kept = args.rescore / f"{kind}.json"
+            ours[kind] = json.loads(kept.read_text(encoding="utf-8"))
+            ran = kept.stat().st_mtime
             continue
         started = time.monotonic()
         ours[kind] = run_storage(checkout, kind)
@@ -332,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     scores: dict[str, Score] = {kind: score(suite, results) for kind, results in ours.items()}
     if args.write and scores:
         about = [
-            f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} with `make cache-tests`: "
+            f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(ran))} with `make cache-tests`: "
             f"the suite's version {checkout.version()} ({len(suite.tests)} tests, "
             f"{len(suite.graded())} graded), PageCache with the `last_modified` heuristic and "
             "`cache_query_strings` and `cache_404` on, behind `bench/reverse_proxy.py`, "

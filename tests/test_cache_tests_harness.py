@@ -93,6 +93,13 @@ def test_failures_are_listed_with_their_message_and_our_reason(tmp_path: Path) -
     assert runner().cache_tests_section(page) == section.replace("**1**", "**3**")
 
 
+def test_a_test_failing_on_one_storage_only_is_put_down_to_timing() -> None:
+    good = {"none": True, "base": True, "a": True}
+    flaky = {"none": True, "base": True, "a": ["Assertion", "not cached"]}
+    section = render_markdown(SUITE, {"disk": score(SUITE, good), "redis": score(SUITE, flaky)})
+    assert "| `a` | required | redis | not cached | Timing: passed on disk." in section
+
+
 def test_every_reason_names_tests_by_id_or_by_a_prefix() -> None:
     assert reason_for("interim-103").startswith("WSGI limit")
     assert reason_for("other-authorization-public").startswith("Deliberate (security)")
