@@ -2,6 +2,9 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+# Two stamps: `make run` needs only what serving needs (the package and its runtime
+# dependencies, a first run in well under a minute); every other target needs the test extra too.
+RUN_STAMP := $(VENV)/.installed-run
 STAMP  := $(VENV)/.installed
 # `make run` listens on $(BIND): HOST=0.0.0.0 PORT=8080 make run, or BIND=... make run.
 HOST   ?= 127.0.0.1
@@ -11,8 +14,12 @@ BIND   ?= $(HOST):$(PORT)
 .PHONY: run test lint format typecheck imports unit docs bench cache-tests clean
 
 # The virtual environment is (re)built when missing or when the package metadata changes.
-$(STAMP): pyproject.toml setup.cfg
+$(RUN_STAMP): pyproject.toml setup.cfg
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	@touch $(RUN_STAMP)
+
+$(STAMP): $(RUN_STAMP)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@# uWSGI compiles from source (about 40 s, a C compiler): tried, never required; its e2e cases
@@ -20,18 +27,18 @@ $(STAMP): pyproject.toml setup.cfg
 	-@$(BIN)/python -m pip install --quiet 'uwsgi>=2.0.25' >/dev/null 2>&1 || echo "make: uWSGI did not build here; its end-to-end cases will be skipped"
 	@touch $(STAMP)
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/sitecache serve --demo --bind '$(BIND)'
 
 test: lint typecheck imports unit
 
 lint: $(STAMP)
-	$(BIN)/ruff check sitecache tests bench examples
-	$(BIN)/ruff format --check sitecache tests bench examples
+	$(BIN)/ruff check sitecache tests bench examples docs
+	$(BIN)/ruff format --check sitecache tests bench examples docs
 
 format: $(STAMP)
-	$(BIN)/ruff check --fix sitecache tests bench examples
-	$(BIN)/ruff format sitecache tests bench examples
+	$(BIN)/ruff check --fix sitecache tests bench examples docs
+	$(BIN)/ruff format sitecache tests bench examples docs
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -7,6 +7,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# The site's own extension (docs/_ext/sitecache_docs): references generated from the code.
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
 import sitecache  # noqa: E402
 
@@ -21,11 +23,14 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
+    "sitecache_docs",
 ]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 myst_enable_extensions = ["colon_fence", "deflist"]
+# A link to a page or heading that does not exist is a warning, hence an error under -W.
+suppress_warnings: list[str] = []
 myst_heading_anchors = 3
 
 autodoc_typehints = "description"

@@ -234,7 +234,7 @@ class App:
             engine=cache_engine(config, self._shared_namespace(config)),
             debug_log=config.data_dir / "logs" / "cache-debug.log",
         )
-        # Content changes purge the pages that show them (CACHE_API.md "Invalidation"),
+        # Content changes purge the pages that show them,
         # recorded in the change's own transaction and retried until the storage answers.
         self.invalidation = ContentInvalidation(
             self.cache.engine, self.site, Outbox(self.auth.store)

@@ -51,7 +51,7 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """The settings of one sitecache application (see API.md "The application")."""
+    """The settings of one sitecache application (`CONFIG_SCHEMA` describes each key)."""
 
     data_dir: Path = Path("var")
     site_url: str | None = None
@@ -85,7 +85,7 @@ class Config:
     @property
     def static_directory(self) -> Path:
         """Where static-file mode writes its copies: ``static_root``, else
-        ``<data_dir>/static`` (API.md "Names fixed")."""
+        ``<data_dir>/static``."""
         return self.static_root if self.static_root is not None else self.data_dir / "static"
 
     @property
@@ -110,41 +110,128 @@ class Config:
 #: is relative to the TOML file).
 PLUGIN_SPEC_PATTERN: Final = r"^(?:[\w.]+|[^:]+\.py):[\w.]+$"
 
+
+def _key(description: str, **schema: Any) -> dict[str, Any]:
+    """A configuration key's schema with its description (the configuration reference shows
+    it; a key without one fails the documentation build)."""
+    return {**schema, "description": description}
+
+
 CONFIG_SCHEMA: Final[dict[str, Any]] = {
     "type": "object",
     "additionalProperties": False,
     "properties": {
-        "data_dir": {"type": "string", "minLength": 1},
-        "site_url": {
-            "type": ["null", "string"],
-            "pattern": r"^https?://[^/?#\s]+(/[^?#\s]*)?$",
-        },
-        "rest_prefix": {"type": "string", "pattern": r"^[A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)*$"},
-        "permalink_structure": {"type": "string", "pattern": PERMALINK_PATTERN},
-        "debug": {"type": "boolean"},
-        "api_root_rel": {"type": "string", "minLength": 1},
-        "force_ssl_admin": {"type": "boolean"},
-        "site_name": {"type": "string"},
-        "site_description": {"type": "string"},
-        "timezone_string": {"type": "string"},
-        "gmt_offset": {"type": "number", "minimum": -14, "maximum": 14},
-        "help_url": {"type": "string"},
-        "plugins": {
-            "type": "array",
-            "items": {"type": "string", "pattern": PLUGIN_SPEC_PATTERN},
-        },
-        "application_passwords": {"type": "string", "enum": ["auto", "on", "off"]},
-        "password_hash_cost": {"type": "integer", "minimum": 1024, "maximum": 1048576},
-        "proxy_count": {"type": "integer", "minimum": 0, "maximum": 5},
-        "cache_backend": {"type": "string", "enum": ["disk", "memory", "redis"]},
-        "redis_url": {"type": "string", "pattern": r"^(redis|rediss|unix)://"},
-        "cache_namespace": {"type": "string", "pattern": r"^[A-Za-z0-9._-]{0,64}$"},
-        "static_root": {"type": "string", "minLength": 1},
-        "uploads_root": {"type": "string", "minLength": 1},
-        "cache_timers": {"type": "boolean"},
-        "database_url": {"type": "string", "pattern": r"^(|postgres(ql)?://\S+|sqlite:///\S+)$"},
+        "data_dir": _key(
+            "Where the site database, the secret key and the disk cache live (made 0700).",
+            type="string",
+            minLength=1,
+        ),
+        "site_url": _key(
+            "The site's home URL (https://example.org). Set it in production: only its host "
+            "is cached, and links are built from it rather than from each request's host.",
+            type=["null", "string"],
+            pattern=r"^https?://[^/?#\s]+(/[^?#\s]*)?$",
+        ),
+        "rest_prefix": _key(
+            "The REST API's URL prefix (/site-json/...).",
+            type="string",
+            pattern=r"^[A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)*$",
+        ),
+        "permalink_structure": _key(
+            "The posts' URLs (/%postname%/, /%year%/%monthnum%/%postname%/, ...); empty for "
+            "plain permalinks (/?p=ID, ?rest_route= REST URLs).",
+            type="string",
+            pattern=PERMALINK_PATTERN,
+        ),
+        "debug": _key("Send the X-Site-* debug headers with REST answers.", type="boolean"),
+        "api_root_rel": _key(
+            "The link relation of the API-root Link header (and the wp CURIE).",
+            type="string",
+            minLength=1,
+        ),
+        "force_ssl_admin": _key("Serve the login and admin pages over https only.", type="boolean"),
+        "site_name": _key("The site's title, until the title option is set.", type="string"),
+        "site_description": _key(
+            "The site's tagline, until the description option is set.", type="string"
+        ),
+        "timezone_string": _key(
+            "The site's time zone (Europe/Paris); empty: gmt_offset.", type="string"
+        ),
+        "gmt_offset": _key(
+            "Hours from UTC when timezone_string is empty.", type="number", minimum=-14, maximum=14
+        ),
+        "help_url": _key("The help link of the REST API index.", type="string"),
+        "plugins": _key(
+            "Plugins called with the application at start: module:function or "
+            "path/to/file.py:function (relative to the configuration file).",
+            type="array",
+            items={"type": "string", "pattern": PLUGIN_SPEC_PATTERN},
+        ),
+        "application_passwords": _key(
+            "When application passwords work: auto (over TLS, or from loopback), on or off.",
+            type="string",
+            enum=["auto", "on", "off"],
+        ),
+        "password_hash_cost": _key(
+            "scrypt's N for password hashes; lower it only for tests.",
+            type="integer",
+            minimum=1024,
+            maximum=1048576,
+        ),
+        "proxy_count": _key(
+            "How many trusted reverse proxies stand in front: their X-Forwarded-* headers give "
+            "the client's address, scheme and host (0: none is trusted).",
+            type="integer",
+            minimum=0,
+            maximum=5,
+        ),
+        "cache_backend": _key(
+            "The page cache's storage: disk (under data_dir/cache, one machine), redis "
+            "(several nodes) or memory (one process, tests).",
+            type="string",
+            enum=["disk", "memory", "redis"],
+        ),
+        "redis_url": _key(
+            "The Redis server of the redis backend.",
+            type="string",
+            pattern=r"^(redis|rediss|unix)://",
+        ),
+        "cache_namespace": _key(
+            "The Redis key prefix of this site's cache, so several sites can share a Redis; "
+            "empty: the site identity (data_dir/site-id).",
+            type="string",
+            pattern=r"^[A-Za-z0-9._-]{0,64}$",
+        ),
+        "static_root": _key(
+            "Where static-file mode writes its copies (default data_dir/static); outside the "
+            "data directory for nginx to read them.",
+            type="string",
+            minLength=1,
+        ),
+        "uploads_root": _key(
+            "Where uploaded media files live (default data_dir/uploads), served at /uploads/.",
+            type="string",
+            minLength=1,
+        ),
+        "cache_timers": _key(
+            "Run the cache's GC, scheduled preloads and counter flushes in a background thread "
+            "of each server process (started by its first request).",
+            type="boolean",
+        ),
+        "database_url": _key(
+            "The site store: empty for SQLite data_dir/site.db, sqlite:///path, or "
+            "postgresql://user:password@host/name for a store several machines share (its "
+            "password never appears in messages).",
+            type="string",
+            pattern=r"^(|postgres(ql)?://\S+|sqlite:///\S+)$",
+        ),
         # Printable ASCII without spaces, long enough not to be guessed ("" turns it off).
-        "metrics_token": {"type": "string", "pattern": r"^(|[\x21-\x7e]{16,512})$"},
+        "metrics_token": _key(
+            "A bearer token (16 to 512 printable characters) that may read "
+            "/site-admin/metrics without logging in; empty: none.",
+            type="string",
+            pattern=r"^(|[\x21-\x7e]{16,512})$",
+        ),
     },
 }
 

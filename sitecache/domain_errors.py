@@ -94,7 +94,7 @@ class GoneError(DomainError):
 class InvalidFields(InvalidValueError):
     """Named fields of a request or an update break rules (all or nothing: nothing changed).
 
-    Built with `from_fields`, the exception carries, as CACHE_API.md's one 400 does, ``params``
+    Built with `from_fields`, the exception carries, as the cache routes' one 400 does, ``params``
     (field -> message) and ``details`` (field -> ``{code, message}``) in its details.
     """
 

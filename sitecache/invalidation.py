@@ -2,7 +2,7 @@
 
 `sitecache.cache` and `sitecache.site` never import each other; this module (composition, like
 `sitecache.app`) listens to the content service's transactions and calls the cache engine,
-following CACHE_API.md "Invalidation":
+following the cache's invalidation rules (docs/explanation/purge-protocol.md):
 
 - a post that is, or was, published purges its page, the home page and its pagination, its
   terms', author's and date archives, the feed and the sitemap (the site names them in

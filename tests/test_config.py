@@ -164,7 +164,7 @@ def test_cache_timers_and_the_namespace_are_configuration(monkeypatch: pytest.Mo
 def test_a_plugin_file_is_found_beside_its_toml_file_from_any_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The README's greetings example: before #16, "No module named 'examples'".
+    # The docs' greetings example: before #16, "No module named 'examples'".
     site = tmp_path / "site"
     site.mkdir()
     (site / "hello_plugin.py").write_text(

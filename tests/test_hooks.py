@@ -1,4 +1,4 @@
-"""Hooks: the per-application actions and filters plugins use (API.md "The application").
+"""Hooks: the per-application actions and filters plugins use.
 
 Callbacks run by ascending priority, then in the order they were added; each receives only as
 many arguments as its signature accepts; filters pass a value through every callback; hooks

@@ -1,4 +1,4 @@
-"""The public surface API.md promises: names, signatures and return conventions.
+"""The public surface the package promises: names, signatures and return conventions.
 
 Renaming or dropping anything listed here breaks plugin authors and conformance suites written
 by others; these tests make that a failing build instead of a surprise.
@@ -197,7 +197,7 @@ def test_create_app_and_the_server_registration_have_the_api_md_signatures(tmp_p
 
 
 def test_the_testing_kit_has_the_api_md_names() -> None:
-    """API.md "Names fixed for the next features": sitecache.testing.from_schema(schema) and
+    """Names fixed for plugin authors: sitecache.testing.from_schema(schema) and
     sitecache.testing.check_routes(app) (#20)."""
     import sitecache.testing
     from sitecache.testing.strategies import from_schema

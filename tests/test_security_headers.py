@@ -10,7 +10,7 @@ from werkzeug.test import Client
 
 from sitecache.app import App
 from tests.conftest import AppFactory
-from tests.readme import REPOSITORY
+from tests.doc_pages import REPOSITORY
 
 
 @pytest.mark.parametrize(
@@ -72,10 +72,11 @@ def test_a_data_directory_holding_files_keeps_its_owners_mode(
 
 
 @pytest.mark.parametrize("path", ["/", "/login", "/site-admin/", "/site-admin/cache"])
-def test_the_readme_states_each_pages_content_security_policy(app: App, path: str) -> None:
+def test_the_docs_state_each_pages_content_security_policy(app: App, path: str) -> None:
     app.auth.users.create("ada", "password", "administrator", "a@example.org")
     client = Client(app)
     client.post("/login", data={"log": "ada", "pwd": "password"})
     policy = client.get(path).headers["Content-Security-Policy"]
-    readme = " ".join((REPOSITORY / "README.md").read_text(encoding="utf-8").split())
-    assert f"`Content-Security-Policy: {policy}`" in readme, (path, policy)
+    page = REPOSITORY / "docs" / "reference" / "authentication.md"
+    text = " ".join(page.read_text(encoding="utf-8").split())
+    assert f"`Content-Security-Policy: {policy}`" in text, (path, policy)

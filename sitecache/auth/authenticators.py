@@ -6,7 +6,7 @@ They plug into the REST server's authentication seam and run in this order:
    Wrong or malformed credentials are answered up front with 401 (``invalid_username``,
    ``incorrect_password``, ``invalid_authorization_header`` or
    ``application_passwords_disabled``), never silently anonymous.
-2. `CookieNonceAuthenticator` (priority 20), SPEC.md §5.3: a session cookie counts only with a
+2. `CookieNonceAuthenticator` (priority 20): a session cookie counts only with a
    valid ``site_rest`` nonce (``_sitenonce`` parameter or ``X-Site-Nonce`` header). Without a
    nonce the request is anonymous; with an invalid one it is refused with 403
    ``rest_cookie_invalid_nonce``; with a valid one the response carries a fresh nonce. It is

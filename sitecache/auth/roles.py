@@ -3,7 +3,7 @@
 The five roles grant WordPress's default capabilities (the ones this site uses). Meta
 capabilities about one user (``edit_user``, and the application-password ones) are mapped to
 primitive capabilities: acting on yourself needs only to be logged in; acting on someone else
-needs ``edit_users``. `is_site_admin` is the one check every cache route calls (SPEC.md §5.1):
+needs ``edit_users``. `is_site_admin` is the one check every cache route calls:
 the ``manage_options`` capability.
 """
 
@@ -171,7 +171,7 @@ class SiteUser:
 
 
 def is_site_admin(user: Any) -> bool:
-    """The site-administrator check (SPEC.md §5.1): the ``manage_options`` capability."""
+    """The site-administrator check: the ``manage_options`` capability."""
     return bool(user.can("manage_options"))
 
 
@@ -179,6 +179,6 @@ def require_site_admin(request: Any) -> bool:
     """A permission callback: ``True`` only for a site administrator.
 
     Anything else makes the server answer ``rest_forbidden``: 401 when not logged in, 403 when
-    logged in without the capability (SPEC.md §5.2).
+    logged in without the capability.
     """
     return is_site_admin(request.user)

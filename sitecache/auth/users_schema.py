@@ -3,7 +3,7 @@
 One source for REST and the command line: the routes derive their arguments from `user_schema`
 with `get_endpoint_args_for_schema`, and `check_user_input` runs exactly those arguments'
 validate and sanitize callbacks for the command line. Shapes follow WordPress's users
-controller (``reference/wp-v2-routes.md``); the deliberate differences are in the README.
+controller (WordPress 7.1's); the deliberate differences are in the README.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 DEFAULT_AVATAR_SIZES: Final = (24, 48, 96)
-"""Avatar sizes in pixels (SPEC.md §8); the ``rest_avatar_sizes`` filter changes them."""
+"""Avatar sizes in pixels; the ``rest_avatar_sizes`` filter changes them."""
 
 _EVERY: Final = ["embed", "view", "edit"]
 _PUBLIC: Final = ["embed", "view", "edit"]

@@ -1,6 +1,6 @@
 """The page cache: WSGI middleware, its engine, storage backends and cacheability policy.
 
-`PageCache` wraps any WSGI application (API.md); `CacheEngine` holds the storage, the settings,
+`PageCache` wraps any WSGI application; `CacheEngine` holds the storage, the settings,
 the counters and the invalidation API that the management routes, the site's hooks and the
 command line call. An embedding application tells the cache about each view with
 `cache_headers` / `cache_control` (`sitecache.cache.control`) and purges from its own code,

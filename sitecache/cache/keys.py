@@ -1,4 +1,4 @@
-"""The cache key: which stored page answers a request (CACHE_API.md "Key").
+"""The cache key: which stored page answers a request.
 
 A key is built from the scheme, the host (lower case, default port dropped), the path as the
 app routes it, the sorted query without ignored parameters (only when query strings are

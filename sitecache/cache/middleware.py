@@ -52,7 +52,7 @@ REGENERATION_LOCK_TTL: Final = 30.0
 
 
 class PageCache:
-    """The page cache around a WSGI application (API.md ``sitecache.cache.PageCache``).
+    """The page cache around a WSGI application.
 
     Args:
         app: the WSGI application to cache.

@@ -4,8 +4,8 @@ Two flat guard lists, in the style of Django's cache middleware: each row a `Gua
 reason code, a predicate and the sentence that explains the reason to an administrator, with one
 comment saying why. The first guard that fires decides, and its reason feeds the
 ``Cache-Status`` header, the stats and the cache test (whose explanations are the rows' own, so
-they cannot drift). Rows marked ``SECURITY:`` are the "never stored" rules of CACHE_API.md: they
-fail closed whatever the settings say.
+they cannot drift). Rows marked ``SECURITY:`` are the "never stored" rules: they fail closed
+whatever the settings say.
 
 Nothing here does I/O or imports werkzeug; the middleware turns the WSGI environ and the app's
 response into `RequestFacts` and `ResponseFacts` (the latter with the response's freshness,

@@ -1,7 +1,7 @@
 """What a URL given to a purge (or to the cache test) names: pure, no storage.
 
 A purge names pages by absolute URL (every variant of that URL) or by ``/path`` (that path on
-every host, with any query). `resolve_url` checks the value as CACHE_API.md says (only hosts
+every host, with any query). `resolve_url` checks the value as ``POST /cache`` does (only hosts
 the site serves, no path escaping the cache) and gives the canonical URL the storage indexes.
 """
 

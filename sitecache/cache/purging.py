@@ -47,7 +47,7 @@ KeyDimension = Dimension
 
 @dataclass(frozen=True, slots=True)
 class PurgeResult:
-    """What one purge removed (CACHE_API.md ``POST /cache``)."""
+    """What one purge removed."""
 
     deleted: int
     bytes: int

@@ -1,6 +1,6 @@
 """The page cache's settings: defaults, the published schema, and a compiled runtime view.
 
-Settings are data (CACHE_API.md "Settings"): a flat JSON object kept in the cache's own storage,
+Settings are data: a flat JSON object kept in the cache's own storage,
 validated with `sitecache.schema` against `SETTINGS_SCHEMA`, never code. `CacheSettings` is the
 frozen view the middleware reads on every request, built once per change, with the regular
 expressions and lower-cased lists it needs already compiled.
@@ -126,7 +126,7 @@ _STRING_LIST: Final[dict[str, Any]] = {
     "maxItems": 200,
 }
 
-#: The settings resource (CACHE_API.md "Settings"): one type per key, every key validated.
+#: The settings resource: one type per key, every key validated.
 SETTINGS_SCHEMA: Final[dict[str, Any]] = {
     "$schema": "http://json-schema.org/draft-04/schema#",
     "title": "site-cache-settings",
@@ -313,7 +313,7 @@ def _unknown_fields(update: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 def validate_settings_update(update: object) -> dict[str, Any]:
     """The sanitized update.
 
-    All-or-nothing (CACHE_API.md): unknown and read-only keys are errors too, and nothing is
+    All-or-nothing: unknown and read-only keys are errors too, and nothing is
     returned for partial use when any field fails.
 
     Raises:

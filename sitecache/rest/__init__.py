@@ -12,7 +12,7 @@ Plugins register routes during the ``rest_api_init`` action::
 
     app.hooks.add_action("rest_api_init", register)
 
-Behaviour mirrors WordPress's REST server (SPEC.md §1, §4, §5, §7). Each name is imported
+Behaviour mirrors WordPress's REST server. Each name is imported
 from its module on first use.
 """
 

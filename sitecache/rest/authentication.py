@@ -106,5 +106,5 @@ def is_logged_in(user: User) -> bool:
 
 
 def authorization_required_status(user: User) -> int:
-    """401 for the anonymous caller, 403 for a logged-in one (SPEC.md §5.2)."""
+    """401 for the anonymous caller, 403 for a logged-in one."""
     return 403 if is_logged_in(user) else 401

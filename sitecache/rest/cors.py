@@ -1,4 +1,4 @@
-"""Cross-origin headers of REST responses (SPEC.md §4 behaviour 6).
+"""Cross-origin headers of REST responses.
 
 With an ``Origin`` request header the response echoes the origin (``null`` kept as is, anything
 else URL-sanitized, so a ``javascript:`` origin becomes empty), allows the fixed method list and

@@ -1,4 +1,4 @@
-"""Misuse and deprecation notices, and the debug headers that carry them (SPEC.md §4.9).
+"""Misuse and deprecation notices, and the debug headers that carry them.
 
 ``doing_it_wrong``, ``deprecated_function`` and ``deprecated_argument`` fire the actions
 ``doing_it_wrong_run``, ``deprecated_function_run`` and ``deprecated_argument_run``, are logged,

@@ -1,4 +1,4 @@
-"""API discovery for pages: the ``Link`` header and ``<link>`` tags (SPEC.md §4 behaviour 7).
+"""API discovery for pages: the ``Link`` header and ``<link>`` tags.
 
 Every page points at the API root with relation ``{api_root_rel}``; a page showing one resource
 (a post, a term, an author) also points at that resource's route with relation ``alternate``

@@ -1,7 +1,7 @@
 """Describing routes: route data, the API index, namespace indexes and OPTIONS responses.
 
 Mirrors ``get_data_for_route``, ``get_index``, ``get_namespace_index`` and
-``rest_handle_options_request`` (SPEC.md §4 behaviours 4 and 8).
+``rest_handle_options_request``.
 """
 
 from __future__ import annotations

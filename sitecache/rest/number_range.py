@@ -28,7 +28,7 @@ _MAX_DEPTH: Final = 8
 
 def out_of_range_paths(name: str, value: Any, depth: int = 0) -> Iterator[str]:
     """Where ``value`` (the argument ``name``) holds an integer outside 64 bits: ``name``
-    itself, or ``name[index]`` / ``name[key]`` inside arrays and objects, as SPEC.md names
+    itself, or ``name[index]`` / ``name[key]`` inside arrays and objects, as the schema engine names
     items and properties."""
     if value.__class__ is int:
         if not INT64_MIN <= value <= INT64_MAX:

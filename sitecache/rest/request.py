@@ -1,7 +1,7 @@
 """`RestRequest`: one REST request, its parameter sources, headers, body and handler attributes.
 
 Mirrors ``WP_REST_Request``. Parameters come from five sources, read in priority order
-JSON > POST (form body) > GET (query) > URL (route captures) > defaults (SPEC.md §4); JSON only
+JSON > POST (form body) > GET (query) > URL (route captures) > defaults; JSON only
 when the Content-Type is a JSON media type, POST only for POST, PUT, PATCH and DELETE.
 `has_valid_params` and `sanitize_params` apply the matched handler's argument definitions.
 """

@@ -1,7 +1,7 @@
 """The route registry: registration rules, handler normalization and request matching.
 
 Mirrors ``register_rest_route`` and ``WP_REST_Server::register_route``/``get_routes``/
-``match_request_to_handler`` (SPEC.md §1 "Route registration rules"). A route is a regular
+``match_request_to_handler``. A route is a regular
 expression over the request route (named groups become URL parameters), matched whole and
 case-insensitively; it holds handlers, each answering some methods.
 """
@@ -132,7 +132,7 @@ class RouteRegistry:
         allow_batch: Any = None,
         initialized: bool = True,
     ) -> bool:
-        """Register a route under ``namespace`` with SPEC.md §1's rules; ``False`` if refused.
+        """Register a route under ``namespace`` by WordPress's rules; ``False`` if refused.
 
         An empty namespace or route is refused; a route of ``/`` is the namespace root. A
         namespace with leading or trailing slashes, registration before ``rest_api_init``
@@ -163,7 +163,7 @@ class RouteRegistry:
             self._check_context_argument(schema, handlers, display)
         if allow_batch is not None:
             options["allow_batch"] = allow_batch
-        # SPEC.md §1: "/<namespace>/<route>" with slashes trimmed, so a route of "/" is the
+        # A full route is "/<namespace>/<route>" with slashes trimmed, so a route of "/" is the
         # namespace root "/<namespace>" and joins its index (GET stays the index's).
         full_route = f"/{clean_namespace}/{route.strip('/')}".rstrip("/")
         registered = self.add_route(clean_namespace, full_route, handlers, options, override)

@@ -3,7 +3,7 @@
 Mirrors ``WP_REST_Server``: `dispatch` matches a request to a handler, validates and sanitizes
 its arguments, checks the permission callback and calls the handler; `response_to_data` adds
 ``_links`` and ``_embedded``. Serving an HTTP request (headers, CORS, JSONP, envelopes) lives in
-`sitecache.rest.http`. The order of work and the statuses follow SPEC.md §4 and §7.
+`sitecache.rest.http`. The order of work and the statuses are WordPress's.
 """
 
 from __future__ import annotations
@@ -250,7 +250,7 @@ class RestServer:
         schema: Callable[[], Mapping[str, Any]] | None = None,
         allow_batch: Any = None,
     ) -> bool:
-        """Register a route (SPEC.md §1): see `RouteRegistry.register_rest_route`."""
+        """Register a route: see `RouteRegistry.register_rest_route`."""
         return self.registry.register_rest_route(
             namespace,
             route,

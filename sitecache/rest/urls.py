@@ -1,6 +1,6 @@
 """Where the REST API lives: its settings, its URLs and how a request path maps to a route.
 
-SPEC.md §1 "Addressing": ``/{prefix}/<route>``, ``/index.php/{prefix}/<route>`` and
+The three addresses of a route: ``/{prefix}/<route>``, ``/index.php/{prefix}/<route>`` and
 ``/index.php?rest_route=/<route>`` (also ``/?rest_route=``) all reach the same route; an empty
 route is the index ``/`` and trailing slashes are removed. `rest_url` builds URLs in the form the
 permalink setting asks for, forcing https as WordPress's ``get_rest_url`` does.

@@ -1,7 +1,7 @@
 """The schema engine: WordPress-style JSON-Schema validation and sanitization, in pure Python.
 
 Every public function mirrors the WordPress REST function of the same name without its
-``rest_``/``wp_`` prefix, rule for rule, with the error codes and messages of SPEC.md §4 and §7.
+``rest_``/``wp_`` prefix, rule for rule, with WordPress's messages and eight error codes.
 Where WordPress returns ``false`` these return ``False``; where it returns a ``WP_Error`` they
 return a `sitecache.errors.RestError`. Python values stand for JSON values: ``dict`` is an
 object, ``list`` an array.

@@ -2,7 +2,7 @@
 
 Mirrors ``rest_get_endpoint_args_for_schema``, ``rest_default_additional_properties_to_false``
 and the default argument callbacks ``rest_validate_request_arg``, ``rest_sanitize_request_arg``
-and ``rest_parse_request_arg`` (SPEC.md §4 "Argument derivation"). The callbacks only need a
+and ``rest_parse_request_arg``. The callbacks only need a
 request that answers ``get_attributes()``, so they live here, below the REST layer that
 re-exports them.
 """

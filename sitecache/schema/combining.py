@@ -1,4 +1,4 @@
-"""Which error an ``anyOf``/``oneOf`` failure reports (SPEC.md §7, last paragraph).
+"""Which error an ``anyOf``/``oneOf`` failure reports.
 
 Mirrors ``rest_get_combining_operation_error``: a single failing branch is explained with its
 reason; otherwise type errors of the value itself are dropped; if one error is left it is

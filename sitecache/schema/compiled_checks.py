@@ -1,7 +1,7 @@
 """Compiled validity checks: a schema turned into generated Python that answers "valid or not".
 
 `compile_check` writes one Python function per schema whose answer is exactly whether
-`check_value` finds no error (SPEC.md §4 "Validation rules", rule for rule). Objects and arrays
+`check_value` finds no error. Objects and arrays
 nested in it are written inline up to a depth, then in functions of their own. The function
 never builds a message: a value it refuses is handed to the reference, which names the error, so
 codes, messages and data stay the reference's by construction. Because only the verdict matters,

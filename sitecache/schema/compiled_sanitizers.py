@@ -1,7 +1,7 @@
 """Compiled sanitizers: a schema turned into closures that coerce a value as the reference does.
 
 `compile_sanitizer` gives a function returning exactly what `sanitize_value_from_schema`
-returns for the schema (SPEC.md §2, the "Sanitized to" column), built once from the schema: the
+returns for the schema, built once from the schema: the
 keyword lookups, type dispatch, property tables and compiled patterns are decided ahead, so only
 the value's own work is left. Where the reference would answer a `RestError` (no ``anyOf`` or
 ``oneOf`` branch fits, items duplicated once sanitized) the closure raises `Refused` and the

@@ -1,8 +1,8 @@
 """RFC 3339 dates: parsing to a Unix timestamp and deriving local and UTC wall times.
 
 Mirrors ``rest_parse_date`` (a strict shape check, then PHP ``strtotime`` arithmetic, where
-out-of-range days roll over: February 30 is March 2) and ``rest_get_date_with_gmt`` (SPEC.md §2,
-"Date parsing"). The site's timezone is passed in, so this module stays free of I/O.
+out-of-range days roll over: February 30 is March 2) and ``rest_get_date_with_gmt``. The
+site's timezone is passed in, so this module stays free of I/O.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Mirrors ``rest_parse_hex_color``, ``rest_is_ip_address`` (with the Requests library's IPv6 check),
 ``wp_is_uuid``, ``is_email``, ``sanitize_hex_color``, ``sanitize_text_field``,
-``sanitize_textarea_field`` and ``sanitize_url`` (SPEC.md §2, formats table). Date-time lives in
+``sanitize_textarea_field`` and ``sanitize_url``. Date-time lives in
 `sitecache.schema.dates`.
 """
 

@@ -1,6 +1,6 @@
 """The errors schema rules produce: one named constructor per rule, codes and messages fixed.
 
-SPEC.md §7 keeps eight codes: ``rest_invalid_type``, ``rest_property_required``,
+The engine keeps eight codes: ``rest_invalid_type``, ``rest_property_required``,
 ``rest_invalid_pattern``, ``rest_invalid_hex_color``, ``rest_invalid_date``,
 ``rest_invalid_email``, ``rest_invalid_uuid`` and ``rest_invalid_param`` for every other failure
 (enum, bounds, lengths, counts, duplicates, extra properties, multiples, IP addresses and the

@@ -1,7 +1,7 @@
 """Shaping response data: by ``context``, by ``_fields``, and reading ``_embed``.
 
 Mirrors ``rest_filter_response_by_context``, ``rest_filter_response_fields``,
-``rest_is_field_included`` and ``rest_parse_embed_param`` (SPEC.md §4, behaviours 1 to 3). All
+``rest_is_field_included`` and ``rest_parse_embed_param``. All
 functions return new containers and never modify their input.
 """
 
@@ -207,7 +207,7 @@ def _intersect(data: Any, tree: dict[str, Any]) -> Any:
 
 
 def filter_response_fields(data: Any, fields: Any) -> Any:
-    """``data`` reduced to the ``_fields`` requested (SPEC.md §4 behaviour 1).
+    """``data`` reduced to the ``_fields`` requested.
 
     ``fields`` is a comma/space separated string or a list; dotted names select nested keys; a
     list of items is filtered item by item; no usable field name leaves the data untouched.

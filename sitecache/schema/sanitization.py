@@ -1,6 +1,6 @@
 """Sanitization of a value by a schema (``rest_sanitize_value_from_schema``).
 
-Coerces a value into its schema's type (SPEC.md §2, the "Sanitized to" column): arrays are split
+Coerces a value into its schema's type: arrays are split
 and re-indexed, objects lose forbidden extra properties, scalars are cast as PHP casts them and
 string formats are cleaned. It does not validate: callers validate first, as the REST server does.
 

@@ -1,7 +1,7 @@
 """The seven schema types: how a value is recognised as one and coerced into it.
 
 Mirrors ``rest_is_boolean``, ``rest_is_integer``, ``rest_is_array``, ``rest_is_object``, their
-``rest_sanitize_*`` counterparts and ``rest_get_best_type_for_value`` (SPEC.md §2, type table).
+``rest_sanitize_*`` counterparts and ``rest_get_best_type_for_value``.
 """
 
 from __future__ import annotations

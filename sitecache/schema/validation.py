@@ -1,6 +1,6 @@
 """Validation of a value against a schema (``rest_validate_value_from_schema``).
 
-The order of work is WordPress's (SPEC.md §4 "Validation rules"): ``anyOf``, then ``oneOf``, then
+The order of work is WordPress's: ``anyOf``, then ``oneOf``, then
 the type (a list of types resolves to the best one), the type's own rules, ``enum`` and, for
 strings only, ``format``. The first failure is returned. Each type's rules are one function in
 `TYPE_RULES`; each format's check is one entry of `FORMAT_CHECKS`.

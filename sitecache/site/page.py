@@ -1,7 +1,7 @@
 """A page of the site as data (`Page`), and its HTTP response with the headers a cache reads.
 
-Every page carries the API discovery ``Link`` header and ``<link>`` tag (SPEC.md §4 behaviour
-7), plus an ``alternate`` link to the REST resource it shows (a post, a term, an author). For the
+Every page carries the API discovery ``Link`` header and ``<link>`` tag, plus an ``alternate``
+link to the REST resource it shows (a post, a term, an author). For the
 page cache, every page says what it shows in ``Cache-Tag`` and what kind of page it is in
 ``X-Site-Page-Type``; a page showing a held comment to its author is ``no-store, private``.
 Templates are Jinja2 with autoescaping on.

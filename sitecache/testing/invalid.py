@@ -1,8 +1,7 @@
 """Hypothesis strategies of values a schema rejects, each with the error code it must get.
 
 `invalid_from_schema` breaks one rule at a time, keeping every rule the engine checks before it
-satisfied (SPEC.md §4's order: ``anyOf``, ``oneOf``, the type, the type's own rules, ``enum``,
-``format``), so the code announced is the code of the first failure:
+satisfied, so the code announced is the code of the first failure:
 
 =========================================  ==========================================
 broken rule                                code

@@ -70,7 +70,7 @@ SCHEMA_CODES: Final = frozenset(
         messages.INVALID_UUID,
     }
 )
-"""The codes a schema rule gives (SPEC.md §7): a refusal with another code is the handler's."""
+"""The codes a schema rule gives: a refusal with another code is the handler's."""
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Hypothesis strategies of values that validate against a schema, coercions included.
 
-`from_schema` reads a schema as `sitecache.schema` reads it (SPEC.md §4) and draws values the
+`from_schema` reads a schema as `sitecache.schema` reads it and draws values the
 engine accepts *and* sanitizes without an error: natural JSON values and the forms the engine
 coerces (``"5"`` and ``"5.0"`` for an integer, ``"true"``/``"0"``/``1`` for a boolean, ``"a,b"``
 and ``{"0": …}`` for an array, ``""`` and lists for an object). With ``transport="query"`` only

@@ -1,6 +1,6 @@
 """Who the REST server thinks the caller is: the cookie-and-nonce check and HTTP Basic.
 
-SPEC.md §5.3 and wp-server.md §6: a logged-in cookie counts only with a valid ``site_rest`` nonce
+As in WordPress: a logged-in cookie counts only with a valid ``site_rest`` nonce
 (``_sitenonce`` parameter or ``X-Site-Nonce`` header). No nonce: anonymous, and the request goes
 on. Invalid nonce: 403 ``rest_cookie_invalid_nonce`` "Cookie nonce is invalid". Valid nonce: the
 response carries a refreshed nonce in ``X-Site-Nonce``. The check is skipped when an application

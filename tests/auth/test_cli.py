@@ -1,4 +1,4 @@
-"""The command line's side of authentication (API.md "Command line").
+"""The command line's side of authentication.
 
 ``sitecache init`` creates the data directory, the database, a secret key (mode 0600) and an
 administrator whose credentials it prints once; ``user create`` adds a user with a role;

@@ -2,8 +2,7 @@
 
 Five roles grant WordPress's default capabilities; ``manage_options`` is the site-administrator
 check (`is_site_admin`, and `require_site_admin` as a permission callback). A route protected by
-it answers 401 to an anonymous caller and 403 to a logged-in caller without the capability
-(SPEC.md §5.1-§5.2).
+it answers 401 to an anonymous caller and 403 to a logged-in caller without the capability.
 """
 
 from __future__ import annotations

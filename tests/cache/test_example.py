@@ -1,4 +1,4 @@
-"""The README's PageCache example works as documented, on any host and port (#16)."""
+"""The PageCache example (examples/pagecache_app.py) works as documented, on any host and port."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Property: no response that must never be stored is stored or served to another.
+"""Property: no response the cache must never store is stored or served to another.
 
 Generated requests (methods, cookies, Authorization, query strings, forwarded hosts) meet
 generated responses (status, Set-Cookie, Cache-Control, Vary, empty bodies) under generated
@@ -95,7 +95,7 @@ def environ_for(request: dict[str, Any]) -> dict[str, Any]:
 def must_never_store(
     request: dict[str, Any], response: dict[str, Any], config: dict[str, Any]
 ) -> bool:
-    """The "never stored" rules, written out independently of the guards."""
+    """The "never stored" list, written out independently of the guards."""
     cookies = request["cookies"]
     front_end_get = request["method"] in ("GET", "HEAD") and not request["path"].startswith(
         ("/site-json", "/login")

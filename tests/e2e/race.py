@@ -6,7 +6,7 @@ fetch the pages that show it (its own page, the home page, its category archive 
 from every node, each request sent with the site's public ``Host`` as a load balancer would.
 
 A read is *stale* when it started after edit N had returned and still shows a version below N:
-the page cache's one promise (CACHE_API.md "Invalidation") is that no such read exists. After
+the page cache's one promise is that no such read exists. After
 the run the harness waits `SETTLE` seconds and reads every page from every node several times:
 a page still showing an old version then is *stuck* (stale for good).
 """

@@ -22,12 +22,12 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 
 from tests.cache.conftest import REDIS_URL, redis_or_skip
+from tests.doc_pages import blocks, page
 from tests.e2e.cluster import Cluster, basic, log_in, rest_nonce
 from tests.e2e.deployment import wait_for
 from tests.e2e.race import Client
 from tests.e2e.server import free_port
 from tests.postgres import schema
-from tests.readme import blocks
 
 A, B, C = 0, 1, 2
 POSTS = "/site-json/site/v2/posts"
@@ -181,10 +181,10 @@ def test_a_logout_on_one_node_ends_the_session_on_every_node(cluster: Cluster) -
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
 
 
-def readme_nginx_config(cluster: Cluster, listen: int, directory: Path) -> str:
-    """The README's nginx block ("Running on several nodes") with this cluster's nodes as its
+def docs_nginx_config(cluster: Cluster, listen: int, directory: Path) -> str:
+    """The docs' nginx block (docs/howto/several-nodes.md) with this cluster's nodes as its
     upstream servers and a loopback port to listen on, in a whole ``nginx.conf``."""
-    [block] = [b for b in blocks() if b.language == "nginx" and "upstream sitecache" in b.text]
+    [block] = [b for b in blocks(page("howto/several-nodes.md")) if b.language == "nginx"]
     servers = re.findall(r"server 10\.0\.0\.\d+:8000", block.text)
     assert len(servers) == len(cluster.nodes), block.text
     text = block.text.replace("listen 443 ssl;", f"listen 127.0.0.1:{listen};")
@@ -198,7 +198,7 @@ def readme_nginx_config(cluster: Cluster, listen: int, directory: Path) -> str:
 
 @pytest.mark.skipif(NGINX is None, reason="needs nginx (Debian: apt-get install nginx-light)")
 @pytest.mark.usefixtures("show_logs_on_failure")
-def test_the_readmes_nginx_block_spreads_the_requests_and_skips_a_dead_node(
+def test_the_docs_nginx_block_spreads_the_requests_and_skips_a_dead_node(
     cluster: Cluster,
 ) -> None:
     assert NGINX is not None
@@ -207,7 +207,7 @@ def test_the_readmes_nginx_block_spreads_the_requests_and_skips_a_dead_node(
     directory.chmod(0o755)
     listen = free_port()
     conf = directory / "nginx.conf"
-    conf.write_text(readme_nginx_config(cluster, listen, directory), encoding="utf-8")
+    conf.write_text(docs_nginx_config(cluster, listen, directory), encoding="utf-8")
     nginx = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(directory), "-g", "daemon off;"])
     front = Client(listen, cluster.host)
     try:

@@ -1,8 +1,7 @@
 """Serving REST requests through the WSGI application, end to end in-process.
 
-Rules from SPEC.md §1 (addressing), §4 (behaviours common to all routes), §5 (authorization
-statuses), §7 (errors) and wp-server.md §2-§5, §7, §13, §16, §17 and §19 (URL forms, order of
-work, statuses, HEAD, method override, index, OPTIONS and batch), with the product decisions:
+Rules from WordPress's addressing, behaviours common to all routes, authorization
+statuses), §7 (errors) and WordPress's REST server, with the product decisions:
 permission callbacks pass only on exactly ``True``, empty JSON objects are ``{}``, and an
 unexpected exception is a generic 500 whose details go to the log only.
 """
@@ -145,7 +144,7 @@ def test_trailing_slashes_are_removed_before_dispatch(client: Client, path: str)
 
 @pytest.mark.usefixtures("echo_route")
 def test_a_rest_route_in_a_post_form_body_is_honoured(client: Client) -> None:
-    # wp-server.md §2 and §14: rest_route is read from POST, then GET, then the rewrite.
+    # WordPress's REST server: rest_route is read from POST, then GET, then the rewrite.
     response = client.post("/", data={"rest_route": "/test-ns/echo"})
 
     assert response.status_code == 200

@@ -1,8 +1,8 @@
 """Global parameters every REST route honours, and how response data is serialized.
 
 ``_fields``, ``_embed``, ``context``, ``_envelope``, ``_pretty`` and ``_jsonp``, then ``_links``
-(attributes, CURIEs) and encoding failures. Rules come from SPEC.md §4 rows 1-3 and
-wp-server.md §3 (steps 11 and 17-20), §5, §10, §11, §12 and §14, with the product decisions:
+(attributes, CURIEs) and encoding failures. Rules come from WordPress's global parameters and
+WordPress's REST server, §5, §10, §11, §12 and §14, with the product decisions:
 empty JSON objects are ``{}`` (also the envelope's empty ``headers`` and an embedding
 placeholder) and ``_fields=meta,meta.key1,id`` keeps ``meta`` and ``id``.
 """

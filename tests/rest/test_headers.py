@@ -1,6 +1,6 @@
 """Response headers of REST requests: fixed headers, Allow, CORS, no-cache and debug headers.
 
-Rules come from SPEC.md §4 rows 5, 6 and 9, SPEC.md §5 and wp-server.md §3 (order of work),
+Rules come from WordPress's headers, CORS, debug headers, authorization and WordPress's REST server,
 §5, §13 (Allow), §15 (CORS) and §20 (debug headers), with the product's renames
 (``X-Site-*``) and decisions: only an exact ``True`` from a permission callback allows (also
 for ``Allow``), and debug headers only for an application created with ``debug=True``.

@@ -1,6 +1,6 @@
 """Route registration: ``register_rest_route`` and the ``rest_api_init`` action.
 
-Rules from SPEC.md §1 "Route registration rules" and wp-server.md §7 (matching) and §18
+Rules from WordPress's route registration and WordPress's REST server and §18
 (registration): what is refused, what is flagged as misuse but registered, handler defaults,
 method spellings, route-level arguments, route trimming, re-registration, regex routes, the
 namespace pre-selection, and when ``rest_api_init`` fires.
@@ -451,7 +451,7 @@ def test_a_route_is_found_in_every_namespace_the_path_starts_with(app: App, clie
 def test_a_namespace_prefixing_the_path_hides_routes_outside_every_namespace(
     app: App, client: Client
 ) -> None:
-    # wp-server.md §7: once a namespace matches the path, only namespaced routes are tried,
+    # WordPress's REST server: once a namespace matches the path, only namespaced routes are tried,
     # and the core batch route belongs to no namespace.
     on_init(app, lambda server: server.register_rest_route("batch", "/other", public()))
 
@@ -687,10 +687,11 @@ def test_a_definition_that_is_not_a_mapping_gets_wordpress_notice(
 def test_a_route_of_slash_is_the_namespace_root_and_joins_its_index(
     app: App, client: Client, notices: list[Notice], route: str
 ) -> None:
-    # SPEC.md §1 trims the slashes of the full route, so "/" publishes at "/<namespace>" (a
+    # The full route's slashes are trimmed, so "/" publishes at "/<namespace>" (a
     # namespace-root route): GET stays the namespace index (its first handler), other methods
-    # reach the plugin's handler, as for any route sharing the namespace's path (wp-server.md
-    # §17). WordPress itself would register "/test-ns/", which no HTTP request can reach.
+    # reach the plugin's handler, as for any route sharing the namespace's path (as in
+    # WordPress's REST server). WordPress itself would register "/test-ns/", which no HTTP
+    # request can reach.
     results: list[bool] = []
     on_init(
         app,

@@ -1,6 +1,6 @@
 """`RestRequest` on its own: parameter sources, headers, content types and argument checks.
 
-Rules from SPEC.md §4 and wp-server.md §8: parameters are read JSON > POST (form body) > GET
+Rules from WordPress's request: parameters are read JSON > POST (form body) > GET
 (query) > URL > defaults, JSON only under a JSON media type (for any method), form bodies only
 for POST, PUT, PATCH and DELETE; `has_valid_params` reports malformed JSON, then missing
 required arguments, then failing ``validate_callback``s, then the route-level callback;

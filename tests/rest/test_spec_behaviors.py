@@ -1,8 +1,8 @@
-"""One test per row of SPEC.md §4 "Behaviors common to all REST routes" (rows 1 to 9).
+"""One test per behaviour common to all REST routes (nine of them, WordPress's).
 
 Every test drives an application through the werkzeug test client, as an HTTP caller would,
-and checks each clause of its row. Where SPEC.md is silent the details come from
-wp-server.md (sections 11-17, 20 and 22); the product decisions win over WordPress: only an
+and checks each clause of its row. The details come from
+WordPress's REST server; the product decisions win over WordPress: only an
 exact ``True`` from a permission callback allows, empty JSON objects are ``{}``, ``_fields``
 skips only a redundant child (``meta,meta.key1,id`` keeps ``id``), and debug headers are sent
 only by an application created with ``debug=True``.

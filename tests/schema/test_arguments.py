@@ -1,8 +1,8 @@
 """Route arguments derived from a resource schema, and the default argument callbacks.
 
-Rows follow wp-schema.md §7 "Schema tools" (``get_endpoint_args_for_schema``,
+Rows follow WordPress's schema functions "Schema tools" (``get_endpoint_args_for_schema``,
 ``default_additional_properties_to_false``), §1 (``validate_request_arg``,
-``sanitize_request_arg``, ``parse_request_arg``) and SPEC.md §4 "Argument derivation".
+``sanitize_request_arg``, ``parse_request_arg``) and WordPress's argument derivation.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ COPIED_KEYWORDS = (
     "anyOf",
     "oneOf",
 )
-"""wp-schema.md §7: the keywords copied onto an argument, in their fixed order."""
+"""WordPress's schema functions: the keywords copied onto an argument, in their fixed order."""
 
 
 class FakeRequest:

@@ -1,8 +1,8 @@
 """String formats and their helpers: colours, IP addresses, UUIDs, e-mail, dates, text, URLs.
 
-Rows follow wp-schema.md §7 ("Dates and colours", "IP, UUID and email") and §4 (the notes on
+Rows follow WordPress's schema functions and §4 (the notes on
 ``sanitize_text_field`` and ``uri``); ``is_uuid``'s ``version`` argument follows WordPress's
-``wp_is_uuid``, which the engine mirrors (API.md).
+``wp_is_uuid``, which the engine mirrors.
 """
 
 from __future__ import annotations

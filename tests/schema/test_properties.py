@@ -5,7 +5,7 @@
 2. Values drawn *from* a schema (a strategy built for each generated schema) validate.
 3. Arbitrary pairs, junk schemas included (non-dict sub-schemas, weird keyword values, huge
    numbers, NaN and infinities, deep nesting, invalid regular expressions), never raise: validation
-   gives ``True`` or a `RestError` with one of SPEC.md's eight codes, sanitizing gives a value or
+   gives ``True`` or a `RestError` with one of the engine's eight codes, sanitizing gives a value or
    such an error. Misuse notices are expected there and are collected, not warned.
 """
 
@@ -45,7 +45,7 @@ ERROR_CODES = frozenset(
         "rest_invalid_uuid",
     }
 )
-"""SPEC.md §7: the only codes a schema error may carry."""
+"""The only codes a schema error may carry (docs/reference/schema-engine.md)."""
 
 NASTY_STRINGS = (
     "",

@@ -1,7 +1,7 @@
 """Shaping response data: ``context`` filtering, ``_fields`` filtering and ``_embed`` parsing.
 
-Rows follow wp-schema.md §10 (``filter_response_by_context``) and §9 (``filter_response_fields``,
-``is_field_included``) and SPEC.md §4 behaviours 1-3 (``parse_embed_param``). One deliberate
+Rows follow WordPress's schema functions and §9 (``filter_response_fields``,
+``is_field_included``) and WordPress's `_embed` parsing (``parse_embed_param``). One deliberate
 product decision is tested as the product wants it: a redundant child in ``_fields`` (such as
 ``meta.key1`` after ``meta``) is skipped alone, where WordPress stops reading the whole list.
 """

@@ -1,10 +1,10 @@
 """Rule-by-rule data tables for `sanitize_value_from_schema`.
 
 One table per rule family of WordPress's ``rest_sanitize_value_from_schema`` as written down in
-wp-schema.md §4 (with §5 for type lists and §6 for anyOf/oneOf): PHP casts for the scalar types,
+WordPress's schema functions: PHP casts for the scalar types,
 ``rest_sanitize_boolean``, array splitting and re-indexing, object coercion with silently dropped
 extra properties, the string formats' sanitizers, and the few cases that return an error (no
-matching anyOf/oneOf branch, duplicate items after sanitizing), with SPEC.md §7's collapsed codes.
+matching anyOf/oneOf branch, duplicate items after sanitizing), with the engine's collapsed codes.
 
 Each row is ``(value, schema, expected)``: ``expected`` is the sanitized value, compared strictly
 (``5`` is not ``5.0`` and ``1`` is not ``True``), or ``(code, message, data)`` for an error.

@@ -1,6 +1,6 @@
 """Type recognition and coercion: ``is_*``, ``sanitize_*`` and ``get_best_type_for_value``.
 
-Every row comes from wp-schema.md §3.2-§3.5, §4 ("scalar types"), §5 and the "Objects and
+Every row comes from WordPress's schema functions, §5 and the "Objects and
 arrays" tables of §7. A plain Python object stands in for PHP's "plain user object".
 """
 

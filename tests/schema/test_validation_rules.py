@@ -1,8 +1,8 @@
 """Rule-by-rule data tables for `validate_value_from_schema`.
 
 One table per rule family of WordPress's ``rest_validate_value_from_schema`` as written down in
-wp-schema.md (§2 order of operations, §3 type rules, §5 best type, §6 anyOf/oneOf), with the
-error codes collapsed as SPEC.md §7 says: every finer WordPress code (out of bounds, not in enum,
+WordPress's schema functions (order of operations, type rules, best type, anyOf/oneOf), with the
+error codes collapsed to the engine's eight: every finer WordPress code (out of bounds, not in enum,
 too short, duplicate items, additional properties, multiple, no matching schema, invalid IP, ...)
 is ``rest_invalid_param`` with WordPress's message word for word.
 

@@ -25,7 +25,7 @@ from sitecache.schema import (
     validate_value_from_schema,
 )
 from sitecache.testing import Invalid, from_schema, invalid_from_schema
-from tests.readme import REPOSITORY
+from tests.doc_pages import REPOSITORY
 from tests.testing.schemas import schemas
 
 EXAMPLES = int(os.environ.get("SITECACHE_TESTING_EXAMPLES", "60"))

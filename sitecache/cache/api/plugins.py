@@ -1,4 +1,4 @@
-"""Companion plugins of the page cache (CACHE_API.md "Companion plugins").
+"""Companion plugins of the page cache.
 
 A plugin has a ``key``, a ``title``, a ``description`` and ``enable(cache)`` / ``disable(cache)``
 methods that add and remove its hook (on `PageCache`: ``store_filters``, ``serve_filters``,

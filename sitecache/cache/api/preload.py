@@ -105,7 +105,7 @@ class Preloader:
         return state
 
     def progress(self) -> dict[str, Any]:
-        """The progress object of CACHE_API.md (times in ISO 8601 UTC)."""
+        """The progress object of ``/preload`` and ``/status`` (times in ISO 8601 UTC)."""
         state = self.state()
         return {
             "running": bool(state["running"]),

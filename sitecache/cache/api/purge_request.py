@@ -1,7 +1,7 @@
 """One purge request (``POST /cache``'s body) carried out: the REST route and the command line.
 
 ``POST /site-json/site-cache/v1/cache`` and ``sitecache cache flush`` both hand their request,
-as the JSON object CACHE_API.md defines, to `purge_request`: the same validation, the same
+as the JSON object ``POST /cache`` takes, to `purge_request`: the same validation, the same
 messages, the same engine calls, so the same purge listeners (static-file copies, the purge
 webhook) hear about it whichever door it came through (#19).
 """
@@ -39,7 +39,7 @@ def _one_error(field: str, message: str) -> InvalidFields:
 
 
 def url_refusal(error: InvalidURL, field: str, name: str) -> InvalidFields:
-    """The engine's refusal of one URL as the 400 of CACHE_API.md, under ``field`` (the body
+    """The engine's refusal of one URL as the routes' one 400, under ``field`` (the body
     key sent: ``url`` or ``urls``), its message naming ``name`` (``url``, ``urls[2]``)."""
     return InvalidFields.from_fields(
         {field: {"code": error.code, "message": f"{name} {error.reason}."}}

@@ -1,6 +1,6 @@
-"""The ten ``site-cache/v1`` routes (CACHE_API.md "Routes"), registered on ``rest_api_init``.
+"""The ten ``site-cache/v1`` routes, registered on ``rest_api_init``.
 
-Every handler declares an empty ``args`` list, as SPEC.md says, and validates its JSON body with
+Every handler declares an empty ``args`` list and validates its JSON body with
 `sitecache.schema` against the route's published schema (`sitecache.cache.api.schemas`). Every
 permission callback is the one site-administrator check (``manage_options``): 401
 ``rest_forbidden`` when not logged in, 403 when logged in without it.
@@ -243,7 +243,7 @@ def _answers_storage_errors(callback: Callable[[RestRequest], Any]) -> Callable[
 
 
 def url_error(error: InvalidURL, field: str, name: str) -> RestError:
-    """The engine's refusal of one URL as the 400 of CACHE_API.md, under ``field`` (the body
+    """The engine's refusal of one URL as the routes' one 400, under ``field`` (the body
     key sent: ``url`` or ``urls``), its message naming ``name`` (``url``, ``urls[2]``)."""
     return invalid_params({field: {"code": error.code, "message": f"{name} {error.reason}."}})
 

@@ -1,4 +1,4 @@
-"""The published resource schemas of the ``site-cache/v1`` routes (CACHE_API.md).
+"""The published resource schemas of the ``site-cache/v1`` routes.
 
 Each route publishes one schema (the ``schema`` key of OPTIONS and of the index). Fields a
 client may send are writable; the fields of the answer are ``readonly``. A handler validates its
@@ -26,6 +26,7 @@ __all__ = [
     "SETTINGS_ROUTE_SCHEMA",
     "STATS_SCHEMA",
     "STATUS_SCHEMA",
+    "STATUS_WARNINGS",
     "TEST_SCHEMA",
     "invalid_params",
     "validate_body",
@@ -71,16 +72,33 @@ STATUS_SCHEMA: Final[dict[str, Any]] = {
                 "additionalProperties": False,
                 "description": "Where pages are kept.",
                 "properties": {
-                    "backend": {"type": "string", "enum": ["memory", "disk", "redis"]},
-                    "location": {"type": "string"},
-                    "writable": {"type": "boolean"},
+                    "backend": {
+                        "type": "string",
+                        "enum": ["memory", "disk", "redis"],
+                        "description": "The storage backend.",
+                    },
+                    "location": {
+                        "type": "string",
+                        "description": "Where it keeps pages (a directory, or the Redis server "
+                        "and namespace).",
+                    },
+                    "writable": {
+                        "type": "boolean",
+                        "description": "Whether a probe entry could be written just now.",
+                    },
                 },
             },
             "compression": {
                 "type": "object",
                 "additionalProperties": False,
                 "description": "Whether gzip copies can be made.",
-                "properties": {"available": {"type": "boolean"}},
+                "properties": {
+                    "available": {
+                        "type": "boolean",
+                        "description": "Whether gzip works here (the compression setting "
+                        "needs it).",
+                    }
+                },
             },
             "preload": {**_PROGRESS_OBJECT, "description": "The preload progress."},
             "gc": {
@@ -88,8 +106,8 @@ STATUS_SCHEMA: Final[dict[str, Any]] = {
                 "additionalProperties": False,
                 "description": "Garbage collection of expired entries.",
                 "properties": {
-                    "last_run": _DATE,
-                    "next_run": _DATE,
+                    "last_run": {**_DATE, "description": "When GC last ran (UTC)."},
+                    "next_run": {**_DATE, "description": "When it runs next (UTC)."},
                     "pending": {
                         "type": "object",
                         "additionalProperties": False,
@@ -97,7 +115,10 @@ STATUS_SCHEMA: Final[dict[str, Any]] = {
                         "expired entries invalidated at once and GC has not removed yet (in "
                         "slices, in the background): pages and the bytes of their bodies and "
                         "gzip copies.",
-                        "properties": {"entries": _COUNT, "bytes": _COUNT},
+                        "properties": {
+                            "entries": {**_COUNT, "description": "Pages left to remove."},
+                            "bytes": {**_COUNT, "description": "Their bytes."},
+                        },
                     },
                 },
             },
@@ -107,11 +128,35 @@ STATUS_SCHEMA: Final[dict[str, Any]] = {
                 "items": {
                     "type": "object",
                     "additionalProperties": False,
-                    "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+                    "properties": {
+                        "code": {
+                            "type": "string",
+                            "description": "What is wrong (a code of the warnings table).",
+                        },
+                        "message": {"type": "string", "description": "What to do, in words."},
+                    },
                 },
             },
         }
     ),
+}
+
+#: Every ``warnings[].code`` of ``GET /status`` and what it means to an administrator.
+STATUS_WARNINGS: Final[dict[str, str]] = {
+    "storage_error": "The cache storage failed: pages pass through uncached until it answers.",
+    "loopback_only": "No site_url is configured: only loopback names (localhost, 127.0.0.1) "
+    "are cached; set site_url to cache the public host.",
+    "cache_disabled": "Caching is turned off (the enabled setting).",
+    "purges_pending": "Purges owed to content changes wait for the storage; every page is "
+    "served live (bypassed) until they are applied.",
+    "nginx_rules_outdated": "Static-file mode: the settings nginx's block carries changed; run "
+    "sitecache nginx-config again and reload nginx.",
+    "compression_unavailable": "gzip does not work in this Python: no gzip copies are made.",
+    "timers_not_running": "No process has run the cache's timers for 30 s: GC and scheduled "
+    "preloads are stopped (is a server running?).",
+    "gc_overdue": "Garbage collection is overdue by more than gc_interval: expired pages are "
+    "not being removed.",
+    "preload_overdue": "A scheduled preload is more than a minute late.",
 }
 
 STATS_SCHEMA: Final[dict[str, Any]] = {
@@ -129,32 +174,92 @@ STATS_SCHEMA: Final[dict[str, Any]] = {
             "entries": {
                 "type": "object",
                 "additionalProperties": False,
-                "properties": {"total": _COUNT, "fresh": _COUNT, "expired": _COUNT},
+                "description": "Pages stored now (every host and variant), read from the index.",
+                "properties": {
+                    "total": {**_COUNT, "description": "Every stored page: fresh + expired."},
+                    "fresh": {
+                        **_COUNT,
+                        "description": "Pages within their lifetime (max_age or s-maxage).",
+                    },
+                    "expired": {
+                        **_COUNT,
+                        "description": "Pages past their lifetime, not removed yet (served "
+                        "stale during stale_while_revalidate, then removed by GC).",
+                    },
+                },
             },
             "bytes": {
                 "type": "object",
                 "additionalProperties": False,
-                "properties": {"total": _COUNT, "compressed": _COUNT},
+                "description": "Storage used by the stored pages.",
+                "properties": {
+                    "total": {**_COUNT, "description": "Bytes of the stored bodies."},
+                    "compressed": {**_COUNT, "description": "Bytes of their gzip copies."},
+                },
             },
             "requests": {
                 "type": "object",
                 "additionalProperties": False,
+                "description": "Visitors' requests since the counters started, by what the "
+                "cache did (the Cache-Status of each answer); preload's visits are apart.",
                 "properties": {
-                    "hit": _COUNT,
-                    "stale": _COUNT,
-                    "miss": _COUNT,
-                    "bypass": _COUNT,
-                    "hit_ratio": {"type": "number", "minimum": 0, "maximum": 1},
+                    "hit": {
+                        **_COUNT,
+                        "description": "Answered from a fresh stored page, or from the page "
+                        "another request was rendering (collapsed).",
+                    },
+                    "stale": {
+                        **_COUNT,
+                        "description": "Answered from a stale page while one request "
+                        "rendered it again.",
+                    },
+                    "miss": {
+                        **_COUNT,
+                        "description": "Looked up, not found (or stale and rendered by this "
+                        "request): the site rendered the page and it was stored.",
+                    },
+                    "bypass": {
+                        **_COUNT,
+                        "description": "Not looked up, or rendered but not stored (a login "
+                        "cookie, a query string, Set-Cookie, ...): bypass_reasons says why.",
+                    },
+                    "hit_ratio": {
+                        "type": "number",
+                        "minimum": 0,
+                        "maximum": 1,
+                        "description": "(hit + stale) / (hit + stale + miss), rounded to 4 "
+                        "decimals; 0 before any lookup. Bypasses are left out: the cache was "
+                        "not asked.",
+                    },
                 },
             },
             "preload": {
                 "type": "object",
                 "additionalProperties": False,
                 "description": "Preload's own visits (not counted in requests).",
-                "properties": {"hit": _COUNT, "stale": _COUNT, "miss": _COUNT, "bypass": _COUNT},
+                "properties": {
+                    name: {**_COUNT, "description": f"Preload visits whose outcome was {name}."}
+                    for name in ("hit", "stale", "miss", "bypass")
+                },
             },
-            "bypass_reasons": {**_COUNTS, "description": "Bypasses by reason."},
-            "purges": {**_COUNTS, "description": "Purges by scope."},
+            "bypass_reasons": {
+                **_COUNTS,
+                "additionalProperties": {
+                    **_COUNT,
+                    "description": "Bypasses whose Cache-Status detail was this reason "
+                    "(see the Cache-Status reference).",
+                },
+                "description": "Bypasses by reason.",
+            },
+            "purges": {
+                **_COUNTS,
+                "additionalProperties": {
+                    **_COUNT,
+                    "description": "Purges of this scope: all, site, expired, url, urls, "
+                    "post_id, tag, tags, test (the cache test's clean-up), ...",
+                },
+                "description": "Purges by scope.",
+            },
             "series": {
                 "type": "object",
                 "additionalProperties": False,
@@ -163,10 +268,14 @@ STATS_SCHEMA: Final[dict[str, Any]] = {
                     "(start: the first minute's Unix time)."
                 ),
                 "properties": {
-                    "interval": _COUNT,
-                    "start": _COUNT,
+                    "interval": {**_COUNT, "description": "Seconds per slot (60)."},
+                    "start": {**_COUNT, "description": "The first slot's Unix time."},
                     **{
-                        name: {"type": "array", "items": _COUNT}
+                        name: {
+                            "type": "array",
+                            "items": _COUNT,
+                            "description": f"Visitors' {name} requests per slot (1,440 slots).",
+                        }
                         for name in ("hit", "stale", "miss", "bypass")
                     },
                 },
@@ -350,7 +459,7 @@ ROUTE_SCHEMAS: Final[dict[str, dict[str, Any]]] = {
 
 
 def invalid_params(details: Mapping[str, Mapping[str, Any]]) -> RestError:
-    """The one 400 of CACHE_API.md: ``rest_invalid_param`` with per-field ``details``."""
+    """The routes' one 400: ``rest_invalid_param`` with per-field ``details``."""
     names = ", ".join(sorted(details))
     return RestError(
         "rest_invalid_param",

@@ -8,7 +8,7 @@ purge so that an in-process memory tier can tell, on each request, that it must 
 
 Every method may raise `StorageError` (disk full, Redis down, ...); nothing else escapes.
 
-Publication under concurrency (CACHE_API.md "Invalidation"): a purge bumps the generation, then
+Publication under concurrency: a purge bumps the generation, then
 removes the entries it finds (or invalidates them all at once, `Storage.invalidate_all`), then
 bumps again. A renderer reads the generation before it reads
 the site, and stores with ``put(..., generation=<that value>)``, which every backend refuses

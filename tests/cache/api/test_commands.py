@@ -228,7 +228,7 @@ def test_every_cache_command_reports_a_broken_storage_alike(
     monkeypatch: pytest.MonkeyPatch,
     command: list[str],
 ) -> None:
-    # README "Command line": the cache commands exit 1 with a one-line reason on failure,
+    # docs/reference/cli.md: the cache commands exit 1 with a one-line reason on failure,
     # whether they run on the site's application (flush with --post-id, settings, enable)
     # or on the cache's own API (a plain flush) or engine (status, stats, list).
     monkeypatch.delenv("SITECACHE_CONFIG", raising=False)

@@ -1,4 +1,4 @@
-"""The ``site-cache/v1`` routes in-process: every route, body, answer and error of CACHE_API.md."""
+"""The ``site-cache/v1`` routes in-process: every route, body, answer and error."""
 
 from __future__ import annotations
 
@@ -534,10 +534,11 @@ def test_the_purge_answer_caps_urls_at_100(api: Api) -> None:
     assert len(answer["urls"]) == 100
 
 
-def test_the_readme_shows_a_curl_example_for_every_route() -> None:
+def test_the_docs_show_a_curl_example_for_every_route() -> None:
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    page = Path(__file__).resolve().parents[3] / "docs" / "reference" / "rest-site-cache-v1.md"
+    readme = page.read_text(encoding="utf-8")
     for route in ROUTE_SCHEMAS:
         assert re.search(rf"curl [^\n]*\$S{re.escape(route)}\b", readme), route
     for method_body in ('{"reset": true}', '{"enable": false}', '{"all": true}'):

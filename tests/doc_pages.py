@@ -1,5 +1,6 @@
-"""The README's commands, read from the README itself (tests/test_readme.py and
-tests/e2e/test_readme_commands.py run or check every one of them)."""
+"""The documentation's pages (docs/**/*.md) and the README, read as a reader reads them: their
+fenced code blocks and the commands written in their running text (tests/docs and
+tests/e2e/test_docs_commands.py run or check every one)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-README = REPOSITORY / "README.md"
+DOCS = REPOSITORY / "docs"
 
 #: a code span that is a shell command
 _COMMAND_SPAN = re.compile(
@@ -16,28 +17,51 @@ _COMMAND_SPAN = re.compile(
 )
 
 
+def pages() -> list[Path]:
+    """The README and every page of the documentation site, in a stable order."""
+    found = sorted(path for path in DOCS.rglob("*.md") if "_build" not in path.parts)
+    return [REPOSITORY / "README.md", *found]
+
+
+def page(name: str) -> Path:
+    """The page at ``name`` under docs/ (``howto/several-nodes.md``)."""
+    return DOCS / name
+
+
+def name_of(path: Path) -> str:
+    """``path`` relative to the repository (``docs/howto/tuning.md``)."""
+    return path.relative_to(REPOSITORY).as_posix()
+
+
 @dataclass(frozen=True)
 class Block:
-    """A fenced code block: its language, first line number and text."""
+    """A fenced code block: its page, language, first line number and text."""
 
+    path: Path
     language: str
     line: int
     text: str
 
+    @property
+    def where(self) -> str:
+        """``page:line``."""
+        return f"{name_of(self.path)}:{self.line}"
 
-def blocks(text: str | None = None) -> list[Block]:
-    """Every fenced code block of the README, in order."""
-    text = README.read_text(encoding="utf-8") if text is None else text
+
+def blocks(path: Path | None = None) -> list[Block]:
+    """Every fenced code block of one page, or of every page, in order."""
+    if path is None:
+        return [block for each in pages() for block in blocks(each)]
     found: list[Block] = []
     language: str | None = None
     start = 0
     lines: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if line.startswith("```"):
             if language is None:
                 language, start, lines = line[3:].strip(), number + 1, []
             else:
-                found.append(Block(language, start, "\n".join(lines) + "\n"))
+                found.append(Block(path, language, start, "\n".join(lines) + "\n"))
                 language = None
         elif language is not None:
             lines.append(line)
@@ -61,22 +85,12 @@ def shell_commands(block: Block) -> list[str]:
     return commands
 
 
-def inline_commands(text: str | None = None) -> list[str]:
-    """The shell commands written in the README's running text (code spans)."""
-    text = README.read_text(encoding="utf-8") if text is None else text
-    outside = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+def inline_commands(path: Path | None = None) -> list[str]:
+    """The shell commands written in the running text (code spans) of one page or all."""
+    if path is None:
+        return [command for each in pages() for command in inline_commands(each)]
+    outside = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.DOTALL)
     return [match.group(1) for match in _COMMAND_SPAN.finditer(outside.replace("\n", " "))]
-
-
-def synopsis_lines(block: Block) -> list[str]:
-    """The ``sitecache …`` lines of the command-line synopsis block (descriptions dropped)."""
-    lines = []
-    for line in block.text.splitlines():
-        if line.startswith("sitecache "):
-            lines.append(re.split(r"\s{2,}", line.strip())[0])
-        elif lines and line.startswith(" ") and line.strip().startswith("["):
-            lines[-1] += " " + re.split(r"\s{2,}", line.strip())[0]
-    return lines
 
 
 def _strip_comment(line: str) -> str:
