@@ -38,8 +38,8 @@ Each index row names the rule that gave its page its lifetime (``lifetime``, lay
 
 Older layouts (entry files under ``entries/``, entry tables without epochs, without the
 trigram index of ``search``, with tag rows and bodies found by key, or without ``lifetime``:
-layouts 1 to 5) are dropped and made again when opened: a cache is disposable; named values, counters and locks
-are kept.
+layouts 1 to 5) are dropped and made again when opened: a cache is disposable; named values,
+counters and locks are kept.
 """
 
 from __future__ import annotations
@@ -231,8 +231,7 @@ TAG_ROWS: Final = "id = ?1 AND tag IN (SELECT value FROM json_each(?2))"
 
 #: The columns of an index row, in the order of `row_to_info` and `info_row`.
 COLUMNS: Final = (
-    "key, url, host, path, variant, status, size, compressed_size, created, expires, tags, "
-    "lifetime"
+    "key, url, host, path, variant, status, size, compressed_size, created, expires, tags, lifetime"
 )
 #: Insert or replace one index row (the parameters of `info_row`). The row is stamped with the
 #: current epoch and its listing position (``-created``) here, so every write records them.
