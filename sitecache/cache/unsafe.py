@@ -4,8 +4,11 @@ it changed.
 A request whose method is not safe (anything but GET, HEAD, OPTIONS and TRACE: POST, PUT,
 PATCH, DELETE and methods the cache does not know) passes through to the application. When the
 application answers it without error (a 2xx or 3xx status), the cache purges, before the answer
-leaves, every stored variant of the request's own URL and of the URLs its ``Location`` and
-``Content-Location`` fields name on the same host, through the engine's one purge path
+leaves, every stored variant of the request's own URL, and, for a 2xx answer, of the URLs its
+``Location`` and ``Content-Location`` fields name on the same host (RFC 9111 §4.4 lets a cache
+choose: a 2xx names the resource it created or describes; a redirect after a form, a 302 or 303,
+names where the browser goes to look, which a login or a password form did not change), through
+the engine's one purge path
 (`sitecache.cache.purging`): the purge generation moves, so every worker of every node sharing
 the storage misses them from then on, and a render that began before is not stored.
 
@@ -77,8 +80,10 @@ class UnsafeInvalidation:
             return start_response
 
         def invalidating(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
-            if exc_info is None and 200 <= status_code(status) < 400:
-                self.invalidate(self.targets(environ, decision, settings, headers))
+            code = status_code(status)
+            if exc_info is None and 200 <= code < 400:
+                named = headers if code < 300 else ()
+                self.invalidate(self.targets(environ, decision, settings, named))
             return start_response(status, headers, exc_info)
 
         return invalidating
@@ -91,7 +96,8 @@ class UnsafeInvalidation:
         headers: Iterable[tuple[str, str]],
     ) -> list[str]:
         """The canonical URLs an unsafe request answered with ``headers`` changed: its own and
-        its same-host ``Location``/``Content-Location`` ones, those the cache may store."""
+        the same-host ones ``headers`` name in ``Location``/``Content-Location``, those the
+        cache may store."""
         scheme = str(environ.get("wsgi.url_scheme", "http"))
         path = normalize_path(environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", ""))
         query = str(environ.get("QUERY_STRING", ""))

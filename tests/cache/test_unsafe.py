@@ -55,7 +55,13 @@ CASES: list[tuple[str, str, str, list[tuple[str, str]], set[str]]] = [
     ("PATCH", "/b/", "204 No Content", [], {"/b/"}),
     ("DELETE", "/c/?x=1", "200 OK", [], {"/c/?x=1"}),
     ("M-SEARCH", "/b/", "200 OK", [], {"/b/"}),
-    ("POST", "/a/", "303 See Other", [("Location", "/b/")], {"/a/", "/b/"}),
+    # A 2xx names the resource it created or describes: purged too.
+    ("POST", "/a/", "200 OK", [("Location", "/b/")], {"/a/", "/b/"}),
+    ("PUT", "/a/", "200 OK", [("Content-Location", "/b/")], {"/a/", "/b/"}),
+    # A redirect after a form names where to look next (a login, a password form): only the
+    # request's own URL changed.
+    ("POST", "/a/", "303 See Other", [("Location", "/b/")], {"/a/"}),
+    ("POST", "/login-form/", "302 Found", [("Location", "/b/")], set()),
     ("POST", "/new/", "201 Created", [("Location", "http://example.org/b/"),
                                       ("Content-Location", "../c/?x=1")], {"/b/", "/c/?x=1"}),
     # The ignored tracking parameters are not part of the key: /a/ is the page changed.

@@ -126,11 +126,10 @@ class StaticFiles:
         settings = self.engine.settings()
         if not settings.static_files or settings.mobile:
             return False
-        if entry.status != 200 or entry.variant or vary or "?" in entry.url:
+        # The web server expires copies by max_age alone: not for a page stating its lifetime.
+        if entry.status != 200 or entry.variant or vary or "?" in entry.url or entry.encoded:
             return False
-        # The web server expires copies by the max_age setting alone: a page whose lifetime
-        # the response states (or that is revalidated before each use) stays with Python.
-        if entry.fresh.rule != "max_age" or entry.encoded:
+        if entry.fresh.rule != "max_age":
             return False
         content_type = next(
             (value for name, value in entry.headers if name.lower() == "content-type"), ""
