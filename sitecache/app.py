@@ -25,6 +25,7 @@ from sitecache.cache.health_probe import probe_storage
 from sitecache.cache.latency import LatencyRecorder
 from sitecache.cache.outcome import explanations
 from sitecache.config import Config, ConfigError, load_config, open_cache_engine
+from sitecache.disk_space import DiskSpace
 from sitecache.hooks import Hooks
 from sitecache.invalidation import ContentInvalidation
 from sitecache.ops_views import OpsViews
@@ -135,7 +136,7 @@ class App:
                 self.cache, x_for=count, x_proto=count, x_host=count, x_port=count
             )
         # Metrics, health and the OpenAPI document (#19), each request timed for the metrics.
-        ops = OpsViews(self.server, self.auth, self.cache_api, config.metrics_token)
+        ops = OpsViews(self.server, self.auth, self.cache_api, config.metrics_token, self.disk)
         self.views.update(ops.routes())
         self._entry = LatencyRecorder(self.cache.engine.counters.count_all).wrap(self._entry)
         for spec in config.plugins:
@@ -241,8 +242,21 @@ class App:
         )
         self.invalidation.install(self.content, self.auth.users)
         # The site-cache/v1 routes, preload, GC timers and companion plugins (#8).
+        #: the free space of the data directory's, the disk cache's and the static root's
+        #: disks (#29)
+        engine = self.cache.engine
+        cache_dir = [Path(engine.location)] if engine.backend == "disk" else []
+        self.disk = DiskSpace(
+            [config.data_dir, *cache_dir, config.static_directory],
+            low_bytes=config.disk_low_mb * 1024 * 1024,
+            low_percent=config.disk_low_percent,
+        )
         self.cache_api = CacheApi(
-            self.cache, self.hooks, config.site_url, static_root=config.static_directory
+            self.cache,
+            self.hooks,
+            config.site_url,
+            static_root=config.static_directory,
+            disk=self.disk,
         )
         timers = self.cache_api.timers
         # Every process retries owed purges on each timer tick (a crash or an outage may
@@ -264,9 +278,14 @@ class App:
         self.hooks.add_filter("cache_post_exists", self._cache_post_exists)
         self.hooks.add_filter("cache_preload_urls", self._cache_preload_urls)
         # The cache dashboard (#19): drives the cache through the site-cache/v1 routes only.
-        self.views.update(
-            CacheDashboard(self.auth, self.server, self.templates, explanations()).routes()
+        dashboard = CacheDashboard(
+            self.auth,
+            self.server,
+            self.templates,
+            explanations(),
+            debug_log=str(config.data_dir / "logs" / "cache-debug.log"),
         )
+        self.views.update(dashboard.routes())
 
     # ------------------------------------------------------------------ cache seams
     def _cache_post_tags(self, tags: list[str], post_id: int) -> list[str]:

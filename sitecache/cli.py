@@ -602,7 +602,16 @@ def _engine(config: Config) -> CacheEngine:
     """
     from sitecache.config import open_cache_engine
 
-    return open_cache_engine(config, _cache_namespace(config))
+    engine = open_cache_engine(config, _cache_namespace(config))
+    try:
+        # A store that cannot be used at all (a server starts on it and serves uncached) is
+        # a command's failure: one line, exit status 1. A damaged index was moved aside
+        # while the store was opened: the commands then run on the empty one.
+        engine.generation()
+    except BaseException:
+        engine.close()
+        raise
+    return engine
 
 
 def _site_cache_command(args: argparse.Namespace, config: Config) -> int:
@@ -621,6 +630,7 @@ def _site_cache_command(args: argparse.Namespace, config: Config) -> int:
             return _storage_failed(exc.__cause__)
         raise
     try:
+        app.cache.engine.generation()  # a store that cannot be used fails as in `_engine`
         return run_cache_command(
             args, app.cache.engine, config.site_url, config.static_directory, app.cache_api
         )

@@ -81,6 +81,10 @@ class Config:
     database_url: str = field(default="", repr=False)
     #: a bearer token that may read ``/site-admin/metrics`` without logging in ("": none)
     metrics_token: str = field(default="", repr=False)
+    #: free megabytes under which ``/status`` and ``/healthz`` say a disk is low
+    disk_low_mb: int = 100
+    #: free share of a disk (percent) under which it is low, whichever comes first
+    disk_low_percent: float = 5.0
 
     @property
     def static_directory(self) -> Path:
@@ -231,6 +235,20 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
             "/site-admin/metrics without logging in; empty: none.",
             type="string",
             pattern=r"^(|[\x21-\x7e]{16,512})$",
+        ),
+        "disk_low_mb": _key(
+            "Free megabytes under which /status warns disk_low and /healthz's disk part warns "
+            "(the data directory's, the disk cache's and the static root's disks).",
+            type="integer",
+            minimum=0,
+            maximum=10_000_000,
+        ),
+        "disk_low_percent": _key(
+            "The free share of a disk (percent) under which it is low, whichever of this and "
+            "disk_low_mb comes first.",
+            type="number",
+            minimum=0,
+            maximum=100,
         ),
     },
 }

@@ -3,8 +3,12 @@
 - ``GET /site-admin/metrics``: Prometheus text (`sitecache.cache.api.metrics`), for an
   administrator's session or ``Authorization: Bearer <metrics_token>``; anyone else gets a
   JSON 401 (no credentials) or 403 (a logged-in non-administrator).
-- ``GET /healthz``: 200 when the cache storage and the site database answer, 503 naming the
-  part that does not; no authentication, no secrets.
+- ``GET /healthz``: 200 when the cache storage and the site database answer and no disk is
+  full, 503 naming the part that fails: ``storage`` (with why: ``damaged``, ``full``,
+  ``unwritable``, or ``did not answer``), ``database``, ``disk`` (the free space of the data
+  directory's, the disk cache's and the static root's disks, measured at most once a second;
+  a low disk is ``warn``, not a failure); with the codes of the cache's warnings (``GET
+  /status``'s); no authentication, no secrets.
 - ``GET /<rest_prefix>-openapi``: the OpenAPI 3.1 document of every route
   (`sitecache.rest.openapi`).
 
@@ -26,7 +30,8 @@ from sitecache.auth import AuthService
 from sitecache.cache.api import CacheApi
 from sitecache.cache.api.metrics import CONTENT_TYPE, metrics_text
 from sitecache.cache.deployment import HEALTH_PATH
-from sitecache.cache.storage import StorageError
+from sitecache.cache.storage import StorageError, StorageUnusable
+from sitecache.disk_space import DiskSpace
 from sitecache.rest.openapi import openapi_document
 from sitecache.rest.server import RestServer
 
@@ -72,15 +77,22 @@ class OpsViews:
         auth: the auth service (sessions, the site database).
         cache_api: the page cache's management API (its engine and preloader).
         metrics_token: the bearer token that may read the metrics (``""``: none).
+        disk: the free-space probe of the health check (``None``: the cache API's).
     """
 
     def __init__(
-        self, server: RestServer, auth: AuthService, cache_api: CacheApi, metrics_token: str = ""
+        self,
+        server: RestServer,
+        auth: AuthService,
+        cache_api: CacheApi,
+        metrics_token: str = "",
+        disk: DiskSpace | None = None,
     ) -> None:
         self.server = server
         self.auth = auth
         self.cache_api = cache_api
         self.metrics_token = metrics_token
+        self.disk = disk if disk is not None else cache_api.disk
 
     def routes(self) -> dict[str, View]:
         """Path → view."""
@@ -133,9 +145,29 @@ class OpsViews:
         engine = self.cache_api.engine
         try:
             engine.read_value("status_probe")  # one read: a key lookup, a SQL row
+        except StorageUnusable as exc:  # damaged (being started empty), full, unwritable
+            return {"status": "fail", "backend": engine.backend, "error": exc.kind}
         except StorageError:
             return {"status": "fail", "backend": engine.backend, "error": "did not answer"}
         return {"status": "ok", "backend": engine.backend}
+
+    def _check_disk(self) -> dict[str, Any]:
+        """The watched disks (no paths: the check is public): ``fail`` when one is full,
+        ``warn`` when one is low."""
+        readings = self.disk.readings()
+        level = self.disk.level()
+        status = {"ok": "ok", "low": "warn", "full": "fail"}[level]
+        return {
+            "status": status,
+            "disks": [
+                {
+                    "free_bytes": reading.free_bytes,
+                    "free_percent": reading.free_percent,
+                    "level": reading.level,
+                }
+                for reading in readings
+            ],
+        }
 
     def _check_database(self) -> dict[str, Any]:
         try:
@@ -146,15 +178,31 @@ class OpsViews:
         return {"status": "ok"}
 
     def health(self, request: Request) -> Response:
-        """``GET /healthz``: ``{"status", "checks": {"storage", "database"}}``, 200 or 503."""
+        """``GET /healthz``: ``{"status", "checks": {"storage", "database", "disk"},
+        "warnings"}``, 200 or 503 (``failing`` names the failing parts); ``warnings`` (the
+        codes of `CacheApi.warnings`) when the storage answered."""
         if request.method not in ("GET", "HEAD"):
             return _method_not_allowed()
-        checks = {"storage": self._check_storage(), "database": self._check_database()}
-        failing = [name for name, check in checks.items() if check["status"] != "ok"]
+        checks = {
+            "storage": self._check_storage(),
+            "database": self._check_database(),
+            "disk": self._check_disk(),
+        }
+        failing = [name for name, check in checks.items() if check["status"] == "fail"]
         body: dict[str, Any] = {"status": "fail" if failing else "ok", "checks": checks}
         if failing:
             body["failing"] = failing
+        if checks["storage"]["status"] == "ok":
+            # The codes of the warnings GET /status and `sitecache cache status` show (the
+            # same function over the same inputs); their messages stay behind the login.
+            body["warnings"] = [warning["code"] for warning in self._warnings()]
         return _json(body, 503 if failing else 200)
+
+    def _warnings(self) -> list[dict[str, str]]:
+        try:
+            return self.cache_api.warnings()
+        except StorageError:  # the storage failed since its check: reported by the next one
+            return []
 
     # ------------------------------------------------------------------ OpenAPI
     def openapi(self, request: Request) -> Response:

@@ -11,13 +11,24 @@ feed, the sitemap, a theme's own XML templates) goes through `xml_text`, which d
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Final
 
 from jinja2 import Environment, PackageLoader, pass_context, select_autoescape
 from jinja2.runtime import Context
 from markupsafe import Markup
 
-__all__ = ["make_template_environment", "xml_text"]
+from sitecache.wording import human_bytes, human_duration, inline_code, plural, ratio_percent
+
+__all__ = ["TEMPLATE_FILTERS", "make_template_environment", "xml_text"]
+
+#: The filters every template may use: numbers, sizes and help texts in words.
+TEMPLATE_FILTERS: Final = {
+    "plural": plural,
+    "human_bytes": human_bytes,
+    "human_duration": human_duration,
+    "inline_code": inline_code,
+    "percent": ratio_percent,
+}
 
 _NOT_XML_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 """Every character XML 1.0's ``Char`` production leaves out."""
@@ -43,10 +54,13 @@ def _finalize(context: Context, value: Any) -> Any:
 
 def make_template_environment() -> Environment:
     """The environment of ``sitecache/templates`` with autoescaping on for HTML and XML, whose
-    XML templates print only characters XML 1.0 allows (`xml_text`)."""
-    return Environment(
+    XML templates print only characters XML 1.0 allows (`xml_text`), with the filters of
+    `TEMPLATE_FILTERS`."""
+    environment = Environment(
         loader=PackageLoader("sitecache", "templates"),
         autoescape=select_autoescape(["html", "xml"]),
         keep_trailing_newline=True,
         finalize=_finalize,
     )
+    environment.filters.update(TEMPLATE_FILTERS)
+    return environment

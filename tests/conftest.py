@@ -153,19 +153,27 @@ RACE_MODULES = frozenset(
 INDEPENDENT_MODULES = frozenset({"tests/e2e/test_any_server.py", "tests/e2e/test_static_nginx.py"})
 
 
+#: The fault-injection suite (#29): real servers, tmpfs mounts, private PostgreSQL and Redis,
+#: each test under load for seconds: one scope, its tests one after the other.
+FAULT_SUITE = "tests/faults/"
+
+
 def xdist_scope(nodeid: str) -> str:
     """The unit of work a worker takes whole: the test's module (its module-scoped servers
-    start once), the race modules together, each test of an independent module alone."""
+    start once), the race modules together, the fault suite together, each test of an
+    independent module alone."""
     module = nodeid.split("::", 1)[0]
     if module in RACE_MODULES:
         return "tests/e2e/races"
+    if module.startswith(FAULT_SUITE):
+        return FAULT_SUITE
     return nodeid if module in INDEPENDENT_MODULES else module
 
 
 def xdist_rank(nodeid: str) -> int:
-    """Which scopes start first: the race modules (the longest), the other end-to-end modules
-    (seconds each, mostly waiting on servers), then the rest."""
-    if xdist_scope(nodeid) == "tests/e2e/races":
+    """Which scopes start first: the race modules and the fault suite (the longest), the
+    other end-to-end modules (seconds each, mostly waiting on servers), then the rest."""
+    if xdist_scope(nodeid) in ("tests/e2e/races", FAULT_SUITE):
         return 0
     return 1 if nodeid.startswith(("tests/e2e/", "tests/examples/")) else 2
 

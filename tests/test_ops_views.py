@@ -146,12 +146,21 @@ def test_the_histogram_is_cumulative_and_bounded() -> None:
 
 # ---------------------------------------------------------------------- health
 def test_healthz_answers_200_naming_each_part_without_auth(site: Site) -> None:
+    site.app.disk.low_bytes, site.app.disk.low_percent = 0, 0.0  # whatever this disk holds
     response = site.client().get("/healthz", base_url=BASE)
     assert response.status_code == 200
-    assert response.get_json() == {
+    body = response.get_json()
+    disk = body["checks"].pop("disk")
+    # The codes of the warnings GET /status shows (one function, the same inputs).
+    assert body.pop("warnings") == [w["code"] for w in site.app.cache_api.status()["warnings"]]
+    assert body == {
         "status": "ok",
         "checks": {"storage": {"status": "ok", "backend": "disk"}, "database": {"status": "ok"}},
     }
+    # One disk (the data directory and the static root share it), no path: the check is public.
+    assert disk["status"] == "ok"
+    assert [set(reading) for reading in disk["disks"]] == [{"free_bytes", "free_percent", "level"}]
+    assert str(site.app.data_dir) not in response.get_data(as_text=True)
     assert response.headers["Cache-Control"] == "no-store, private"
     assert "detail=rest_or_admin" in response.headers["Cache-Status"]  # never looked up
     assert site.app.cache.engine.list_entries()[1] == 0

@@ -14,6 +14,7 @@ from typing import Any
 
 from sitecache.auth.app_passwords import ApplicationPasswordPolicy, ApplicationPasswords
 from sitecache.auth.authenticators import ApplicationPasswordAuthenticator, CookieNonceAuthenticator
+from sitecache.auth.flash import FlashMessages
 from sitecache.auth.keys import load_or_create_secret_key
 from sitecache.auth.nonces import NonceService
 from sitecache.auth.passwords import PasswordHasher
@@ -69,6 +70,7 @@ class AuthService:
         self.sessions = SessionManager(self.store, self.users, self.key, clock)
         self.nonces = NonceService(self.key, clock)
         self.throttle = LoginThrottle(self.store, clock)
+        self.flash = FlashMessages(self.store, clock)
         self.policy = ApplicationPasswordPolicy(app_passwords)
         self.app_passwords = ApplicationPasswords(self.store, self.users, self.key, clock)
         self.routes = ApplicationPasswordRoutes(self.users, self.app_passwords, self.policy)

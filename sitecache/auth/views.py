@@ -12,18 +12,19 @@ mounted under ``/cache-admin`` (werkzeug's ``DispatcherMiddleware``) at ``/cache
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Final
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 from jinja2 import Environment
 from werkzeug.wrappers import Request, Response
 
 from sitecache.auth.app_passwords import ApplicationPassword
 from sitecache.auth.authenticators import REST_NONCE_ACTION
+from sitecache.auth.db import DatabaseError
 from sitecache.auth.origin import request_cross_site_reason
+from sitecache.auth.redirect_urls import is_loopback_host, redirect_url_problem, with_query
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.service import AUTHORIZE_PATH, AuthService
 from sitecache.auth.sessions import COOKIE_NAME, Session
@@ -114,30 +115,6 @@ def safe_redirect(target: object, home_url: str, default: str = ADMIN_PATH) -> s
     return default
 
 
-def _with_query(url: str, params: Mapping[str, str]) -> str:
-    parts = urlsplit(url)
-    query = parse_qsl(parts.query, keep_blank_values=True) + list(params.items())
-    return urlunsplit(parts._replace(query=urlencode(query)))
-
-
-def redirect_url_problem(url: str, allow_plain_http_host: Callable[[str], bool]) -> str | None:
-    """Why ``url`` may not receive an application password, or ``None`` when it may.
-
-    As WordPress: a scheme is required; ``javascript:`` and ``data:`` are refused; plain
-    ``http`` only for loopback hosts (so the password never crosses a network in clear text).
-    """
-    if not url:
-        return None
-    scheme = urlsplit(url).scheme.lower()
-    if not scheme or not url[0].isalpha():
-        return "Invalid URL format."
-    if scheme in ("javascript", "data", "vbscript"):
-        return "Invalid URL scheme."
-    if scheme == "http" and not allow_plain_http_host(urlsplit(url).hostname or ""):
-        return "The URL must be served over a secure connection."
-    return None
-
-
 def _path_and_query(request: Request) -> str:
     """The request's full path (mount point included) and query string for a redirect back to
     it (werkzeug's ``full_path`` fails on a query string that is not UTF-8; its bytes are
@@ -145,17 +122,6 @@ def _path_and_query(request: Request) -> str:
     query = quote(request.query_string, safe="/?&=%:@!$'()*+,;~-._")
     path = mounted(request, request.path)
     return f"{path}?{query}" if query else path
-
-
-def _is_loopback_host(host: str) -> bool:
-    """``localhost`` or a loopback IP literal; never a name that merely starts with ``127.``."""
-    # SECURITY: "127.attacker.example" is a public host name, not a loopback address.
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 class AuthViews:
@@ -405,8 +371,10 @@ class AuthViews:
         """``GET /site-admin/``: who is logged in, their application passwords, log out.
 
         ``POST`` (with the ``site_rest`` nonce) creates or revokes an application password
-        through the REST routes ``site/v2/users/me/application-passwords``; a new password is
-        shown once, with a copy button.
+        through the REST routes ``site/v2/users/me/application-passwords`` and, when that
+        worked, redirects back here (POST-redirect-GET: reloading repeats nothing) to a page
+        that shows what was done, and a new password, once (`sitecache.auth.flash`). A refused
+        form is shown again with its reasons.
         """
         if request.method not in ("GET", "HEAD", "POST"):
             return self._method_not_allowed("GET, HEAD, POST")
@@ -418,6 +386,16 @@ class AuthViews:
         status, notice, error = 200, "", ""
         if request.method == "POST":
             status, notice, error, details, created = self._account_action(request)
+            if not error:
+                done = self._after_account_action(request, session, notice, created)
+                if done is not None:
+                    return done
+        else:
+            message = self._take_flash(session, request.args.get("done", ""))
+            notice = str(message.get("notice") or "")
+            kept = message.get("created")
+            if isinstance(kept, dict):
+                created = {str(key): str(value) for key, value in kept.items()}
         passwords = self.auth.app_passwords.list(session.user)
         return self.render(
             request,
@@ -436,6 +414,31 @@ class AuthViews:
             error_details=details,
             created=created,
         )
+
+    def _after_account_action(
+        self, request: Request, session: Session, notice: str, created: Mapping[str, str]
+    ) -> Response | None:
+        """The 303 back to the account page, its message kept for it (``None`` when the
+        message cannot be kept: the page is then shown as the POST's answer)."""
+        message: dict[str, Any] = {"notice": notice}
+        if created:
+            # Kept until the redirect reads it (at most `flash.LIFETIME` seconds), then gone.
+            message["created"] = dict(created)
+        try:
+            reference = self.auth.flash.put(session, message)
+        except DatabaseError:
+            logger.warning("the account page's message could not be kept", exc_info=True)
+            return None
+        return self.redirect(f"{mounted(request, ADMIN_PATH)}?{urlencode({'done': reference})}")
+
+    def _take_flash(self, session: Session, reference: str) -> dict[str, Any]:
+        if not reference:
+            return {}
+        try:
+            return self.auth.flash.take(session, reference) or {}
+        except DatabaseError:
+            logger.warning("the account page's message could not be read", exc_info=True)
+            return {}
 
     def _account_action(self, request: Request) -> tuple[int, str, str, list[str], dict[str, str]]:
         """Run the account form's action through the REST API: (status, notice, error, the
@@ -494,7 +497,7 @@ class AuthViews:
         if params["app_id"] and not is_uuid(params["app_id"]):
             problems.append("The application ID must be a UUID.")
         for key, label in (("success_url", "success URL"), ("reject_url", "reject URL")):
-            problem = redirect_url_problem(params[key], _is_loopback_host)
+            problem = redirect_url_problem(params[key], is_loopback_host)
             if problem:
                 problems.append(f"The {label} is not allowed: {problem}")
         return params, problems
@@ -541,7 +544,7 @@ class AuthViews:
             )
         if "reject" in request.form:
             if params["reject_url"]:
-                return self.redirect(_with_query(params["reject_url"], {"success": "false"}))
+                return self.redirect(with_query(params["reject_url"], {"success": "false"}))
             return self.redirect(mounted(request, ADMIN_PATH))
         return self._approve(request, session.user, params)
 
@@ -565,7 +568,7 @@ class AuthViews:
             )  # fmt: skip
         if params["success_url"]:
             return self.redirect(
-                _with_query(
+                with_query(
                     params["success_url"],
                     {
                         "site_url": self.server.home_url(),

@@ -111,6 +111,26 @@ class RequestClassifier:
             return "rest_or_admin" if settings.enabled else "disabled"
         return None
 
+    def is_own(self, environ: Mapping[str, Any], reason: str) -> bool:
+        """Whether a request that bypassed the cache for ``reason`` is the site's own
+        administration traffic, counted apart from the visitors' (``own`` in the stats): sent
+        to a REST, login or admin path (or addressed by ``rest_route``) with credentials or a
+        login session cookie: the dashboard, the REST calls of logged-in users and scripts.
+
+        Run on bypasses only: a hit never pays for it.
+        """
+        if reason != "rest_or_admin":
+            path = environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", "")
+            if path not in self._bypass_exact and not path.startswith(self._bypass_below):
+                return False
+        if environ.get("HTTP_AUTHORIZATION"):
+            return True
+        cookie = environ.get("HTTP_COOKIE")
+        if not cookie:
+            return False
+        prefixes = self.rules.login_cookie_prefixes
+        return any(part.lstrip().startswith(prefixes) for part in str(cookie).split(";"))
+
     def classify(
         self, environ: dict[str, Any], settings: CacheSettings
     ) -> tuple[dict[str, Any], Decision]:

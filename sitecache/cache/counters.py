@@ -1,10 +1,12 @@
 """The request counters: aggregated in memory, written to the storage at most once a second.
 
-Every request counts (``hit``, ``miss``, ``bypass:<reason>``, ...). Counting is an addition in a
-dictionary of this process; a flush adds what was counted to the storage's shared counters in
-one step, at most once per interval. A flush the storage refuses keeps the counts for the next
-one, so a storage outage loses no count. The first flush of a store records when counting
-started (``stats_since``).
+Every request counts (``hit``, ``miss``, ``bypass:<reason>``, ...): a visitor's under its bare
+name, the cache's own traffic under a label (``preload:hit``, ``own:miss``), so warming the
+cache, testing it or administering it never moves the visitors' figures. Counting is an
+addition in a dictionary of this process; a flush adds what was counted to the storage's shared
+counters in one step, at most once per interval. A flush the storage refuses keeps the counts
+for the next one, so a storage outage loses no count. The first flush of a store records when
+counting started (``stats_since``).
 """
 
 from __future__ import annotations
@@ -19,10 +21,15 @@ from sitecache.cache.storage import Storage, StorageError
 from sitecache.cache.storage_log import Warn
 from sitecache.cache.timeseries import prune_deltas, series_deltas
 
-__all__ = ["SINCE_NAME", "Counters"]
+__all__ = ["OWN_LABEL", "PRELOAD_LABEL", "SINCE_NAME", "Counters"]
 
 #: The named value holding when the counters started (Unix time, decimal).
 SINCE_NAME: Final = "stats_since"
+#: The label of the site's own traffic (``own:<name>``): the cache test's visits and the
+#: administration requests (`sitecache.cache.classify.RequestClassifier.is_own`).
+OWN_LABEL: Final = "own"
+#: The label of a preload's visits (``preload:<name>``).
+PRELOAD_LABEL: Final = "preload"
 
 
 class Counters:

@@ -24,7 +24,12 @@ from urllib.parse import urlsplit
 from sitecache.auth.cookie_names import COOKIE_NAME
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.keys import normalize_host
-from sitecache.cache.policy import AUTH_COOKIE_PREFIXES, BYPASS_PATH_PREFIXES, CacheRules
+from sitecache.cache.policy import (
+    AUTH_COOKIE_PREFIXES,
+    BYPASS_PATH_PREFIXES,
+    LOGIN_COOKIE_PREFIXES,
+    CacheRules,
+)
 from sitecache.cache.storage import StorageError, open_storage
 
 if TYPE_CHECKING:
@@ -63,6 +68,7 @@ def rules_for(site_url: str | None, rest_prefix: str) -> CacheRules:
         hosts=hosts,
         bypass_path_prefixes=tuple(dict.fromkeys((*namespace_paths, *BYPASS_PATH_PREFIXES))),
         auth_cookie_prefixes=tuple(dict.fromkeys((COOKIE_NAME, *AUTH_COOKIE_PREFIXES))),
+        login_cookie_prefixes=tuple(dict.fromkeys((COOKIE_NAME, *LOGIN_COOKIE_PREFIXES))),
     )
 
 

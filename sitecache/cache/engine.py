@@ -40,6 +40,7 @@ from sitecache.cache.reports import CacheReports
 from sitecache.cache.settings import CacheSettings, purging_changes
 from sitecache.cache.settings_store import SETTINGS_NAME, SettingsStore
 from sitecache.cache.storage import (
+    STORE_IDENTITY,
     Announcements,
     EntryStatus,
     PendingRemoval,
@@ -106,6 +107,15 @@ class CacheEngine:
         self.fills = FillCoordinator(
             self.locks if fill_locks is storage else Locks(fill_locks, warn), warn
         )
+        # A store found damaged starts empty (#29): what the listeners keep of its entries
+        # (static copies, downstream caches) must go with them.
+        storage.on_reset(self._storage_reset)
+
+    def _storage_reset(self, reason: str) -> None:
+        """The storage dropped every entry at once (`Storage.on_reset`): log it and tell the
+        purge listeners of a purge of everything."""
+        logger.warning("cache storage reset: %s; the cache starts empty", reason)
+        self.invalidator.storage_reset()
 
     # ------------------------------------------------------------------ settings
     def settings(self, now: float | None = None) -> CacheSettings:
@@ -347,6 +357,21 @@ class CacheEngine:
             StorageError: it does not.
         """
         self.values.write(STATUS_PROBE, str(int(self.clock())).encode("ascii"))
+
+    def store_identity(self) -> bytes | None:
+        """The storage's name for its current store (`STORE_IDENTITY`): it changes when the
+        store lost every entry at once and started again (a damaged disk index moved aside);
+        ``None`` for a store that never does.
+
+        Raises:
+            StorageError: the storage failed.
+        """
+        return self.values.read(STORE_IDENTITY)
+
+    def storage_warnings(self) -> list[tuple[str, str]]:
+        """``(code, message)`` pairs the storage wants an administrator to see
+        (`Storage.warnings`: it cannot be used now, it was found damaged and rebuilt)."""
+        return self.storage.warnings()
 
     def housekeeping(self, budget: float) -> int:
         """The storage's bounded upkeep (old layouts, free pages); how much it did.

@@ -27,20 +27,35 @@ from typing import Any, Final
 from sitecache.cache.answers import Prepared, ServeFilter, send_captured, send_entry
 from sitecache.cache.capture import StartResponse, WSGIApp, call_app
 from sitecache.cache.classify import PLAIN_MEMO_SIZE, RequestClassifier
+from sitecache.cache.counters import OWN_LABEL
 from sitecache.cache.debug_log import close_debug_log, debug_logger, debugging
 from sitecache.cache.engine import CacheEngine, PurgeResult
 from sitecache.cache.outcome import FRESH_HIT, STALE_HIT, Fwd, Outcome
 from sitecache.cache.policy import CacheRules
 from sitecache.cache.purger import Purger
-from sitecache.cache.render import CacheRequest, Renderer, StoredListener, StoreFilter
+from sitecache.cache.render import (
+    CacheRequest,
+    Renderer,
+    StoredListener,
+    StoreFilter,
+    storage_failure,
+)
 from sitecache.cache.revalidation import stale_window
 from sitecache.cache.storage import MemoryStorage, Storage, StorageError
 from sitecache.cache.tier import MemoryTier
-from sitecache.cache.tiered import TieredEntries
+from sitecache.cache.tiered import CopyWriter, TieredEntries
 from sitecache.cache.unsafe import UnsafeInvalidation
 from sitecache.cache.vary import with_vary
 
-__all__ = ["PLAIN_MEMO_SIZE", "PageCache", "ServeFilter", "StoreFilter", "StoredListener", "Tick"]
+__all__ = [
+    "PLAIN_MEMO_SIZE",
+    "CopyWriter",
+    "PageCache",
+    "ServeFilter",
+    "StoreFilter",
+    "StoredListener",
+    "Tick",
+]
 
 #: ``(now, environ) -> None``: called first on every request (cheap periodic work).
 Tick = Callable[[float, Mapping[str, Any]], None]
@@ -96,7 +111,12 @@ class PageCache:
         if settings:
             engine.seed_settings(settings)
         self._classifier = RequestClassifier(engine.rules)
-        self._entries = TieredEntries(engine, MemoryTier(engine.memory_tier_bytes))
+        #: told of each page this process stored or read from the storage, with the purge
+        #: generation of that store or read (static-file copies); never on a memory-tier hit
+        self.copy_writers: list[CopyWriter] = []
+        self._entries = TieredEntries(
+            engine, MemoryTier(engine.memory_tier_bytes), self.copy_writers
+        )
         self._renderer = Renderer(self, engine, self._entries)
         self._unsafe = UnsafeInvalidation(engine)
         # Hook points for companion plugins (`sitecache.cache.api.plugins`). Empty by default:
@@ -197,7 +217,8 @@ class PageCache:
             key, prepared = self._entries.lookup(decision.base, environ, now, generation)
         except StorageError as exc:
             engine.storage_warning("cache storage unavailable, passing through: %s", exc)
-            return self._bypass(environ, start_response, Outcome.failed("bypass", "storage_error"))
+            outcome = Outcome.failed("bypass", storage_failure(exc))
+            return self._bypass(environ, start_response, outcome)
         if prepared is not None:
             expires = prepared.expires
             if not expires or now < expires:
@@ -305,7 +326,7 @@ class PageCache:
             _, prepared = self._entries.lookup(base, request.environ, later, generation)
         except StorageError as exc:
             engine.storage_warning("cache storage unavailable, passing through: %s", exc)
-            outcome = Outcome.failed("bypass", "storage_error")
+            outcome = Outcome.failed("bypass", storage_failure(exc))
             return self._bypass(request.environ, request.start_response, outcome)
         if prepared is not None and (not prepared.expires or later < prepared.expires):
             return self._send(request, prepared, later, Outcome.collapsed_into(fwd))
@@ -313,6 +334,9 @@ class PageCache:
             engine.fills.forget(base)
             return self._fill(request, later, fwd, generation, stale)
         return self._renderer.render(request, later, fwd, generation, stale)[0]
+
+    def _count_own(self, name: str) -> None:
+        self.engine.count(f"{OWN_LABEL}:{name}")
 
     def _send(
         self, request: CacheRequest, prepared: Prepared, now: float, outcome: Outcome
@@ -332,8 +356,14 @@ class PageCache:
     def _bypass(
         self, environ: dict[str, Any], start_response: StartResponse, outcome: Outcome
     ) -> Iterable[bytes]:
-        """Count ``outcome`` and pass the request to the app, its answer labelled with it."""
-        outcome.count(self.engine.count)
+        """Count ``outcome`` and pass the request to the app, its answer labelled with it.
+
+        An administration request (`RequestClassifier.is_own`) counts as the site's own
+        traffic (``own:<name>``), never as a visitor's bypass."""
+        if self._classifier.is_own(environ, outcome.detail):
+            outcome.count(self._count_own)
+        else:
+            outcome.count(self.engine.count)
         cache_status = outcome.header()
 
         def bypass_start_response(

@@ -63,11 +63,14 @@ Fwd = Literal["uri-miss", "vary-miss", "stale", "bypass"]
 Counter = Literal["hit", "stale", "miss", "bypass"]
 
 #: Reasons that no guard gives: the cache itself could not take part.
-OutcomeReason = Literal["storage_error", "purged", "purge_pending"]
+OutcomeReason = Literal["storage_error", "storage", "purged", "purge_pending"]
 
 #: The explanation of each `OutcomeReason` (a guard's reason is explained by its row).
 OUTCOME_REASONS: Final[dict[OutcomeReason, str]] = {
     "storage_error": "The cache storage failed (see the server log and GET /status).",
+    "storage": "The cache storage cannot be used now: it was found damaged and is being "
+    "started empty, its disk is full, or it cannot be written; pages are served uncached until "
+    "it can be (GET /status says why).",
     "purged": "A purge ran while the page was rendered, so it was sent but not stored.",
     "purge_pending": "A purge owed to a content change has not been applied yet (the storage "
     "failed); pages are served uncached until it is (see GET /status).",

@@ -32,6 +32,7 @@ __all__ = [
     "AUTH_COOKIE_PREFIXES",
     "BYPASS_PATH_PREFIXES",
     "BYPASS_QUERY_PARAMS",
+    "LOGIN_COOKIE_PREFIXES",
     "NEVER_STORED_STATUSES",
     "REQUEST_GUARDS",
     "RESPONSE_GUARDS",
@@ -57,6 +58,11 @@ AUTH_COOKIE_PREFIXES: Final = (
     "wp-postpass",
     "comment_author",
 )
+
+#: The login cookies among `AUTH_COOKIE_PREFIXES` (sitecache's session and WordPress's): a
+#: request to a REST, login or admin path carrying one, or credentials, is the site's own
+#: administration traffic, counted apart from the visitors' (`RequestClassifier.is_own`).
+LOGIN_COOKIE_PREFIXES: Final = ("sitecache_session", "wordpress_logged_in", "wordpress_sec")
 
 #: The post-password (unlock) cookies among `AUTH_COOKIE_PREFIXES`: they bypass the cache in
 #: every ``known_users`` mode (``anonymous`` keeps them), since the page they show (an unlocked
@@ -98,6 +104,7 @@ class CacheRules:
             post-password cookies.
         unlock_cookie_prefixes: those of post-password cookies: ``known_users=anonymous``
             keeps them, so they bypass in every mode.
+        login_cookie_prefixes: those of login session cookies (`LOGIN_COOKIE_PREFIXES`).
         max_body: the largest body stored, in bytes.
         heuristic: the lifetime of a response that states none (no ``Cache-Control``
             ``max-age``/``s-maxage``, no ``Expires``): ``max_age``, the setting, for a 200 (a
@@ -110,6 +117,7 @@ class CacheRules:
     bypass_path_prefixes: tuple[str, ...] = BYPASS_PATH_PREFIXES
     auth_cookie_prefixes: tuple[str, ...] = AUTH_COOKIE_PREFIXES
     unlock_cookie_prefixes: tuple[str, ...] = UNLOCK_COOKIE_PREFIXES
+    login_cookie_prefixes: tuple[str, ...] = LOGIN_COOKIE_PREFIXES
     max_body: int = 8 * 1024 * 1024
     heuristic: Heuristic = "max_age"
 

@@ -167,18 +167,32 @@ class Invalidator:
         self.storage.bump_generation()
         return self._done(PurgeResult(deleted=report.deleted, bytes=report.bytes, scope=scope))
 
+    def storage_reset(self) -> PurgeResult:
+        """The storage dropped every entry at once (found damaged, it started empty): tell
+        the listeners of a purge of everything, so that what they keep of the lost entries
+        (static-file copies, downstream caches) goes too. Counted as ``purge:storage_reset``;
+        nothing is written to the storage (this runs inside one of its calls)."""
+        result = PurgeResult(deleted=0, bytes=0, scope="all")
+        self.counters.count("purge:storage_reset")
+        self._tell(result)
+        return result
+
     def _done(self, result: PurgeResult) -> PurgeResult:
         """Count ``result`` and tell the listeners."""
         scope = result.scope
         self.counters.count(f"purge:{scope}")
         self.counters.count(f"purged_entries:{scope}", result.deleted)
         self.counters.flush()
+        self._tell(result)
+        return result
+
+    def _tell(self, result: PurgeResult) -> None:
+        """Tell every listener of ``result`` (a failure is logged)."""
         for listener in list(self.listeners):
             try:
                 listener(result)
             except Exception:
                 logger.exception("purge listener %r failed", listener)
-        return result
 
     def _remove(self, keys: list[str], soft: bool, deadline: float | None) -> RemovalReport:
         report = RemovalReport()

@@ -34,7 +34,7 @@ from sitecache.cache.engine import CacheEngine
 from sitecache.cache.entry import CacheEntry
 from sitecache.cache.fields import end_to_end
 from sitecache.cache.freshness import Freshness, response_freshness
-from sitecache.cache.outcome import Fwd, Outcome
+from sitecache.cache.outcome import Fwd, Outcome, OutcomeReason
 from sitecache.cache.policy import CacheRules, ResponseFacts, response_refusal_reason
 from sitecache.cache.revalidation import (
     APP_FAILURES,
@@ -44,11 +44,18 @@ from sitecache.cache.revalidation import (
     stale_window,
 )
 from sitecache.cache.settings import CacheSettings
-from sitecache.cache.storage import StorageError
+from sitecache.cache.storage import StorageError, StorageUnusable
 from sitecache.cache.tiered import TieredEntries
 from sitecache.cache.vary import keyed_vary
 
-__all__ = ["CacheRequest", "RenderHooks", "Renderer", "StoreFilter", "StoredListener"]
+__all__ = [
+    "CacheRequest",
+    "RenderHooks",
+    "Renderer",
+    "StoreFilter",
+    "StoredListener",
+    "storage_failure",
+]
 
 logger = logging.getLogger("sitecache.cache")
 
@@ -56,6 +63,13 @@ logger = logging.getLogger("sitecache.cache")
 StoreFilter = Callable[[bytes, str], bytes]
 #: ``(entry, vary) -> None``: told of each page just stored (static-file mode).
 StoredListener = Callable[[CacheEntry, tuple[str, ...]], None]
+
+
+def storage_failure(exc: StorageError) -> OutcomeReason:
+    """The outcome reason of a storage failure: ``storage`` when the store cannot be used for
+    a reason it knows (damaged, full, unwritable: ``GET /status`` says which), else
+    ``storage_error``."""
+    return "storage" if isinstance(exc, StorageUnusable) else "storage_error"
 
 
 class RenderHooks(Protocol):
@@ -271,7 +285,7 @@ class Renderer:
             )
         except StorageError as exc:
             self.engine.storage_warning("cache storage unavailable, page not stored: %s", exc)
-            return Outcome.failed(fwd, "storage_error"), None
+            return Outcome.failed(fwd, storage_failure(exc)), None
         if key is None:
             return Outcome.failed(fwd, "purged"), None
         for listener in self.hooks.stored_listeners:

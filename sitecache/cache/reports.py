@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Final
 
-from sitecache.cache.counters import Counters
+from sitecache.cache.counters import OWN_LABEL, PRELOAD_LABEL, Counters
 from sitecache.cache.entry import EntryInfo
 from sitecache.cache.storage import EntryStatus, Storage
 from sitecache.cache.timeseries import read_series
@@ -74,13 +74,20 @@ class CacheReports:
             "entries": {"total": summary.total, "fresh": summary.fresh, "expired": summary.expired},
             "bytes": {"total": summary.bytes, "compressed": summary.compressed_bytes},
             "requests": {**requests, "hit_ratio": round(hit_ratio, 4)},
-            # Preload's own visits, kept out of the visitors' figures above.
-            "preload": {name: counters.get(f"preload:{name}", 0) for name in OUTCOMES},
+            # Preload's visits, and the site's own traffic (the cache test's visits, the
+            # administration requests), kept out of the visitors' figures above.
+            "preload": _labelled(counters, PRELOAD_LABEL),
+            "own": _labelled(counters, OWN_LABEL),
             "bypass_reasons": _by_prefix(counters, "bypass:"),
             "purges": _by_prefix(counters, "purge:"),
             # Requests by outcome per minute over the last 24 hours (all workers and nodes).
             "series": read_series(counters, now),
         }
+
+
+def _labelled(counters: dict[str, int], label: str) -> dict[str, int]:
+    """The outcome counts of the traffic counted under ``label`` (``<label>:<outcome>``)."""
+    return {name: counters.get(f"{label}:{name}", 0) for name in OUTCOMES}
 
 
 def _by_prefix(counters: dict[str, int], prefix: str) -> dict[str, int]:

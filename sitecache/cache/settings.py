@@ -26,10 +26,12 @@ __all__ = [
     "PURGING_CHANGES",
     "READ_ONLY_SETTINGS",
     "SETTINGS_SCHEMA",
+    "SETTING_TITLES",
     "CacheSettings",
     "compile_rejected_uri",
     "merge_settings",
     "purging_changes",
+    "titled_properties",
     "validate_settings_update",
 ]
 
@@ -58,6 +60,39 @@ PAGE_TYPE_LABELS: Final = {
     "pages": "pages",
     "single": "single posts",
     "author": "author archives",
+}
+
+#: Each setting's name in words: its ``title`` in the published schema (`titled_properties`),
+#: the dashboard's labels.
+SETTING_TITLES: Final[dict[str, str]] = {
+    "enabled": "Caching",
+    "max_age": "Page lifetime (seconds)",
+    "stale_while_revalidate": "Serve stale pages while refreshing (seconds)",
+    "gc_interval": "Clean-up interval (seconds)",
+    "compression": "Compressed copies (gzip)",
+    "known_users": "Visitors with a login or other cookie",
+    "cache_query_strings": "Cache URLs with a query string",
+    "ignored_query_params": "Query parameters to ignore",
+    "rejected_uris": "Never cache these paths",
+    "rejected_user_agents": "Never cache for these browsers (user agents)",
+    "rejected_cookies": "Never cache for visitors with these cookies",
+    "mobile": "Separate copies for mobile browsers",
+    "mobile_user_agents": "Mobile browsers (user agents)",
+    "cache_404": "Cache “page not found” (404) pages",
+    "use_304": "Answer “not modified” (304) when a browser asks",
+    "lock_down": "Lock down: no automatic purges",
+    "clear_on_post_edit": "An edit purges the whole site",
+    "refresh_single_only_on_comments": "A comment purges only its post's page",
+    "pages": "Never cache these page types",
+    "preload_interval": "Scheduled preload interval (minutes)",
+    "preload_posts": "Posts each preload visits",
+    "preload_taxonomies": "Preload category and tag archives",
+    "static_files": "Static files for the front web server",
+    "debug": "Debug log",
+    "max_entries": "Most pages kept",
+    "max_size_mb": "Most storage used (MB)",
+    "storage": "Storage",
+    "cache_path": "Storage location",
 }
 
 #: Tracking parameters stripped before the key is built (WP Super Cache's list, plus more).
@@ -505,3 +540,26 @@ class CacheSettings:
         return name in self.ignored_exact or (
             bool(self.ignored_prefixes) and name.startswith(self.ignored_prefixes)
         )
+
+
+def titled_properties(properties: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings schema's ``properties`` with a ``title`` each (`SETTING_TITLES`; a page
+    type's from `PAGE_TYPE_LABELS`), as ``OPTIONS /settings`` publishes them."""
+    titled: dict[str, Any] = {}
+    for name, value in properties.items():
+        value = {"title": SETTING_TITLES[name], **value} if name in SETTING_TITLES else value
+        if name == "pages":
+            value = {
+                **value,
+                "properties": {
+                    key: {"title": _sentence(PAGE_TYPE_LABELS[key]), **sub}
+                    for key, sub in value["properties"].items()
+                },
+            }
+        titled[name] = value
+    return titled
+
+
+def _sentence(text: str) -> str:
+    """``text`` with a capital first letter (the rest kept: ``RSS`` stays)."""
+    return text[:1].upper() + text[1:]

@@ -65,6 +65,12 @@ class MemoryTier(Generic[ItemT]):
         with self._lock:
             self._drop(key)
 
+    def clear(self) -> None:
+        """Forget every item (the next lookups read the storage again)."""
+        with self._lock:
+            self._items.clear()
+            self._size = 0
+
     def observe(self, generation: object) -> None:
         """Free every item when a new generation is seen (their stamps can no longer match
         the requests to come; this only gives their memory back)."""

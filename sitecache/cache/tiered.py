@@ -6,20 +6,32 @@ generation, else the engine loads the entry and the tier keeps it. A base key ho
 ``Vary`` pointer leads to the request's own variant (`sitecache.cache.vary`). A write is
 conditional on the generation read before the page was rendered: the pointer first, then the
 entry, so a reader never follows a pointer that no purge could reach.
+
+The copy writers (static-file copies) are told of each page stored, and of each page read from
+the storage into the tier, with the generation of that store or read: never on a hit the tier
+answers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import logging
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from sitecache.cache.answers import Prepared
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.entry import CacheEntry
 from sitecache.cache.tier import MemoryTier
-from sitecache.cache.vary import pointer_entry, variant_key
+from sitecache.cache.vary import keyed_vary, pointer_entry, variant_key
 
-__all__ = ["TieredEntries"]
+__all__ = ["CopyWriter", "TieredEntries"]
+
+logger = logging.getLogger("sitecache.cache")
+
+#: ``(entry, vary, generation, stored)``: told of each page this process stored (``stored``)
+#: or read from the storage into its memory tier, with the purge generation that store or read
+#: saw (static-file copies: `sitecache.cache.api.static.StaticFiles.write_copy`).
+CopyWriter = Callable[[CacheEntry, tuple[str, ...], object, bool], None]
 
 
 class TieredEntries:
@@ -29,11 +41,19 @@ class TieredEntries:
         engine: the engine that owns the storage.
         tier: prepared entries of this process, stamped with the generation they were read
             or written under.
+        copy_writers: told of each page stored or read from the storage.
     """
 
-    def __init__(self, engine: CacheEngine, tier: MemoryTier[Prepared]) -> None:
+    def __init__(
+        self,
+        engine: CacheEngine,
+        tier: MemoryTier[Prepared],
+        copy_writers: list[CopyWriter] | None = None,
+    ) -> None:
         self.engine = engine
         self.tier = tier
+        #: told of each page stored or read from the storage (empty: one test per read)
+        self.copy_writers: list[CopyWriter] = copy_writers if copy_writers is not None else []
 
     def generation(self) -> object:
         """The purge generation now (read before anything a request renders or looks up);
@@ -69,6 +89,8 @@ class TieredEntries:
         if prepared is None or entry.created > prepared.created:
             prepared = Prepared(entry)
             tier.put(key, prepared, generation)
+            if self.copy_writers and entry.status:
+                self._tell_copy_writers(entry, keyed_vary(entry.vary), generation, stored=False)
         return prepared
 
     def lookup(
@@ -112,7 +134,18 @@ class TieredEntries:
             self.tier.forget(base)
         if not engine.store(key, entry, stale_while_revalidate, generation):
             return None
+        if self.copy_writers:
+            self._tell_copy_writers(entry, vary, generation, stored=True)
         return key
+
+    def _tell_copy_writers(
+        self, entry: CacheEntry, vary: tuple[str, ...], generation: object, *, stored: bool
+    ) -> None:
+        for writer in self.copy_writers:
+            try:
+                writer(entry, vary, generation, stored)
+            except Exception:  # a copy is extra: its failure never fails the request
+                logger.exception("copy writer %r failed", writer)
 
     def remember(self, key: str, prepared: Prepared, generation: object) -> None:
         """Keep ``prepared``, just stored under ``key``, for this process's next requests."""

@@ -4,11 +4,13 @@ A form posted from another site's page is refused (403). A new comment is held o
 the content store's moderation rules; the answer is a 302 to the comment on its post (a held
 one with ``unapproved`` and a keyed ``moderation-hash``, so its author alone sees it) and the
 only response of the site that sets a cookie. A refused form answers the status the REST API
-would give the same refusal, with a page saying why; nothing is stored.
+would give the same refusal, with a page saying why and the form again, holding what was
+typed, and a link back to the post: nothing is stored, and nothing typed is lost.
 """
 
 from __future__ import annotations
 
+from typing import Final
 from urllib.parse import urlencode
 
 from werkzeug.wrappers import Request, Response
@@ -23,10 +25,18 @@ from sitecache.site.commenting import (
 )
 from sitecache.site.models import PUBLIC_STATUSES, Comment, Post
 from sitecache.site.postpass import is_unlocked
-from sitecache.site.site_form import SiteForm
-from sitecache.site.targets import REST_BASES
+from sitecache.site.site_form import NO_STORE, SiteForm
+from sitecache.site.targets import REST_BASES, number
+from sitecache.site.views import COMMENT_POST_PATH
 
 __all__ = ["CommentForm"]
+
+#: The comment form's fields a refusal shows again as they were typed.
+_TYPED_FIELDS: Final = ("comment", "author", "email", "url", "comment_post_ID", "comment_parent")
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
 
 
 class CommentForm(SiteForm):
@@ -50,9 +60,8 @@ class CommentForm(SiteForm):
             post, comment = self._store(request)
         except DomainError as error:
             # The status the REST API would answer this refusal with.
-            return self.refused(
-                error.message, self.server.error_handlers.to_rest_error(error).status
-            )
+            status = self.server.error_handlers.to_rest_error(error).status
+            return self.refused_keeping_text(request, error.message, status)
         location = self.links.post_url(post)
         if comment.status == "hold":
             query = urlencode(
@@ -66,6 +75,26 @@ class CommentForm(SiteForm):
             (comment_author_cookie_name(home), cookie_value(comment.author_name)),
             COOKIE_LIFETIME,
         )
+
+    def refused_keeping_text(self, request: Request, message: str, status: int) -> Response:
+        """The page of a refused comment, ``status``: why, and the comment form again with
+        what was typed (the text is never lost), posting to the same place, with a link back
+        to the post; without a post to go back to, the text alone, to copy."""
+        typed = {name: _text(request.form.get(name)) for name in _TYPED_FIELDS}
+        post = self.content.get_post(number(typed["comment_post_ID"]))
+        shown = post is not None and post.is_published and post.type in REST_BASES
+        body = self.renderer.render(
+            "comment_refused.html",
+            title=self.refused_title,
+            message=message,
+            typed=typed,
+            post_url=self.links.post_url(post) if shown and post is not None else "",
+            post_title=post.title if shown and post is not None else "",
+            comment_action=self.links.url(COMMENT_POST_PATH),
+        )
+        response = Response(body, status=status, mimetype="text/html")
+        response.headers["Cache-Control"] = NO_STORE
+        return response
 
     def _store(self, request: Request) -> tuple[Post, Comment]:
         """The post commented on and the comment stored.

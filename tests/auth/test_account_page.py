@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from werkzeug.test import Client
+from werkzeug.test import Client, TestResponse
 
 from tests.auth.conftest import Site, hidden_field, log_in
 
 BASE = "http://localhost"
+#: the nonce of a form that has an ``action`` field (the create and revoke forms)
+FORM_NONCE = r'name="_sitenonce" value="([^"]+)"><input type="hidden" name="action"'
 
 
 def account(client: Client) -> str:
@@ -29,6 +31,8 @@ def post(client: Client, nonce: str | None = None, **fields: str) -> tuple[int, 
         )[-1]
     )
     response = client.post("/site-admin/", data={"_sitenonce": sent, **fields}, base_url=BASE)
+    if response.status_code == 303:  # done: the page it redirects to says what was done
+        response = client.get(response.headers["Location"], base_url=BASE)
     return response.status_code, response.text
 
 
@@ -39,9 +43,16 @@ def author(site: Site) -> Client:
     return client
 
 
+def follow(client: Client, response: TestResponse) -> tuple[int, str]:
+    """The page a 303 answer sends the browser to (status, text)."""
+    assert response.status_code == 303, response.text
+    page = client.get(response.headers["Location"], base_url=BASE)
+    return page.status_code, page.text
+
+
 def test_create_shows_the_password_once_and_revoke_removes_it(site: Site, author: Client) -> None:
     status, html = post(author, action="create_app_password", name="laptop")
-    assert status == 201, html
+    assert status == 200, html
     password = hidden_field(
         html.replace('type="text" id="new-password-value" readonly', 'type="hidden" name="pw"'),
         "pw",
@@ -55,7 +66,53 @@ def test_create_shows_the_password_once_and_revoke_removes_it(site: Site, author
     status, html = post(author, action="revoke_app_password", uuid=uuid)
     assert status == 200, html
     assert "Application password revoked." in html
+    assert 'aria-label="Revoke' not in html
     assert site.app.auth.app_passwords.list(site.users["author"]) == []
+
+
+def test_reloading_after_a_create_creates_nothing_and_shows_the_password_no_more(
+    site: Site, author: Client
+) -> None:
+    # POST-redirect-GET: the POST answers 303; reloading the page it leads to (F5) is a GET.
+    form = account(author)
+    nonce = re.findall(
+        r'name="_sitenonce" value="([^"]+)"><input type="hidden" name="action"', form
+    )
+    answer = author.post(
+        "/site-admin/",
+        data={"_sitenonce": nonce[-1], "action": "create_app_password", "name": "laptop"},
+        base_url=BASE,
+    )
+    assert answer.status_code == 303
+    location = answer.headers["Location"]
+    first = author.get(location, base_url=BASE).text
+    assert 'id="new-password-value"' in first
+    assert "Created laptop." in first
+    reloaded = author.get(location, base_url=BASE).text
+    assert 'id="new-password-value"' not in reloaded
+    assert "Created laptop." not in reloaded
+    assert [p.name for p in site.app.auth.app_passwords.list(site.users["author"])] == ["laptop"]
+
+
+def test_another_session_cannot_read_the_new_password(site: Site, author: Client) -> None:
+    form = account(author)
+    nonce = re.findall(
+        r'name="_sitenonce" value="([^"]+)"><input type="hidden" name="action"', form
+    )
+    answer = author.post(
+        "/site-admin/",
+        data={"_sitenonce": nonce[-1], "action": "create_app_password", "name": "laptop"},
+        base_url=BASE,
+    )
+    stranger = site.logged_in("author")  # the same user, another session
+    page = stranger.get(answer.headers["Location"], base_url=BASE).text
+    assert 'id="new-password-value"' not in page
+    assert 'id="new-password-value"' in author.get(answer.headers["Location"], base_url=BASE).text
+
+
+def test_per_row_buttons_name_what_they_act_on(site: Site, author: Client) -> None:
+    post(author, action="create_app_password", name="laptop")
+    assert 'aria-label="Revoke laptop"' in account(author)
 
 
 def test_a_form_with_a_bad_nonce_changes_nothing(site: Site, author: Client) -> None:

@@ -460,7 +460,11 @@ def test_under_a_mount_the_account_page_links_and_forms_stay_there(site: Site) -
               "name": "copy"},
         base_url=MOUNTED,
     )  # fmt: skip
-    assert '<script src="/cache-admin/site-admin/copy.js" defer>' in created.text
+    assert created.status_code == 303  # POST-redirect-GET, back under the mount
+    location = created.headers["Location"]
+    assert location.startswith("/cache-admin/site-admin/?done=")
+    shown = client.get(location.removeprefix("/cache-admin"), base_url=MOUNTED).text
+    assert '<script src="/cache-admin/site-admin/copy.js" defer>' in shown
 
 
 def test_under_a_mount_logging_out_returns_to_the_mounted_login_form(site: Site) -> None:

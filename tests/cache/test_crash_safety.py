@@ -67,9 +67,11 @@ while True:
 """
 
 #: What may lie beside the database: the index (with SQLite's WAL files), the generation and
-#: the (always empty) file whose bytes are the locks of misses being rendered.
+#: the (always empty) files whose bytes are the locks of misses being rendered and the lock of
+#: moving a damaged index aside.
 DATABASE_FILES = {
     "index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm", "generation", "fill.lock",
+    "recovery.lock",
 }  # fmt: skip
 
 

@@ -19,7 +19,7 @@ from sitecache.cache.outcome import (
     explanations,
 )
 from sitecache.cache.policy import REQUEST_GUARDS, RESPONSE_GUARDS
-from sitecache.cache.storage import StorageError
+from sitecache.cache.storage import StorageError, StorageUnusable
 from tests.cache.conftest import FakeClock, PageApp
 
 SITE = "http://example.org"
@@ -113,6 +113,28 @@ class FailingReads(MemoryStorage):
         raise StorageError("connection refused")
 
 
+class FullDisk(MemoryStorage):
+    """Reads work; writing a page fails for lack of space (the backend knows it)."""
+
+    def put(self, *args: Any, **kwargs: Any) -> bool:
+        raise StorageUnusable("full", "the disk of /var/cache is full")
+
+
+class DamagedStore(MemoryStorage):
+    """The store was found damaged and is being started empty."""
+
+    def generation(self) -> object:
+        raise StorageUnusable("damaged", "the index was damaged; moved aside")
+
+
+def storage_full_on_write(page_app: PageApp) -> PageCache:
+    return build(page_app, FullDisk())
+
+
+def storage_unusable_on_read(page_app: PageApp) -> PageCache:
+    return build(page_app, DamagedStore())
+
+
 def storage_fails_on_write(page_app: PageApp) -> PageCache:
     return build(page_app, FailingPuts())
 
@@ -143,6 +165,8 @@ def purge_owed(page_app: PageApp) -> PageCache:
 NO_GUARD_CASES = [
     (storage_fails_on_write, "sitecache; fwd=uri-miss; detail=storage_error"),
     (storage_fails_on_read, "sitecache; fwd=bypass; detail=storage_error"),
+    (storage_full_on_write, "sitecache; fwd=uri-miss; detail=storage"),
+    (storage_unusable_on_read, "sitecache; fwd=bypass; detail=storage"),
     (purged_while_rendering, "sitecache; fwd=uri-miss; detail=purged"),
     (purge_owed, "sitecache; fwd=bypass; detail=purge_pending"),
 ]

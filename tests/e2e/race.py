@@ -63,6 +63,8 @@ class RaceReport:
     stuck: list[str] = field(default_factory=list)
     statuses: dict[str, int] = field(default_factory=dict)
     reads_seen: list[Read] = field(default_factory=list)
+    #: when each edit returned (`time.monotonic`) and the version it wrote
+    edits_returned: list[tuple[float, int]] = field(default_factory=list)
 
     def latencies(self, start: float, end: float) -> list[float]:
         """Seconds taken by the reads that started between ``start`` and ``end``
@@ -279,6 +281,7 @@ class Race:
                 report.stale.append(read)
         report.reads = len(self.reads)
         report.reads_seen = self.reads
+        report.edits_returned = list(edits[1:])
 
     def check_settled(self) -> None:
         """After `SETTLE` seconds every page of every node must show the last edit."""

@@ -90,9 +90,28 @@ def test_cross_site_posts_and_invalid_forms_are_refused(client: Client, site: Sm
         response = client.post("/comment-post", data=form(site, **overrides))
         assert response.status_code == status, overrides
         assert "Set-Cookie" not in response.headers
-        if status == 400:  # a visitor's refusal page leads back to the site, not an account
+        if status == 400:  # a visitor's refusal page leads back to the post, not an account
             assert "Back to your account" not in response.text
-            assert '<a href="http://example.org">Back to the site</a>' in response.text
+            assert 'id="back-to-post"' in response.text
+        else:  # no post to go back to: the site
+            assert '<a href="http://example.org/">Back to the site</a>' in response.text
+
+
+def test_a_refused_comment_is_shown_again_as_typed_with_the_way_back(
+    client: Client, site: SmallSite
+) -> None:
+    typed = "A long thought, <b>bold</b> & careful,\nover two lines."
+    response = client.post("/comment-post", data=form(site, comment=typed, email="not-an-address"))
+    assert response.status_code == 400
+    html = response.get_data(as_text=True)
+    assert "Please enter a valid email address." in html
+    # The form again, posting to the same place, holding every field as typed (escaped).
+    assert '<form id="commentform" method="post" action="http://example.org/comment-post"' in html
+    assert "A long thought, &lt;b&gt;bold&lt;/b&gt; &amp; careful,\nover two lines." in html
+    assert 'value="not-an-address"' in html
+    assert f'name="comment_post_ID" value="{site.post.id}"' in html
+    assert '<a href="http://example.org/hello-world/" id="back-to-post">' in html
+    assert response.headers["Cache-Control"] == "no-store, private"
 
 
 @pytest.mark.parametrize(

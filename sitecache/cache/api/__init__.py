@@ -46,8 +46,12 @@ from sitecache.cache.api.routes import (
 from sitecache.cache.api.schemas import ROUTE_SCHEMAS
 from sitecache.cache.api.static import StaticFiles, outdated_nginx_rules
 from sitecache.cache.api.timers import CacheTimers
+from sitecache.cache.api.warnings import SERVED_SITE_URL, WarningInputs, cache_warnings
+from sitecache.cache.counters import OWN_LABEL
 from sitecache.cache.middleware import PageCache
+from sitecache.cache.settings_store import SETTINGS_NAME
 from sitecache.cache.storage import StorageError
+from sitecache.disk_space import DiskSpace
 from sitecache.hooks import Hooks
 
 __all__ = [
@@ -76,6 +80,8 @@ class CacheApi:
         site_url: the site's address; ``None`` when unset (loopback hosts only).
         load_entry_points: also load third-party plugins (``sitecache.cache_plugins``).
         static_root: where static-file mode writes pages (``None``: the mode is unavailable).
+        disk: the free-space probe ``GET /status`` reports (``None``: one of the disk cache's
+            directory and the static root).
     """
 
     def __init__(
@@ -86,6 +92,7 @@ class CacheApi:
         *,
         load_entry_points: bool = True,
         static_root: Path | None = None,
+        disk: DiskSpace | None = None,
     ) -> None:
         self.cache = cache
         self.engine = cache.engine
@@ -100,10 +107,19 @@ class CacheApi:
         self.plugins = PluginManager(cache, plugins)
         self.preloader = Preloader(cache, self.preload_urls, self.base_url, self._preload_interval)
         self.static = StaticFiles(self.engine, static_root) if static_root else None
+        if disk is None:
+            watched = [Path(self.engine.location)] if self.engine.backend == "disk" else []
+            disk = DiskSpace([*watched, *([static_root] if static_root else [])])
+        #: the free space of the disks the cache writes to (``GET /status``)
+        self.disk = disk
         self.timers = CacheTimers(self.engine, self.preloader)
         if self.static is not None:
-            cache.stored_listeners.append(self.static.on_stored)
+            cache.copy_writers.append(self.static.write_copy)
             self.engine.purge_listeners.append(self.static.on_purge)
+            # Pages already in this process's memory tier when static_files is turned on get
+            # their copy on their next request: the tier is emptied, so it reads them again.
+            self._static_on = False  # the first poll round tells the stored settings
+            self.engine.watch(SETTINGS_NAME, self._settings_changed, what="cache settings")
             # Every process follows the other machines' purges and sweeps its machine's
             # expired copies: the copies are each machine's own (GC runs on one machine).
             self.timers.every_tick.append(self.static.follow)
@@ -112,8 +128,18 @@ class CacheApi:
         self.autostart_timers = True
         self.routes = CacheRoutes(self)
         self._next_tick = float("-inf")
+        self._published = False
         hooks.add_action("rest_api_init", self.routes.register)
         cache.tick = self.tick
+
+    def _settings_changed(self, raw: bytes | None) -> None:
+        """Empty this process's memory tier when static-file mode was just turned on (each
+        page read again from the storage gets its static copy)."""
+        del raw  # the engine's own subscriber compiled it first
+        static_on = self.engine.settings().static_files
+        if static_on and not self._static_on:
+            self.cache.tier.clear()
+        self._static_on = static_on
 
     # ------------------------------------------------------------------ seams
     def base_url(self, environ: Mapping[str, Any] | None = None) -> str:
@@ -146,69 +172,82 @@ class CacheApi:
         """`PageCache.tick`: run the engine's poll round when due (settings and plugin
         switches changed elsewhere are applied then), and at most once a second make sure
         this process's timers run (started by its first request, whatever the WSGI server:
-        the application never guesses its server from ``SERVER_SOFTWARE``)."""
+        the application never guesses its server from ``SERVER_SOFTWARE``). A serving process
+        records its site URL once (`publish_site_url`), from its first request on."""
         self.engine.poll(now)
         if now < self._next_tick:
             return
         self._next_tick = now + 1.0
+        if not self._published:
+            self._published = self.publish_site_url()
         if self.autostart_timers:
             self.timers.ensure_running()
 
     # ------------------------------------------------------------------ status
-    def status(self) -> dict[str, Any]:
-        """``GET /status``."""
+    def publish_site_url(self) -> bool:
+        """Record in the storage the site URL this serving application caches pages for
+        (`SERVED_SITE_URL`), so a command-line process derives the same warnings; whether it
+        was written (a storage failure is logged, and `tick` tries again a second later)."""
+        try:
+            self.engine.write_value(SERVED_SITE_URL, (self.site_url or "").encode())
+        except StorageError as exc:
+            self.engine.storage_warning("the served site URL was not recorded: %s", exc)
+            return False
+        return True
+
+    def served_site_url(self) -> str | None:
+        """The site URL pages are cached for: this process's own, else the one the serving
+        application recorded (`publish_site_url`); ``None`` when neither has one."""
+        if self.site_url:
+            return self.site_url
+        try:
+            recorded = self.engine.read_value(SERVED_SITE_URL)
+        except StorageError:
+            return None
+        return recorded.decode("utf-8", "replace") if recorded else None
+
+    def warning_inputs(self) -> WarningInputs:
+        """What `cache_warnings` reads, gathered from the engine, the timers, the storage (one
+        probe write) and the disks (`DiskSpace`, measured at most once a second)."""
         engine = self.engine
-        warnings: list[dict[str, str]] = []
         settings = engine.settings()
-        writable = True
+        storage_error = None
         try:
             engine.probe_writable()
         except StorageError as exc:
-            writable = False
-            warnings.append(
-                {"code": "storage_error", "message": f"The cache storage failed: {exc}"}
-            )
-        if engine.rules.hosts is None:
-            warnings.append(
-                {
-                    "code": "loopback_only",
-                    "message": "site_url is not set: pages are cached only for requests to "
-                    "localhost, 127.0.0.1 and [::1]. Set site_url to cache the public site "
-                    "(`sitecache serve` uses its bind address as site_url when none is set, "
-                    "and then caches that host only).",
-                }
-            )
-        if not settings.enabled:
-            warnings.append({"code": "cache_disabled", "message": "Caching is turned off."})
-        if engine.hold.active():
-            warnings.append(
-                {
-                    "code": "purges_pending",
-                    "message": engine.hold.reason
-                    or "Purges owed to content changes are not applied yet; pages are served "
-                    "uncached until they are.",
-                }
-            )
-        warnings.extend(self.timers.warnings())
-        outdated = outdated_nginx_rules(engine)
-        if outdated is not None:
-            warnings.append({"code": "nginx_rules_outdated", "message": outdated})
-        available = zlib_available()
-        if settings.compression and not available:
-            warnings.append(
-                {"code": "compression_unavailable", "message": "zlib does not work here."}
-            )
+            storage_error = str(exc) or type(exc).__name__
+        held = engine.hold.active()
+        return WarningInputs(
+            storage_error=storage_error,
+            site_url=self.served_site_url(),
+            enabled=settings.enabled,
+            purges_pending=(engine.hold.reason or "") if held else None,
+            scheduled=tuple((w["code"], w["message"]) for w in self.timers.warnings()),
+            nginx_outdated=outdated_nginx_rules(engine),
+            compression_unavailable=settings.compression and not zlib_available(),
+            storage_warnings=(*engine.storage_warnings(), *self.disk.warnings()),
+        )
+
+    def warnings(self) -> list[dict[str, str]]:
+        """The cache's warnings (`cache_warnings` over `warning_inputs`)."""
+        return cache_warnings(self.warning_inputs())
+
+    def status(self) -> dict[str, Any]:
+        """``GET /status``."""
+        engine = self.engine
+        inputs = self.warning_inputs()
         return {
-            "enabled": settings.enabled,
+            "enabled": inputs.enabled,
             "storage": {
                 "backend": engine.backend,
                 "location": engine.location,
-                "writable": writable,
+                "writable": inputs.storage_error is None,
             },
-            "compression": {"available": available},
+            "compression": {"available": zlib_available()},
+            "disks": [reading.as_json() for reading in self.disk.readings()],
             "preload": self.preloader.progress(),
             "gc": self.timers.gc_status(),
-            "warnings": warnings,
+            "warnings": cache_warnings(inputs),
         }
 
     # ------------------------------------------------------------------ the cache test
@@ -234,10 +273,12 @@ class CacheApi:
             before = set()
             engine.storage_warning("cache test: %s", exc)
         enabled = engine.settings().enabled
-        answers = {
-            name: anonymous_get(self.cache, path, base, TEST_AGENT)
-            for name in ("prime", "first", "second")
-        }
+        # The test's visits are the site's own traffic: never the visitors' hits and misses.
+        with engine.counting_as(OWN_LABEL):
+            answers = {
+                name: anonymous_get(self.cache, path, base, TEST_AGENT)
+                for name in ("prime", "first", "second")
+            }
         now = engine.clock()
         reason = explain(answers, enabled)
         try:

@@ -142,6 +142,11 @@ def _status(run: _Run) -> int:
             f"enabled:     {status['enabled']}",
             f"storage:     {status['storage']['backend']} at {status['storage']['location']}"
             f" ({'writable' if status['storage']['writable'] else 'NOT writable'})",
+            *(
+                f"disk:        {disk['path']}: {disk['free_bytes'] / 1048576:.1f} MB free "
+                f"({disk['free_percent']:g} %), {disk['level']}"
+                for disk in status["disks"]
+            ),
             f"preload:     {'running' if progress['running'] else 'idle'}, "
             f"{progress['done']}/{progress['total']} done, {progress['failed']} failed",
             f"gc:          last {status['gc']['last_run'] or 'never'}, "
@@ -165,6 +170,7 @@ def _stats(run: _Run) -> int:
     stats = run.engine.stats()
     requests = stats["requests"]
     preload = stats["preload"]
+    own = stats["own"]
     _print(
         stats,
         run.as_json,
@@ -178,6 +184,9 @@ def _stats(run: _Run) -> int:
             f"preload:  {preload['hit']} hit, {preload['stale']} stale, "
             f"{preload['miss']} miss, {preload['bypass']} bypass "
             "(preload's own visits, not in the requests above)",
+            f"own:      {own['hit']} hit, {own['stale']} stale, {own['miss']} miss, "
+            f"{own['bypass']} bypass (the cache test and administration requests, not in the "
+            "requests above)",
             *(f"bypass:   {k} {v}" for k, v in stats["bypass_reasons"].items()),
             *(f"purges:   {k} {v}" for k, v in stats["purges"].items()),
         ],

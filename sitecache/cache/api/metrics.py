@@ -66,6 +66,13 @@ def metrics_text(engine: CacheEngine, progress: Mapping[str, Any]) -> str:
     ]
     lines += _family("sitecache_preload_requests_total", "counter",
                      "Preload's own visits by cache outcome.", preload)  # fmt: skip
+    own = [
+        ("sitecache_own_requests_total", {"outcome": name}, counters.get(f"own:{name}", 0))
+        for name in OUTCOMES
+    ]
+    lines += _family("sitecache_own_requests_total", "counter",
+                     "The site's own traffic (the cache test, administration requests) by "
+                     "cache outcome.", own)  # fmt: skip
     lines += _family(
         "sitecache_bypasses_total",
         "counter",

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import unquote_to_bytes, urlsplit
 
+from sitecache.cache.counters import PRELOAD_LABEL
 from sitecache.cache.middleware import PageCache
 from sitecache.cache.storage import StorageError
 
@@ -278,7 +279,7 @@ class Preloader:
         """Fetch ``url`` through the cache as an anonymous visitor; whether it is now cached.
 
         Counted apart (``preload`` in the stats), not as the visitors' hits and misses."""
-        with self.engine.counting_as("preload"):
+        with self.engine.counting_as(PRELOAD_LABEL):
             answer = anonymous_get(self.cache, url, base, USER_AGENT)
         return answer.status == 200 and (
             "; hit" in answer.cache_status or "stored" in answer.cache_status

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from sitecache.cache.freshness import LIFETIME_RULES
-from sitecache.cache.settings import SETTINGS_SCHEMA
+from sitecache.cache.settings import SETTINGS_SCHEMA, titled_properties
 from sitecache.errors import RestError
 from sitecache.schema import sanitize_value_from_schema, validate_value_from_schema
 
@@ -100,6 +100,34 @@ STATUS_SCHEMA: Final[dict[str, Any]] = {
                     }
                 },
             },
+            "disks": {
+                "type": "array",
+                "description": "The free space of the disks the site writes to (the data "
+                "directory, the disk cache, the static root; each file system once), measured "
+                "at most once a second.",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        "path": {"type": "string", "description": "The directory measured."},
+                        "free_bytes": {
+                            **_COUNT,
+                            "description": "Bytes the site may still write there.",
+                        },
+                        "total_bytes": {**_COUNT, "description": "The file system's size."},
+                        "free_percent": {
+                            "type": "number",
+                            "description": "free_bytes as a percentage of total_bytes.",
+                        },
+                        "level": {
+                            "type": "string",
+                            "enum": ["ok", "low", "full"],
+                            "description": "full under 1 MB free; low under disk_low_mb or "
+                            "disk_low_percent; else ok.",
+                        },
+                    },
+                },
+            },
             "preload": {**_PROGRESS_OBJECT, "description": "The preload progress."},
             "gc": {
                 "type": "object",
@@ -157,6 +185,15 @@ STATUS_WARNINGS: Final[dict[str, str]] = {
     "gc_overdue": "Garbage collection is overdue by more than gc_interval: expired pages are "
     "not being removed.",
     "preload_overdue": "A scheduled preload is more than a minute late.",
+    "cache_storage_unusable": "The cache storage cannot be used (a damaged index that cannot "
+    "be moved aside, a directory that cannot be written): pages are served uncached "
+    "(Cache-Status detail=storage) and it is tried again every second.",
+    "cache_storage_rebuilt": "The disk cache index was found damaged and moved aside (the "
+    "message names the copy); the cache started empty. Delete the copy once inspected.",
+    "disk_low": "A disk the site writes to has less free space than disk_low_mb or "
+    "disk_low_percent.",
+    "disk_full": "A disk the site writes to is full: pages are served without being stored, "
+    "and site changes are refused, until space is freed.",
 }
 
 STATS_SCHEMA: Final[dict[str, Any]] = {
@@ -201,7 +238,8 @@ STATS_SCHEMA: Final[dict[str, Any]] = {
                 "type": "object",
                 "additionalProperties": False,
                 "description": "Visitors' requests since the counters started, by what the "
-                "cache did (the Cache-Status of each answer); preload's visits are apart.",
+                "cache did (the Cache-Status of each answer); preload's visits and the site's "
+                "own traffic are apart (preload, own).",
                 "properties": {
                     "hit": {
                         **_COUNT,
@@ -259,6 +297,18 @@ STATS_SCHEMA: Final[dict[str, Any]] = {
                     "post_id, tag, tags, test (the cache test's clean-up), ...",
                 },
                 "description": "Purges by scope.",
+            },
+            "own": {
+                "type": "object",
+                "additionalProperties": False,
+                "description": "The site's own traffic, not counted in requests: the cache "
+                "test's visits, and requests to the REST API, login and admin pages sent with "
+                "a login cookie or credentials (the dashboard, administrators' and scripts' "
+                "API calls).",
+                "properties": {
+                    name: {**_COUNT, "description": f"Own requests whose outcome was {name}."}
+                    for name in ("hit", "stale", "miss", "bypass")
+                },
             },
             "series": {
                 "type": "object",
@@ -437,7 +487,7 @@ PLUGINS_SCHEMA: Final[dict[str, Any]] = {
 SETTINGS_ROUTE_SCHEMA: Final[dict[str, Any]] = {
     **SETTINGS_SCHEMA,
     "properties": {
-        **SETTINGS_SCHEMA["properties"],
+        **titled_properties(SETTINGS_SCHEMA["properties"]),
         "reset": {
             "type": "boolean",
             "enum": [True],

@@ -15,36 +15,53 @@ server falls through to Python at once; the timers empty the trash in bounded sl
 (`StaticFiles.empty_trash`). Expiry is enforced by `StaticFiles.sweep`, which the GC timer runs:
 files older than ``max_age`` go.
 
+A copy never outlives a purge (#29): it is written for a page this process just stored or
+just read from the storage, under the purge generation that store or read saw. Both files are
+written under temporary names, then put in place under a lock the purges' removals take too,
+and only while the generation has not moved: a purge that began meanwhile (its listener may
+have looked for the files before they existed) leaves the copy unpublished; the next request
+reads the page again and writes its copy if it is still current. Pages read from the
+storage (not only those rendered) get their copy, so turning ``static_files`` on gives the
+pages already cached their copy on their next request. Copies belong to one store
+(`STORE_IDENTITY`): when the storage started again empty (a damaged disk index moved aside),
+the copies of the old one are discarded before any purge or copy of the new one.
+
 The web server reads the copies as its own user (Debian's nginx workers run as ``www-data``):
-directories are made 0755 and files 0644 whatever the umask, and `unreadable_reason` says when
-a directory on the way to the static root (the 0700 data directory, say) keeps that user out.
-The static root (``static_root``) therefore belongs outside the private data directory.
+directories are made 0755 and files 0644 whatever the umask, and `unreadable_reason`
+(`sitecache.cache.api.static_nginx`, with the server block) says when a directory on the way
+to the static root (the 0700 data directory, say) keeps that user out. The static root
+(``static_root``) therefore belongs outside the private data directory.
 """
 
 from __future__ import annotations
 
 import contextlib
-import grp
-import hashlib
+import fcntl
 import json
 import logging
 import os
-import pwd
-import re
-import stat
 import tempfile
 import time
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 from urllib.parse import unquote, urlsplit
 
+from sitecache.cache.api.static_nginx import (
+    DEFAULT_WEB_USER,
+    NGINX_RULE_SETTINGS,
+    NGINX_RULES_NAME,
+    host_name,
+    nginx_config,
+    nginx_rules_fingerprint,
+    outdated_nginx_rules,
+    unreadable_reason,
+    uploads_location,
+)
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.entry import CacheEntry, gzip_copy
-from sitecache.cache.policy import AUTH_COOKIE_PREFIXES
 from sitecache.cache.purging import PurgeResult
-from sitecache.cache.settings import DEFAULT_SETTINGS
 from sitecache.cache.storage import StorageError
 
 __all__ = [
@@ -63,8 +80,6 @@ logger = logging.getLogger("sitecache.cache.static")
 
 INDEX: Final = "index.html"
 GZIP_INDEX: Final = "index.html.gz"
-#: the user Debian's (and Ubuntu's) nginx workers run as
-DEFAULT_WEB_USER: Final = "www-data"
 DIRECTORY_MODE: Final = 0o755
 FILE_MODE: Final = 0o644
 
@@ -86,10 +101,17 @@ class StaticFiles:
         #: how far this machine has followed the purges other machines announced (`follow`),
         #: shared by the machine's processes, beside the root as the trash is
         self.cursor_file = self.root.parent / f".{self.root.name}.cursor"
+        #: the store the copies belong to (`STORE_IDENTITY`), shared by the machine's
+        #: processes, beside the root as the trash is
+        self.owner_file = self.root.parent / f".{self.root.name}.store"
+        #: the publication lock (`_publishing`), beside the root
+        self.lock_file = self.root.parent / f".{self.root.name}.lock"
         #: this process, in its announcements (it has applied its own purges already)
         self.token = uuid.uuid4().hex
         self._cursor: str | None = None
         self._next_sweep = 0.0
+        self._owner: bytes | None = None
+        self._owner_checked = False
 
     # ------------------------------------------------------------------ paths
     def directory(self, url: str) -> Path | None:
@@ -137,19 +159,99 @@ class StaticFiles:
         return content_type.lower().startswith("text/html")
 
     def on_stored(self, entry: CacheEntry, vary: tuple[str, ...]) -> None:
-        """`PageCache.stored_listeners`: write the static copy of an eligible page."""
-        if not self.eligible(entry, vary):
+        """Write the static copy of an eligible page stored just now, checked against the
+        generation read here (`write_copy` with the generation of the store is exact)."""
+        try:
+            generation = self.engine.generation()
+        except StorageError as exc:
+            self.engine.storage_warning("static copy of %s not written: %s", entry.url, exc)
+            return
+        self.write_copy(entry, vary, generation)
+
+    def write_copy(
+        self,
+        entry: CacheEntry,
+        vary: tuple[str, ...],
+        generation: object,
+        stored: bool = True,
+    ) -> None:
+        """`PageCache.copy_writers`: write the static copy of an eligible, fresh page that was
+        stored (``stored``) or read from the storage under the purge ``generation`` (a page
+        read keeps the copy it has). Both files are written under temporary names, then put
+        in place under the publication lock, which purges take to remove copies, only while
+        the generation is still ``generation``: a purge that began after the page was stored
+        or read either sees the copy and removes it, or the copy is never put in place."""
+        if not self.eligible(entry, vary) or 0 < entry.expires <= self.engine.clock():
             return
         directory = self.directory(entry.url)
-        if directory is None:
+        if directory is None or (not stored and (directory / INDEX).is_file()):
             return
         gzip_body = entry.gzip_body or gzip_copy(entry.body)
+        written: list[tuple[str, Path]] = []
         try:
+            self.check_owner()  # copies of a store that started again go first
             self._make_directories(directory)
-            _write_atomic(directory / INDEX, entry.body)
-            _write_atomic(directory / GZIP_INDEX, gzip_body)
-        except OSError as exc:
+            # The gzip copy first: the web server finds it once index.html is in place.
+            for path, data in (
+                (directory / GZIP_INDEX, gzip_body),
+                (directory / INDEX, entry.body),
+            ):
+                written.append((_write_temporary(directory, data), path))
+            with self._publishing():
+                if self.engine.generation() != generation:
+                    return  # a purge began since: this copy may show what it removed
+                for temporary, path in written:
+                    os.replace(temporary, path)
+                written = []
+        except (OSError, StorageError) as exc:
             self.engine.storage_warning("static copy of %s not written: %s", entry.url, exc)
+        finally:
+            for temporary, _ in written:
+                Path(temporary).unlink(missing_ok=True)
+
+    @contextlib.contextmanager
+    def _publishing(self) -> Iterator[None]:
+        """The publication lock of the machine's copies (a ``flock`` beside the root): held to
+        put a copy in place and to remove the copies of a purge, so the two never cross.
+
+        Raises:
+            OSError: the lock file could not be opened.
+        """
+        descriptor = os.open(self.lock_file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(descriptor)
+
+    def check_owner(self) -> None:
+        """Discard every copy when the storage's store changed name since they were written
+        (it lost every entry and started again: no purge would find those copies).
+
+        Raises:
+            StorageError: the storage failed (nothing was discarded).
+        """
+        current = self.engine.store_identity()
+        if self._owner_checked and current == self._owner:
+            return
+        recorded: bytes | None
+        try:
+            recorded = self.owner_file.read_bytes()
+        except FileNotFoundError:
+            recorded = None
+        except OSError as exc:
+            logger.warning("static copies' store %s unreadable (%s)", self.owner_file, exc)
+            recorded = b"?"
+        if recorded != (current or b""):
+            if recorded is not None and self._has_copies():
+                logger.warning("the cache storage started again empty: removing every copy")
+                self.discard(None)
+            try:
+                _write_atomic(self.owner_file, current or b"")
+            except OSError as exc:
+                logger.warning("static copies' store %s not written: %s", self.owner_file, exc)
+                return
+        self._owner, self._owner_checked = current, True
 
     def _make_directories(self, directory: Path) -> None:
         """Create ``directory`` and the missing ones above it (up to the static root's
@@ -191,7 +293,16 @@ class StaticFiles:
         of everything or of the site: every copy of every host, or of the site's hosts), here
         at once and, through the storage's announcements, on every other machine sharing the
         storage within a tick (`follow`)."""
-        self._apply(result.scope, result.urls)
+        try:
+            self.check_owner()
+        except StorageError as exc:
+            self.engine.storage_warning("static copies' store not checked: %s", exc)
+        try:
+            with self._publishing():
+                self._apply(result.scope, result.urls)
+        except OSError as exc:  # no lock file: remove them anyway
+            logger.warning("static copies' lock unusable (%s)", exc)
+            self._apply(result.scope, result.urls)
         record: dict[str, object] = {"from": self.token, "scope": result.scope}
         if result.scope not in ("all", "site"):
             record["urls"] = result.urls
@@ -225,6 +336,8 @@ class StaticFiles:
         """
         now = time.time() if now is None else now
         removed = 0
+        if self._owner_checked or self._has_copies():
+            self.check_owner()
         if now >= self._next_sweep:
             self._next_sweep = now + self.engine.settings().gc_interval
             removed += self.sweep()
@@ -288,7 +401,7 @@ class StaticFiles:
         """
         if not self.root.is_dir():
             return 0
-        wanted = None if hosts is None else {_host_name(host) for host in hosts}
+        wanted = None if hosts is None else {host_name(host) for host in hosts}
         moved = 0
         for directory in sorted(self.root.iterdir()):
             if wanted is not None and directory.name not in wanted:
@@ -362,10 +475,21 @@ class StaticFiles:
         return removed
 
 
-def _host_name(host: str) -> str:
-    """The directory name of ``host`` (``example.org:8000`` -> ``example.org``, as
-    `StaticFiles.directory` names it)."""
-    return (urlsplit(f"//{host}").hostname or host).lower()
+def _write_temporary(directory: Path, data: bytes) -> str:
+    """``data`` written to a new hidden file of ``directory`` (0644); its path.
+
+    Raises:
+        OSError: it could not be written (nothing is left behind).
+    """
+    handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.chmod(temporary, FILE_MODE)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return temporary
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -378,263 +502,3 @@ def _write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-
-
-def unreadable_reason(root: Path, user: str) -> str | None:
-    """Why ``user`` could not read files under ``root``, or ``None`` when it can.
-
-    Every existing directory from ``/`` down to ``root`` must let the user in (search
-    permission for its owner, one of its groups, or others); ``root`` itself, when it exists,
-    must also be listable. A ``root`` that does not exist yet is created 0755 by sitecache.
-    """
-    try:
-        account = pwd.getpwnam(user)
-    except KeyError:
-        return (
-            f"there is no user {user!r} on this machine: pass --user with the user nginx's "
-            "workers run as"
-        )
-    groups = {account.pw_gid} | {g.gr_gid for g in grp.getgrall() if user in g.gr_mem}
-    if account.pw_uid == 0:
-        return None
-    path = Path(root).resolve()
-    for directory in [*reversed(path.parents), path]:
-        try:
-            info = directory.stat()
-        except FileNotFoundError:
-            return None  # sitecache creates the rest 0755
-        except OSError as exc:
-            return f"{directory} cannot be checked: {exc.strerror}"
-        needed = (stat.S_IXUSR, stat.S_IXGRP, stat.S_IXOTH)
-        if directory == path:
-            needed = (stat.S_IXUSR | stat.S_IRUSR, stat.S_IXGRP | stat.S_IRGRP,
-                      stat.S_IXOTH | stat.S_IROTH)  # fmt: skip
-        if info.st_uid == account.pw_uid:
-            mask = needed[0]
-        elif info.st_gid in groups:
-            mask = needed[1]
-        else:
-            mask = needed[2]
-        if info.st_mode & mask != mask:
-            return (
-                f"{user} cannot enter {directory} (mode {stat.S_IMODE(info.st_mode):04o}, owner "
-                f"uid {info.st_uid}): put static_root outside private directories such as the "
-                "data directory (for example /var/cache/sitecache/static), or let that user "
-                "search every directory on the way"
-            )
-    return None
-
-
-#: The server block of static-file mode (`nginx_config` fills it in; ``{{``/``}}`` are braces).
-NGINX_TEMPLATE: Final = """\
-# sitecache static-file mode (static_files = true): nginx answers cached pages from
-# {root}; everything else goes to sitecache. Set proxy_count = 1 in sitecache.
-# Made for the cache settings {made_for}:
-# run `sitecache nginx-config` again (and reload nginx) after changing them
-# (`sitecache cache status` warns when they differ).
-# nginx's workers (user {user}) must be able to read {root} and enter every directory
-# above it: keep it outside sitecache's private data directory (static_root).
-upstream sitecache {{
-    server {upstream};
-}}
-
-server {{
-    listen {listen};
-    server_name {server_name};
-    root {root};
-    gzip_static on;
-    gzip_vary on;
-    charset utf-8;
-
-    set $sitecache_static $uri;
-    if ($request_method !~ ^(GET|HEAD)$) {{ set $sitecache_static "/.sitecache-bypass"; }}
-    if ($query_string != "") {{ set $sitecache_static "/.sitecache-bypass"; }}
-    if ($http_authorization != "") {{ set $sitecache_static "/.sitecache-bypass"; }}
-    if ($http_cookie ~* "({cookies})") {{ set $sitecache_static "/.sitecache-bypass"; }}
-{extra_rules}
-    location / {{
-        default_type text/html;
-        # The headers sitecache sends with its own pages (a copy must not lose them).
-{added}        add_header Cache-Status "nginx; hit" always;
-        try_files /$host$sitecache_static/index.html @sitecache;
-    }}
-
-{uploads}
-    location @sitecache {{
-        proxy_pass http://sitecache;
-        # The Host as the client sent it (with its port): the cache keys exactly that host.
-        # No X-Forwarded-Port: the port is already in the host, said once.
-        proxy_set_header Host $http_host;
-        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-        proxy_set_header X-Forwarded-Proto $scheme;
-        proxy_set_header X-Forwarded-Host $http_host;
-    }}
-}}
-"""
-
-
-#: The uploaded media files, served by nginx from the uploads directory (`nginx_config`).
-NGINX_UPLOADS_TEMPLATE: Final = """\
-    # Uploaded media (static files with generated names): served from {root}.
-    location /uploads/ {{
-        alias {root}/;
-        types {{
-{types}        }}
-        default_type application/octet-stream;
-        location ~ /\\. {{ return 404; }}
-        location ~* \\.(svg|html?)$ {{
-            # Types that can run scripts: a download in a sandbox, never a page of the site.
-            add_header X-Content-Type-Options nosniff always;
-            add_header Cache-Control "public, max-age=31536000, immutable" always;
-            add_header Content-Disposition attachment always;
-            add_header Content-Security-Policy "default-src 'none'; sandbox" always;
-        }}
-        add_header X-Content-Type-Options nosniff always;
-        add_header Cache-Control "public, max-age=31536000, immutable" always;
-        etag on;
-    }}
-"""
-
-
-def uploads_location(
-    uploads_root: Path | None,
-    types: Mapping[str, str] | None = None,
-    unreadable: str | None = None,
-) -> str:
-    """The ``location /uploads/`` block serving ``uploads_root`` with the ``Content-Type`` of
-    each extension in ``types`` (extension → MIME type; anything else is
-    ``application/octet-stream``), or, when nginx's user cannot read it (``unreadable`` says
-    why), a comment: sitecache serves them instead."""
-    if uploads_root is None:
-        return ""
-    if unreadable is not None:
-        reason = unreadable.replace("\n", " ")
-        return f"    # /uploads/ is passed to sitecache (uploads_root unreadable): {reason}\n"
-    listed = "".join(
-        f"            {mime} {extension};\n"
-        for extension, mime in sorted((types or {}).items())
-        if _NGINX_TOKEN.match(mime) and _NGINX_TOKEN.match(extension)
-    )
-    return NGINX_UPLOADS_TEMPLATE.format(root=str(Path(uploads_root).resolve()), types=listed)
-
-
-_NGINX_TOKEN: Final = re.compile(r"^[A-Za-z0-9.+/-]+$")
-"""A MIME type or an extension nginx reads as one word (nothing else is written)."""
-
-
-#: The cache settings the web server's rules carry (`nginx_config`): a visitor they would send
-#: to Python must never be given a static copy by nginx.
-NGINX_RULE_SETTINGS: Final = ("known_users", "rejected_cookies", "rejected_user_agents")
-#: The named value holding the fingerprint of the settings the printed rules were made for.
-NGINX_RULES_NAME: Final = "nginx_rules"
-
-
-def nginx_rules_fingerprint(settings: Mapping[str, Any]) -> str:
-    """The fingerprint of the settings nginx's rules depend on (`NGINX_RULE_SETTINGS`)."""
-    chosen = {name: settings.get(name) for name in NGINX_RULE_SETTINGS}
-    text = json.dumps(chosen, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def outdated_nginx_rules(engine: CacheEngine) -> str | None:
-    """Why the rules `sitecache nginx-config` last printed no longer fit the settings (a
-    ``/status`` warning), or ``None``: they fit, static-file mode is off, or no rules were
-    printed for this storage."""
-    if not engine.settings().static_files:
-        return None
-    stored = engine.read_value(NGINX_RULES_NAME)
-    if stored is None or stored.decode("ascii", "replace") == nginx_rules_fingerprint(
-        engine.settings_values()
-    ):
-        return None
-    return (
-        "static-file mode: known_users, rejected_cookies or rejected_user_agents changed since "
-        "`sitecache nginx-config` printed nginx's rules, and nginx still hands its copies to "
-        "the visitors they now exclude: run `sitecache nginx-config` again and reload nginx"
-    )
-
-
-def nginx_config(
-    *,
-    server_name: str,
-    static_root: Path,
-    upstream: str = "127.0.0.1:8000",
-    listen: str = "80",
-    cookie_prefixes: Iterable[str] = AUTH_COOKIE_PREFIXES,
-    headers: Mapping[str, str] | None = None,
-    user: str = DEFAULT_WEB_USER,
-    uploads: str = "",
-    settings: Mapping[str, Any] | None = None,
-) -> str:
-    """An nginx ``server`` block for static-file mode.
-
-    Anonymous ``GET``/``HEAD`` requests without a query string, credentials or a logged-in,
-    comment-author or post-password cookie get the static copy when one exists
-    (``gzip_static on`` sends ``index.html.gz`` to clients that accept gzip, with
-    ``Vary: Accept-Encoding``); everything else is proxied to sitecache (run it with
-    ``proxy_count = 1``). ``headers`` are sent with every copy, as sitecache sends them with
-    its own pages (security headers, the API ``Link``); ``user`` is the user nginx's workers
-    run as, who must be able to read the static root. ``uploads`` is the uploaded media's
-    block (`uploads_location`). ``settings`` (the cache's) add their bypasses
-    (`NGINX_RULE_SETTINGS`): ``rejected_cookies`` to the cookie prefixes, a user-agent rule
-    for ``rejected_user_agents``, and any cookie at all with ``known_users`` =
-    ``bypass_any_cookie``.
-
-    Raises:
-        ValueError: a header value or a setting cannot be written in nginx's syntax (a ``$``,
-            a quote in a header, a control character).
-    """
-    settings = settings or {}
-    prefixes = [*cookie_prefixes, *settings.get("rejected_cookies", ())]
-    cookies = "|".join(sorted({_nginx_regex(prefix) for prefix in prefixes}))
-    bypass = '{ set $sitecache_static "/.sitecache-bypass"; }'
-    extra_rules = ""
-    if settings.get("known_users") == "bypass_any_cookie":
-        extra_rules += f'    if ($http_cookie != "") {bypass}\n'
-    rejected_agents = settings.get("rejected_user_agents", ())
-    agents = sorted({_nginx_regex(agent.lower()) for agent in rejected_agents})
-    if agents:
-        extra_rules += f'    if ($http_user_agent ~* "({"|".join(agents)})") {bypass}\n'
-    made_for = ", ".join(
-        f"{name}={json.dumps(settings.get(name, DEFAULT_SETTINGS[name]))}"
-        for name in NGINX_RULE_SETTINGS
-    )
-    root = str(Path(static_root).resolve())
-    added = "".join(
-        f"        add_header {name} {_nginx_string(value)} always;\n"
-        for name, value in (headers or {}).items()
-    )
-    return NGINX_TEMPLATE.format(
-        root=root, user=user, upstream=upstream, listen=listen, server_name=server_name,
-        cookies=cookies, added=added, uploads=uploads, extra_rules=extra_rules,
-        made_for=_nginx_comment(made_for),
-    )  # fmt: skip
-
-
-def _nginx_string(value: str) -> str:
-    """``value`` as one double-quoted nginx string.
-
-    Raises:
-        ValueError: ``value`` holds a ``$`` (nginx would read a variable) or a line break.
-    """
-    if "$" in value or "\n" in value or "\r" in value:
-        raise ValueError(f"header value {value!r} cannot be written in an nginx configuration")
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{escaped}"'
-
-
-def _nginx_regex(text: str) -> str:
-    """``text`` as a literal in an nginx regular expression inside a double-quoted string:
-    every character but letters, digits and ``_`` escaped.
-
-    Raises:
-        ValueError: ``text`` holds a control character (no literal can carry it).
-    """
-    if any(ord(char) < 32 or ord(char) == 127 for char in text):
-        raise ValueError(f"{text!r} cannot be written in an nginx configuration")
-    return "".join(f"\\{char}" if not (char.isalnum() or char == "_") else char for char in text)
-
-
-def _nginx_comment(text: str) -> str:
-    """``text`` for one comment line (control characters and non-ASCII escaped)."""
-    return text.encode("ascii", "backslashreplace").decode("ascii").replace("\n", " ")

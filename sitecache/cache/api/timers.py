@@ -148,6 +148,12 @@ class CacheTimers:
             self._started_at = self.engine.clock()
             self._thread = threading.Thread(target=self._loop, name="sitecache-timers", daemon=True)
             self._thread.start()
+        # Said in the storage at once, so every process (`sitecache cache status` too) sees
+        # the timers starting, not only this one: the heartbeat its holder then keeps up.
+        try:
+            self._heartbeat(self._started_at)
+        except StorageError as exc:
+            self.engine.storage_warning("cache timers: heartbeat not written: %s", exc)
 
     def stop(self) -> None:
         """Stop the thread and give the lock up."""

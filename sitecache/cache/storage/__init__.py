@@ -7,6 +7,7 @@ from typing import Literal
 
 from sitecache.cache.storage.base import (
     ANY_GENERATION,
+    STORE_IDENTITY,
     Announcements,
     Dimension,
     EntryStatus,
@@ -18,12 +19,14 @@ from sitecache.cache.storage.base import (
     StorageError,
     StorageSummary,
     StorageUnavailable,
+    StorageUnusable,
 )
 from sitecache.cache.storage.disk import DiskStorage
 from sitecache.cache.storage.memory import MemoryStorage
 
 __all__ = [
     "ANY_GENERATION",
+    "STORE_IDENTITY",
     "Announcements",
     "Dimension",
     "DiskStorage",
@@ -37,6 +40,7 @@ __all__ = [
     "StorageError",
     "StorageSummary",
     "StorageUnavailable",
+    "StorageUnusable",
     "open_storage",
 ]
 

@@ -31,6 +31,7 @@ expired before it are no longer counted, listed or found (they were misses alrea
 
 from __future__ import annotations
 
+import logging
 from abc import abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping
 from types import TracebackType
@@ -41,6 +42,7 @@ from sitecache.cache.storage.epochs import EpochOperations
 from sitecache.cache.storage.records import (
     ANY_GENERATION,
     DIMENSIONS,
+    STORE_IDENTITY,
     Announcements,
     Dimension,
     EntryStatus,
@@ -49,6 +51,8 @@ from sitecache.cache.storage.records import (
     StorageError,
     StorageSummary,
     StorageUnavailable,
+    StorageUnusable,
+    UnusableKind,
     chunks,
     matches_filter,
 )
@@ -56,20 +60,29 @@ from sitecache.cache.storage.records import (
 if TYPE_CHECKING:
     from sitecache.cache.storage.breaker import CircuitBreaker
 
+logger = logging.getLogger("sitecache.cache")
+
+#: Told, with the reason, that the store dropped every entry at once (`StorageBase.on_reset`).
+ResetListener = Callable[[str], None]
+
 __all__ = [
     "ANY_GENERATION",
     "DIMENSIONS",
+    "STORE_IDENTITY",
     "Announcements",
     "Dimension",
     "EntryStatus",
     "LockStore",
     "PendingRemoval",
     "RemovalReport",
+    "ResetListener",
     "Storage",
     "StorageBase",
     "StorageError",
     "StorageSummary",
     "StorageUnavailable",
+    "StorageUnusable",
+    "UnusableKind",
     "chunks",
     "matches_filter",
 ]
@@ -236,6 +249,14 @@ class Storage(Protocol):
         """The records announced after ``cursor`` (at most a thousand; ``None``: none, with the
         cursor of now), or ``None`` when this store is one machine's (nothing to follow)."""
 
+    def warnings(self) -> list[tuple[str, str]]:
+        """``(code, message)`` pairs an administrator should see (``GET /status``): the store
+        cannot be used now, or was found damaged and started empty (`StorageBase`: none)."""
+
+    def on_reset(self, listener: ResetListener) -> None:
+        """Tell ``listener`` (with the reason) each time the store drops every entry at once
+        because it was found damaged or foreign (`StorageBase` keeps the list)."""
+
     def close(self) -> None:
         """Release connections and handles."""
 
@@ -275,6 +296,9 @@ class _Translation:
         if isinstance(error, storage.storage_errors):
             if breaker is not None:
                 breaker.succeeded(self.probe)  # the store answered, with an error
+            unusable = storage.recover(error, self.what)
+            if unusable is not None:
+                raise unusable from error
             raise StorageError(f"{storage.error_label} {self.what}: {error}") from error
         if breaker is not None and self.probe:
             breaker.succeeded(self.probe)  # not the store's failure: let the next call probe
@@ -308,6 +332,52 @@ class StorageBase(EpochOperations, Storage):
     lookup_batch_size: ClassVar[int | None] = None
     #: Opened after a store failed to answer (a store over the network); ``None``: none.
     breaker: CircuitBreaker | None = None
+
+    #: Told when the store dropped every entry at once (`on_reset`); see `_reset`.
+    _reset_listeners: list[ResetListener] | None = None
+    #: Resets that happened before the first listener came (while the store was opened).
+    _untold_resets: list[str] | None = None
+
+    def recover(self, error: BaseException, what: str) -> StorageUnusable | None:
+        """Called with each of the backend's own errors (`storage_errors`) before it is
+        translated: a backend that tells a damaged, full or unwritable store from an ordinary
+        failure repairs what it can (moves a damaged file aside, drops a foreign key) and
+        returns the `StorageUnusable` to raise instead; ``None`` (the default): an ordinary
+        `StorageError`. ``what`` names the operation."""
+        del error, what
+        return None
+
+    def warnings(self) -> list[tuple[str, str]]:
+        """``(code, message)`` pairs an administrator should see (``GET /status``): the store
+        cannot be used now, or was found damaged and started empty. None by default."""
+        return []
+
+    def on_reset(self, listener: ResetListener) -> None:
+        """Tell ``listener`` (with the reason) each time this store drops every entry at once
+        because it was found damaged or foreign; the resets that happened before the first
+        listener came (while the store was opened) are told to it at once."""
+        if self._reset_listeners is None:
+            self._reset_listeners = []
+        self._reset_listeners.append(listener)
+        untold, self._untold_resets = self._untold_resets or [], None
+        for reason in untold:
+            self._tell_reset(listener, reason)
+
+    def _reset(self, reason: str) -> None:
+        """Tell the `on_reset` listeners that every entry is gone (kept for the first one when
+        none listens yet)."""
+        if not self._reset_listeners:
+            self._untold_resets = [*(self._untold_resets or []), reason]
+            return
+        for listener in list(self._reset_listeners):
+            self._tell_reset(listener, reason)
+
+    @staticmethod
+    def _tell_reset(listener: ResetListener, reason: str) -> None:
+        try:
+            listener(reason)
+        except Exception:  # a listener's failure must not fail the storage call
+            logger.exception("storage reset listener %r failed", listener)
 
     def translate_errors(self, what: str) -> _Translation:
         """A context manager that raises the backend's errors as `StorageError` (or

@@ -34,7 +34,6 @@ import contextlib
 import os
 import shutil
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -49,7 +48,9 @@ from sitecache.cache.storage.base import (
     LockStore,
     StorageBase,
     StorageError,
+    StorageUnusable,
 )
+from sitecache.cache.storage.disk_connections import GENERATION_TEXT, IndexConnections
 from sitecache.cache.storage.disk_listing import expired_page, search_page, visible_page
 from sitecache.cache.storage.disk_schema import (
     COLUMNS,
@@ -59,10 +60,8 @@ from sitecache.cache.storage.disk_schema import (
     UPSERT,
     VISIBLE,
     VISIBLE_ROW,
-    create_schema,
     info_row,
     row_to_info,
-    schema_outdated,
 )
 from sitecache.cache.storage.disk_search import (
     MIN_TERM,
@@ -102,9 +101,6 @@ _GET: Final = (
 )
 
 
-#: WAL frames (pages) after which a commit checkpoints the WAL into the database.
-WAL_CHECKPOINT_PAGES: Final = 4000
-
 #: Where `info_row` puts the tags (a JSON list) in an index row.
 _TAGS: Final = COLUMNS.split(", ").index("tags")
 
@@ -132,43 +128,29 @@ class DiskStorage(StorageBase):
         self._legacy_entries = self.root / "entries"
         self._generation_path = self.root / "generation"
         self._generation_file = str(self._generation_path)  # stat()ed on every request
-        self._local = threading.local()
         self._fill_locks = FileLocks(self.root / "fill.lock") if FileLocks.available() else None
-        try:
-            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self._connection()  # opens the index and creates its tables
-            if not self._generation_path.exists():
-                self._generation_path.write_bytes(b"sitecache purge generation\n")
-        except (OSError, sqlite3.Error) as exc:
-            raise StorageError(f"cannot open the disk cache at {self.root}: {exc}") from exc
+        # Opens the index (a damaged one is moved aside, the cache then starts empty); a store
+        # that cannot be used at all is not fatal: every call fails fast until it can.
+        self._index = IndexConnections(self.root, self._generation_path, self._reset)
+        self._index.start()
 
     # ------------------------------------------------------------------ connections
     def _connection(self, quick: bool = False) -> sqlite3.Connection:
-        """This thread's connection; ``quick`` ones give up on a lock after 50 ms (they serve
-        the request path: counters, regeneration locks), the others wait up to 10 s."""
-        name = "quick" if quick else "connection"
-        pid = os.getpid()
-        connection: sqlite3.Connection | None = getattr(self._local, name, None)
-        if connection is not None and getattr(self._local, f"{name}_pid", None) == pid:
-            return connection
-        path = self.root / "index.sqlite3"
-        connection = sqlite3.connect(path, timeout=0.05 if quick else 10, isolation_level=None)
-        with contextlib.suppress(OSError):
-            path.chmod(0o600)
-        connection.execute(f"PRAGMA busy_timeout={50 if quick else 10000}")
-        # The schema (a write) only when missing: a new connection must not wait on a writer.
-        if schema_outdated(connection):
-            create_schema(connection)
-            connection.execute(f"PRAGMA busy_timeout={50 if quick else 10000}")
-        connection.execute("PRAGMA synchronous=NORMAL")
-        # PERF: a stored page writes ~30 pages to the WAL, a third of them the same hot
-        # pages every time (totals, index ends); a checkpoint every 4000 frames instead of
-        # SQLite's 1000 copies each of those once per 130 pages stored instead of once per 30,
-        # and fsyncs a quarter as often (the WAL file then stays at up to ~16 MB).
-        connection.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_PAGES}")
-        setattr(self._local, name, connection)
-        setattr(self._local, f"{name}_pid", pid)
-        return connection
+        """This thread's connection (`IndexConnections.connection`); ``quick`` ones give up
+        on a lock after 50 ms (they serve the request path: counters, regeneration locks),
+        the others wait up to 10 s."""
+        return self._index.connection(quick)
+
+    def recover(self, error: BaseException, what: str) -> StorageUnusable | None:
+        """A damaged index is moved aside (the cache starts empty), an unwritable store is
+        given up until it can be written, a full disk fails this write
+        (`IndexConnections.recover`)."""
+        return self._index.recover(error, what)
+
+    def warnings(self) -> list[tuple[str, str]]:
+        """The store cannot be used now, or its index was moved aside
+        (`IndexConnections.warnings`)."""
+        return self._index.warnings()
 
     @contextlib.contextmanager
     def _transaction(self, quick: bool = False) -> Iterator[sqlite3.Connection]:
@@ -434,6 +416,8 @@ class DiskStorage(StorageBase):
 
     def generation(self) -> object:
         # PERF: one stat per request, with no context manager around it.
+        if self._index.unusable is not None:
+            self._index.check_usable()  # raises StorageUnusable while it cannot be used
         try:
             result = os.stat(self._generation_file)
         except FileNotFoundError:
@@ -449,7 +433,7 @@ class DiskStorage(StorageBase):
             try:
                 previous = os.stat(self._generation_file).st_mtime_ns
             except FileNotFoundError:
-                self._generation_path.write_bytes(b"sitecache purge generation\n")
+                self._generation_path.write_bytes(GENERATION_TEXT)
                 previous = os.stat(self._generation_file).st_mtime_ns
             stamp = max(time.time_ns(), previous + 1)
             os.utime(self._generation_file, ns=(stamp, stamp))
@@ -517,8 +501,4 @@ class DiskStorage(StorageBase):
     def close(self) -> None:
         if self._fill_locks is not None:
             self._fill_locks.close()
-        for name in ("connection", "quick"):
-            connection: sqlite3.Connection | None = getattr(self._local, name, None)
-            if connection is not None:
-                connection.close()
-                setattr(self._local, name, None)
+        self._index.close()

@@ -39,7 +39,8 @@ Each index row names the rule that gave its page its lifetime (``lifetime``, lay
 Older layouts (entry files under ``entries/``, entry tables without epochs, without the
 trigram index of ``search``, with tag rows and bodies found by key, or without ``lifetime``:
 layouts 1 to 5) are dropped and made again when opened: a cache is disposable; named values,
-counters and locks are kept.
+counters and locks are kept. Each new store (and each whose entries were dropped) gets a new
+random name, the named value `STORE_IDENTITY`.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from typing import Any, Final
 
 from sitecache.cache.entry import EntryInfo
 from sitecache.cache.storage.disk_search import SEARCH_OBJECTS, SEARCH_SCHEMA
+from sitecache.cache.storage.records import STORE_IDENTITY
 from sitecache.sqlite_wal import enable_wal
 
 __all__ = [
@@ -303,6 +305,13 @@ def create_schema(connection: sqlite3.Connection) -> None:
                 connection.execute(f"DROP TABLE IF EXISTS {table}")
             for statement in _statements(_SCHEMA + SEARCH_SCHEMA):
                 connection.execute(statement)
+            # A new store (or one whose entries were just dropped): a new name, so that what
+            # others kept of the old one's entries (static copies) is known to be orphaned.
+            connection.execute(
+                "INSERT OR REPLACE INTO named_values (name, value) "
+                "VALUES (?, CAST(lower(hex(randomblob(16))) AS BLOB))",
+                (STORE_IDENTITY,),
+            )
             connection.execute(f"PRAGMA user_version={LAYOUT_VERSION}")
         connection.execute("COMMIT")
     except BaseException:

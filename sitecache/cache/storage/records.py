@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Final, Literal
 
 from sitecache.cache.entry import EntryInfo
 
 __all__ = [
     "ANY_GENERATION",
     "DIMENSIONS",
+    "STORE_IDENTITY",
     "Announcements",
     "Dimension",
     "EntryStatus",
@@ -23,9 +24,17 @@ __all__ = [
     "StorageError",
     "StorageSummary",
     "StorageUnavailable",
+    "StorageUnusable",
+    "UnusableKind",
     "chunks",
     "matches_filter",
 ]
+
+#: The named value holding a random name of the store, where a backend can lose every entry at
+#: once and start again (the disk index, moved aside when found damaged): what others keep of
+#: its entries (static copies) belongs to the store of that name. A store without one (memory,
+#: Redis: its own announcements say when it was emptied) never changes name.
+STORE_IDENTITY: Final = "store_id"
 
 #: ``put(..., generation=ANY_GENERATION)`` stores whatever the generation is (tests, tools).
 ANY_GENERATION: object = object()
@@ -43,6 +52,25 @@ class StorageError(Exception):
 
 class StorageUnavailable(StorageError):
     """The store did not answer (refused, timed out, or the breaker is open)."""
+
+
+#: Why a store cannot be used (`StorageUnusable.kind`): its file is damaged or foreign (it is
+#: moved aside, or dropped, and the store starts empty), its disk is full, or it cannot be
+#: written (a read-only or unwritable directory).
+UnusableKind = Literal["damaged", "full", "unwritable"]
+
+
+class StorageUnusable(StorageError):
+    """The store cannot be used now, for a reason the backend knows (`kind`): a request passes
+    through uncached (``Cache-Status: ...; detail=storage``) and ``GET /status`` says why.
+
+    Attributes:
+        kind: ``"damaged"``, ``"full"`` or ``"unwritable"``.
+    """
+
+    def __init__(self, kind: UnusableKind, message: str) -> None:
+        super().__init__(message)
+        self.kind: UnusableKind = kind
 
 
 @dataclass(slots=True)

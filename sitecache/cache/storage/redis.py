@@ -22,6 +22,10 @@ Every call runs inside `StorageBase.translate_errors`, which translates Redis's 
 (`sitecache.cache.storage.breaker`): after Redis failed to answer, calls fail at once for a
 short, growing interval instead of each waiting out a socket timeout.
 
+A key of the namespace holding another type than this backend's (another program wrote it)
+is dropped when a command meets it (`sitecache.cache.storage.redis_repair`): a named value or a
+lock where it is read, any other with the whole cache, which starts empty.
+
 The scripts build key names from the prefix, so this backend targets a single Redis server (or
 a primary with replicas), not Redis Cluster.
 """
@@ -46,15 +50,22 @@ from sitecache.cache.storage.base import (
     EntryStatus,
     StorageBase,
     StorageError,
+    StorageUnusable,
     matches_filter,
 )
 from sitecache.cache.storage.breaker import CircuitBreaker
+from sitecache.cache.storage.redis_announcements import (
+    ANNOUNCEMENTS_KEPT,
+    ANNOUNCEMENTS_READ,
+    read_announcements,
+)
 from sitecache.cache.storage.redis_listing import (
     expired_pages,
     fresh_page_keys,
     hidden_totals,
     search_rows,
 )
+from sitecache.cache.storage.redis_repair import dropping_foreign, is_wrong_type, repair
 from sitecache.cache.storage.redis_scripts import (
     ACQUIRE,
     ANNOUNCE,
@@ -83,7 +94,7 @@ from sitecache.cache.storage.redis_search import (
     trigram_sets,
 )
 
-__all__ = ["RedisStorage", "RedisToken"]
+__all__ = ["ANNOUNCEMENTS_KEPT", "ANNOUNCEMENTS_READ", "RedisStorage", "RedisToken"]
 
 #: The prefix of the set of keys of each lookup dimension (tags, URLs, paths, hosts).
 _SETS: Final[dict[str, str]] = {"tag": "t:", "url": "u:", "path": "p:", "host": "h:"}
@@ -124,13 +135,6 @@ def _redact(url: str) -> str:
         netloc = f"{netloc}:{parts.port}"
     netloc = f"{parts.username}:***@{netloc}" if parts.username else f"***@{netloc}"
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
-
-
-#: Announcements (`announce`) kept for the machines that follow them: one that falls further
-#: behind learns that it missed some (`Announcements.complete`).
-ANNOUNCEMENTS_KEPT: Final = 10_000
-#: Announcements one `announcements` call returns at most.
-ANNOUNCEMENTS_READ: Final = 1_000
 
 
 class RedisStorage(StorageBase):
@@ -183,6 +187,29 @@ class RedisStorage(StorageBase):
 
     def _key(self, *parts: str) -> str:
         return self.prefix + "".join(parts)
+
+    def recover(self, error: BaseException, what: str) -> StorageUnusable | None:
+        """A key of the wrong type (``WRONGTYPE``): the wrong keys are dropped and, unless
+        only counters or announcements were, the cache starts empty (`redis_repair`)."""
+        if not is_wrong_type(error) or getattr(self._local, "repairing", False):
+            return None
+        self._local.repairing = True  # a failure while repairing is an ordinary one
+        try:
+            dropped, emptied = repair(
+                self.client,
+                self.prefix,
+                self._data,
+                lambda: self._invalidate_script(args=[self.prefix]),
+            )
+        except redis.RedisError as exc:
+            return StorageUnusable("damaged", f"Redis {what}: {error}; not repaired: {exc}")
+        finally:
+            self._local.repairing = False
+        names = ", ".join(dropped) or "an entry or index key"
+        if emptied:
+            self._reset(f"a Redis key of the wrong type ({names}) was dropped")
+        empty = "; the cache starts empty" if emptied else ""
+        return StorageUnusable("damaged", f"Redis {what}: {error}: dropped {names}{empty}")
 
     def _epoch_prefix(self, epoch: bytes | str | None) -> str:
         """The prefix of an epoch's keys (epoch 0: the namespace's own prefix)."""
@@ -433,25 +460,12 @@ class RedisStorage(StorageBase):
 
     def announcements(self, cursor: str | None) -> Announcements | None:
         with self.translate_errors("read"):
-            if cursor is None:
-                return Announcements(str(int(self.client.get(self._key("ann")) or 0)))
-            after = int(cursor) if cursor.isdigit() else 0
-            pipe = self.client.pipeline(transaction=False)
-            pipe.get(self._key("ann"))
-            pipe.xrange(self._key("an"), min=f"({after}-1", count=ANNOUNCEMENTS_READ)
-            count, entries = pipe.execute()
-        count = int(count or 0)
-        if count < after:  # the namespace was cleared: its numbers started again
-            return Announcements(str(count), [], complete=False)
-        if not entries:
-            return Announcements(str(count), [], complete=count == after)
-        numbers = [int(_text(entry_id).split("-", 1)[0]) for entry_id, _ in entries]
-        records = [fields.get(b"r", b"") for _, fields in entries]
-        return Announcements(str(numbers[-1]), records, complete=numbers[0] == after + 1)
+            return read_announcements(self.client, self._key("an"), self._key("ann"), cursor)
 
     def get_value(self, name: str) -> bytes | None:
+        key = self._key("v:", name)
         with self.translate_errors("read"):
-            value = self.client.get(self._key("v:", name))
+            value = dropping_foreign(self.client, key, lambda: self.client.get(key))
         return value if isinstance(value, bytes) else None
 
     def set_value(self, name: str, value: bytes) -> None:
@@ -478,18 +492,23 @@ class RedisStorage(StorageBase):
 
     def acquire_lock(self, name: str, owner: str, ttl: float) -> bool:
         milliseconds = max(1, int(ttl * 1000))
+        key = self._key("l:", name)
         with self.translate_errors("lock"):
-            held = self._script(self._acquire, [self._key("l:", name)], [owner, milliseconds])
+            held = dropping_foreign(
+                self.client, key, lambda: self._script(self._acquire, [key], [owner, milliseconds])
+            )
         return bool(held)
 
     def lock_owner(self, name: str) -> str | None:
+        key = self._key("l:", name)
         with self.translate_errors("lock"):
-            owner = self.client.get(self._key("l:", name))
+            owner = dropping_foreign(self.client, key, lambda: self.client.get(key))
         return _text(owner) if owner is not None else None
 
     def release_lock(self, name: str, owner: str) -> None:
+        key = self._key("l:", name)
         with self.translate_errors("lock"):
-            self._script(self._release, [self._key("l:", name)], [owner])
+            dropping_foreign(self.client, key, lambda: self._script(self._release, [key], [owner]))
 
     def _generation_connection(self) -> Any:
         """This thread's own connection for `generation` (a new one after a fork)."""
