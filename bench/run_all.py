@@ -70,6 +70,10 @@ BENCHES: Final[dict[str, Bench]] = {
     "site": Bench("demo site pages vs the template alone"),
     "race": Bench("concurrent fills and purges (correctness under load)", quick=("--seconds", "2")),
     "slowclient": Bench("slow clients beside normal GETs", quick=("--seconds", "2")),
+    "faults": Bench(
+        "PostgreSQL, Redis and the disk failing under load (#29): counts, latencies, recovery",
+        quick=("--quick",),
+    ),
 }
 
 #: How a benchmark's output says a goal was missed or met (its own words).

@@ -17,15 +17,28 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.wrappers import Request, Response
 
 from sitecache.auth import AuthService, AuthViews, PasswordHasher
+from sitecache.auth.stored_values import StoredValues
 from sitecache.cache import CacheEngine, CacheRules, PageCache, StorageError
 from sitecache.cache.api import CacheApi
 from sitecache.cache.api.static import DEFAULT_WEB_USER, unreadable_reason
-from sitecache.cache.deployment import rules_for, shared_identity
+from sitecache.cache.deployment import (
+    HEALTH_PATH,
+    SHARED_IDENTITY_COPY,
+    rules_for,
+    shared_identity,
+)
 from sitecache.cache.health_probe import probe_storage
 from sitecache.cache.latency import LatencyRecorder
 from sitecache.cache.outcome import explanations
-from sitecache.config import Config, ConfigError, load_config, open_cache_engine
+from sitecache.config import (
+    Config,
+    ConfigError,
+    check_writable_data_dir,
+    load_config,
+    open_cache_engine,
+)
 from sitecache.disk_space import DiskSpace
+from sitecache.domain_errors import OutageError
 from sitecache.hooks import Hooks
 from sitecache.invalidation import ContentInvalidation
 from sitecache.ops_views import OpsViews
@@ -70,6 +83,9 @@ from sitecache.templating import make_template_environment
 __all__ = ["App", "create_app"]
 
 logger = logging.getLogger("sitecache")
+
+#: Where the page cache's durable values (settings, plugin switches) live in the site's store.
+DURABLE_PREFIX: Final = "cache:"
 
 StartResponse = Callable[..., Any]
 
@@ -118,6 +134,8 @@ class App:
     """Where REST paths start (``/site-json``, ...): GETs there get a lazy werkzeug request."""
 
     def __init__(self, config: Config) -> None:
+        # A read-only data directory is one line naming it and the user, not a traceback.
+        check_writable_data_dir(config)
         self.config = config
         self.hooks = Hooks()
         self.notices = DebugNotices(self.hooks, debug=config.debug)
@@ -136,8 +154,8 @@ class App:
                 self.cache, x_for=count, x_proto=count, x_host=count, x_port=count
             )
         # Metrics, health and the OpenAPI document (#19), each request timed for the metrics.
-        ops = OpsViews(self.server, self.auth, self.cache_api, config.metrics_token, self.disk)
-        self.views.update(ops.routes())
+        self.ops = OpsViews(self.server, self.auth, self.cache_api, config.metrics_token, self.disk)
+        self.views.update(self.ops.routes())
         self._entry = LatencyRecorder(self.cache.engine.counters.count_all).wrap(self._entry)
         for spec in config.plugins:
             self.load_plugin(spec)
@@ -149,6 +167,7 @@ class App:
             hasher=PasswordHasher(n=config.password_hash_cost),
             app_passwords=config.application_passwords,
             database_url=config.database_url,
+            limits=config.store_limits(),
         )
         self.auth.install(self.server, self.hooks)
         self.views = AuthViews(self.auth, self.server, self.templates).routes()
@@ -224,7 +243,8 @@ class App:
         """The cache namespace kept in a store shared by several machines ("" otherwise)."""
         if config.cache_namespace or not self.auth.store.shared:
             return ""
-        return shared_identity(self.auth.store, config.site_url)
+        copy = config.data_dir / SHARED_IDENTITY_COPY
+        return shared_identity(self.auth.store, config.site_url, copy)
 
     def _build_cache(self, config: Config) -> None:
         """The page cache in front of the site, its invalidation, its API and its timers."""
@@ -235,7 +255,10 @@ class App:
             engine=cache_engine(config, self._shared_namespace(config)),
             debug_log=config.data_dir / "logs" / "cache-debug.log",
         )
-        # Content changes purge the pages that show them,
+        # The cache's settings and plugin switches are configuration: kept in the site's
+        # database, the cache storage holding a copy rebuilt when lost (cache.durable).
+        self.cache.engine.use_durable(StoredValues(self.auth.store, DURABLE_PREFIX))
+        # Content changes purge the pages that show them (the site's cache contract),
         # recorded in the change's own transaction and retried until the storage answers.
         self.invalidation = ContentInvalidation(
             self.cache.engine, self.site, Outbox(self.auth.store)
@@ -262,6 +285,8 @@ class App:
         # Every process retries owed purges on each timer tick (a crash or an outage may
         # have left some behind).
         timers.every_tick.append(self.invalidation.drain)
+        # ... and compares its copies of the cache's durable values with the site's database.
+        timers.every_tick.append(self.cache.engine.sync_durable)
         # Scheduled posts are published by the timers' holder (about a second late at most),
         # never on a page read.
         timers.holder_jobs.append(self.content.publish_due_posts)
@@ -369,6 +394,7 @@ class App:
         (its counters flushed, its debug log and storage closed) and the site store's
         connections. For embedding code and tests that build applications and drop them; a
         server process simply exits."""
+        self.ops.close()
         self.cache_api.close()
         self.cache.close()
         self.auth.store.close()
@@ -384,6 +410,9 @@ class App:
         # SECURITY: every body is bounded before anything reads it (forms, JSON, raw).
         request.max_content_length = MAX_BODY_BYTES
         request.max_form_memory_size = MAX_BODY_BYTES
+        if request.path == HEALTH_PATH:
+            # Before anything reads the site's database: health answers in time in any state.
+            return self.ops.health(request)
         self.plugins.sync()  # one cheap read at most once a second: another worker's change
         query = query_params(request.environ)
         try:
@@ -474,6 +503,10 @@ class App:
             response = self._refused_body(413, "Request too large", _TOO_LARGE)
         except ClientDisconnected:
             response = self._refused_body(400, "Bad request", _CUT_OFF)
+        except OutageError as outage:
+            # The site's database down, locked or full: 503/507 with Retry-After, the
+            # site's message page (REST requests answer their JSON error themselves).
+            response = self.site.outage_page(outage)
         except Exception:
             # REST requests have their own boundary (a JSON 500); this one covers the pages.
             # SECURITY: %r escapes the path (a newline in it would forge a log line).
@@ -536,6 +569,7 @@ def create_app(
         overrides: configuration keys that win over everything else.
 
     Raises:
-        ConfigError: a configuration value is invalid or a plugin cannot be loaded.
+        ConfigError: a configuration value is invalid, the data directory cannot be written
+            or a plugin cannot be loaded.
     """
     return App(load_config(config, **overrides))

@@ -131,6 +131,8 @@ def _auth(config: Config, migrate: bool | None = None) -> AuthService:
         hasher=PasswordHasher(n=config.password_hash_cost),
         database_url=config.database_url,
         migrate=migrate,
+        limits=config.store_limits(),
+        start_without_store=False,
     )
 
 
@@ -138,13 +140,13 @@ def _cache_namespace(config: Config) -> str:
     """The configured cache namespace, else the one kept in a shared (PostgreSQL) store, else
     "" (the identity in the data directory)."""
     from sitecache.auth.store import SiteStore, is_postgres_url
-    from sitecache.cache.deployment import shared_identity
+    from sitecache.cache.deployment import SHARED_IDENTITY_COPY, shared_identity
 
     if config.cache_namespace or not is_postgres_url(config.database_url):
         return config.cache_namespace
-    store = SiteStore(url=config.database_url)
+    store = SiteStore(url=config.database_url, limits=config.store_limits())
     try:
-        return shared_identity(store, config.site_url)
+        return shared_identity(store, config.site_url, config.data_dir / SHARED_IDENTITY_COPY)
     finally:
         store.close()
 
@@ -184,9 +186,11 @@ def command_init(args: argparse.Namespace) -> int:
     On a site that already has users but no administrator (made before this rule, or by hand),
     ``init`` creates the missing administrator; on a site with one it changes nothing.
     """
+    from sitecache.config import check_writable_data_dir
     from sitecache.site.migrations import migrate_content
 
     config = _configure_environment(args, site=False)
+    check_writable_data_dir(config)  # one line naming the directory and the user
     # The administrator's login and address are checked (as `user create` checks them) before
     # anything is created: a refused one leaves no site without an administrator behind.
     values = _checked_user_input({"username": args.login, "email": args.email})
@@ -275,9 +279,11 @@ def _checked_user_input(values: dict[str, object]) -> dict[str, object]:
 
 def command_migrate(args: argparse.Namespace) -> int:
     """Apply every pending migration (auth and content tables); print the versions."""
+    from sitecache.config import check_writable_data_dir
     from sitecache.site.migrations import migrate_content
 
     config = _configure_environment(args)
+    check_writable_data_dir(config)  # one line naming the directory and the user
     auth = _auth(config, migrate=True)
     try:
         migrate_content(auth.store, apply=True)
@@ -487,8 +493,10 @@ def command_app_password_create(args: argparse.Namespace) -> int:
 
 def command_serve(args: argparse.Namespace) -> int:
     """Run gunicorn serving ``sitecache.app:create_app()`` (replaces this process)."""
+    from sitecache.auth.db import StoreUnavailable
+    from sitecache.auth.keys import SHARED_KEY_COPY
     from sitecache.auth.store import make_private_directory
-    from sitecache.config import load_config
+    from sitecache.config import check_writable_data_dir, load_config
     from sitecache.serving import check_bind, check_plugin, gunicorn_argv, site_url_for
 
     environment = _environment(args)
@@ -496,6 +504,7 @@ def command_serve(args: argparse.Namespace) -> int:
     # A bad or busy address is reported before anything is created (and checked again by
     # gunicorn, which binds it).
     check_bind(args.bind)
+    check_writable_data_dir(config)  # one line naming the directory and the user
     make_private_directory(config.data_dir)
     # The identity comes from the configuration, before a site_url is derived from --bind:
     # the command line (which knows no bind address) must find the same cache.
@@ -511,13 +520,21 @@ def command_serve(args: argparse.Namespace) -> int:
         else:
             # SECURITY: links never follow a client's Host header unless asked to.
             environment["SITECACHE_SITE_URL"] = site_url
-    auth = _auth(config)
-    if auth.users.count() == 0:
-        _say(f"First start: initializing {config.data_dir.resolve()}.")
-        _create_administrator(auth, "admin", None)
-        if args.demo:
-            _fill_demo(auth)
-    auth.store.close()
+    try:
+        auth = _auth(config)
+        if auth.users.count() == 0:
+            _say(f"First start: initializing {config.data_dir.resolve()}.")
+            _create_administrator(auth, "admin", None)
+            if args.demo:
+                _fill_demo(auth)
+        auth.store.close()
+    except StoreUnavailable as exc:
+        # A site this node served before starts anyway (its workers read the node's copies
+        # of the shared key and namespace): cached pages are served, the rest answers 503.
+        if not (config.data_dir / SHARED_KEY_COPY).is_file():
+            raise
+        print(f"sitecache: {terminal_text(exc)}; serving anyway (503 until it answers)",
+              file=sys.stderr)  # fmt: skip
     # gunicorn's workers read the environment: hand them the options and the resolved data
     # directory (this process is replaced by gunicorn right after).
     environment["SITECACHE_DATA_DIR"] = str(config.data_dir.resolve())
@@ -812,11 +829,15 @@ def _expected_failure(exc: Exception) -> int | None:
 
     from sitecache.auth.db import DatabaseError
     from sitecache.config import ConfigError
-    from sitecache.domain_errors import DomainError
+    from sitecache.domain_errors import DomainError, OutageError
 
     if isinstance(exc, ConfigError):
         print(f"sitecache: {terminal_text(exc)}", file=sys.stderr)
         return 2
+    if isinstance(exc, OutageError):
+        # The site's database down, locked or full: what failed, where (no password).
+        print(f"sitecache: {terminal_text(exc)}", file=sys.stderr)
+        return 1
     if isinstance(exc, DomainError):
         # A refusal of the domain (users, passwords, cache options and URLs), in its words.
         print(f"sitecache: {terminal_text(exc.message)}", file=sys.stderr)

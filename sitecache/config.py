@@ -17,8 +17,10 @@ unknown key raises `ConfigError` naming every problem.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import tempfile
 import tomllib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
@@ -32,6 +34,7 @@ from sitecache.rest.urls import PERMALINK_PATTERN
 from sitecache.schema import sanitize_value_from_schema
 
 if TYPE_CHECKING:
+    from sitecache.auth.outages import StoreLimits
     from sitecache.cache.engine import CacheEngine
 
 __all__ = [
@@ -39,6 +42,7 @@ __all__ = [
     "PLUGIN_SPEC_PATTERN",
     "Config",
     "ConfigError",
+    "check_writable_data_dir",
     "is_plugin_file",
     "load_config",
     "open_cache_engine",
@@ -79,6 +83,14 @@ class Config:
     #: the site's database: "" (SQLite ``<data_dir>/site.db``), ``sqlite:///path`` or
     #: ``postgresql://user:password@host/name`` (shared by several nodes)
     database_url: str = field(default="", repr=False)
+    #: PostgreSQL: seconds opening one connection may take (whole seconds, at least 2)
+    database_connect_timeout: float = 2.0
+    #: PostgreSQL: seconds a request waits for a connection of the pool
+    database_pool_timeout: float = 2.0
+    #: SQLite: seconds a write waits for another process's lock ("database is locked")
+    database_busy_timeout: float = 4.0
+    #: the ``Retry-After`` (seconds) of a 503 ``site_unavailable`` while the database fails
+    database_retry_after: int = 5
     #: a bearer token that may read ``/site-admin/metrics`` without logging in ("": none)
     metrics_token: str = field(default="", repr=False)
     #: free megabytes under which ``/status`` and ``/healthz`` say a disk is low
@@ -96,6 +108,17 @@ class Config:
     def uploads_directory(self) -> Path:
         """Where uploaded media files live: ``uploads_root``, else ``<data_dir>/uploads``."""
         return self.uploads_root if self.uploads_root is not None else self.data_dir / "uploads"
+
+    def store_limits(self) -> StoreLimits:
+        """How long the site store waits for its database (the ``database_*_timeout`` keys)."""
+        from sitecache.auth.outages import StoreLimits
+
+        return StoreLimits(
+            connect_timeout=self.database_connect_timeout,
+            pool_timeout=self.database_pool_timeout,
+            busy_timeout=self.database_busy_timeout,
+            retry_after=self.database_retry_after,
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """The configuration as plain values (paths as strings)."""
@@ -229,6 +252,33 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
             type="string",
             pattern=r"^(|postgres(ql)?://\S+|sqlite:///\S+)$",
         ),
+        "database_connect_timeout": _key(
+            "PostgreSQL: seconds opening one connection may take (whole seconds, at least 2); "
+            "past it, requests that need the database answer 503 site_unavailable.",
+            type="number",
+            minimum=1,
+            maximum=60,
+        ),
+        "database_pool_timeout": _key(
+            "PostgreSQL: seconds a request waits for a connection of its process's pool before "
+            "it answers 503 site_unavailable.",
+            type="number",
+            minimum=0.1,
+            maximum=60,
+        ),
+        "database_busy_timeout": _key(
+            "SQLite: seconds a write waits for another process's write lock (database is "
+            "locked) before it answers 503 site_unavailable.",
+            type="number",
+            minimum=0.05,
+            maximum=60,
+        ),
+        "database_retry_after": _key(
+            "The Retry-After (seconds) of a 503 site_unavailable while the database fails.",
+            type="integer",
+            minimum=1,
+            maximum=3600,
+        ),
         # Printable ASCII without spaces, long enough not to be guessed ("" turns it off).
         "metrics_token": _key(
             "A bearer token (16 to 512 printable characters) that may read "
@@ -284,6 +334,55 @@ def open_cache_engine(config: Config, namespace: str = "") -> CacheEngine:
         redis_url=config.redis_url,
         namespace=namespace or config.cache_namespace,
     )
+
+
+#: The errors that mean a directory cannot be written by this process (whatever the disk's
+#: free space: a full disk is answered 507 while serving, it does not stop a start).
+_UNWRITABLE: Final = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def check_writable_data_dir(config: Config) -> None:
+    """Refuse a data directory this process cannot write in: read-only, or owned by another
+    user (a missing one, its nearest existing parent: nothing is created here). A SQLite site
+    database there must be writable too.
+
+    Raises:
+        ConfigError: one line naming the directory (or file), the user and what to do.
+    """
+    from sitecache.auth.store import is_postgres_url
+
+    data_dir = config.data_dir.resolve()
+    database = data_dir / "site.db"
+    existing = next(
+        (path for path in (data_dir, *data_dir.parents) if path.is_dir()), Path(data_dir.anchor)
+    )
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".write-check-", dir=existing)
+        os.close(handle)
+        os.unlink(probe)
+        sqlite = not is_postgres_url(config.database_url)
+        if sqlite and database.exists() and not os.access(database, os.R_OK | os.W_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(database))
+    except OSError as exc:
+        if exc.errno not in _UNWRITABLE:
+            return  # a full disk: the site starts, and writes answer 507 until space is freed
+        where = database if exc.filename == str(database) else data_dir
+        raise ConfigError(
+            f"the data directory {where} cannot be written by the user {_user_name()}: "
+            f"{exc.strerror or exc}. Make it writable for that user, or choose another with "
+            "--data-dir or SITECACHE_DATA_DIR"
+        ) from exc
+
+
+def _user_name() -> str:
+    """This process's user: its name and uid (``www-data (uid 33)``)."""
+    import pwd
+
+    uid = os.geteuid()
+    try:
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except KeyError:
+        return f"uid {uid}"
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

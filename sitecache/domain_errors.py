@@ -25,7 +25,10 @@ __all__ = [
     "InvalidValueError",
     "NotFoundError",
     "NumberOutOfRange",
+    "OutageError",
+    "StorageFullError",
     "UnauthorizedError",
+    "UnavailableError",
 ]
 
 
@@ -88,6 +91,30 @@ class ConflictError(DomainError):
 
 class GoneError(DomainError):
     """The operation was already done: the post or comment is in the trash already."""
+
+
+# ---------------------------------------------------------------------- outages
+class OutageError(DomainError):
+    """A service the operation needs failed, not the request: nothing was done, and the same
+    request may succeed later (the edge answers with ``Retry-After``).
+
+    Args:
+        code: the error code clients see.
+        message: a sentence for humans (what failed, that nothing was kept).
+        retry_after: seconds after which trying again makes sense.
+    """
+
+    def __init__(self, code: str, message: str, retry_after: int = 5) -> None:
+        super().__init__(code, message, {"retry_after": retry_after})
+        self.retry_after = retry_after
+
+
+class UnavailableError(OutageError):
+    """The service does not answer now (a database down, restarting or locked): 503."""
+
+
+class StorageFullError(OutageError):
+    """The service has no space left for the operation's writes: 507, nothing half-written."""
 
 
 # ---------------------------------------------------------------------- the page cache

@@ -7,8 +7,9 @@
   full, 503 naming the part that fails: ``storage`` (with why: ``damaged``, ``full``,
   ``unwritable``, or ``did not answer``), ``database``, ``disk`` (the free space of the data
   directory's, the disk cache's and the static root's disks, measured at most once a second;
-  a low disk is ``warn``, not a failure); with the codes of the cache's warnings (``GET
-  /status``'s); no authentication, no secrets.
+  a low disk is ``warn``, not a failure); within about `HEALTH_TIMEOUT` seconds whatever the
+  services do (each check runs in a thread of its own, `sitecache.timed_probe`); with the codes
+  of the cache's warnings (``GET /status``'s); no authentication, no secrets.
 - ``GET /<rest_prefix>-openapi``: the OpenAPI 3.1 document of every route
   (`sitecache.rest.openapi`).
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import time
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -34,12 +36,17 @@ from sitecache.cache.storage import StorageError, StorageUnusable
 from sitecache.disk_space import DiskSpace
 from sitecache.rest.openapi import openapi_document
 from sitecache.rest.server import RestServer
+from sitecache.timed_probe import TimedProbe
 
 __all__ = ["HEALTH_PATH", "METRICS_PATH", "OpsViews", "openapi_path_for"]
 
 logger = logging.getLogger("sitecache")
 
 METRICS_PATH: Final = "/site-admin/metrics"
+#: Seconds ``/healthz`` waits for its checks (each runs in a thread of its own): a check still
+#: running then is a failure, so a load balancer always gets an answer within about this.
+HEALTH_TIMEOUT: Final = 1.5
+_NAMES: Final = {"storage": "cache storage", "database": "site database"}
 _NO_STORE: Final = {"Cache-Control": "no-store, private"}
 
 View = Callable[[Request], Response]
@@ -93,6 +100,18 @@ class OpsViews:
         self.cache_api = cache_api
         self.metrics_token = metrics_token
         self.disk = disk if disk is not None else cache_api.disk
+        #: why the last storage check failed when the storage itself said (``damaged``, ...)
+        self._storage_unusable: str | None = None
+        # Each check in a thread of its own: /healthz answers in time whatever hangs.
+        self._probes = {
+            "storage": TimedProbe("storage", self._read_storage),
+            "database": TimedProbe("database", self._read_database),
+        }
+
+    def close(self) -> None:
+        """End the checks' threads (an application that is dropped)."""
+        for probe in self._probes.values():
+            probe.stop()
 
     def routes(self) -> dict[str, View]:
         """Path → view."""
@@ -141,15 +160,16 @@ class OpsViews:
         return response
 
     # ------------------------------------------------------------------ health
-    def _check_storage(self) -> dict[str, Any]:
-        engine = self.cache_api.engine
+    def _read_storage(self) -> None:
         try:
-            engine.read_value("status_probe")  # one read: a key lookup, a SQL row
+            self.cache_api.engine.read_value("status_probe")  # one read: a key lookup, a SQL row
         except StorageUnusable as exc:  # damaged (being started empty), full, unwritable
-            return {"status": "fail", "backend": engine.backend, "error": exc.kind}
-        except StorageError:
-            return {"status": "fail", "backend": engine.backend, "error": "did not answer"}
-        return {"status": "ok", "backend": engine.backend}
+            self._storage_unusable = exc.kind
+            raise
+        self._storage_unusable = None
+
+    def _read_database(self) -> None:
+        self.auth.store.connection().execute("SELECT COUNT(*) FROM schema_versions").fetchone()
 
     def _check_disk(self) -> dict[str, Any]:
         """The watched disks (no paths: the check is public): ``fail`` when one is full,
@@ -169,25 +189,33 @@ class OpsViews:
             ],
         }
 
-    def _check_database(self) -> dict[str, Any]:
-        try:
-            self.auth.store.connection().execute("SELECT COUNT(*) FROM schema_versions").fetchone()
-        except Exception:  # any failure is the answer here: the check reports it
-            logger.warning("health check: the site database did not answer", exc_info=True)
-            return {"status": "fail", "error": "did not answer"}
-        return {"status": "ok"}
+    def _checks(self) -> dict[str, dict[str, Any]]:
+        """Each check's finding, all run at once and waited for at most `HEALTH_TIMEOUT`."""
+        for probe in self._probes.values():
+            probe.start()
+        deadline = time.monotonic() + HEALTH_TIMEOUT
+        found: dict[str, dict[str, Any]] = {}
+        for name, probe in self._probes.items():
+            failure = probe.result(deadline)
+            check: dict[str, Any] = {"status": "ok" if failure is None else "fail"}
+            if name == "storage":
+                check["backend"] = self.cache_api.engine.backend
+            if failure is not None:
+                logger.warning("health check: the %s did not answer: %s", _NAMES[name], failure)
+                unusable = self._storage_unusable if name == "storage" else None
+                check["error"] = unusable or "did not answer"
+            found[name] = check
+        found["disk"] = self._check_disk()
+        return found
 
     def health(self, request: Request) -> Response:
         """``GET /healthz``: ``{"status", "checks": {"storage", "database", "disk"},
-        "warnings"}``, 200 or 503 (``failing`` names the failing parts); ``warnings`` (the
-        codes of `CacheApi.warnings`) when the storage answered."""
+        "warnings"}``, 200 or 503 (``failing`` names the failing parts), within about
+        `HEALTH_TIMEOUT` seconds whatever the checked services do; ``warnings`` (the codes of
+        `CacheApi.warnings`) when the storage answered."""
         if request.method not in ("GET", "HEAD"):
             return _method_not_allowed()
-        checks = {
-            "storage": self._check_storage(),
-            "database": self._check_database(),
-            "disk": self._check_disk(),
-        }
+        checks = self._checks()
         failing = [name for name, check in checks.items() if check["status"] == "fail"]
         body: dict[str, Any] = {"status": "fail" if failing else "ok", "checks": checks}
         if failing:

@@ -33,6 +33,7 @@ import errno
 import re
 import selectors
 import socket
+import sys
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -84,6 +85,9 @@ DEFAULT_GRACEFUL_TIMEOUT: Final = 20
 """Seconds a stopping worker has to finish the requests it is serving."""
 DEFAULT_KEEPALIVE: Final = 5
 """Seconds an idle kept-alive connection stays open."""
+APP_LOAD_ERROR: Final = 4
+"""The exit status of a worker whose application cannot load: gunicorn's master then stops
+(gunicorn's ``Arbiter.APP_LOAD_ERROR``), rather than starting workers that fail again."""
 
 STOP_LINGER: Final = 2.0
 """Seconds a stopping worker still waits for requests that are arriving (gunicorn gives its
@@ -277,6 +281,16 @@ class BoundedThreadWorker(ThreadWorker):  # type: ignore[misc]
         self._waiting: deque[Any] = deque()
         self._next_sweep = 0.0
         self._stopping_since: float | None = None
+
+    def load_wsgi(self) -> None:
+        """Load the application; a configuration it refuses (a read-only data directory, a
+        plugin that cannot be loaded) is one line, and gunicorn stops (its "App failed to
+        load") instead of printing a traceback per worker."""
+        try:
+            super().load_wsgi()
+        except ConfigError as exc:
+            print(f"sitecache: {exc}", file=sys.stderr, flush=True)
+            sys.exit(APP_LOAD_ERROR)
 
     # ------------------------------------------------------------------ parking
     def _parks(self, conn: Any) -> bool:

@@ -153,9 +153,9 @@ RACE_MODULES = frozenset(
 INDEPENDENT_MODULES = frozenset({"tests/e2e/test_any_server.py", "tests/e2e/test_static_nginx.py"})
 
 
-#: The fault-injection suite (#29): real servers, tmpfs mounts, private PostgreSQL and Redis,
-#: each test under load for seconds: one scope, its tests one after the other.
-FAULT_SUITE = "tests/faults/"
+#: The fault-injection suite: its own PostgreSQL, Redis and disks, broken under load; one
+#: worker runs it whole, never beside the race modules' load.
+FAULT_SCOPE = "tests/faults"
 
 
 def xdist_scope(nodeid: str) -> str:
@@ -165,15 +165,15 @@ def xdist_scope(nodeid: str) -> str:
     module = nodeid.split("::", 1)[0]
     if module in RACE_MODULES:
         return "tests/e2e/races"
-    if module.startswith(FAULT_SUITE):
-        return FAULT_SUITE
+    if module.startswith(FAULT_SCOPE + "/"):
+        return FAULT_SCOPE
     return nodeid if module in INDEPENDENT_MODULES else module
 
 
 def xdist_rank(nodeid: str) -> int:
     """Which scopes start first: the race modules and the fault suite (the longest), the
     other end-to-end modules (seconds each, mostly waiting on servers), then the rest."""
-    if xdist_scope(nodeid) in ("tests/e2e/races", FAULT_SUITE):
+    if xdist_scope(nodeid) in ("tests/e2e/races", FAULT_SCOPE):
         return 0
     return 1 if nodeid.startswith(("tests/e2e/", "tests/examples/")) else 2
 

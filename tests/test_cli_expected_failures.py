@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import pwd
 import socket
 import sqlite3
 import subprocess
@@ -112,10 +113,13 @@ def test_a_read_only_data_dir_is_one_line(
     data_dir.mkdir(mode=0o500)
     data_dir.chmod(0o500)
     try:
-        assert run(data_dir, "init") == 1
+        assert run(data_dir, "init") == 2
     finally:
         data_dir.chmod(0o700)
-    assert "Permission denied" in one_line(capsys.readouterr().err)
+    line = one_line(capsys.readouterr().err)
+    assert "Permission denied" in line
+    assert str(data_dir.resolve()) in line
+    assert pwd.getpwuid(os.geteuid()).pw_name in line
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import Any, Final, Protocol
 
+from sitecache.domain_errors import StorageFullError, UnavailableError
+
 __all__ = [
     "DatabaseError",
     "DbConnection",
@@ -23,6 +25,8 @@ __all__ = [
     "OperationalError",
     "Row",
     "SchemaVersionError",
+    "StoreFull",
+    "StoreUnavailable",
     "postgres_ddl",
     "postgres_query",
 ]
@@ -38,6 +42,54 @@ class IntegrityError(DatabaseError):
 
 class OperationalError(DatabaseError):
     """The database could not run a statement (locked, full disk, connection lost)."""
+
+
+class StoreUnavailable(OperationalError, UnavailableError):
+    """The site's database does not answer now: down, restarting, unreachable within the
+    connect or pool timeout, or locked past the busy timeout. Requests answer 503
+    ``site_unavailable`` with ``Retry-After``; nothing of the operation was kept.
+
+    Args:
+        reason: what failed (the engine's words, no password).
+        retry_after: seconds after which trying again makes sense.
+    """
+
+    def __init__(self, reason: str, retry_after: int = 5) -> None:
+        UnavailableError.__init__(
+            self,
+            "site_unavailable",
+            f"The site's database does not answer right now. Try again in {retry_after} seconds.",
+            retry_after,
+        )
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"the site database does not answer: {self.reason}"
+
+
+class StoreFull(OperationalError, StorageFullError):
+    """A write found no space on the site database's disk (SQLite's ``SQLITE_FULL``, the
+    file system's ``ENOSPC``, PostgreSQL's ``disk_full``): its transaction was rolled back,
+    nothing was kept. Requests answer 507 ``site_storage_full``; the same write succeeds once
+    space is freed.
+
+    Args:
+        reason: what failed (the engine's words).
+        retry_after: seconds after which trying again makes sense.
+    """
+
+    def __init__(self, reason: str, retry_after: int = 60) -> None:
+        StorageFullError.__init__(
+            self,
+            "site_storage_full",
+            "The site's database has no space left for this change; nothing was saved. "
+            "Try again once space is freed.",
+            retry_after,
+        )
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"the site database's disk is full: {self.reason}"
 
 
 class SchemaVersionError(DatabaseError):

@@ -17,6 +17,7 @@ from sitecache.auth.authenticators import ApplicationPasswordAuthenticator, Cook
 from sitecache.auth.flash import FlashMessages
 from sitecache.auth.keys import load_or_create_secret_key
 from sitecache.auth.nonces import NonceService
+from sitecache.auth.outages import StoreLimits
 from sitecache.auth.passwords import PasswordHasher
 from sitecache.auth.rest_routes import ApplicationPasswordRoutes
 from sitecache.auth.sessions import Session, SessionManager, session_token
@@ -44,10 +45,15 @@ class AuthService:
             PostgreSQL (``postgresql://...``) keeps the secret key too, so every node signs and
             checks the same cookies, nonces and application passwords.
         migrate: apply pending migrations now (default: on SQLite; a PostgreSQL database is
-            migrated by ``sitecache init`` and checked by the serving nodes).
+            migrated by ``sitecache init`` and checked by the serving nodes). A database that
+            does not answer now is migrated or checked on first use instead.
+        limits: how long the store waits for its database (`StoreLimits`).
+        start_without_store: a database that does not answer now is migrated or checked on
+            first use (a server boots without it); ``False``: raise (a command).
 
     Raises:
         SchemaVersionError: the database's schema is not this code's and is not migrated.
+        StoreUnavailable: the database does not answer and ``start_without_store`` is off.
     """
 
     def __init__(
@@ -58,13 +64,23 @@ class AuthService:
         clock: Callable[[], float] = time.time,
         database_url: str = "",
         migrate: bool | None = None,
+        limits: StoreLimits | None = None,
+        start_without_store: bool = True,
     ) -> None:
         self.data_dir = data_dir
-        self.store = SiteStore(data_dir / "site.db", url=database_url or None, auto_migrate=migrate)
-        if self.store.auto_migrate:
-            self.store.migrate()
+        self.store = SiteStore(
+            data_dir / "site.db", url=database_url or None, auto_migrate=migrate, limits=limits
+        )
+        if not start_without_store:
+            if self.store.auto_migrate:
+                self.store.migrate()
+            else:
+                self.store.prepare()
         else:
-            self.store.prepare()
+            # Boot anyway when the database does not answer: the page cache serves what it
+            # holds, requests that need it answer 503, the first use after its return
+            # migrates or checks it.
+            self.store.prepare_if_answering()
         self.key = load_or_create_secret_key(data_dir / "secret.key", self.store)
         self.users = UserRepository(self.store, hasher or PasswordHasher(), clock)
         self.sessions = SessionManager(self.store, self.users, self.key, clock)

@@ -15,6 +15,7 @@ schema newer or older than its code (`SchemaVersionError`).
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import threading
@@ -26,11 +27,12 @@ from typing import Any, Final, cast
 from sitecache.auth.db import (
     DatabaseError,
     DbConnection,
-    IntegrityError,
-    OperationalError,
     SchemaVersionError,
+    StoreFull,
+    StoreUnavailable,
     postgres_ddl,
 )
+from sitecache.auth.outages import StoreLimits, sqlite_error
 from sitecache.auth.postgres import PostgresEngine, redacted
 from sitecache.domain_errors import NumberOutOfRange
 from sitecache.sqlite_wal import enable_wal
@@ -43,6 +45,8 @@ __all__ = [
     "make_private_directory",
     "sql_values",
 ]
+
+logger = logging.getLogger("sitecache.auth")
 
 AUTH_COMPONENT: Final = "auth"
 _POSTGRES_SCHEMES: Final = ("postgresql://", "postgres://")
@@ -184,20 +188,6 @@ def is_postgres_url(url: str | None) -> bool:
     return bool(url) and str(url).startswith(_POSTGRES_SCHEMES)
 
 
-_SQLITE_ERRORS: Final[tuple[tuple[type[sqlite3.Error], type[DatabaseError]], ...]] = (
-    (sqlite3.IntegrityError, IntegrityError),
-    (sqlite3.OperationalError, OperationalError),
-    (sqlite3.Error, DatabaseError),
-)
-
-
-def _sqlite_error(exc: sqlite3.Error) -> DatabaseError:
-    for kind, ours in _SQLITE_ERRORS:
-        if isinstance(exc, kind):
-            return ours(str(exc))
-    return DatabaseError(str(exc))  # pragma: no cover - sqlite3.Error is the last kind
-
-
 class _SiteConnection(sqlite3.Connection):
     """A connection whose statements refuse, as a domain error, an integer SQLite cannot hold,
     and whose errors are the store's (`DatabaseError`), not sqlite3's.
@@ -209,6 +199,9 @@ class _SiteConnection(sqlite3.Connection):
 
     #: Off while the store sets the connection up (`enable_wal` waits out sqlite3's "locked").
     translating = False
+    #: The database file and the store's limits (the errors' words and ``Retry-After``).
+    site_path = Path()
+    limits = StoreLimits()
 
     def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         try:
@@ -218,13 +211,13 @@ class _SiteConnection(sqlite3.Connection):
         except sqlite3.Error as exc:
             if not self.translating:
                 raise
-            raise _sqlite_error(exc) from exc
+            raise sqlite_error(exc, self.site_path, self.limits) from exc
 
     def executemany(self, sql: str, parameters: Iterable[Any], /) -> sqlite3.Cursor:
         try:
             return super().executemany(sql, parameters)
         except sqlite3.Error as exc:
-            raise _sqlite_error(exc) from exc
+            raise sqlite_error(exc, self.site_path, self.limits) from exc
 
 
 class SiteStore:
@@ -236,10 +229,16 @@ class SiteStore:
         url: ``postgresql://...`` (a shared database), ``sqlite:///path`` or ``None``.
         auto_migrate: apply pending migrations on first use (default: SQLite yes, PostgreSQL
             no: ``sitecache init`` or ``migrate`` migrates it, serving nodes only check it).
+        limits: how long a statement waits for the database (`StoreLimits`).
     """
 
     def __init__(
-        self, path: Path | None = None, *, url: str | None = None, auto_migrate: bool | None = None
+        self,
+        path: Path | None = None,
+        *,
+        url: str | None = None,
+        auto_migrate: bool | None = None,
+        limits: StoreLimits | None = None,
     ) -> None:
         if url and url.startswith("sqlite:///"):
             path = Path(url[len("sqlite:///") :])
@@ -259,7 +258,8 @@ class SiteStore:
                     "database_url names a PostgreSQL database but psycopg is not installed:"
                     " pip install 'sitecache[postgres]'"
                 ) from exc
-        self.postgres = PostgresEngine(url) if url else None
+        self.limits = limits or StoreLimits()
+        self.postgres = PostgresEngine(url, limits=self.limits) if url else None
         self.auto_migrate = self.postgres is None if auto_migrate is None else auto_migrate
         self._local = threading.local()
         self._migrate_lock = threading.Lock()
@@ -281,19 +281,42 @@ class SiteStore:
         return redacted(self.url) if self.url else str(self.path)
 
     def _open(self) -> sqlite3.Connection:
-        make_private_directory(self.path.parent)
-        connection = sqlite3.connect(
-            self.path,
-            timeout=10.0,
-            isolation_level=None,
-            check_same_thread=True,
-            factory=_SiteConnection,
-        )
-        connection.row_factory = sqlite3.Row
-        connection.execute("PRAGMA foreign_keys = ON")
-        connection.execute("PRAGMA busy_timeout = 10000")
-        enable_wal(connection)
-        connection.execute("PRAGMA synchronous = NORMAL")
+        """A new connection to the SQLite file, set up (WAL, foreign keys, busy timeout).
+
+        Raises:
+            StoreUnavailable: the file cannot be opened or set up now (locked past the busy
+                timeout, a read-only or unwritable directory, a disk too full to open it).
+        """
+        limits = self.limits
+        try:
+            make_private_directory(self.path.parent)
+        except OSError as exc:
+            raise StoreUnavailable(f"{exc.strerror or exc}: {self.path.parent}") from exc
+        connection = None
+        try:
+            connection = sqlite3.connect(
+                self.path,
+                timeout=limits.busy_timeout,
+                isolation_level=None,
+                check_same_thread=True,
+                factory=_SiteConnection,
+            )
+            connection.site_path = self.path
+            connection.limits = limits
+            connection.row_factory = sqlite3.Row
+            connection.execute("PRAGMA foreign_keys = ON")
+            connection.execute(f"PRAGMA busy_timeout = {int(limits.busy_timeout * 1000)}")
+            enable_wal(connection, wait=limits.busy_timeout)
+            connection.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.Error as exc:
+            if connection is not None:
+                connection.close()
+            error = sqlite_error(exc, self.path, limits)
+            if isinstance(error, StoreFull):
+                # Not a write refused: the database cannot even be opened (its shared-memory
+                # file cannot be made), so nothing can be read either.
+                error = StoreUnavailable(f"cannot open it on a full disk: {error.reason}")
+            raise error from exc
         connection.translating = True
         return connection
 
@@ -337,6 +360,27 @@ class SiteStore:
                 else:
                     self.check_component(component)
                 self._ready.add(component)
+
+    def prepare_if_answering(self) -> bool:
+        """`prepare` now when the database answers; when it does not, leave it to the first
+        use (every `connection` prepares what is not prepared yet). Whether it was prepared.
+
+        Raises:
+            SchemaVersionError: as `prepare` (the database answered with another schema).
+        """
+        try:
+            if self.auto_migrate:
+                self.migrate()
+            else:
+                self.prepare()
+        except StoreUnavailable as exc:
+            logger.warning(
+                "starting without the site database (%s): it is migrated or checked when "
+                "it answers",
+                exc,
+            )
+            return False
+        return True
 
     def migrate(self, connection: DbConnection | None = None) -> int:
         """Apply every pending migration of every registered component; returns the auth
@@ -417,10 +461,13 @@ class SiteStore:
                 connection.execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK,))
             yield
         except BaseException:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
+            _roll_back(connection)
             raise
-        connection.execute("COMMIT")
+        try:
+            connection.execute("COMMIT")
+        except DatabaseError:
+            _roll_back(connection)
+            raise
 
     def _ensure_versions_table(self, connection: DbConnection) -> None:
         if getattr(self._local, "versions_table", False):
@@ -461,18 +508,26 @@ class SiteStore:
 
     @contextmanager
     def transaction(self) -> Iterator[DbConnection]:
-        """A write transaction: committed on success, rolled back on any exception."""
+        """A write transaction: committed on success, rolled back on any exception.
+
+        Raises:
+            StoreUnavailable: the database stopped answering (nothing of the transaction is
+                kept unless its COMMIT was answered).
+            StoreFull: a write found no space (the transaction was rolled back).
+        """
         connection = self.connection()
         connection.execute("BEGIN IMMEDIATE")
         try:
             yield connection
         except BaseException:
-            # SQLite rolls back by itself on some errors (SQLITE_FULL: a full disk); a second
-            # ROLLBACK would then hide the real error behind "no transaction is active".
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
+            _roll_back(connection)
             raise
-        connection.execute("COMMIT")
+        try:
+            connection.execute("COMMIT")
+        except DatabaseError:
+            # A COMMIT refused (a full disk) leaves the transaction open on some engines.
+            _roll_back(connection)
+            raise
 
     def change_stamp(self, connection: DbConnection) -> tuple[int, int] | None:
         """A stamp of the database as ``connection`` sees it: two stamps taken on the same
@@ -507,6 +562,18 @@ class SiteStore:
         if connection is not None:
             connection.close()
             self._local.connection = None
+
+
+def _roll_back(connection: DbConnection) -> None:
+    """Roll back ``connection``'s open transaction, if any: the engine may have rolled it
+    back by itself (SQLite on ``SQLITE_FULL``) or lost it with the connection, and a failing
+    ROLLBACK must not hide the error that caused it (logged, then left to that error)."""
+    if not connection.in_transaction:
+        return
+    try:
+        connection.execute("ROLLBACK")
+    except DatabaseError as exc:
+        logger.warning("the site database refused a ROLLBACK: %s", exc)
 
 
 def _statements(script: str) -> list[str]:

@@ -29,7 +29,7 @@ from sitecache.auth.roles import SiteUser
 from sitecache.auth.service import AUTHORIZE_PATH, AuthService
 from sitecache.auth.sessions import COOKIE_NAME, Session
 from sitecache.auth.throttle import describe_wait
-from sitecache.domain_errors import DomainError
+from sitecache.domain_errors import DomainError, OutageError
 from sitecache.rest import RestServer
 from sitecache.rest.internal_call import call_rest
 from sitecache.rest.plain_responses import method_not_allowed
@@ -560,6 +560,8 @@ class AuthViews:
             )
         try:
             password, _ = self.auth.app_passwords.create(user, name, params["app_id"])
+        except OutageError:
+            raise  # the database failed, not the request: the edge answers 503/507
         except DomainError as error:
             return self.render(
                 request,

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
 
 from sitecache.auth.cookie_names import COOKIE_NAME
+from sitecache.auth.db import StoreUnavailable
+from sitecache.auth.local_copies import keep_copy, read_copy
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.keys import normalize_host
 from sitecache.cache.policy import (
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = [
     "IDENTITY_FILE",
     "IDENTITY_VALUE",
+    "SHARED_IDENTITY_COPY",
     "cache_namespace",
     "engine_for",
     "new_identity",
@@ -50,6 +53,8 @@ __all__ = [
 HEALTH_PATH: Final = "/healthz"
 #: the file of the data directory that holds the site's identity
 IDENTITY_FILE: Final = "site-id"
+#: the file of the data directory that holds a copy of a shared store's identity
+SHARED_IDENTITY_COPY: Final = "shared-site-id"
 #: The identity's name among a shared store's values.
 IDENTITY_VALUE: Final = "site_identity"
 _IDENTITY = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -113,10 +118,25 @@ def new_identity(site_url: str | None) -> str:
     return f"site-{secrets.token_hex(6)}"
 
 
-def shared_identity(store: SiteStore, site_url: str | None) -> str:
+def shared_identity(store: SiteStore, site_url: str | None, copy: Path | None = None) -> str:
     """The identity of a site whose store several machines share, kept in that store (created
-    there once): every node and command finds the same cache namespace."""
-    return store.shared_value(IDENTITY_VALUE, new_identity(site_url))
+    there once): every node and command finds the same cache namespace. With ``copy`` (a file
+    of the node's data directory), the identity is copied there, and read from there while the
+    store does not answer.
+
+    Raises:
+        StoreUnavailable: the store does not answer and there is no copy.
+    """
+    try:
+        identity = store.shared_value(IDENTITY_VALUE, new_identity(site_url))
+    except StoreUnavailable:
+        found = read_copy(copy) if copy is not None else None
+        if found is None or not _IDENTITY.match(found):
+            raise
+        return found
+    if copy is not None:
+        keep_copy(copy, identity)
+    return identity
 
 
 def site_identity(data_dir: Path, site_url: str | None = None) -> str:

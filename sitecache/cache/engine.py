@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from sitecache.cache.counters import Counters
+from sitecache.cache.durable import DurableValues
 from sitecache.cache.entry import CacheEntry, decode_entry, encode_entry
 from sitecache.cache.fills import FillCoordinator
 from sitecache.cache.hold import PurgeHold
@@ -139,6 +140,22 @@ class CacheEngine:
         """Re-read the watched value ``name`` now, outside the poll rounds (a storage failure
         is logged; its subscribers keep what they were told)."""
         self.values.reload(name)
+
+    def keep_durably(self, name: str) -> None:
+        """Keep the named value ``name`` in the durable store once one is attached
+        (`use_durable`)."""
+        self.values.keep_durably(name)
+
+    def use_durable(self, durable: DurableValues) -> None:
+        """Keep the settings, the plugin switches and every other value named by
+        `keep_durably` in ``durable`` (the site's database), the storage holding a copy that
+        is rebuilt from it when lost (`sitecache.cache.durable`)."""
+        self.values.use_durable(durable)
+
+    def sync_durable(self) -> None:
+        """Compare the copies of the durable values with them when due (the timers' thread
+        calls this each tick; see `sitecache.cache.durable`)."""
+        self.values.sync_durable()
 
     def settings_values(self) -> dict[str, Any]:
         """Every setting as stored now, read-only ones included (``GET /settings``)."""

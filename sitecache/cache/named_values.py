@@ -9,6 +9,11 @@ Some of them change what a process does (the settings, the plugin switches): tho
 small read per value) and tells the value's subscribers when its bytes changed, so a change
 made in one process reaches every process within about a second and costs a request at most
 one poll round per second. A value this process writes reaches its own subscribers at once.
+
+Values named durable (the settings, the plugin switches) live first in a `DurableValues` (the
+site's database) when one is attached, the storage holding their fast copy
+(`sitecache.cache.durable`): a lost copy is never taken for "no value" (the subscribers keep
+what they were told) and is rebuilt from the durable value off the request path.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from sitecache.cache.durable import DurableCopies, DurableValues
 from sitecache.cache.storage import Storage, StorageError
 from sitecache.cache.storage_log import Warn
 
@@ -61,24 +67,58 @@ class NamedValues:
         self.due = float("-inf")
         self._watches: dict[str, _Watch] = {}
         self._deliver_lock = threading.RLock()
+        #: the durable home of some values (`sitecache.cache.durable`), when one is attached
+        self.durable = DurableCopies(storage, warn)
+
+    # ------------------------------------------------------------------ durable values
+    def keep_durably(self, name: str) -> None:
+        """Keep ``name`` in the durable store (now when one is attached: its copy is compared
+        with it at once, see `use_durable`)."""
+        self.durable.keep(name)
+
+    def use_durable(self, durable: DurableValues) -> None:
+        """Keep the durable names in ``durable`` from now on: each copy is compared with it
+        now (rebuilt when missing, rewritten when it differs), and the next poll round tells
+        the subscribers what the copies hold."""
+        self.durable.attach(durable)
+        with self._deliver_lock:
+            for name in self.durable.names:
+                watch = self._watches.get(name)
+                if watch is not None:
+                    watch.raw = _UNREAD
+        self.expire()
+
+    def sync_durable(self) -> None:
+        """Compare the copies with the durable values when a comparison is due (every
+        `DURABLE_CHECK_SECONDS`; the timers' thread calls this, never a request)."""
+        self.durable.sync_if_due()
 
     # ------------------------------------------------------------------ plain values
     def read(self, name: str) -> bytes | None:
-        """The value ``name``, or ``None`` when it is not stored.
+        """The value ``name``, or ``None`` when it is not stored (a durable name: its durable
+        value, else its copy while the durable store fails).
 
         Raises:
             StorageError: the storage failed.
         """
+        if self.durable.holds(name):
+            return self.durable.read(name)
         return self.storage.get_value(name)
 
     def write(self, name: str, data: bytes) -> None:
         """Store ``data`` as ``name`` atomically; this process's subscribers of ``name`` are
-        told at once (the other processes at their next poll round).
+        told at once (the other processes at their next poll round). A durable name is
+        written to the durable store first; its copy, when the storage fails, is rebuilt
+        later.
 
         Raises:
             StorageError: the storage failed (nothing was told).
+            Exception: the durable store's failure, as it raised it (nothing was written).
         """
-        self.storage.set_value(name, data)
+        if self.durable.holds(name):
+            self.durable.write(name, data)
+        else:
+            self.storage.set_value(name, data)
         watch = self._watches.get(name)
         if watch is not None:
             self._deliver(watch, data)
@@ -142,6 +182,11 @@ class NamedValues:
         except StorageError as exc:
             self.warn(f"{watch.what} unreadable, keeping the last: %s", exc)
             return False
+        if raw is None and watch.raw is not _UNREAD and self.durable.holds(watch.name):
+            # The copy is gone (a Redis restart, FLUSHDB, an eviction): never "no value".
+            # The subscribers keep what they were told; the timers' thread rebuilds it.
+            self.durable.lost(watch.name)
+            return True
         self._deliver(watch, raw)
         return True
 

@@ -46,6 +46,7 @@ class SettingsStore:
         self.locks = locks
         #: the settings this process runs with (replaced as a whole on every change)
         self.current = CacheSettings.from_values(None)
+        values.keep_durably(SETTINGS_NAME)  # configuration, not cache: see cache.durable
         values.watch(SETTINGS_NAME, self._changed, what="cache settings")
 
     def _changed(self, raw: bytes | None) -> None:

@@ -19,7 +19,9 @@ from sitecache.domain_errors import (
     GoneError,
     InvalidValueError,
     NotFoundError,
+    StorageFullError,
     UnauthorizedError,
+    UnavailableError,
 )
 from sitecache.errors import RestError
 
@@ -37,6 +39,9 @@ DOMAIN_ERROR_STATUSES: Final[Mapping[type[DomainError], int]] = {
     NotFoundError: 404,
     ConflictError: 409,
     GoneError: 410,
+    # Outages are nobody's mistake: the same request may succeed later (`Retry-After`).
+    UnavailableError: 503,
+    StorageFullError: 507,
 }
 """The HTTP status of each kind of domain exception."""
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 from werkzeug.wrappers import Request, Response
 
+from sitecache.domain_errors import OutageError
 from sitecache.errors import RestError
 from sitecache.rest.authentication import Authentication, is_logged_in
 from sitecache.rest.cors import send_cors_headers
@@ -167,6 +168,12 @@ def serve_request(
             try:
                 params = query if query is not None else query_params(http.environ)
                 status, headers, body = _serve(server, http, host, route, params)
+            except OutageError as outage:
+                # A service the site needs failed outside a handler (authentication, a
+                # filter): the same 503/507 a handler's outage answers, never a 500.
+                response = error_to_response(server.error_handlers.to_rest_error(outage))
+                headers = {**_base_headers(server, False), **NOCACHE_HEADERS, **response.headers}
+                status, body = response.status, encode_json(response.data)
             except Exception:
                 logger.exception("Unhandled exception while serving a REST request")
                 error = internal_error()

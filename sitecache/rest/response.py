@@ -160,8 +160,16 @@ def find_header(headers: Mapping[str, Any], name: str) -> str | None:
 
 
 def error_to_response(error: RestError) -> RestResponse:
-    """The response for ``error``: its body and its status (500 when it has none)."""
-    return RestResponse(error.to_dict(), error.status)
+    """The response for ``error``: its body and its status (500 when it has none), with a
+    ``Retry-After`` header when its data says when to try again (``retry_after``, seconds: an
+    outage of a service the site needs)."""
+    response = RestResponse(error.to_dict(), error.status)
+    data = error.data
+    if isinstance(data, Mapping):
+        retry_after = data.get("retry_after")
+        if retry_after.__class__ is int and retry_after > 0:
+            response.headers["Retry-After"] = str(retry_after)
+    return response
 
 
 def ensure_response(result: Any) -> RestResponse | RestError:

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 
 from werkzeug.wrappers import Request, Response
 
-from sitecache.domain_errors import DomainError, ForbiddenError, NotFoundError
+from sitecache.domain_errors import DomainError, ForbiddenError, NotFoundError, OutageError
 from sitecache.site.commenting import (
     COOKIE_LIFETIME,
     comment_author_cookie_name,
@@ -58,6 +58,8 @@ class CommentForm(SiteForm):
         """Store the comment; set the commenter cookie and redirect to it on its post."""
         try:
             post, comment = self._store(request)
+        except OutageError:
+            raise  # the database failed, not the form: the edge answers 503/507
         except DomainError as error:
             # The status the REST API would answer this refusal with.
             status = self.server.error_handlers.to_rest_error(error).status

@@ -22,7 +22,7 @@ from sitecache.auth.db import DbConnection
 from sitecache.auth.store import SiteStore
 from sitecache.domain_errors import InvalidValueError
 from sitecache.hooks import Hooks
-from sitecache.site.migrations import migrate_content
+from sitecache.site.migrations import register_content
 from sitecache.site.options import PAGE_OPTIONS, OptionStore
 
 __all__ = ["ContentBase", "HookCall", "TransactionListener", "transactional"]
@@ -81,7 +81,7 @@ class ContentBase:
         self._local = threading.local()
         #: told of each transaction's hook calls before and after it commits
         self.transaction_listeners: list[TransactionListener] = []
-        migrate_content(store)
+        register_content(store)
 
     # ------------------------------------------------------------------ transactions and hooks
     @contextmanager

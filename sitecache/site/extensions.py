@@ -34,6 +34,7 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Final
 
 from sitecache.auth.store import SiteStore
+from sitecache.domain_errors import OutageError
 from sitecache.hooks import Hooks
 from sitecache.rest import RestServer
 from sitecache.rest.routes import Route
@@ -243,8 +244,10 @@ class PluginManager:
             self._checked = now
             try:
                 raw = self._read_raw()
-            except Exception:  # the store is down: keep the plugins loaded, /healthz reports it
-                logger.warning("the active plugins cannot be read", exc_info=True)
+            except Exception as exc:  # the store is down: keep the plugins, /healthz reports it
+                # An outage is reported by the store once, not here on every request.
+                log = logger.debug if isinstance(exc, OutageError) else logger.warning
+                log("the active plugins cannot be read", exc_info=True)
                 return
             if raw == self._seen:
                 return

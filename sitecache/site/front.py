@@ -25,6 +25,7 @@ from werkzeug.wrappers import Request, Response
 
 from sitecache.auth.throttle import LoginThrottle
 from sitecache.auth.users import UserRepository
+from sitecache.domain_errors import OutageError
 from sitecache.rest.plain_responses import method_not_allowed
 from sitecache.rest.server import RestServer
 from sitecache.site.blocks import BlockRenderer, BlockTypeRegistry, core_block_types
@@ -44,6 +45,9 @@ from sitecache.site.views import COMMENT_POST_PATH, SiteViews
 from sitecache.templating import make_template_environment
 
 __all__ = ["COMMENT_POST_PATH", "POSTPASS_PATH", "FrontSite", "Redirect"]
+
+#: The message page's title for each status an outage answers with.
+_OUTAGE_TITLES: Final = {503: "Temporarily unavailable", 507: "Not saved: no space left"}
 
 _NAMING: Final = frozenset({"p", "page_id", "paged"})
 """Query variables naming a post or a page of a listing: never carried to a new location."""
@@ -161,6 +165,24 @@ class FrontSite:
             body = self.renderer.render("message.html", title=title, message=message)
         response = Response(body, status=status, mimetype="text/html")
         response.headers["Cache-Control"] = NO_STORE
+        return response
+
+    def outage_page(self, outage: OutageError) -> Response:
+        """The page of a request that a service the site needs failed (503 while the
+        database does not answer, 507 when its disk is full): the site's message page drawn
+        from the configuration alone (the failing database holds the site's title), never
+        stored, with ``Retry-After``."""
+        status = self.server.error_handlers.to_rest_error(outage).status
+        settings = self.server.settings
+        body = self.renderer.templates.get_template("message.html").render(
+            site_name=settings.site_name,
+            home_url=self.server.home_url(),
+            title=_OUTAGE_TITLES.get(status, "Temporarily unavailable"),
+            message=outage.message,
+        )
+        response = Response(body, status=status, mimetype="text/html")
+        response.headers["Cache-Control"] = NO_STORE
+        response.headers["Retry-After"] = str(outage.retry_after)
         return response
 
     def _answer(self, request: Request) -> Response:

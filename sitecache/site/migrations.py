@@ -13,7 +13,7 @@ from typing import Final
 
 from sitecache.auth.store import SiteStore
 
-__all__ = ["CONTENT_MIGRATIONS", "migrate_content"]
+__all__ = ["CONTENT_MIGRATIONS", "migrate_content", "register_content"]
 
 COMPONENT: Final = "site"
 
@@ -140,6 +140,18 @@ per user and post.
 A post's featured image is the attachment id in ``featured_media`` (0: none; migration 5),
 WordPress's ``_thumbnail_id`` meta: set only to an image attachment, reset to 0 when that
 attachment is deleted."""
+
+
+def register_content(store: SiteStore) -> None:
+    """Register the content tables' migrations with ``store`` (prepared with the others: now
+    when the database answers, else on first use).
+
+    Raises:
+        SchemaVersionError: the database answered with a content schema other than this
+            code's, and the store does not migrate.
+    """
+    store.register(COMPONENT, CONTENT_MIGRATIONS)
+    store.prepare_if_answering()
 
 
 def migrate_content(store: SiteStore, apply: bool = False) -> int:

@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from jinja2 import BaseLoader, ChoiceLoader, Environment, FileSystemLoader
 
+from sitecache.domain_errors import OutageError
 from sitecache.site.content import ContentService
 
 __all__ = ["BUILTIN_THEME", "ENTRY_POINT_GROUP", "Theme", "ThemeManager", "discover_themes"]
@@ -143,8 +144,10 @@ class ThemeManager:
         when the store cannot be read the current theme stays, and the page's own reads fail)."""
         try:
             theme = self.active()
-        except Exception:  # the store is down: /healthz and the page's own reads report it
-            logger.warning("the active theme cannot be read", exc_info=True)
+        except Exception as exc:  # the store is down: /healthz and the page's own reads report it
+            # An outage is reported by the store once, not here on every request.
+            log = logger.debug if isinstance(exc, OutageError) else logger.warning
+            log("the active theme cannot be read", exc_info=True)
             return
         if theme.stylesheet == self._current:
             return

@@ -4,7 +4,8 @@ Files live under the uploads directory (``<data_dir>/uploads`` unless ``uploads_
 otherwise) as ``YYYY/MM/<name>-<token>.<ext>``: the name is made here (letters, digits and
 hyphens from the client's file name, which is never used as a path), the extension is the one
 of the checked type. A file is written to a temporary file in its own directory, flushed to
-disk and renamed into place, so a reader never sees half a file and a failure leaves none.
+disk and renamed into place, so a reader never sees half a file and a failure leaves none (a
+full disk answers 507 ``site_storage_full``, an unwritable directory 503 ``site_unavailable``).
 Directories are made 0755 and files 0644 whatever the umask, so a web server running as
 another user (nginx's ``www-data``) can serve them directly (``sitecache nginx-config``).
 
@@ -17,6 +18,7 @@ directory is a 404.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import secrets
@@ -29,6 +31,7 @@ from werkzeug.security import safe_join
 from werkzeug.utils import send_file
 from werkzeug.wrappers import Request, Response
 
+from sitecache.domain_errors import OutageError, StorageFullError, UnavailableError
 from sitecache.rest.plain_responses import method_not_allowed
 from sitecache.site.upload_types import FileType, type_of_extension
 
@@ -73,8 +76,19 @@ class UploadFiles:
         anything fails (nothing is left behind).
 
         Raises:
-            OSError: the file could not be written.
+            StorageFullError: ``site_storage_full``, no space left on the uploads' disk.
+            UnavailableError: ``site_unavailable``, the uploads directory cannot be written.
+            OSError: the file could not be written for another reason.
         """
+        try:
+            return self._save(data, file_type, client_name, when)
+        except OSError as exc:
+            refusal = _refusal(exc)
+            if refusal is None:
+                raise
+            raise refusal from exc
+
+    def _save(self, data: bytes, file_type: FileType, client_name: str, when: int) -> str:
         moment = datetime.fromtimestamp(when, UTC)
         relative = f"{moment:%Y}/{moment:%m}"
         directory = self.root / relative
@@ -187,6 +201,30 @@ class UploadFiles:
             response.headers["Content-Disposition"] = "attachment"
             response.headers["Content-Security-Policy"] = "default-src 'none'; sandbox"
         return response
+
+
+#: The failures of a file write that are the disk's, not the request's.
+_FULL: Final = frozenset({errno.ENOSPC, errno.EDQUOT})
+_UNWRITABLE: Final = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def _refusal(exc: OSError) -> OutageError | None:
+    """The outage a failed file write is (the disk full: 507; the directory not writable:
+    503), or ``None`` for another failure."""
+    if exc.errno in _FULL:
+        return StorageFullError(
+            "site_storage_full",
+            "The site's disk has no space left for this file; nothing was saved. "
+            "Try again once space is freed.",
+            60,
+        )
+    if exc.errno in _UNWRITABLE:
+        return UnavailableError(
+            "site_unavailable",
+            "The site's uploads directory cannot be written right now; nothing was saved.",
+            60,
+        )
+    return None
 
 
 def _not_found() -> Response:

@@ -371,6 +371,7 @@ class PluginManager:
             self.add(plugin)
         self._active: set[str] = set()
         self._switch_lock = threading.Lock()
+        self.engine.keep_durably(PLUGINS_NAME)  # configuration, not cache: see cache.durable
         self.engine.watch(PLUGINS_NAME, self._apply, what="cache plugin switches")
         self.sync()
 

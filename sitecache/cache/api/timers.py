@@ -36,6 +36,7 @@ from typing import Any, Final
 from sitecache.cache.api.preload import Preloader, iso_time
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.storage import PendingRemoval, StorageError
+from sitecache.domain_errors import OutageError
 
 __all__ = ["GC_NAME", "HEARTBEAT_NAME", "PRELOAD_REQUEST_NAME", "CacheTimers"]
 
@@ -195,10 +196,14 @@ class CacheTimers:
 
     @staticmethod
     def _run(jobs: list[Callable[[], object]]) -> None:
-        """Run each job; a failing one is logged and does not stop the others."""
+        """Run each job; a failing one is logged and does not stop the others (a job waiting
+        for a service that is down, the site's database, is retried on the next tick; the
+        service's outage is logged where it is found, not here every second)."""
         for job in jobs:
             try:
                 job()
+            except OutageError as exc:
+                logger.debug("cache timers: %r waits for a service: %s", job, exc)
             except Exception:
                 logger.exception("cache timers: %r failed", job)
 
