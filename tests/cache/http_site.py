@@ -3,13 +3,16 @@ semantics under gunicorn (``tests.cache.http_site:app``).
 
 ``GET /page/`` answers the page's current version with ``Cache-Control: max-age=600`` and an
 ``ETag``; ``POST /page/`` makes a new version (kept in the file ``$HTTP_SITE_STATE``, shared by
-every worker) and answers ``303 See Other``. Every answer says which worker process sent it
-(``X-Served-By``). The cache is a disk cache in ``$HTTP_SITE_CACHE``, for loopback hosts.
+every worker) and answers ``303 See Other``; ``GET /hold/?s=0.5`` keeps its worker busy that
+long (a query string: never cached), so that a test can have the other worker answer. Every
+answer says which worker process sent it (``X-Served-By``). The cache is a disk cache in
+``$HTTP_SITE_CACHE``, for loopback hosts.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -29,6 +32,10 @@ def version() -> int:
 
 def origin(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
     """The page, or a change of it."""
+    if environ["PATH_INFO"] == "/hold/":
+        time.sleep(float(environ.get("QUERY_STRING", "s=0.5").partition("=")[2] or 0.5))
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"held"]
     if environ["REQUEST_METHOD"] == "POST":
         new = STATE.with_suffix(".new")
         new.write_text(str(version() + 1), encoding="ascii")
