@@ -11,7 +11,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 BIND   ?= $(HOST):$(PORT)
 
-.PHONY: run test lint format typecheck imports unit docs bench clean
+.PHONY: run test lint format typecheck imports unit docs bench cache-tests clean
 
 # The virtual environment is (re)built when missing or when the package metadata changes.
 $(RUN_STAMP): pyproject.toml setup.cfg
@@ -64,6 +64,13 @@ docs: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(BIN)/python bench/run_all.py $(BENCH_FLAGS)
+
+# The public cache-tests suite (HTTP caching, RFC 9111) against PageCache on memory, disk and
+# Redis ($$REDIS_URL), its scores written beside the published ones of other caches into
+# bench/RESULTS.md and docs/reference/cache-tests-results.md. CACHE_TESTS_DIR names a checkout
+# of the suite prepared as its README says; without one this says so and does nothing.
+cache-tests: $(STAMP)
+	$(BIN)/python bench/cache_tests.py --write $(CACHE_TESTS_FLAGS)
 
 clean:
 	rm -rf $(VENV) build dist docs/_build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache

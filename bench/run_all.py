@@ -30,6 +30,10 @@ from typing import Final
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.cache_tests_report import BEGIN as CACHE_TESTS_BEGIN  # noqa: E402 - after the path
+from bench.cache_tests_report import END as CACHE_TESTS_END  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -206,6 +210,16 @@ def report(outcomes: list[Outcome], quick: bool, loads: tuple[str, str]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def cache_tests_section(path: Path) -> str:
+    """The section `make cache-tests` wrote into ``path`` (kept when the benchmarks rewrite
+    it: the suite is run apart), or ``""``."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    start, end = text.find(CACHE_TESTS_BEGIN), text.find(CACHE_TESTS_END)
+    if start < 0 or end < start:
+        return ""
+    return text[start : end + len(CACHE_TESTS_END)]
+
+
 def load() -> str:
     return ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
@@ -224,9 +238,10 @@ def main(argv: list[str] | None = None) -> int:
         outcome = run(name, BENCHES[name], options.quick)
         print(f"   {outcome.verdict} in {outcome.seconds:.0f} s (exit {outcome.code})", flush=True)
         outcomes.append(outcome)
-    Path(options.output).write_text(
-        report(outcomes, options.quick, (before, load())), encoding="utf-8"
-    )
+    output = Path(options.output)
+    kept = cache_tests_section(output)
+    text = report(outcomes, options.quick, (before, load()))
+    output.write_text(text + ("\n" + kept + "\n" if kept else ""), encoding="utf-8")
     print(f"wrote {options.output}")
     return 0 if all(outcome.code == 0 for outcome in outcomes) else 1
 

@@ -1,13 +1,15 @@
 """Answers: a stored entry sent to a client, and unstored answers through the serve filters.
 
 A `Prepared` entry holds everything a hit sends, built once when the entry is read: the status
-line, the identity and gzip header lists, the entity tags. `send_entry` counts the request's
-`sitecache.cache.outcome.Outcome` and labels the answer with it (``Cache-Status``), picks the
-gzip copy for a client that accepts it (`accepts_gzip`), answers a conditional GET with 304
-(RFC 9110 §13.1: ``If-None-Match`` first, else ``If-Modified-Since``; 2xx entries only), and
-sends no body to HEAD. Serve filters (companion plugins) may change an HTML body as it is sent; a
-changed body is sent without gzip, ``ETag``, ``Last-Modified`` or 304, since it differs per
-request.
+line, the identity and gzip header lists, the entity tags, the age it arrived with. `send_entry`
+counts the request's `sitecache.cache.outcome.Outcome` and labels the answer with it
+(``Cache-Status``, naming the rule that gave the page its lifetime unless it is the ``max_age``
+setting), sends ``Age`` (the age it arrived with plus the time stored, RFC 9111 §4.2.3), picks
+the gzip copy for a client that accepts it (`accepts_gzip`), answers a conditional GET with 304
+(RFC 9110 §13.1: ``If-None-Match`` first, else ``If-Modified-Since``; 2xx entries only), one
+byte range of a 200 with 206 (`sitecache.cache.ranges`), and sends no body to HEAD. Serve
+filters (companion plugins) may change an HTML body as it is sent; a changed body is sent
+without gzip, ``ETag``, ``Last-Modified`` or 304, since it differs per request.
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ from typing import Any
 from sitecache.cache.capture import Captured, StartResponse
 from sitecache.cache.entry import CacheEntry
 from sitecache.cache.outcome import Outcome
+from sitecache.cache.ranges import if_range_matches, single_range
 
 __all__ = [
     "Prepared",
     "ServeFilter",
     "accepts_gzip",
+    "coding_etag",
     "etag_matches",
     "is_html",
     "not_modified",
@@ -38,7 +42,7 @@ ServeFilter = Callable[[bytes, Mapping[str, Any]], bytes]
 
 #: Headers a 304 repeats from the entry (RFC 9110 §15.4.5), beside ``ETag``.
 _NOT_MODIFIED_HEADERS = frozenset(
-    {"cache-control", "content-location", "expires", "vary", "last-modified"}
+    {"cache-control", "content-location", "date", "expires", "vary", "last-modified"}
 )
 
 
@@ -50,6 +54,7 @@ class Prepared:
 
     __slots__ = (
         "body",
+        "born",
         "created",
         "entry",
         "etag",
@@ -59,6 +64,7 @@ class Prepared:
         "gzip_headers",
         "identity_headers",
         "last_modified",
+        "rule",
         "status_line",
         "vary",
         "weight",
@@ -69,12 +75,17 @@ class Prepared:
         self.vary = entry.vary
         self.created = entry.created
         self.expires = entry.expires
+        #: when its age was zero: ``Age`` is the time since (the age it arrived with plus the
+        #: time stored, RFC 9111 §4.2.3)
+        self.born = entry.created - entry.fresh.age
+        #: the lifetime rule ``Cache-Status`` names (``""`` for the ``max_age`` setting)
+        self.rule = "" if entry.fresh.rule == "max_age" else entry.fresh.rule
         self.body = entry.body
         self.gzip_body = entry.gzip_body
         self.weight = len(entry.body) + len(entry.gzip_body) + 512
         self.status_line = status_line(entry.status) if entry.status else ""
         self.etag = entry.etag
-        self.gzip_etag = entry.etag[:-1] + '-gzip"' if entry.etag else ""
+        self.gzip_etag = coding_etag(entry.etag, "gzip") if entry.etag else ""
         self.last_modified = entry.extra.get("last_modified", entry.created)
         headers = list(entry.headers)
         self.identity_headers = [
@@ -90,6 +101,14 @@ class Prepared:
         ]
         if self.gzip_etag:
             self.gzip_headers.append(("ETag", self.gzip_etag))
+
+
+def coding_etag(etag: str, coding: str) -> str:
+    """The entity tag of the ``coding`` copy of a representation tagged ``etag`` (a weak tag
+    stays weak): ``"abc"`` gives ``"abc-gzip"``."""
+    if etag.endswith('"') and len(etag) > 1:
+        return f'{etag[:-1]}-{coding}"'
+    return f"{etag}-{coding}"
 
 
 def status_line(status: int) -> str:
@@ -127,7 +146,7 @@ def etag_matches(header: str, etag: str) -> bool:
     if header.strip() == "*":
         return True
     candidates = {item.strip().removeprefix("W/") for item in header.split(",")}
-    return etag in candidates
+    return etag.removeprefix("W/") in candidates
 
 
 def not_modified(environ: Mapping[str, Any], prepared: Prepared, use_gzip: bool) -> bool:
@@ -172,19 +191,23 @@ def send_entry(
     outcome.count(count)
     expires = prepared.expires
     extra = [
-        ("Age", str(max(0, int(now - prepared.created)))),
-        ("Cache-Status", outcome.header(int(expires - now) if expires else None)),
+        ("Age", str(max(0, int(now - prepared.born)))),
+        ("Cache-Status", outcome.header(int(expires - now) if expires else None, prepared.rule)),
     ]
     accept_encoding = environ.get("HTTP_ACCEPT_ENCODING", "")
     use_gzip = bool(prepared.gzip_body and accept_encoding) and accepts_gzip(accept_encoding)
-    if serve_filters and is_html(prepared.identity_headers):
+    if serve_filters and not prepared.entry.encoded and is_html(prepared.identity_headers):
         body = _filtered(prepared.body, environ, serve_filters)
         if body is not prepared.body:
             return _send_changed(environ, start_response, prepared, body, extra)
-    # PERF: most requests are not conditional; they skip the call.
+    # PERF: most requests are not conditional and ask for no range; they skip the calls.
     conditional = "HTTP_IF_NONE_MATCH" in environ or "HTTP_IF_MODIFIED_SINCE" in environ
     if use_304 and conditional and not_modified(environ, prepared, use_gzip):
         return _send_not_modified(start_response, prepared, use_gzip, extra)
+    if "HTTP_RANGE" in environ and prepared.status_line.startswith("200"):
+        part = _requested_range(environ, prepared)
+        if part is not None:
+            return _send_range(environ, start_response, prepared, part, extra)
     if use_gzip:
         start_response(prepared.status_line, prepared.gzip_headers + extra)
         body = prepared.gzip_body
@@ -194,6 +217,45 @@ def send_entry(
     if environ.get("REQUEST_METHOD") == "HEAD":
         return []
     return [body]
+
+
+def _requested_range(environ: Mapping[str, Any], prepared: Prepared) -> tuple[int, int] | None:
+    """The one byte range of the stored body a GET asks for, or ``None`` (send it whole)."""
+    if environ.get("REQUEST_METHOD", "GET") not in ("GET", "HEAD"):
+        return None
+    if_range = environ.get("HTTP_IF_RANGE")
+    if if_range is not None:
+        modified = next(
+            (value for name, value in prepared.identity_headers if name.lower() == "last-modified"),
+            "",
+        )
+        if not if_range_matches(str(if_range), prepared.etag, modified):
+            return None
+    return single_range(str(environ["HTTP_RANGE"]), len(prepared.body))
+
+
+def _send_range(
+    environ: Mapping[str, Any],
+    start_response: StartResponse,
+    prepared: Prepared,
+    part: tuple[int, int],
+    extra: list[tuple[str, str]],
+) -> Iterable[bytes]:
+    """Send bytes ``part`` (first, last) of the stored body as ``206 Partial Content``."""
+    first, last = part
+    headers = [
+        (name, value)
+        for name, value in prepared.identity_headers
+        if name.lower() != "content-length"
+    ]
+    headers += [
+        ("Content-Range", f"bytes {first}-{last}/{len(prepared.body)}"),
+        ("Content-Length", str(last - first + 1)),
+    ]
+    start_response("206 Partial Content", headers + extra)
+    if environ.get("REQUEST_METHOD") == "HEAD":
+        return []
+    return [prepared.body[first : last + 1]]
 
 
 def send_captured(

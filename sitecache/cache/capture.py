@@ -3,16 +3,21 @@
 `call_app` runs the application with a ``start_response`` of its own and buffers the body
 (PEP 3333: the application's ``close`` runs once the whole body is read). A body past the limit
 is not buffered further: the rest stays in the application's iterator, streamed to the client
-by `Captured.body_iterable`. `response_facts` reads what the response guards need
-(`sitecache.cache.policy.ResponseFacts`) from the captured headers.
+by `Captured.body_iterable`. `response_facts` reads what the response guards and the freshness
+rules need (`sitecache.cache.policy.ResponseFacts`) from the captured headers, through the one
+``Cache-Control`` parser (`sitecache.cache.directives`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, Final
 
-from sitecache.cache.policy import ResponseFacts, parse_cache_control, parse_list_header
+from sitecache.cache.directives import MAX_DELTA_SECONDS, parse_cache_control, parse_targeted
+from sitecache.cache.fields import entity_tag
+from sitecache.cache.freshness import HeaderFacts
+from sitecache.cache.http_dates import parse_http_date
+from sitecache.cache.policy import ResponseFacts, parse_list_header
 
 __all__ = [
     "Captured",
@@ -20,9 +25,9 @@ __all__ = [
     "WSGIApp",
     "call_app",
     "response_facts",
-    "shared_lifetime",
-    "zero_lifetime",
+    "status_code",
 ]
+
 
 StartResponse = Callable[..., Any]
 WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
@@ -115,63 +120,83 @@ def call_app(app: WSGIApp, environ: dict[str, Any], limit: int) -> Captured:
     return captured
 
 
+def status_code(status: str) -> int:
+    """The code of a WSGI status line (``"200 OK"``: 200; an unparsable one: 500)."""
+    try:
+        return int(status.split(" ", 1)[0])
+    except ValueError:
+        return 500
+
+
 def response_facts(captured: Captured) -> ResponseFacts:
-    """What the response guards read of a captured response (an unparsable status is 500)."""
+    """What the response guards and the freshness rules read of a captured response (an
+    unparsable status is 500). ``Cache-Control``, ``CDN-Cache-Control``, ``Expires``,
+    ``Date``, ``Age``, ``Last-Modified`` and ``ETag`` are read once, here; a field sent more
+    than once counts by its first line (``Cache-Control``: every line, first directive wins)."""
     set_cookie = False
-    cache_control: set[str] = set()
+    control: list[str] = []
+    targeted: list[str] = []
     vary: list[str] = []
     encoding = ""
     page_types: set[str] = set()
-    lifetime: int | None = None
+    first: dict[str, str] = {}
     for name, value in captured.headers:
         lower = name.lower()
         if lower == "set-cookie":
             set_cookie = True
         elif lower == "cache-control":
-            cache_control |= parse_cache_control(value)
-            if zero_lifetime(value):
-                cache_control.add("no-cache")
-            lifetime = shared_lifetime(value, lifetime)
+            control.append(value)
+        elif lower == "cdn-cache-control":
+            targeted.append(value)
         elif lower == "vary":
             vary.extend(parse_list_header(value))
         elif lower == "content-encoding":
             encoding = value.strip().lower()
         elif lower == "x-site-page-type":
             page_types.update(parse_list_header(value))
-    try:
-        status = int(captured.status.split(" ", 1)[0])
-    except ValueError:
-        status = 500
+        elif lower in _FIRST_LINE_FIELDS:
+            first.setdefault(lower, value)
+    status = status_code(captured.status)
+    cache_control = parse_cache_control(control)
+    in_force = parse_targeted(targeted) if targeted else None
+    headers = HeaderFacts(
+        directives=in_force if in_force is not None else cache_control,
+        targeted=in_force is not None,
+        cache_control=cache_control,
+        date=_date(first.get("date")),
+        expires=_date(first.get("expires")),
+        has_expires="expires" in first,
+        age=_age(first.get("age")),
+        last_modified=_date(first.get("last-modified")),
+        etag=entity_tag(first.get("etag", "")),
+    )
     return ResponseFacts(
         status=status,
         has_set_cookie=set_cookie,
-        cache_control=frozenset(cache_control),
+        cache_control=frozenset(headers.directives.values) | headers.directives.invalid,
         vary=tuple(dict.fromkeys(vary)),
         body_length=captured.size,
         content_encoding=encoding,
         page_types=frozenset(page_types),
-        lifetime=lifetime,
+        headers=headers,
     )
 
 
-def shared_lifetime(value: str, default: int | None = None) -> int | None:
-    """The seconds of a Cache-Control value's ``s-maxage`` (the lifetime it gives shared
-    caches such as this one), or ``default`` when it has none that is a number."""
-    for part in value.split(","):
-        name, _, argument = part.strip().partition("=")
-        if name.strip().lower() == "s-maxage":
-            seconds = argument.strip().strip('"')
-            if seconds.isascii() and seconds.isdigit():
-                return int(seconds)
-    return default
+#: Fields whose first line alone counts (RFC 9111 §4.2.1, §5.1).
+_FIRST_LINE_FIELDS: Final = frozenset({"date", "expires", "age", "last-modified", "etag"})
 
 
-def zero_lifetime(value: str) -> bool:
-    """Whether a Cache-Control value gives shared caches no lifetime (``s-maxage=0``, or
-    ``max-age=0`` without ``s-maxage``)."""
-    directives = {}
-    for part in value.split(","):
-        name, _, argument = part.strip().partition("=")
-        directives[name.strip().lower()] = argument.strip().strip('"')
-    lifetime = directives.get("s-maxage", directives.get("max-age"))
-    return lifetime is not None and lifetime.isascii() and lifetime.isdigit() and int(lifetime) == 0
+def _date(value: str | None) -> float | None:
+    """An HTTP-date field's time, ``None`` when absent or not a date."""
+    return None if value is None else parse_http_date(value)
+
+
+def _age(value: str | None) -> int:
+    """The seconds of an ``Age`` field: its first list member when it is a non-negative
+    integer (RFC 9111 §5.1; past 2**31 read as 2**31), else 0 (the field is ignored)."""
+    if not value:
+        return 0
+    member = value.split(",", 1)[0].strip()
+    if not member.isascii() or not member.isdigit():
+        return 0
+    return min(int(member), MAX_DELTA_SECONDS)

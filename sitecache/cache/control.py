@@ -1,11 +1,14 @@
 """Per-view control: what a view tells the page cache through its response headers.
 
-`PageCache` reads four things of a response, whatever framework made it
-(`sitecache.cache.capture.response_facts`, `sitecache.cache.entry`):
+`PageCache` reads a response's HTTP caching fields as RFC 9111 says, whatever framework made
+it (`sitecache.cache.capture.response_facts`, `sitecache.cache.freshness`); the ones a view
+most often sets are:
 
 - ``Cache-Tag: a, b``: the purge tags of the page (`Purger.purge_tags` removes it);
-- ``Cache-Control: s-maxage=N``: it stays fresh ``N`` seconds instead of the ``max_age``
-  setting (``s-maxage=0``, ``no-store``, ``no-cache`` or ``private``: never stored);
+- ``Cache-Control: s-maxage=N`` (or ``max-age=N``, ``Expires``, ``CDN-Cache-Control``): it
+  stays fresh ``N`` seconds instead of the ``max_age`` setting (``s-maxage=0`` or ``no-cache``:
+  revalidated with the view before every use, so never stored without an ``ETag`` or
+  ``Last-Modified``);
 - ``Vary: Accept-Language``: one copy per value of those request headers (``Vary`` on
   ``Cookie``, ``Authorization`` or ``*``: never stored);
 - ``Cache-Control: no-store, private``: never stored (nor kept by browsers or proxies).
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from sitecache.cache.capture import StartResponse, WSGIApp
+from sitecache.cache.directives import split_list
 
 __all__ = [
     "NEVER_STORE",
@@ -53,7 +57,7 @@ class CacheDirectives:
         tags: purge tags (``post-42``, ``author:7``; letters, digits and ``-._:/@=`` and the
             like; no comma, space or control character).
         s_maxage: seconds the page stays fresh in the cache (``None``: the ``max_age``
-            setting; ``0``: never stored).
+            setting; ``0``: revalidated before every use, never stored without a validator).
         vary: request header names the page depends on (``Accept-Language``).
         no_store: never store the page (it wins over everything else).
 
@@ -138,13 +142,19 @@ class CacheDirectives:
         if self.no_store:
             return NEVER_STORE
         if self.s_maxage is not None:
-            directives = [d for d in directives if not d.lower().startswith("s-maxage")]
+            directives = [d for d in directives if _name(d) != "s-maxage"]
             directives.append(f"s-maxage={self.s_maxage}")
         return ", ".join(directives)
 
 
 def _items(value: str) -> list[str]:
-    return [item.strip() for item in value.split(",") if item.strip()]
+    """The items of a comma-separated field (commas in quoted strings kept: `split_list`)."""
+    return split_list(value)
+
+
+def _name(directive: str) -> str:
+    """A ``Cache-Control`` item's directive name, lower case."""
+    return directive.partition("=")[0].strip().lower()
 
 
 def _unique(items: Iterable[str], key: Callable[[str], str]) -> list[str]:

@@ -261,16 +261,18 @@ class CacheEngine:
     def store(
         self, key: str, entry: CacheEntry, stale_while_revalidate: int, generation: object
     ) -> bool:
-        """Write ``entry`` under ``key`` with a storage lifetime covering its stale window,
-        unless the purge generation moved from ``generation`` (read before the page was
-        rendered): whether it was stored.
+        """Write ``entry`` under ``key`` with a storage lifetime covering its stale window
+        (``stale_while_revalidate`` seconds) and its ``stale-if-error`` time, unless the
+        purge generation moved from ``generation`` (read before the page was rendered):
+        whether it was stored.
 
         Raises:
             StorageError: the storage failed.
         """
         ttl: float | None = None
         if entry.expires:
-            ttl = max(1.0, entry.expires - self.clock()) + stale_while_revalidate + 60
+            window = stale_while_revalidate + entry.fresh.error_window
+            ttl = max(1.0, entry.expires - self.clock()) + window + 60
         return self.storage.put(
             key, encode_entry(entry), entry.info(key), ttl, generation=generation
         )

@@ -7,7 +7,16 @@ by anything that speaks JSON. An unknown version, a short read or a checksum mis
 ``None`` (a miss), never to a broken page (cachecontrol's rule).
 
 `CacheEntry.from_response` builds the entry of a response the guards let through: which headers
-are replayed (never `UNSTORED_HEADERS`), its tags, validators, and gzip copy (`COMPRESSIBLE`).
+are replayed (never `UNSTORED_HEADERS`, nor the fields a ``Connection`` field or a qualified
+``no-cache``/``private`` names: RFC 9111 §3.1), its tags, validators, gzip copy
+(`COMPRESSIBLE`) and `StoredFreshness` (what a stale copy may do, decided once when stored).
+The application's ``Date``, ``ETag`` (weak ones stay weak) and ``Last-Modified`` are kept as
+sent; a response without ``Last-Modified`` gets the time it was stored, one without ``ETag`` a
+strong tag of its body.
+
+The bodies follow the JSON header: the identity body, then each encoded copy named in its
+``codings`` list (``[["gzip", length]]`` today), so that other encodings can join later; an
+older entry that names only a ``gzip`` length reads the same.
 
 The expiry time sits at a fixed offset (`EXPIRES_OFFSET`) so that a soft purge can rewrite it in
 place (Redis ``SETRANGE``) without touching the checksummed part. The two times are outside the
@@ -24,8 +33,11 @@ import struct
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from email.utils import formatdate, parsedate_to_datetime
 from typing import Any, Final
+
+from sitecache.cache.fields import connection_named, entity_tag
+from sitecache.cache.freshness import Freshness
+from sitecache.cache.http_dates import format_http_date, parse_http_date
 
 __all__ = [
     "COMPRESSIBLE",
@@ -37,6 +49,7 @@ __all__ = [
     "UNSTORED_HEADERS",
     "CacheEntry",
     "EntryInfo",
+    "StoredFreshness",
     "body_etag",
     "decode_entry",
     "encode_entry",
@@ -49,11 +62,11 @@ _PREFIX: Final = struct.Struct(">4sddII")  # magic, created, expires, header len
 EXPIRES_OFFSET: Final = 12
 PREFIX_SIZE: Final = _PREFIX.size
 
-#: Response headers never stored: per-connection, per-response or per-visitor.
+#: Response headers never stored: per-connection (RFC 9111 §3.1: hop-by-hop fields and
+#: those of the proxy the cache forwards through), recomputed on each answer, or per-visitor.
 UNSTORED_HEADERS: Final = frozenset(
     {
         "set-cookie",
-        "date",
         "connection",
         "keep-alive",
         "transfer-encoding",
@@ -62,11 +75,13 @@ UNSTORED_HEADERS: Final = frozenset(
         "cache-status",
         "server",
         "proxy-authenticate",
+        "proxy-authentication-info",
+        "proxy-authorization",
         "proxy-connection",
         "trailer",
+        "trailers",
         "te",
         "upgrade",
-        "www-authenticate",
         "x-site-nonce",
     }
 )
@@ -104,6 +119,73 @@ _crc32 = _deflate.crc32
 
 
 @dataclass(frozen=True, slots=True)
+class StoredFreshness:
+    """What the cache decided about a response's freshness when it stored it
+    (`sitecache.cache.freshness.Freshness`, and the application's own validators).
+
+    Attributes:
+        rule: the rule that gave the lifetime (``max_age``: the setting).
+        age: the response's age when it arrived, in seconds (the ``Age`` answered grows
+            from it).
+        stale_window: seconds a stale copy may be served while one request revalidates it
+            (``None``: the ``stale_while_revalidate`` setting; ``0``: never).
+        background: the window is the response's own ``stale-while-revalidate``.
+        error_window: seconds past it a stale copy may answer while the application fails.
+        etag: the application's ``ETag`` as sent (``""``: none; the entry's own then).
+        last_modified: the application's ``Last-Modified`` as sent (``""``: none).
+    """
+
+    rule: str = "max_age"
+    age: float = 0.0
+    stale_window: int | None = None
+    background: bool = False
+    error_window: int = 0
+    etag: str = ""
+    last_modified: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        """The fields as a JSON object (the entry header's ``fresh``)."""
+        return {
+            "rule": self.rule,
+            "age": self.age,
+            "window": self.stale_window,
+            "background": self.background,
+            "error": self.error_window,
+            "etag": self.etag,
+            "lm": self.last_modified,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> StoredFreshness:
+        """The inverse of `as_json` (an entry stored before it existed: the defaults).
+
+        Raises:
+            ValueError, TypeError: a field of the wrong type.
+        """
+        if not isinstance(data, dict):
+            return cls()
+        window = data.get("window")
+        return cls(
+            rule=str(data.get("rule", "max_age")),
+            age=float(data.get("age", 0.0)),
+            stale_window=None if window is None else int(window),
+            background=bool(data.get("background", False)),
+            error_window=int(data.get("error", 0)),
+            etag=str(data.get("etag", "")),
+            last_modified=str(data.get("lm", "")),
+        )
+
+    @property
+    def revalidates(self) -> bool:
+        """Whether the application gave a validator to revalidate the page with."""
+        return bool(self.etag or self.last_modified)
+
+
+#: An entry stored with the settings' lifetime and nothing else said.
+SETTINGS_FRESHNESS: Final = StoredFreshness()
+
+
+@dataclass(frozen=True, slots=True)
 class CacheEntry:
     """One stored response.
 
@@ -119,9 +201,14 @@ class CacheEntry:
         created: Unix time it was stored.
         expires: Unix time it stops being fresh; ``0`` means fresh until purged.
         tags: the purge tags from the response's ``Cache-Tag`` header.
-        etag: the strong entity tag of the identity body (quoted).
+        etag: the entity tag of the identity body: the application's as sent, else a strong
+            tag of the body.
         vary: request header names (lower case) whose values are part of the key; a
             *pointer* entry (``status == 0``) only says which headers to read.
+        fresh: what was decided about its freshness when it was stored.
+        encoded: the body is the application's own encoding (``Content-Encoding``): sent as
+            it is, keyed on ``Accept-Encoding``, no gzip copy of the cache's.
+        codings: encoded copies beyond gzip, ``(coding, bytes)``, kept as read.
     """
 
     url: str
@@ -138,6 +225,9 @@ class CacheEntry:
     etag: str = ""
     vary: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    fresh: StoredFreshness = SETTINGS_FRESHNESS
+    encoded: bool = False
+    codings: tuple[tuple[str, bytes], ...] = ()
 
     @classmethod
     def from_response(
@@ -154,36 +244,50 @@ class CacheEntry:
         now: float,
         max_age: int,
         compress: bool,
+        freshness: Freshness | None = None,
+        omit: Iterable[str] = (),
+        gzip_body: bytes | None = None,
     ) -> CacheEntry:
         """The entry to store for a response the guards let through.
 
         Args:
             status: the response's status code.
-            headers: its headers; those in `UNSTORED_HEADERS` are dropped, ``Cache-Tag`` gives
-                the tags, a quoted ``ETag`` and a ``Last-Modified`` date are kept as validators.
-            body: the identity body (after the store filters).
+            headers: its headers; those in `UNSTORED_HEADERS`, those a ``Connection`` field
+                names and ``omit`` are dropped, ``Cache-Tag`` gives the tags, ``ETag`` and a
+                ``Last-Modified`` date are kept as validators.
+            body: the body (after the store filters): identity, or the application's own
+                encoding when it sent ``Content-Encoding``.
             url, host, path, variant: what the entry answers (see the attributes).
             vary: the response's ``Vary`` names (lower case).
-            now: the time it is stored (``created``).
-            max_age: seconds it stays fresh (``0``: fresh until purged).
-            compress: make a gzip copy of a compressible body (`COMPRESSIBLE`, at least
-                `MIN_GZIP_SIZE` bytes).
+            now: the time it arrived (``created``).
+            max_age: seconds it stays fresh when ``freshness`` is not given (``0``: fresh
+                until purged).
+            compress: make a gzip copy of a compressible identity body (`COMPRESSIBLE`, at
+                least `MIN_GZIP_SIZE` bytes).
+            freshness: its freshness (`sitecache.cache.freshness.response_freshness`);
+                ``None``: ``max_age`` and nothing else said.
+            omit: lower-case names of fields never stored (a qualified ``no-cache`` or
+                ``private`` names them).
+            gzip_body: the gzip copy already made of this body (a refreshed entry), instead
+                of making one.
 
-        The entry always has a strong ``etag`` (a hash of the body when the response gave
-        none) and a ``Last-Modified`` header; its ``Vary`` header names ``vary`` and
-        ``Accept-Encoding`` when there is a gzip copy.
+        The entry always has an ``etag`` and a ``Last-Modified`` header; its ``Vary`` header
+        names ``vary`` and ``Accept-Encoding`` when there is a gzip copy or the body is
+        encoded.
         """
-        kept, tags, content_type, etag, last_modified = _replayed_headers(headers, now)
-        gzip_body = b""
-        if compress and len(body) >= MIN_GZIP_SIZE and content_type.startswith(COMPRESSIBLE):
-            gzip_body = gzip_copy(body)
+        if freshness is None:
+            freshness = Freshness("max_age", float(max_age), forever=not max_age)
+        replayed = _replayed_headers(headers, now, frozenset(omit))
+        kept = replayed.headers
+        encoded = replayed.encoding not in ("", "identity")
+        if gzip_body is None:
+            worth = len(body) >= MIN_GZIP_SIZE and replayed.content_type.startswith(COMPRESSIBLE)
+            gzip_body = gzip_copy(body) if compress and not encoded and worth else b""
         names = [name for name in vary if name != "accept-encoding"]
-        if gzip_body:
+        if gzip_body or encoded:
             names.append("accept-encoding")
         if names:
             kept.append(("Vary", ", ".join(_title(name) for name in names)))
-        if not etag:
-            etag = body_etag(body)
         return cls(
             url=url,
             host=host,
@@ -194,11 +298,21 @@ class CacheEntry:
             body=body,
             gzip_body=gzip_body,
             created=now,
-            expires=now + max_age if max_age else 0.0,
-            tags=tuple(dict.fromkeys(tags)),
-            etag=etag,
+            expires=freshness.expires(now),
+            tags=tuple(dict.fromkeys(replayed.tags)),
+            etag=replayed.etag or body_etag(body),
             vary=(),
-            extra={"last_modified": last_modified},
+            extra={"last_modified": replayed.last_modified},
+            fresh=StoredFreshness(
+                rule=freshness.rule,
+                age=freshness.age,
+                stale_window=freshness.stale_window,
+                background=freshness.background,
+                error_window=freshness.error_window,
+                etag=replayed.etag,
+                last_modified=replayed.last_modified_text,
+            ),
+            encoded=encoded,
         )
 
     @property
@@ -225,6 +339,7 @@ class CacheEntry:
             created=self.created,
             expires=self.expires,
             tags=self.tags,
+            lifetime=self.fresh.rule,
         )
 
     def with_expires(self, expires: float) -> CacheEntry:
@@ -248,38 +363,54 @@ def gzip_copy(body: bytes) -> bytes:
     return _deflate.compress(body, GZIP_LEVEL, _GZIP_WBITS)
 
 
+@dataclass(slots=True)
+class _Replayed:
+    """What `_replayed_headers` read of a response's headers."""
+
+    headers: list[tuple[str, str]]
+    tags: list[str]
+    content_type: str = ""
+    encoding: str = ""
+    etag: str = ""
+    last_modified: float = 0.0
+    last_modified_text: str = ""
+
+
 def _replayed_headers(
-    headers: Iterable[tuple[str, str]], now: float
-) -> tuple[list[tuple[str, str]], list[str], str, str, float]:
-    """``(headers replayed on a hit, Cache-Tag tags, content type, quoted ETag or "",
-    Last-Modified time)`` of a response stored at ``now`` (a ``Last-Modified`` header of
-    ``now`` is added when it has none; its ``Vary`` is written by the caller)."""
-    kept: list[tuple[str, str]] = []
-    tags: list[str] = []
-    content_type = ""
-    etag = ""
-    last_modified = now
+    headers: Iterable[tuple[str, str]], now: float, omit: frozenset[str]
+) -> _Replayed:
+    """The headers replayed on a hit of a response stored at ``now`` (a ``Last-Modified``
+    of ``now`` is added when it has none; ``ETag`` and ``Vary`` are written by the caller),
+    its tags, content type and coding, and its validators (the first ``ETag`` line as sent,
+    the ``Last-Modified`` date)."""
+    headers = list(headers)
+    skipped = UNSTORED_HEADERS | connection_named(headers) | omit
+    found = _Replayed(headers=[], tags=[], last_modified=now)
+    has_last_modified = False
     for name, value in headers:
         lower = name.lower()
-        if lower in UNSTORED_HEADERS or lower == "vary":
+        if lower in skipped or lower == "vary":
             continue
         if lower == "cache-tag":
-            tags.extend(item.strip() for item in value.split(",") if item.strip())
-        if lower == "content-type":
-            content_type = value.lower()
-        if lower == "etag":
-            if value.startswith('"') and value.endswith('"'):
-                etag = value
+            found.tags.extend(item.strip() for item in value.split(",") if item.strip())
+        elif lower == "content-type":
+            found.content_type = value.lower()
+        elif lower == "content-encoding":
+            found.encoding = value.strip().lower()
+        elif lower == "etag":
+            # An entity tag, strong or weak, is kept as sent; anything else is no validator.
+            found.etag = found.etag or entity_tag(value)
             continue
-        if lower == "last-modified":
-            try:
-                last_modified = parsedate_to_datetime(value).timestamp()
-            except (TypeError, ValueError):
+        elif lower == "last-modified":
+            stamp = parse_http_date(value)
+            if stamp is None or has_last_modified:
                 continue
-        kept.append((name, value))
-    if not any(name.lower() == "last-modified" for name, _ in kept):
-        kept.append(("Last-Modified", formatdate(now, usegmt=True)))
-    return kept, tags, content_type, etag, last_modified
+            has_last_modified = True
+            found.last_modified, found.last_modified_text = stamp, value
+        found.headers.append((name, value))
+    if not has_last_modified:
+        found.headers.append(("Last-Modified", format_http_date(now)))
+    return found
 
 
 def _title(name: str) -> str:
@@ -303,6 +434,8 @@ class EntryInfo:
     created: float
     expires: float
     tags: tuple[str, ...]
+    #: the rule that gave the page its lifetime (`sitecache.cache.freshness.LIFETIME_RULES`)
+    lifetime: str = "max_age"
 
     def is_fresh(self, now: float) -> bool:
         """Fresh: never expires, or expires later than ``now``."""
@@ -322,6 +455,7 @@ class EntryInfo:
             "created": self.created,
             "expires": self.expires,
             "tags": list(self.tags),
+            "lifetime": self.lifetime,
         }
 
     @classmethod
@@ -339,11 +473,14 @@ class EntryInfo:
             created=float(data["created"]),
             expires=float(data["expires"]),
             tags=tuple(str(tag) for tag in data["tags"]),
+            lifetime=str(data.get("lifetime", "max_age")),
         )
 
 
 def encode_entry(entry: CacheEntry) -> bytes:
     """The entry as versioned bytes (see the module docstring)."""
+    codings = [("gzip", entry.gzip_body)] if entry.gzip_body else []
+    codings.extend(entry.codings)
     header = json.dumps(
         {
             "url": entry.url,
@@ -357,12 +494,15 @@ def encode_entry(entry: CacheEntry) -> bytes:
             "vary": list(entry.vary),
             "body": len(entry.body),
             "gzip": len(entry.gzip_body),
+            "codings": [[coding, len(data)] for coding, data in codings],
             "extra": entry.extra,
+            "fresh": entry.fresh.as_json(),
+            "encoded": entry.encoded,
         },
         separators=(",", ":"),
         ensure_ascii=False,
     ).encode("utf-8")
-    payload = header + entry.body + entry.gzip_body
+    payload = b"".join([header, entry.body, *(data for _, data in codings)])
     prefix = _PREFIX.pack(FORMAT_MAGIC, entry.created, entry.expires, len(header), _crc32(payload))
     return prefix + payload
 
@@ -399,12 +539,18 @@ def decode_entry(data: bytes | None) -> CacheEntry | None:
             return None
         header = json.loads(bytes(payload[:header_length]))
         body_length = int(header["body"])
-        gzip_length = int(header["gzip"])
-        if header_length + body_length + gzip_length != len(payload):
+        lengths = header.get("codings")
+        if lengths is None:  # written before the codings list: a gzip copy at most
+            lengths = [["gzip", int(header["gzip"])]] if int(header["gzip"]) else []
+        if header_length + body_length + sum(int(n) for _, n in lengths) != len(payload):
             return None
-        start = header_length
-        body = bytes(payload[start : start + body_length])
-        gzip_body = bytes(payload[start + body_length :])
+        start = header_length + body_length
+        body = bytes(payload[header_length:start])
+        copies: list[tuple[str, bytes]] = []
+        for coding, length in lengths:
+            copies.append((str(coding), bytes(payload[start : start + int(length)])))
+            start += int(length)
+        gzip_body = next((data for coding, data in copies if coding == "gzip"), b"")
         return CacheEntry(
             url=str(header["url"]),
             host=str(header["host"]),
@@ -420,6 +566,9 @@ def decode_entry(data: bytes | None) -> CacheEntry | None:
             etag=str(header.get("etag", "")),
             vary=tuple(str(name) for name in header.get("vary", ())),
             extra=dict(header.get("extra") or {}),
+            fresh=StoredFreshness.from_json(header.get("fresh")),
+            encoded=bool(header.get("encoded", False)),
+            codings=tuple(item for item in copies if item[0] != "gzip"),
         )
     except (ValueError, KeyError, TypeError, struct.error):
         return None

@@ -122,6 +122,18 @@ class FillCoordinator:
             time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
             pause = min(pause * 1.5, 0.05)
 
+    def busy(self, key: str) -> bool:
+        """Whether a render of ``key`` is under way: in this process, or (its storage lock
+        held) in any process sharing the storage.
+
+        Raises:
+            StorageError: the lock could not be read.
+        """
+        with self._lock:
+            if key in self._inflight:
+                return True
+        return self.locks.lock_owner(f"fill:{key}") is not None
+
     def forget(self, key: str) -> None:
         """Drop the memo that ``key`` was stored a moment ago (its lookup found nothing: it was
         purged since), so that the next `begin` collapses the renders again."""

@@ -73,7 +73,11 @@ def base_key(url: str, variant: str) -> str:
     return hash_key(f"{variant}|{url}")
 
 
-def vary_key(base: str, names: Iterable[str], values: Iterable[str]) -> str:
-    """The key of one ``Vary`` combination under ``base``."""
-    joined = "\n".join(f"{name}:{value}" for name, value in zip(names, values, strict=True))
+def vary_key(base: str, names: Iterable[str], values: Iterable[str | None]) -> str:
+    """The key of one ``Vary`` combination under ``base`` (``None``: the request has no
+    such header, which is not the empty value)."""
+    joined = "\n".join(
+        name if value is None else f"{name}:{value}"
+        for name, value in zip(names, values, strict=True)
+    )
     return hash_key(f"{base}|{joined}")

@@ -12,6 +12,10 @@ a stale copy served            ``sitecache; hit; ttl=N; detail=stale``    ``stal
 rendered and stored            ``sitecache; fwd=uri-miss; stored``        ``miss``
                                (``vary-miss``, or ``stale`` when it
                                regenerated a stale copy)
+revalidated (the application   ``sitecache; fwd=stale; fwd-status=304;    ``hit``
+answered 304)                  stored``
+a stale copy answered for a    ``sitecache; fwd=stale; fwd-status=503;    ``stale``
+failing application            detail=stale``
 answered from another          ``sitecache; fwd=uri-miss; collapsed``     ``hit``
 request's render
 bypassed by a request guard    ``sitecache; fwd=bypass; detail=R``        ``bypass``,
@@ -19,6 +23,10 @@ bypassed by a request guard    ``sitecache; fwd=bypass; detail=R``        ``bypa
 rendered but not stored        ``sitecache; fwd=uri-miss; detail=R``      ``bypass``,
                                                                           ``bypass:R``
 =============================  =========================================  ==================
+
+An answer from a stored page whose lifetime the response itself gave (not the ``max_age``
+setting) names the rule in ``detail`` when it has no other: ``sitecache; hit; ttl=55;
+detail=max-age`` (`sitecache.cache.freshness.LIFETIME_RULES`).
 
 Every reason ``R`` is explained: a guard's by its row (`sitecache.cache.policy`), the others
 (`OutcomeReason`) by `OUTCOME_REASONS`; `explanations` joins both for the management API.
@@ -81,6 +89,9 @@ class Outcome:
         detail: the reason it was not stored or not looked up, or ``"stale"``.
         stored: the application's answer was stored.
         collapsed: answered from the page another request rendered meanwhile.
+        fwd_status: the status the application answered a request that went forward with,
+            when the answer came from the cache all the same (``304``: revalidated; a failure
+            a stale copy answered for); ``0``: not shown.
     """
 
     counter: Counter
@@ -88,6 +99,7 @@ class Outcome:
     detail: str = ""
     stored: bool = False
     collapsed: bool = False
+    fwd_status: int = 0
 
     @classmethod
     def stored_after(cls, fwd: Fwd) -> Outcome:
@@ -98,6 +110,18 @@ class Outcome:
     def collapsed_into(cls, fwd: Fwd) -> Outcome:
         """Answered from the page another request rendered while this one waited."""
         return cls("hit", fwd, collapsed=True)
+
+    @classmethod
+    def revalidated(cls, fwd: Fwd, *, stored: bool, detail: str = "") -> Outcome:
+        """The application said the stored copy is current (304); it was served (and stored
+        again with its refreshed fields when ``stored``)."""
+        return cls("hit", fwd, detail, stored=stored, fwd_status=304)
+
+    @classmethod
+    def stale_on_error(cls, status: int) -> Outcome:
+        """The application failed (``status``; 500 for an exception) and a stale copy it
+        allowed answered instead."""
+        return cls("stale", "stale", "stale", fwd_status=status)
 
     @classmethod
     def bypass(cls, reason: str) -> Outcome:
@@ -122,18 +146,23 @@ class Outcome:
         if self.counter == "bypass":
             count(f"bypass:{self.detail}")
 
-    def header(self, ttl: int | None = None) -> str:
+    def header(self, ttl: int | None = None, rule: str = "") -> str:
         """The ``Cache-Status`` value; ``ttl`` (whole seconds of freshness left, negative when
-        stale, ``None`` when fresh until purged) is shown on a hit only."""
+        stale, ``None`` when fresh until purged) is shown on a hit only; ``rule``, the rule
+        that gave the page its lifetime (`sitecache.cache.freshness.LIFETIME_RULES`; ``""``
+        for the ``max_age`` setting), is the ``detail`` of an answer that has no other."""
         if self.fwd is None:
             value = _HIT if ttl is None else f"{_HIT}; ttl={ttl}"
         else:
             value = f"{CACHE_NAME}; fwd={self.fwd}"
+            if self.fwd_status:
+                value += f"; fwd-status={self.fwd_status}"
             if self.stored:
                 value += "; stored"
             elif self.collapsed:
                 value += "; collapsed"
-        return f"{value}; detail={self.detail}" if self.detail else value
+        detail = self.detail or rule
+        return f"{value}; detail={detail}" if detail else value
 
 
 #: A fresh entry served.

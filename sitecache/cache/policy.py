@@ -8,15 +8,24 @@ they cannot drift). Rows marked ``SECURITY:`` are the "never stored" rules: they
 whatever the settings say.
 
 Nothing here does I/O or imports werkzeug; the middleware turns the WSGI environ and the app's
-response into `RequestFacts` and `ResponseFacts`.
+response into `RequestFacts` and `ResponseFacts` (the latter with the response's freshness,
+`sitecache.cache.freshness`, which the storability rows read: RFC 9111 §3).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Generic, TypeVar
 
+from sitecache.cache.directives import Directives
+from sitecache.cache.freshness import (
+    HEURISTIC_STATUSES,
+    Freshness,
+    HeaderFacts,
+    Heuristic,
+    understood,
+)
 from sitecache.cache.settings import CacheSettings
 
 __all__ = [
@@ -24,6 +33,7 @@ __all__ = [
     "BYPASS_PATH_PREFIXES",
     "BYPASS_QUERY_PARAMS",
     "LOGIN_COOKIE_PREFIXES",
+    "NEVER_STORED_STATUSES",
     "REQUEST_GUARDS",
     "RESPONSE_GUARDS",
     "UNLOCK_COOKIE_PREFIXES",
@@ -31,6 +41,8 @@ __all__ = [
     "Guard",
     "RequestFacts",
     "ResponseFacts",
+    "heuristic_status",
+    "parse_list_header",
     "request_bypass_reason",
     "response_refusal_reason",
 ]
@@ -75,8 +87,9 @@ BYPASS_QUERY_PARAMS: Final = frozenset({"rest_route", "preview", "preview_id", "
 #: Request headers that make a response per-visitor: a ``Vary`` on them is never stored.
 PRIVATE_VARY_HEADERS: Final = frozenset({"*", "cookie", "authorization"})
 
-#: Statuses that may be stored (404 only when ``cache_404``).
-STORABLE_STATUSES: Final = frozenset({200})
+#: Statuses never stored, whatever the response says: partial content (a whole response is
+#: stored and ranges are cut from it) and "not modified" (it refreshes a stored one).
+NEVER_STORED_STATUSES: Final = frozenset({206, 304})
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +106,11 @@ class CacheRules:
             keeps them, so they bypass in every mode.
         login_cookie_prefixes: those of login session cookies (`LOGIN_COOKIE_PREFIXES`).
         max_body: the largest body stored, in bytes.
+        heuristic: the lifetime of a response that states none (no ``Cache-Control``
+            ``max-age``/``s-maxage``, no ``Expires``): ``max_age``, the setting, for a 200 (a
+            404 with ``cache_404``); or ``last_modified``, a tenth of the time since its
+            ``Last-Modified`` (at most ``max_age``) for any status RFC 9110 calls
+            heuristically cacheable, and none without one (`sitecache.cache.freshness`).
     """
 
     hosts: frozenset[str] | None = None
@@ -101,6 +119,7 @@ class CacheRules:
     unlock_cookie_prefixes: tuple[str, ...] = UNLOCK_COOKIE_PREFIXES
     login_cookie_prefixes: tuple[str, ...] = LOGIN_COOKIE_PREFIXES
     max_body: int = 8 * 1024 * 1024
+    heuristic: Heuristic = "max_age"
 
     def serves_host(self, host: str, server_port: str | None = None) -> bool:
         """Whether ``host`` (normalized, maybe with a port) is one of the site's.
@@ -140,20 +159,29 @@ class RequestFacts:
     server_port: str = ""
 
 
+#: The freshness facts are given before the guards run; until then, a lifetime the settings
+#: give (what a response that states nothing gets by default).
+_UNDECIDED: Final = Freshness("max_age", 0.0, forever=True)
+
+
 @dataclass(slots=True)
 class ResponseFacts:
     """What the guards read of the app's response."""
 
     status: int
     has_set_cookie: bool
+    #: the names of the cache directives in force (``Cache-Control``'s, or
+    #: ``CDN-Cache-Control``'s when it parses)
     cache_control: frozenset[str]
     vary: tuple[str, ...]
     body_length: int
     content_encoding: str
     page_types: frozenset[str]
-    #: seconds the response's ``Cache-Control: s-maxage`` gives it (``None``: not said; the
-    #: ``max_age`` setting applies)
-    lifetime: int | None = None
+    #: what the freshness rules read of the header fields
+    headers: HeaderFacts = field(default_factory=HeaderFacts)
+    #: the response's freshness (`sitecache.cache.freshness.response_freshness`), decided by
+    #: the renderer before the guards run
+    freshness: Freshness = _UNDECIDED
 
 
 FactsT = TypeVar("FactsT", RequestFacts, ResponseFacts)
@@ -301,10 +329,62 @@ def request_bypass_reason(
     return None
 
 
+def heuristic_status(status: int, heuristic: Heuristic, cache_404: bool, public: bool) -> bool:
+    """Whether a response with ``status`` that states no lifetime may be stored under the
+    deployment's ``heuristic`` (a 404 only with ``cache_404``; ``public`` widens the
+    ``last_modified`` heuristic to any status)."""
+    if status == 404:
+        return cache_404
+    if heuristic == "max_age":
+        return status == 200
+    return status in HEURISTIC_STATUSES or public
+
+
 def _status(facts: ResponseFacts, settings: CacheSettings, rules: CacheRules) -> bool:
-    if facts.status in STORABLE_STATUSES:
+    status = facts.status
+    directives = facts.headers.directives
+    if status < 200 or status in NEVER_STORED_STATUSES:
+        return True
+    if directives.present("must-understand") and not understood(status):
+        return True
+    if facts.freshness.explicit:
         return False
-    return not (facts.status == 404 and settings.cache_404)
+    public = directives.present("public")
+    return not heuristic_status(status, rules.heuristic, settings.cache_404, public)
+
+
+def _says(directives: Directives, name: str) -> bool:
+    """Whether ``directives`` hold ``name`` unqualified (``private="X"`` only withholds X)."""
+    if name == "private":
+        return directives.fields("private") == ()
+    return directives.present(name)
+
+
+def _binding(facts: ResponseFacts, name: str) -> bool:
+    """Whether ``private`` or ``no-store`` binds this cache.
+
+    SECURITY: ``CDN-Cache-Control`` sets aside ``Cache-Control`` (RFC 9213), but its
+    ``private`` and ``no-store`` still bind unless the targeted field gives this cache a
+    lifetime of its own."""
+    headers = facts.headers
+    if _says(headers.directives, name):
+        return True
+    return (
+        headers.targeted
+        and facts.freshness.rule != "cdn-cache-control"
+        and _says(headers.cache_control, name)
+    )
+
+
+def _no_store(facts: ResponseFacts, settings: CacheSettings, rules: CacheRules) -> bool:
+    if not _binding(facts, "no-store"):
+        return False
+    # must-understand: a cache that understands the status stores it despite no-store.
+    return not (facts.headers.directives.present("must-understand") and understood(facts.status))
+
+
+def _unvalidated(facts: ResponseFacts) -> bool:
+    return not facts.headers.validated
 
 
 #: Response guards, first match wins.
@@ -318,34 +398,43 @@ RESPONSE_GUARDS: Final[tuple[Guard[ResponseFacts], ...]] = (
     # SECURITY: the application said so.
     Guard(
         "private",
-        lambda f, s, r: "private" in f.cache_control,
+        lambda f, s, r: _binding(f, "private"),
         "The page says Cache-Control: private.",
     ),
-    Guard(
-        "no_store",
-        lambda f, s, r: "no-store" in f.cache_control,
-        "The page says Cache-Control: no-store.",
-    ),
-    Guard(
-        "no_cache",
-        lambda f, s, r: "no-cache" in f.cache_control,
-        "The page says Cache-Control: no-cache.",
-    ),
+    Guard("no_store", _no_store, "The page says Cache-Control: no-store."),
     # SECURITY: Vary: * (or on Cookie / Authorization) makes every visitor's answer unique.
     Guard(
         "vary",
         lambda f, s, r: any(name in PRIVATE_VARY_HEADERS for name in f.vary),
         "The page varies on Cookie, Authorization or *.",
     ),
-    # Only 200 (and 404 with cache_404): errors, redirects and partial content are not kept.
-    Guard("status", _status, "Only 200 responses (and 404 with cache_404) are stored."),
-    # An empty body is never a page worth replaying (often a failure).
-    Guard("empty_body", lambda f, s, r: f.body_length == 0, "The page's body is empty."),
-    # Bodies the app already encoded: the cache keeps identity bodies and makes its own gzip.
+    # RFC 9111 §3: partial and "not modified" answers are never stored; other statuses than
+    # 200 (and 404 with cache_404) only with a lifetime of their own.
     Guard(
-        "content_encoding",
-        lambda f, s, r: f.content_encoding not in ("", "identity"),
-        "The app compressed the page itself; the cache stores identity bodies.",
+        "status",
+        _status,
+        "Only 200 responses (and 404 with cache_404) are stored unless the page states its "
+        "own lifetime (Cache-Control max-age or s-maxage, Expires); 206 and 304 never are.",
+    ),
+    # Stored only to be revalidated before each use: useless without a validator.
+    Guard(
+        "no_cache",
+        lambda f, s, r: f.freshness.must_revalidate_each_use() and _unvalidated(f),
+        "The page must be revalidated before every use (no-cache, a lifetime of zero or an "
+        "invalid one) and has no ETag or Last-Modified to revalidate it with.",
+    ),
+    Guard(
+        "stale",
+        lambda f, s, r: f.freshness.stale_on_arrival() and _unvalidated(f),
+        "The page was already stale when it arrived (an Expires in the past, an Age past its "
+        "lifetime) and has no ETag or Last-Modified to revalidate it with.",
+    ),
+    # An empty body is never a page worth replaying (often a failure), unless it is what the
+    # status says (204 No Content) or the page states a lifetime of its own (a redirect).
+    Guard(
+        "empty_body",
+        lambda f, s, r: f.body_length == 0 and f.status != 204 and not f.freshness.explicit,
+        "The page's body is empty (and it states no lifetime of its own).",
     ),
     # Bodies larger than the configured bound (also when the body ran past it while buffered).
     Guard(
@@ -370,13 +459,6 @@ def response_refusal_reason(
         if guard.fires(facts, settings, rules):
             return guard.reason
     return None
-
-
-def parse_cache_control(value: str) -> frozenset[str]:
-    """The directive names of a ``Cache-Control`` value, lower case."""
-    return frozenset(
-        part.split("=", 1)[0].strip().lower() for part in value.split(",") if part.strip()
-    )
 
 
 def parse_list_header(value: str) -> tuple[str, ...]:

@@ -110,6 +110,7 @@ def entry_json(info: EntryInfo, now: float) -> dict[str, Any]:
         "created": _iso(info.created),
         "expires": _iso(info.expires) if info.expires else None,
         "tags": list(info.tags),
+        "lifetime": info.lifetime,
     }
 
 

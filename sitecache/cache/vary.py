@@ -1,7 +1,8 @@
 """``Vary``: pages keyed by the request headers their response names, through pointer entries.
 
 A page whose response says ``Vary: Accept-Language`` is stored under a key that holds the
-request's ``Accept-Language`` value (`sitecache.cache.keys.vary_key`). Under the URL's base key
+request's ``Accept-Language`` value (`sitecache.cache.keys.vary_key`; a request without the
+header and one with an empty value are different variants). Under the URL's base key
 the cache stores a *pointer* (`pointer_entry`: a `CacheEntry` with status 0) naming those
 headers, so that a later request finds its own variant in two reads: the pointer, then the key
 built from its values of the named headers (`variant_key`). ``Accept-Encoding`` is never part
@@ -18,25 +19,37 @@ from sitecache.cache.keys import vary_key
 
 __all__ = ["keyed_vary", "pointer_entry", "variant_key", "vary_values", "with_vary"]
 
+#: Request headers whose values are case-insensitive (language tags, codings, charsets): keyed
+#: in lower case, so ``en, DE`` and ``en, de`` share a variant.
+_CASE_INSENSITIVE: Final = frozenset({"accept-language", "accept-encoding", "accept-charset"})
 #: Request headers that PEP 3333 (CGI) keeps without the ``HTTP_`` prefix.
 _UNPREFIXED_HEADERS: Final = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH"})
 
 
-def keyed_vary(vary: Iterable[str]) -> tuple[str, ...]:
+def keyed_vary(vary: Iterable[str], *, encoded: bool = False) -> tuple[str, ...]:
     """The headers of a response's ``Vary`` (lower case) that are part of the key: all but
-    ``accept-encoding``."""
-    return tuple(name for name in vary if name != "accept-encoding")
+    ``accept-encoding``, which the cache negotiates itself from an identity body; a body the
+    application encoded itself is keyed on it too (whether or not its ``Vary`` says so)."""
+    names = tuple(name for name in vary if name != "accept-encoding")
+    return (*names, "accept-encoding") if encoded else names
 
 
-def vary_values(environ: Mapping[str, Any], names: Iterable[str]) -> list[str]:
-    """The request's values of the ``Vary`` headers ``names`` (lower case; ``""`` when
-    absent)."""
-    values = []
+def vary_values(environ: Mapping[str, Any], names: Iterable[str]) -> list[str | None]:
+    """The request's values of the ``Vary`` headers ``names`` (lower case), normalized:
+    list members stripped and joined by ``", "`` (``" 1,2 "`` and ``"1, 2"``, and two field
+    lines ``1`` and ``2``, are one value), `_CASE_INSENSITIVE` ones in lower case; ``None``
+    when absent, which is not the empty value (RFC 9111 §4.1)."""
+    values: list[str | None] = []
     for name in names:
         variable = name.upper().replace("-", "_")
         if variable not in _UNPREFIXED_HEADERS:
             variable = "HTTP_" + variable
-        values.append(str(environ.get(variable, "")).strip())
+        value = environ.get(variable)
+        if value is None:
+            values.append(None)
+        else:
+            text = ", ".join(item.strip() for item in str(value).split(",")).strip()
+            values.append(text.lower() if name in _CASE_INSENSITIVE else text)
     return values
 
 

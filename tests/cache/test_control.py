@@ -124,7 +124,7 @@ def test_the_decorated_view_is_stored_under_its_tags_and_purged_by_them(clock: F
 def test_s_maxage_sets_the_lifetime_instead_of_max_age(clock: FakeClock) -> None:
     cache = build(cache_control(s_maxage=60)(page), clock)
     get(cache)
-    assert get(cache).headers["Cache-Status"] == "sitecache; hit; ttl=60"
+    assert get(cache).headers["Cache-Status"] == "sitecache; hit; ttl=60; detail=s-maxage"
     clock.advance(61)
     assert "hit" not in get(cache).headers["Cache-Status"].split("; ")
 

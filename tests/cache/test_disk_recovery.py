@@ -23,6 +23,7 @@ from sitecache.cache.entry import CacheEntry, encode_entry
 from sitecache.cache.purging import PurgeResult
 from sitecache.cache.storage import StorageUnusable, disk_connections
 from sitecache.cache.storage.disk_recovery import failure_kind, quarantined_copies
+from sitecache.cache.storage.disk_schema import LAYOUT_VERSION
 
 HEADER = b"SQLite format 3\x00"
 
@@ -101,7 +102,7 @@ def test_a_damaged_index_is_moved_aside_at_open_and_the_cache_starts_empty(
 def test_another_programs_database_under_the_index_name_is_moved_aside(tmp_path: Path) -> None:
     with sqlite3.connect(tmp_path / "index.sqlite3") as foreign:
         foreign.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, what TEXT)")
-        foreign.execute("PRAGMA user_version = 5")  # even claiming our layout
+        foreign.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")  # even claiming our layout
     storage = DiskStorage(tmp_path)  # the first draft failed on every call
     assert storage.acquire_lock("regen:a", "me", 30)
     assert len(copies(tmp_path)) == 1

@@ -334,10 +334,10 @@ def test_disk_pages_stay_exact_through_splits_merges_moves_ties_and_purges(disk:
     assert_listings(disk, live, now=2000.0, limits=(100,))
 
 
-@pytest.mark.parametrize("version", [2, 3, 4])
+@pytest.mark.parametrize("version", [2, 3, 4, 5])
 def test_an_older_disk_layout_is_made_again_on_open(tmp_path: Path, version: int) -> None:
-    """Layouts before 5 (4: tag rows and bodies found by key) are dropped and made again;
-    named values stay."""
+    """Layouts before 6 (4: tag rows and bodies found by key; 5: rows without the lifetime
+    rule) are dropped and made again; named values stay."""
     directory = tmp_path / "cache"
     storage = make_storage("disk", directory)
     put(storage, 1)
@@ -353,7 +353,7 @@ def test_an_older_disk_layout_is_made_again_on_open(tmp_path: Path, version: int
     assert reopened.keys_for("tag", ["all"]) == {f"{2:032x}"}
     reopened.close()
     with sqlite3.connect(directory / "index.sqlite3") as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == 6
 
 
 def tag_rows(directory: Path) -> list[tuple[str, str]]:

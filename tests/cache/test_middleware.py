@@ -339,11 +339,14 @@ def test_a_soft_purge_serves_stale_while_one_request_regenerates(
     assert page_app.calls == 2
 
 
-def test_an_entry_past_its_stale_window_is_a_miss(page_app: PageApp, clock: FakeClock) -> None:
+def test_an_entry_past_its_stale_window_is_rendered_again(
+    page_app: PageApp, clock: FakeClock
+) -> None:
     cache = build(page_app, clock=clock, max_age=60, stale_while_revalidate=10)
     get(cache)
     clock.advance(75)
-    assert get(cache).headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
+    assert get(cache).headers["Cache-Status"] == "sitecache; fwd=stale; stored"
+    assert page_app.calls == 2
 
 
 def test_a_stale_entry_is_served_while_another_request_holds_the_lock(

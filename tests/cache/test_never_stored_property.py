@@ -106,6 +106,11 @@ def must_never_store(
     if any(name in UNLOCK_COOKIES for name in cookies):
         return True
     control = (response["cache_control"] or "").lower()
+    # Statuses other than 200 (and 404 with cache_404), and empty bodies, only with a lifetime
+    # of the response's own; a partial answer never.
+    explicit = "max-age" in control
+    status = response["status"]
+    usual = status == 200 or (status == 404 and config["cache_404"])
     return bool(
         request["authorization"]
         or request["method"] not in ("GET", "HEAD")
@@ -116,8 +121,9 @@ def must_never_store(
         or response["set_cookie"]
         or any(word in control for word in ("private", "no-store", "no-cache"))
         or (response["vary"] or "").lower() in ("*", "cookie", "authorization")
-        or not (response["status"] == 200 or (response["status"] == 404 and config["cache_404"]))
-        or response["empty"]
+        or status == 206
+        or not (usual or explicit)
+        or (response["empty"] and not explicit)
     )
 
 

@@ -108,7 +108,7 @@ def test_every_make_target_of_the_docs_exists() -> None:
     targets: set[str] = set()
     for path in pages():
         text = path.read_text(encoding="utf-8")
-        targets |= set(re.findall(r"`(?:[A-Z_]+=\S+ )*make (\w+)", text))
+        targets |= set(re.findall(r"`(?:[A-Z_]+=\S+ )*make ([\w-]+)", text))
     targets |= {c.split()[1] for c in all_shell_commands() if c.startswith("make ")}
     assert {"run", "test", "bench", "lint", "docs"} <= targets
     makefile = (REPOSITORY / "Makefile").read_text(encoding="utf-8")

@@ -77,7 +77,9 @@ def test_gunicorn_workers_say_it_on_one_line_and_gunicorn_stops(read_only_site: 
     )  # fmt: skip
     assert done.returncode != 0
     output = done.stdout + done.stderr
-    assert "Traceback" not in output, output
+    # No traceback of ours. (gunicorn's arbiter may print its own HaltServer traceback when two
+    # workers fail to load at the same moment: its reap during halt raises again.)
+    assert "/sitecache/" not in output, output
     ours = [line for line in output.splitlines() if line.startswith("sitecache: ")]
     assert ours, output
     assert all(str(read_only_site) in line and _user() in line for line in ours)

@@ -12,6 +12,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any, Final
 
+from sitecache.cache.freshness import LIFETIME_RULES
 from sitecache.cache.settings import SETTINGS_SCHEMA, titled_properties
 from sitecache.errors import RestError
 from sitecache.schema import sanitize_value_from_schema, validate_value_from_schema
@@ -380,6 +381,13 @@ CACHE_SCHEMA: Final[dict[str, Any]] = {
                 "compressed_size": {**_COUNT, "description": "Bytes of its gzip copy."},
                 "created": {**_DATE, "description": "When it was stored (UTC)."},
                 "expires": {**_DATE, "description": "When it stops being fresh (UTC)."},
+                "lifetime": {
+                    "type": "string",
+                    "enum": list(LIFETIME_RULES),
+                    "description": "The rule that gave the page its lifetime: the max_age "
+                    "setting, or the page's own CDN-Cache-Control, s-maxage, max-age, Expires "
+                    "or Last-Modified (none: revalidated before each use).",
+                },
                 "deleted": {**_COUNT, "description": "Purge answer: entries removed."},
                 "bytes": {**_COUNT, "description": "Purge answer: bytes removed."},
                 "scope": {

@@ -2,7 +2,8 @@
 
 When the setting is on, every page the cache stores that an anonymous visitor may be given by
 a web server without asking Python (a 200 HTML page of a served host, no query string, no
-variant, varying on nothing but ``Accept-Encoding``) is also written as
+variant, varying on nothing but ``Accept-Encoding``, whose lifetime is the ``max_age`` setting:
+the web server cannot honour one the response states) is also written as
 ``<root>/<host>/<path>/index.html`` and ``index.html.gz``, atomically. nginx serves them with
 ``try_files`` and ``gzip_static`` (`nginx_config`); everything else goes to gunicorn.
 
@@ -147,7 +148,10 @@ class StaticFiles:
         settings = self.engine.settings()
         if not settings.static_files or settings.mobile:
             return False
-        if entry.status != 200 or entry.variant or vary or "?" in entry.url:
+        # The web server expires copies by max_age alone: not for a page stating its lifetime.
+        if entry.status != 200 or entry.variant or vary or "?" in entry.url or entry.encoded:
+            return False
+        if entry.fresh.rule != "max_age":
             return False
         content_type = next(
             (value for name, value in entry.headers if name.lower() == "content-type"), ""

@@ -33,11 +33,14 @@ grows past `CHUNK_MAX` is split, one that shrinks below `CHUNK_MERGE` joins the 
 page N is found by summing a few hundred counts and stepping at most `CHUNK_MAX` rows, so
 the last page costs what the first does (an order-statistic over SQLite's own indexes).
 
+Each index row names the rule that gave its page its lifetime (``lifetime``, layout 6: the
+``max_age`` setting, the page's ``max-age``, ...), which ``GET /cache`` lists.
+
 Older layouts (entry files under ``entries/``, entry tables without epochs, without the
-trigram index of ``search``, or with tag rows and bodies found by key: layouts 1 to 4) are
-dropped and made again when opened: a cache is disposable; named values, counters and locks
-are kept. Each new store (and each whose entries were dropped) gets a new random name, the named
-value `STORE_IDENTITY`.
+trigram index of ``search``, with tag rows and bodies found by key, or without ``lifetime``:
+layouts 1 to 5) are dropped and made again when opened: a cache is disposable; named values,
+counters and locks are kept. Each new store (and each whose entries were dropped) gets a new
+random name, the named value `STORE_IDENTITY`.
 """
 
 from __future__ import annotations
@@ -67,7 +70,7 @@ __all__ = [
 ]
 
 #: The layout version, kept in SQLite's ``user_version``.
-LAYOUT_VERSION: Final = 5
+LAYOUT_VERSION: Final = 6
 #: Rows a chunk of the listing order keeps after a split.
 CHUNK_MIN: Final = 512
 #: Rows past which a chunk is split in two.
@@ -119,7 +122,8 @@ CREATE TABLE IF NOT EXISTS entries (
     expires REAL NOT NULL,
     tags TEXT NOT NULL,
     neg_created REAL NOT NULL,
-    epoch INTEGER NOT NULL
+    epoch INTEGER NOT NULL,
+    lifetime TEXT NOT NULL DEFAULT 'max_age'
 );
 CREATE INDEX IF NOT EXISTS entries_url ON entries (url);
 CREATE INDEX IF NOT EXISTS entries_host ON entries (host, epoch);
@@ -229,24 +233,25 @@ TAG_ROWS: Final = "id = ?1 AND tag IN (SELECT value FROM json_each(?2))"
 
 #: The columns of an index row, in the order of `row_to_info` and `info_row`.
 COLUMNS: Final = (
-    "key, url, host, path, variant, status, size, compressed_size, created, expires, tags"
+    "key, url, host, path, variant, status, size, compressed_size, created, expires, tags, lifetime"
 )
 #: Insert or replace one index row (the parameters of `info_row`). The row is stamped with the
 #: current epoch and its listing position (``-created``) here, so every write records them.
 UPSERT: Final = (
     f"INSERT INTO entries ({COLUMNS}, neg_created, epoch) "  # noqa: S608
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, -?9, (SELECT current FROM epoch)) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, -?9, "
+    "(SELECT current FROM epoch)) "
     "ON CONFLICT(key) DO UPDATE SET url=excluded.url, host=excluded.host, "
     "path=excluded.path, variant=excluded.variant, status=excluded.status, "
     "size=excluded.size, compressed_size=excluded.compressed_size, "
     "created=excluded.created, expires=excluded.expires, tags=excluded.tags, "
-    "neg_created=excluded.neg_created, epoch=excluded.epoch"
+    "lifetime=excluded.lifetime, neg_created=excluded.neg_created, epoch=excluded.epoch"
 )
 
 
 def row_to_info(row: tuple[Any, ...]) -> EntryInfo:
     """An index row (`COLUMNS`) as an `EntryInfo`."""
-    key, url, host, path, variant, status, size, compressed, created, expires, tags = row
+    key, url, host, path, variant, status, size, compressed, created, expires, tags, life = row
     return EntryInfo(
         key=key,
         url=url,
@@ -259,6 +264,7 @@ def row_to_info(row: tuple[Any, ...]) -> EntryInfo:
         created=created,
         expires=expires,
         tags=tuple(json.loads(tags)),
+        lifetime=life,
     )
 
 
@@ -276,6 +282,7 @@ def info_row(key: str, info: EntryInfo) -> tuple[Any, ...]:
         info.created,
         info.expires,
         json.dumps(list(info.tags)),
+        info.lifetime,
     )
 
 

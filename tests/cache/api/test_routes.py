@@ -321,8 +321,9 @@ def test_the_list_pages_with_total_headers(api: Api) -> None:
     assert urls == {"http://example.org/a", "http://example.org/b", "http://example.org/c"}
     row = second[0]
     assert set(row) == {"url", "variant", "status", "size", "compressed_size", "created",
-                        "expires", "tags"}  # fmt: skip
+                        "expires", "tags", "lifetime"}  # fmt: skip
     assert row["status"] == "fresh"
+    assert row["lifetime"] == "max_age"  # the page stated no lifetime of its own
     assert row["size"] > 0
 
 

@@ -60,6 +60,9 @@ def test_a_stored_page_is_written_as_index_html_and_its_gzip_copy(api: Api) -> N
         ("/json", {"Content-Type": "application/json"}),
         ("/varies", {"Vary": "Accept-Language"}),
         ("/.hidden", {}),
+        # A page stating its own lifetime: the web server would keep it for max_age.
+        ("/short", {"Cache-Control": "max-age=30"}),
+        ("/revalidated", {"Cache-Control": "no-cache", "ETag": '"v1"'}),
     ],
 )
 def test_pages_a_web_server_must_not_serve_alone_get_no_static_copy(
