@@ -60,6 +60,12 @@ BENCHES: Final[dict[str, Bench]] = {
         "purges, listings and search at 1k vs 100k entries, purge-all and flush --all",
         quick=("--entries", "3000", "--rounds", "3"),
     ),
+    "peers": Bench(
+        "a miss in sitecache and in other caches (Flask-Caching, Django, nginx, Varnish) on the "
+        "same Jinja2 origin",
+        full=("--docs", "docs/reference/benchmarks-peers.md"),
+        quick=("--quick",),
+    ),
     "search": Bench("what the search index adds to a store", quick=("--quick",)),
     "rest": Bench(
         "REST routes vs a bare werkzeug app (in process and under gunicorn)",
