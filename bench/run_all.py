@@ -67,6 +67,11 @@ BENCHES: Final[dict[str, Bench]] = {
         quick=("--quick",),
     ),
     "search": Bench("what the search index adds to a store", quick=("--quick",)),
+    "static": Bench(
+        "static-file mode behind nginx vs nginx's own proxy_cache hits (nginx CPU per hit)",
+        full=("--callgrind",),
+        quick=("--quick",),
+    ),
     "rest": Bench(
         "REST routes vs a bare werkzeug app (in process and under gunicorn)",
         quick=("--seconds", "0.5", "--rounds", "1"),

@@ -1,10 +1,12 @@
 """`bench/peers_bench.py` (the peers table of ``make bench``): its medians, its table, its goals,
-the section it writes into the documentation, and its Jinja2 origin and peers' uncached stacks."""
+the section it writes into the documentation, and its Jinja2 origin and peers' uncached stacks;
+and the configurations `bench/static_bench.py` gives nginx."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -135,3 +137,28 @@ def test_the_peers_render_the_jinja_page_and_their_uncached_stack_renders_every_
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == str(renders)
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None, reason="nginx is not installed")
+@pytest.mark.parametrize("kind", ["static", "proxy_cache"])
+def test_the_static_benchmark_writes_configurations_nginx_accepts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, kind: str
+) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    spec = importlib.util.spec_from_file_location("static_bench", BENCH / "static_bench.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "static_bench", module)
+    spec.loader.exec_module(module)
+    conf = module.write_site(kind, tmp_path, 8081, 8082)
+    if kind == "static":  # the copy sitecache would have written, both encodings
+        copy = tmp_path / "static" / module.HOST / module.PATH.strip("/")
+        assert (copy / "index.html").read_bytes() == module.PAGE
+        assert (copy / "index.html.gz").exists()
+    done = subprocess.run(
+        [str(shutil.which("nginx")), "-t", "-c", str(conf), "-p", str(tmp_path)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert module.medians_ratio([30.0, 10.0, 20.0], [20.0, 40.0, 10.0]) == 1.0
