@@ -525,18 +525,18 @@ def table(rows: Sequence[Row]) -> list[str]:
 
 
 def goals(rows: Sequence[Row]) -> list[str]:
-    """The goals of #32, each met or not (or not measured)."""
+    """The goals of #32, one line each: met or not (or not measured)."""
     by_name = {row.name: row for row in rows}
     lines = []
     for ours, peer in GOALS:
         if ours not in by_name or peer not in by_name:
-            lines.append(f"- {ours} <= {peer}: not measured here")
+            lines.append(f"{ours} <= {peer}: not measured here")
             continue
         mine, theirs = by_name[ours], by_name[peer]
         met = mine.extra_cpu_us <= theirs.extra_cpu_us
         lines.append(
-            f"- extra CPU per miss, {ours} {mine.extra_cpu_us:+,.0f} µs <= {peer} "
-            f"{theirs.extra_cpu_us:+,.0f} µs: {'met' if met else 'NOT met'}"
+            f"extra CPU per miss, {ours} {mine.extra_cpu_us:+,.0f} µs <= {peer} "
+            f"{theirs.extra_cpu_us:+,.0f} µs: {'goal met' if met else 'goal NOT met'}"
         )
     return lines
 
@@ -584,8 +584,11 @@ def main(argv: list[str] | None = None) -> int:
         f"### Misses on the same origin: {rounds} alternated round(s) of {seconds:g} s, "
         "wrk -t2 -c16, every URL new, medians"
     )
-    lines = [heading, "", *table(rows), "", *goals(rows)]
-    print("\n".join(lines))
+    said = goals(rows)
+    if all("goal" in line for line in said):
+        said.append(f"all goals met: {'no' if any('NOT' in line for line in said) else 'yes'}")
+    print("\n".join([heading, "", *table(rows), "", *said]))
+    lines = [heading, "", *table(rows), "", *(f"- {line}" for line in said)]
     if options.docs and not options.quick:
         page = Path(options.docs)
         text = page.read_text(encoding="utf-8") if page.exists() else ""

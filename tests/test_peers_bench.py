@@ -82,9 +82,9 @@ def test_the_goals_compare_sitecache_with_the_peer_of_the_same_kind(peers: Modul
         row("nginx", "", 400.0, 0.7, 0, 0, True),
     ]
     lines = peers.goals(rows)
-    assert lines[0].endswith(": met")
-    assert "sitecache-disk +500 µs <= nginx +400 µs: NOT met" in lines[1]
-    assert lines[2] == "- sitecache-redis <= flask-redis: not measured here"
+    assert lines[0].endswith(": goal met")
+    assert "sitecache-disk +500 µs <= nginx +400 µs: goal NOT met" in lines[1]
+    assert lines[2] == "sitecache-redis <= flask-redis: not measured here"
 
 
 def test_the_docs_section_is_replaced_between_its_markers_and_nothing_else(
