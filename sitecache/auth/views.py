@@ -412,7 +412,8 @@ class AuthViews:
         message cannot be kept: the page is then shown as the POST's answer)."""
         message: dict[str, Any] = {"notice": notice}
         if created:
-            # Kept until the redirect reads it (at most `flash.LIFETIME` seconds), then gone.
+            # SECURITY: sealed with a key only this session's cookie gives (`flash.seal`), kept
+            # until the redirect reads it (at most `flash.LIFETIME` seconds), then gone.
             message["created"] = dict(created)
         try:
             reference = self.auth.flash.put(session, message)
