@@ -80,9 +80,10 @@ _PRIVATE_HEADERS: Final = {
     "Cache-Control": "no-store, private",
     "X-Frame-Options": "DENY",
     # No plugins, no frames, no inline or foreign script (only the site's own copy button
-    # script, `COPY_SCRIPT_PATH`); the pages' one inline style sheet is allowed.
+    # script, `COPY_SCRIPT_PATH`); the site's style sheet and style attributes are allowed.
     "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self'; "
+        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self'; "
         "base-uri 'none'; frame-ancestors 'none'"
     ),
     "Referrer-Policy": "same-origin",
