@@ -111,6 +111,11 @@ class FlashMessages:
                 "DELETE FROM options WHERE name >= ? AND name < ?",
                 (_PREFIX, f"{_PREFIX}{now:0{_WIDTH}d}"),
             )
+            # SECURITY: and any message an earlier release kept unsealed (in plaintext).
+            connection.execute(
+                "DELETE FROM options WHERE name >= ? AND name < ? AND value NOT LIKE ?",
+                (_PREFIX, _PREFIX[:-1] + ";", _VERSION + "%"),
+            )
             connection.execute("INSERT INTO options (name, value) VALUES (?, ?)", (name, value))
         return f"{expires}.{token}"
 

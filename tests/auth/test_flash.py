@@ -46,3 +46,24 @@ def test_a_message_is_taken_once_by_its_session(site: Site) -> None:
     assert flash.take(other, reference) is None
     assert flash.take(mine, reference) == MESSAGE
     assert flash.take(mine, reference) is None
+
+
+def test_a_message_an_earlier_release_kept_in_plaintext_is_deleted_by_the_next_one(
+    site: Site,
+) -> None:
+    flash = FlashMessages(site.app.auth.store, site.app.auth.flash.clock)
+    name = "flash:9999999999:0123456789abcdef0123456789abcdef:old"
+    with site.app.auth.store.transaction() as connection:
+        connection.execute(
+            "INSERT INTO options (name, value) VALUES (?, ?)",
+            (name, '{"created": {"password": "abcd efgh ijkl mnop qrst uvwx"}}'),
+        )
+    flash.put(session(site, "t" * 43), MESSAGE)
+    rows = (
+        site.app.auth.store.connection()
+        .execute("SELECT name, value FROM options WHERE name LIKE 'flash:%'")
+        .fetchall()
+    )
+    assert len(rows) == 1  # the new message only
+    assert str(rows[0][0]) != name
+    assert str(rows[0][1]).startswith("v1.")
