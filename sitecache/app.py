@@ -27,7 +27,6 @@ from sitecache.cache.deployment import (
     rules_for,
     shared_identity,
 )
-from sitecache.cache.health_probe import probe_storage
 from sitecache.cache.latency import LatencyRecorder
 from sitecache.cache.outcome import explanations
 from sitecache.config import (
@@ -76,6 +75,7 @@ from sitecache.site.rest import SiteRoutes
 from sitecache.site.rest.health import HealthRoutes
 from sitecache.site.rest.plugins import PluginsController
 from sitecache.site.rest.themes import ThemesController
+from sitecache.site.stylesheet import STYLESHEET_PATH, SiteStylesheet
 from sitecache.site.themes import ThemeManager
 from sitecache.site.upload_files import UPLOADS_PATH, UploadFiles
 from sitecache.templating import make_template_environment
@@ -212,22 +212,26 @@ class App:
         # names the active one, and changing it purges the page cache like any site option.
         self.themes = ThemeManager(self.content, self.templates)
         self.hooks.add_action("rest_api_init", ThemesController(self.themes).register)
+        # The pages link the active theme's style sheet, a file browsers keep for a year.
+        self.stylesheet = SiteStylesheet(self.templates, self.server)
+        self.templates.globals["stylesheet_url"] = self.stylesheet.url
+        self.views[STYLESHEET_PATH] = self.stylesheet.respond
 
     def health_inputs(self) -> HealthInputs:
         """What the site-health tests look at: the data directory, the store, the secret key,
         the debug and application-password settings, and the page cache's storage probe and
         (in static mode) the web server's view of the static root."""
         config = self.config
-        storage = self.cache.engine.storage
+        engine = self.cache.engine
         static_root = config.static_directory
 
         def static_check() -> list[str]:
             reason = unreadable_reason(static_root, DEFAULT_WEB_USER)
             return [] if reason is None else [reason]
 
-        static_on = bool(self.cache.engine.settings().static_files)
+        static_on = bool(engine.settings().static_files)
         key_path = config.data_dir / "secret.key"
-        cache_dir = Path(storage.location) if storage.backend == "disk" else None
+        cache_dir = Path(engine.location) if engine.backend == "disk" else None
         return HealthInputs(
             data_dir=config.data_dir,
             store=self.auth.store,
@@ -236,8 +240,8 @@ class App:
             debug=config.debug,
             app_passwords=self.auth.policy,
             home_url=config.site_url or "",
-            cache_probe=lambda: probe_storage(storage),
-            storage_name=storage.backend,
+            cache_probe=engine.probe_storage,
+            storage_name=engine.backend,
             static_check=static_check if static_on else None,
             cache_dir=cache_dir,
             uploads_dir=config.uploads_directory,
@@ -452,7 +456,7 @@ class App:
         token = self.server.using_context(RequestContext.from_environ(request.environ))
         try:
             view = self.views.get(request.path)
-            if view is not None:  # login, account, dashboard, health: never stored
+            if view is not None:  # login, account, dashboard, health, style sheet: never stored
                 self.plugins.sync()
                 return view(request)
             # One more read: a page that may be stored is rendered with the plugins of the
