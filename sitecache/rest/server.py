@@ -21,6 +21,7 @@ from sitecache.domain_errors import DomainError, NumberOutOfRange
 from sitecache.errors import RestError
 from sitecache.hooks import Hooks
 from sitecache.rest import index
+from sitecache.rest.allowed import AllowedMethods
 from sitecache.rest.authentication import (
     Authentication,
     Authenticator,
@@ -139,6 +140,8 @@ class RestServer:
         self._own_filters = own
         self._own_only: tuple[int, frozenset[str]] = (-1, frozenset())
         """The hooks version and the filters running only the server's callbacks then."""
+        self.allowed = AllowedMethods(self.registry)
+        """The methods of a route a request may use (`allowed_methods`)."""
 
     # ------------------------------------------------------------------ setup
     def _register_core_routes(self) -> None:
@@ -474,23 +477,7 @@ class RestServer:
     def allowed_methods(self, route_pattern: str, request: RestRequest) -> list[str]:
         """Methods of the route whose permission callback returns exactly ``True`` for
         ``request`` (methods without a permission callback count), in first-seen order."""
-        route = self.registry.routes.get(route_pattern)
-        if route is None:
-            return []
-        verdicts: dict[str, bool] = {}
-        for handler in route.handlers:
-            callback = handler.get("permission_callback")
-            allowed = True
-            if callback:
-                # One verdict per handler, for each of its methods (as WordPress asks).
-                try:
-                    allowed = check_permission(callback, request) is True
-                except Exception:
-                    logger.exception("Permission callback failed while computing Allow")
-                    allowed = False
-            for method in handler["methods"]:
-                verdicts[method] = allowed
-        return [method.upper() for method, allowed in verdicts.items() if allowed]
+        return self.allowed.methods(route_pattern, request)
 
     def send_allow_header(
         self, response: RestResponse, server: RestServer, request: RestRequest

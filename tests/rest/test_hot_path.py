@@ -21,7 +21,7 @@ from werkzeug.test import Client
 from sitecache.app import App
 from sitecache.rest import RestRequest, RestResponse, RestServer, return_true
 from sitecache.rest.http import encode_json
-from tests.rest.support import body_of
+from tests.rest.support import body_of, public
 
 
 # ---------------------------------------------------------------------- permission verdicts
@@ -83,6 +83,38 @@ def test_each_distinct_permission_callback_answers_once(app: App, client: Client
     response = client.get("/site-json/memo/v1/thing")
     assert response.headers["Allow"] == "GET"
     assert (len(reads), len(writes)) == (1, 1)
+
+
+def test_allow_follows_a_route_registered_again_after_requests(app: App, client: Client) -> None:
+    def register(server: RestServer) -> None:
+        server.register_rest_route("memo/v1", "/thing", public("GET"))
+
+    app.hooks.add_action("rest_api_init", register)
+    assert client.get("/site-json/memo/v1/thing").headers["Allow"] == "GET"
+    app.server.register_rest_route(
+        "memo/v1", "/thing", [public("GET"), public("DELETE", permission_callback=lambda r: 0)]
+    )
+    assert client.get("/site-json/memo/v1/thing").headers["Allow"] == "GET"
+    app.server.register_rest_route("memo/v1", "/thing", public("GET, PATCH"), override=True)
+    assert client.get("/site-json/memo/v1/thing").headers["Allow"] == "GET, PATCH"
+
+
+def test_a_method_two_handlers_list_takes_the_later_verdict_in_first_seen_order(
+    app: App, client: Client
+) -> None:
+    def register(server: RestServer) -> None:
+        server.register_rest_route(
+            "memo/v1",
+            "/thing",
+            [
+                public("PUT, GET"),
+                public("POST, PUT", permission_callback=lambda r: False),
+                public("DELETE"),
+            ],
+        )
+
+    app.hooks.add_action("rest_api_init", register)
+    assert client.get("/site-json/memo/v1/thing").headers["Allow"] == "GET, DELETE"
 
 
 def test_a_permission_callback_that_raised_is_asked_again(app: App, client: Client) -> None:
