@@ -30,6 +30,7 @@ from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import SiteStore
 from sitecache.auth.throttle import login_account
 from sitecache.auth.users import USER_COLUMNS, UserRepository, user_from_row
+from sitecache.auth.verified_secrets import VerifiedSecrets
 from sitecache.domain_errors import (
     ConflictError,
     InvalidValueError,
@@ -363,6 +364,10 @@ class ApplicationPasswords:
         self._kept: dict[str, tuple[DbConnection, tuple[int, int], _Credentials | None]] = {}
         """Credentials read per login, with the connection and `SiteStore.change_stamp` they
         were read under (`_credentials`; at most `_CREDENTIALS_KEPT`, then all are dropped)."""
+        self._verified: VerifiedSecrets[_Credentials, ApplicationPassword] = VerifiedSecrets(
+            _CREDENTIALS_KEPT
+        )
+        """Per login, the last secret verified and what it matched (`authenticate_listing`)."""
 
     def create(
         self, user: SiteUser, name: str, app_id: str = ""
@@ -486,18 +491,12 @@ class ApplicationPasswords:
         presented = credentials.password
         if not (presented.isascii() and presented.isalnum()):  # grouped, or not ours at all
             presented = _NOT_ALPHANUMERIC.sub("", presented)
-        matched: ApplicationPassword | None = None
-        digest = keyed_hash(self.key, presented, _PURPOSE)  # the same for every password
-        # SECURITY: an unknown login costs the same work as a known one (a hash and a
-        # comparison against a stored-looking digest), and is answered in the same words.
-        records: tuple[ApplicationPassword | None, ...] = (None,)
-        hashes: tuple[str, ...] = (_UNKNOWN_DIGEST,)
-        if found is not None and found.hashes:
-            records, hashes = found.passwords, found.hashes
-        for record, stored in zip(records, hashes, strict=True):
-            # SECURITY: constant-time comparison of keyed hashes; every password is checked.
-            if digest_matches(digest, stored) and record is not None:
-                matched = record
+        # The secret verified last for this login, against this very read (SQLite only).
+        matched = self._verified.get(credentials.login, presented, found, stamp)
+        if matched is None:
+            matched = self._verify(found, presented)
+            if matched is not None and found is not None and stamp is not None:
+                self._verified.remember(credentials.login, presented, found, stamp, matched)
         if found is None or matched is None:
             # WordPress's words for a wrong password; it tells an unknown login apart
             # (invalid_username, invalid_email), which lets anyone list the logins: not here.
@@ -513,6 +512,22 @@ class ApplicationPasswords:
             matched,
             PasswordListing(found.user.id, found.passwords, used, connection, stamp),
         )
+
+    def _verify(self, found: _Credentials | None, presented: str) -> ApplicationPassword | None:
+        """The password of ``found`` whose stored keyed hash is that of ``presented``."""
+        matched: ApplicationPassword | None = None
+        digest = keyed_hash(self.key, presented, _PURPOSE)  # the same for every password
+        # SECURITY: an unknown login costs the same work as a known one (a hash and a
+        # comparison against a stored-looking digest), and is answered in the same words.
+        records: tuple[ApplicationPassword | None, ...] = (None,)
+        hashes: tuple[str, ...] = (_UNKNOWN_DIGEST,)
+        if found is not None and found.hashes:
+            records, hashes = found.passwords, found.hashes
+        for record, stored in zip(records, hashes, strict=True):
+            # SECURITY: constant-time comparison of keyed hashes; every password is checked.
+            if digest_matches(digest, stored) and record is not None:
+                matched = record
+        return matched
 
     def _credentials(
         self, login: str
