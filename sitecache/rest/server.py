@@ -9,6 +9,7 @@ its arguments, checks the permission callback and calls the handler; `response_t
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar, Token
@@ -71,6 +72,9 @@ _current_request: ContextVar[RestRequest | None] = ContextVar(
 )
 
 FORBIDDEN_MESSAGE: Final = "Sorry, you are not allowed to do that."
+_PLAIN_REST_PATH: Final = re.compile(r"/(?!/)[^?#\t\r\n]*")
+"""A REST URL's path after the API root that URL splitting gives back unchanged: no query, no
+fragment, no characters it strips, and not ``//`` (which it would read as a host)."""
 
 
 def return_true(request: RestRequest) -> bool:
@@ -352,16 +356,24 @@ class RestServer:
 
     def request_from_url(self, url: str) -> RestRequest | None:
         """A GET request for a REST URL of this site, or ``None`` (``from_url``)."""
-        parts = urlsplit(url)
-        query = parse_query_string(parts.query)
         api_root = self.rest_url("/")
         route: Any = None
-        if self.settings.permalink_structure and url.startswith(api_root):
+        permalinks = self.settings.permalink_structure and url.startswith(api_root)
+        if permalinks and _PLAIN_REST_PATH.fullmatch(url, len(api_root.rstrip("/"))):
+            # PERF: a link such as a self link: a path alone, which URL splitting leaves as is.
+            return self._internal_get(url[len(api_root.rstrip("/")) :], {}, url)
+        query = parse_query_string(urlsplit(url).query)
+        if permalinks:
             route = urlsplit(url[len(api_root.rstrip("/")) :]).path
         elif query.get("rest_route"):
             route = query.pop("rest_route")
         if not route or not isinstance(route, str):
             return None
+        return self._internal_get(route, query, url)
+
+    def _internal_get(self, route: str, query: dict[str, Any], url: str) -> RestRequest | None:
+        """`request_from_url`'s request for ``route`` with ``query``, run as the current
+        request's user and filtered by ``rest_request_from_url``."""
         request = RestRequest("GET", route)
         request.set_query_params(query)
         current = _current_request.get()

@@ -405,3 +405,24 @@ def test_a_204_answer_is_sent_without_a_body_or_length(app: App, client: Client)
     assert response.status_code == 204
     assert response.get_data() == b""
     assert "Content-Length" not in response.headers
+
+
+# ---------------------------------------------------------------------- internal requests from URLs
+@pytest.mark.parametrize(
+    ("tail", "route", "query"),
+    [
+        ("/memo/v1/thing/7", "/memo/v1/thing/7", {}),
+        ("/", "/", {}),
+        ("/memo/v1/thing?context=edit&x=1", "/memo/v1/thing", {"context": "edit", "x": "1"}),
+        ("/memo/v1/thing#part", "/memo/v1/thing", {}),
+        ("/memo/v1/th\ting\n", "/memo/v1/thing", {}),
+        ("//elsewhere/memo/v1/thing", "/memo/v1/thing", {}),
+    ],
+)
+def test_a_request_from_a_url_has_the_route_and_query_url_splitting_gives(
+    app: App, tail: str, route: str, query: dict[str, str]
+) -> None:
+    server = app.server
+    request = server.request_from_url(server.rest_url("/").rstrip("/") + tail)
+    assert request is not None
+    assert (request.get_route(), request.get_query_params()) == (route, query)
