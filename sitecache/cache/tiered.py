@@ -19,8 +19,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from sitecache.cache.answers import Prepared
+from sitecache.cache.codings import IDENTITY, choose_coding, coded_copy
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.entry import CacheEntry
+from sitecache.cache.storage import StorageError
 from sitecache.cache.tier import MemoryTier
 from sitecache.cache.vary import keyed_vary, pointer_entry, variant_key
 
@@ -117,9 +119,12 @@ class TieredEntries:
         environ: Mapping[str, Any],
         stale_while_revalidate: int,
         generation: object,
+        release: tuple[str, str] | None = None,
     ) -> str | None:
         """Store ``entry`` of the page under ``base`` (which varies on ``vary``, lower case)
         unless a purge began since ``generation``: the key it was stored under, else ``None``.
+        ``release``: the fill lock the entry's own write frees (`CacheEngine.store`: once the
+        entry is there, never before).
 
         Raises:
             StorageError: the storage failed.
@@ -132,7 +137,7 @@ class TieredEntries:
             if not engine.store(base, pointer, stale_while_revalidate, generation):
                 return None
             self.tier.forget(base)
-        if not engine.store(key, entry, stale_while_revalidate, generation):
+        if not engine.store(key, entry, stale_while_revalidate, generation, release=release):
             return None
         if self.copy_writers:
             self._tell_copy_writers(entry, vary, generation, stored=True)
@@ -146,6 +151,35 @@ class TieredEntries:
                 writer(entry, vary, generation, stored)
             except Exception:  # a copy is extra: its failure never fails the request
                 logger.exception("copy writer %r failed", writer)
+
+    def with_copy(
+        self,
+        key: str,
+        prepared: Prepared,
+        accept_encoding: str,
+        generation: object,
+        stale_while_revalidate: int,
+    ) -> tuple[Prepared, str]:
+        """``prepared`` (fresh under ``key``, read under ``generation``) and the coding its
+        client is sent: the one it accepts best (`choose_coding`). A copy in that coding not
+        made yet is made now, kept in the memory tier and stored back (#32): only over the
+        very entry read (`CacheEntry.times`) and unless a purge began since ``generation``,
+        so it never brings back a purged or softly purged page. A failed store-back is
+        logged; the copy is sent all the same.
+        """
+        coding = choose_coding(accept_encoding, prepared.offered)
+        if coding == IDENTITY or coding in prepared.copies:
+            return prepared, coding
+        entry = prepared.entry
+        updated = entry.with_copy(coding, coded_copy(coding, entry.body))
+        richer = Prepared(updated)
+        self.tier.put(key, richer, generation)
+        try:
+            self.engine.store(key, updated, stale_while_revalidate, generation,
+                              replaces=entry.times)  # fmt: skip
+        except StorageError as exc:
+            self.engine.storage_warning("cache storage unavailable, copy not stored: %s", exc)
+        return richer, coding
 
     def remember(self, key: str, prepared: Prepared, generation: object) -> None:
         """Keep ``prepared``, just stored under ``key``, for this process's next requests."""

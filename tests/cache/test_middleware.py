@@ -438,6 +438,8 @@ class BrokenStorage(MemoryStorage):
         ttl: float | None,
         *,
         generation: object = ANY_GENERATION,
+        replaces: bytes | None = None,
+        release: tuple[str, str] | None = None,
     ) -> bool:
         raise StorageError("disk full")
 

@@ -141,6 +141,7 @@ class RedisStorage(StorageBase):
     """The store in Redis under ``sitecache:<namespace>:`` (see the module docstring)."""
 
     backend = "redis"
+    frees_locks_in_put = True
     storage_errors: ClassVar[tuple[type[BaseException], ...]] = (redis.RedisError,)
     unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = (
         redis.ConnectionError,
@@ -248,18 +249,21 @@ class RedisStorage(StorageBase):
         ttl: float | None,
         *,
         generation: object = ANY_GENERATION,
+        replaces: bytes | None = None,
+        release: tuple[str, str] | None = None,
     ) -> bool:
         ttl_ms = 0 if ttl is None else max(1, int(ttl * 1000))
+        lock, owner = (self._key("l:", release[0]), release[1]) if release else ("", "")
+        check = "0" if replaces is None else "1"
         conditional = "0" if generation is ANY_GENERATION else "1"
         # Epochs (#18): the token carries the generation beside the epoch; only the
         # generation is compared (every purge moves it).
         seen = generation.generation if isinstance(generation, RedisToken) else None
         seen = seen or (generation if isinstance(generation, bytes) else b"")
         row = json.dumps(info.as_json())
+        head = [self.prefix, key, data, ttl_ms, row, conditional]
         with self.translate_errors("write"):
-            stored = self._script(
-                self._put, [], [self.prefix, key, data, ttl_ms, row, conditional, seen]
-            )
+            stored = self._script(self._put, [], [*head, seen, check, replaces or b"", lock, owner])
         return bool(stored)
 
     def _delete_rows(self, keys: list[str]) -> list[EntryInfo]:
