@@ -8,8 +8,9 @@ Measured in one run, the contenders alternating round by round (the machine is n
    ``PageCache`` on disk and on Redis beside **the same app with caching off** (``origin``: the
    goal, miss >= 0.85x its req/s) and beside the old ceiling, an app replaying the bytes of a
    recorded hit (``replay``, the comparison of `cache_bench.py`). For identity clients and for
-   clients that accept gzip (a miss sends them the page uncompressed since #32; the first hit makes the copy). The workers' CPU time per
-   request is reported beside req/s: ``miss - origin`` is what the cache adds to each miss.
+   clients that accept gzip (a miss sends them the page uncompressed since #32: the first hit
+   asking makes the copy). The workers' CPU time per request is reported beside req/s:
+   ``miss - origin`` is what the cache adds to each miss.
    The same for **a realistic origin**, the project's own demo site (`cache_apps.site_app`:
    its pages rendered from SQLite through templates, ~1-2 ms each, every new path answered
    with one of its 283 posts, pages and archives) with caching on (disk, Redis) beside the
