@@ -226,9 +226,9 @@ class PageCache:
                 if prepared.offered and settings.compression:
                     accept = environ.get("HTTP_ACCEPT_ENCODING")
                     if accept:  # the copy it asks for, made by the first hit that does (#32)
-                        window = settings.stale_while_revalidate
+                        swr = settings.stale_while_revalidate
                         prepared, coding = self._entries.with_copy(
-                            key, prepared, accept, generation, window)  # fmt: skip
+                            key, prepared, accept, generation, swr)  # fmt: skip
                 return send_entry(environ, start_response, prepared, now, FRESH_HIT,
                                   engine.count, self.serve_filters, settings.use_304,
                                   coding)  # fmt: skip

@@ -22,6 +22,7 @@ from sitecache.cache.answers import Prepared
 from sitecache.cache.codings import IDENTITY, choose_coding, coded_copy
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.entry import CacheEntry
+from sitecache.cache.revalidation import stale_window
 from sitecache.cache.storage import StorageError
 from sitecache.cache.tier import MemoryTier
 from sitecache.cache.vary import keyed_vary, pointer_entry, variant_key
@@ -161,7 +162,8 @@ class TieredEntries:
         stale_while_revalidate: int,
     ) -> tuple[Prepared, str]:
         """``prepared`` (fresh under ``key``, read under ``generation``) and the coding its
-        client is sent: the one it accepts best (`choose_coding`). A copy in that coding not
+        client is sent: the one it accepts best (`choose_coding`); ``stale_while_revalidate``
+        is the setting (the store-back keeps the entry's stale window). A copy in that coding not
         made yet is made now, kept in the memory tier and stored back (#32): only over the
         very entry read (`CacheEntry.times`) and unless a purge began since ``generation``,
         so it never brings back a purged or softly purged page. A failed store-back is
@@ -175,8 +177,8 @@ class TieredEntries:
         richer = Prepared(updated)
         self.tier.put(key, richer, generation)
         try:
-            self.engine.store(key, updated, stale_while_revalidate, generation,
-                              replaces=entry.times)  # fmt: skip
+            window = stale_window(entry.fresh, stale_while_revalidate)
+            self.engine.store(key, updated, window, generation, replaces=entry.times)
         except StorageError as exc:
             self.engine.storage_warning("cache storage unavailable, copy not stored: %s", exc)
         return richer, coding

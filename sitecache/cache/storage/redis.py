@@ -65,7 +65,12 @@ from sitecache.cache.storage.redis_listing import (
     hidden_totals,
     search_rows,
 )
-from sitecache.cache.storage.redis_repair import dropping_foreign, is_wrong_type, repair
+from sitecache.cache.storage.redis_repair import (
+    dropping_foreign,
+    is_wrong_type,
+    repair,
+    unlink_namespace,
+)
 from sitecache.cache.storage.redis_scripts import (
     ACQUIRE,
     ANNOUNCE,
@@ -582,20 +587,10 @@ class RedisStorage(StorageBase):
             self.client.incr(self._key("gen"))
 
     def clear_namespace(self) -> int:
-        """Delete every key of this namespace (tests and `sitecache cache flush --all`).
-        ``UNLINK``: Redis frees a large value (the search index's sorted set) in the
-        background, where ``DEL`` would hold every client for as long."""
-        removed = 0
+        """Delete every key of this namespace (tests, `sitecache cache flush --all`), with
+        ``UNLINK`` (`unlink_namespace`: a large value is freed without holding Redis)."""
         with self.translate_errors("clear"):
-            batch: list[bytes] = []
-            for key in self.client.scan_iter(match=f"{self.prefix}*", count=1000):
-                batch.append(key)
-                if len(batch) >= 500:
-                    removed += int(self.client.unlink(*batch))
-                    batch = []
-            if batch:
-                removed += int(self.client.unlink(*batch))
-        return removed
+            return unlink_namespace(self.client, self.prefix)
 
     def close(self) -> None:
         connection = getattr(self._local, "connection", None)
