@@ -316,7 +316,7 @@ class PageCache:
         fill = engine.fills.begin(base)
         if fill.lead:
             stored = unstorable = False
-            if fill.owner is not None:
+            if fill.owner is not None and engine.fill_release_in_store:
                 request = CacheRequest(request.environ, request.start_response,
                                        request.decision, request.settings, fill)  # fmt: skip
             try:
