@@ -137,6 +137,27 @@ def test_a_miss_sends_the_identity_body_and_the_first_hit_asking_makes_the_copy(
     assert page_app.calls == 1
 
 
+def test_a_miss_frees_its_fill_lock_with_its_write_where_the_storage_can(
+    page_app: PageApp, storage: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # #32: on Redis the put script frees the fill lock: no round trip of its own.
+    cache = build(page_app, storage)
+    fill_store = cache.engine.fills.locks.storage  # type: ignore[attr-defined]
+    released: list[str] = []
+    original = fill_store.release_lock
+
+    def counting(name: str, owner: str) -> None:
+        released.append(name)
+        original(name, owner)
+
+    monkeypatch.setattr(fill_store, "release_lock", counting)
+    assert get(cache, "/post/").headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
+    key = next(iter(cache.engine.keys_for("url", ["http://example.org/post/"])))
+    assert fill_store.lock_owner(f"fill:{key}") is None
+    assert (released == []) is storage.frees_locks_in_put
+    assert cache.engine.fill_release_in_store is storage.frees_locks_in_put
+
+
 def test_a_copy_made_after_a_purge_began_is_never_stored(page_app: PageApp) -> None:
     cache = build(page_app)
     get(cache)
