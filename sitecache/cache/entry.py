@@ -2,17 +2,17 @@
 
 An entry is bytes: a fixed prefix (magic and format version, created and expiry times, the
 length of a JSON header, a CRC-32 of everything after the prefix), the JSON header (URL, status,
-headers, tags, ...), the body and its gzip copy. No pickle anywhere: a stored entry can be read
-by anything that speaks JSON. An unknown version, a short read or a checksum mismatch decodes to
-``None`` (a miss), never to a broken page (cachecontrol's rule).
+headers, tags, ...), the body and its compressed copies. No pickle anywhere: a stored entry can
+be read by anything that speaks JSON. An unknown version, a short read or a checksum mismatch
+decodes to ``None`` (a miss), never to a broken page (cachecontrol's rule).
 
 `CacheEntry.from_response` builds the entry of a response the guards let through: which headers
 are replayed (never `UNSTORED_HEADERS`, nor the fields a ``Connection`` field or a qualified
-``no-cache``/``private`` names: RFC 9111 §3.1), its tags, validators, gzip copy
-(`COMPRESSIBLE`) and `StoredFreshness` (what a stale copy may do, decided once when stored).
-The application's ``Date``, ``ETag`` (weak ones stay weak) and ``Last-Modified`` are kept as
-sent; a response without ``Last-Modified`` gets the time it was stored, one without ``ETag`` a
-strong tag of its body.
+``no-cache``/``private`` names: RFC 9111 §3.1), its tags, validators, whether it is worth
+compressed copies (`COMPRESSIBLE`) and `StoredFreshness` (what a stale copy may do, decided
+once when stored). The application's ``Date``, ``ETag`` (weak ones stay weak) and
+``Last-Modified`` are kept as sent; a response without ``Last-Modified`` gets the time it was
+stored, one without ``ETag`` a strong tag of its own (`body_etag`).
 
 The bodies follow the JSON header: the identity body, then each encoded copy named in its
 ``codings`` list (``[["gzip", length], ["br", length]]``); an older entry that names only a
