@@ -1,17 +1,17 @@
 """Answers: a stored entry sent to a client, and unstored answers through the serve filters.
 
 A `Prepared` entry holds everything a hit sends, built once when the entry is read: the status
-line, the identity and gzip header lists, the entity tags, the age it arrived with. `send_entry`
-counts the request's `sitecache.cache.outcome.Outcome` and labels the answer with it
-(``Cache-Status``, naming the rule that gave the page its lifetime unless it is the ``max_age``
-setting), sends ``Age`` (the age it arrived with plus the time stored, RFC 9111 §4.2.3), picks
-the compressed copy a client accepts best (`sitecache.cache.codings.choose_coding`: brotli or
-gzip, among the copies made; the caller may have one made first), answers a conditional GET
-with 304
-(RFC 9110 §13.1: ``If-None-Match`` first, else ``If-Modified-Since``; 2xx entries only), one
-byte range of a 200 with 206 (`sitecache.cache.ranges`), and sends no body to HEAD. Serve
-filters (companion plugins) may change an HTML body as it is sent; a changed body is sent
-uncompressed, without ``ETag``, ``Last-Modified`` or 304, since it differs per request.
+line, the header lists of the identity body and of each compressed copy, the entity tags, the
+age it arrived with. `send_entry` counts the request's `sitecache.cache.outcome.Outcome` and
+labels the answer with it (``Cache-Status``, naming the rule that gave the page its lifetime
+unless it is the ``max_age`` setting), sends ``Age`` (the age it arrived with plus the time
+stored, RFC 9111 §4.2.3), picks the compressed copy a client accepts best
+(`sitecache.cache.codings.choose_coding`: brotli or gzip, among the copies made; the caller may
+have one made first), answers a conditional GET with 304 (RFC 9110 §13.1: ``If-None-Match``
+first, else ``If-Modified-Since``; 2xx entries only), one byte range of a 200 with 206
+(`sitecache.cache.ranges`), and sends no body to HEAD. Serve filters (companion plugins) may
+change an HTML body as it is sent; a changed body is sent uncompressed, without ``ETag``,
+``Last-Modified`` or 304, since it differs per request.
 """
 
 from __future__ import annotations
@@ -140,7 +140,8 @@ def status_line(status: int) -> str:
 
 
 def accepts_gzip(value: str) -> bool:
-    """Whether an ``Accept-Encoding`` value accepts gzip (``q=0`` refuses it)."""
+    """Whether an ``Accept-Encoding`` value is sent gzip rather than the identity body
+    (`choose_coding`: ``q=0`` refuses it, a higher ``identity`` quality prefers the body)."""
     return choose_coding(value, ("gzip",)) == "gzip"
 
 
