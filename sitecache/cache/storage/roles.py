@@ -60,6 +60,9 @@ class LockStore(Protocol):
 class EntryStore(Protocol):
     """The encoded entries under opaque keys, and their index."""
 
+    #: `put` frees the lock its ``release`` names (in the write's own round trip).
+    frees_locks_in_put: bool
+
     def get(self, key: str, generation: object = None) -> bytes | None:
         """The encoded entry under ``key`` (of the current epoch), or ``None``.
 
@@ -217,8 +220,6 @@ class Storage(EntryStore, SharedState, Generations, Announcer, Protocol):
     backend: str
     #: Where the entries live (a directory, a Redis URL without password, ``"memory"``).
     location: str
-    #: `put` frees the lock its ``release`` names (in the write's own round trip).
-    frees_locks_in_put: bool
 
     def fill_locks(self) -> LockStore:
         """Where a miss takes the lock of its key while it renders (`sitecache.cache.fills`):
