@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from sitecache.cache.answers import Prepared
-from sitecache.cache.codings import IDENTITY, choose_coding, coded_copy
+from sitecache.cache.codings import CODINGS, IDENTITY, choose_coding, coded_copy
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.entry import CacheEntry
 from sitecache.cache.revalidation import stale_window
@@ -27,9 +27,12 @@ from sitecache.cache.storage import StorageError
 from sitecache.cache.tier import MemoryTier
 from sitecache.cache.vary import keyed_vary, pointer_entry, variant_key
 
-__all__ = ["CopyWriter", "TieredEntries"]
+__all__ = ["CHOSEN_MEMO_SIZE", "CopyWriter", "TieredEntries"]
 
 logger = logging.getLogger("sitecache.cache")
+
+#: Distinct ``Accept-Encoding`` values whose coding is remembered before the memo is emptied.
+CHOSEN_MEMO_SIZE: Final = 256
 
 #: ``(entry, vary, generation, stored)``: told of each page this process stored (``stored``)
 #: or read from the storage into its memory tier, with the purge generation that store or read
@@ -57,6 +60,8 @@ class TieredEntries:
         self.tier = tier
         #: told of each page stored or read from the storage (empty: one test per read)
         self.copy_writers: list[CopyWriter] = copy_writers if copy_writers is not None else []
+        #: ``Accept-Encoding`` value -> the coding its client gets of a compressible page
+        self._chosen: dict[str, str] = {}
 
     def generation(self) -> object:
         """The purge generation now (read before anything a request renders or looks up);
@@ -169,7 +174,15 @@ class TieredEntries:
         so it never brings back a purged or softly purged page. A failed store-back is
         logged; the copy is sent all the same.
         """
-        coding = choose_coding(accept_encoding, prepared.offered)
+        if prepared.offered is CODINGS:  # PERF: a site's clients send a few distinct values
+            coding = self._chosen.get(accept_encoding)
+            if coding is None:
+                coding = choose_coding(accept_encoding, CODINGS)
+                if len(self._chosen) >= CHOSEN_MEMO_SIZE:
+                    self._chosen.clear()
+                self._chosen[accept_encoding] = coding
+        else:
+            coding = choose_coding(accept_encoding, prepared.offered)
         if coding == IDENTITY or coding in prepared.copies:
             return prepared, coding
         entry = prepared.entry

@@ -158,6 +158,17 @@ def test_a_miss_frees_its_fill_lock_with_its_write_where_the_storage_can(
     assert cache.engine.fill_release_in_store is storage.frees_locks_in_put
 
 
+def test_each_accept_encoding_value_gets_its_own_coding_every_time(page_app: PageApp) -> None:
+    # The coding chosen for a value is remembered per cache; it never leaks to other values.
+    cache = build(page_app)
+    get(cache)
+    cases = {"br;q=0, gzip": "gzip", "gzip;q=0, br": "br", "identity": None, "zstd": None}
+    for _ in range(3):
+        for value, coding in cases.items():
+            answer = get(cache, **{"Accept-Encoding": value})
+            assert answer.headers.get("Content-Encoding") == coding, value
+
+
 def test_a_copy_made_after_a_purge_began_is_never_stored(page_app: PageApp) -> None:
     cache = build(page_app)
     get(cache)
