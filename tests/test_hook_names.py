@@ -67,36 +67,58 @@ def _names_assigned(function: ast.AST, variable: str) -> list[str] | None:
     return found or None
 
 
+class _HookCalls(ast.NodeVisitor):
+    """Collects the calls of one module that fire or name a hook, with their function."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+        self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        self.sites: list[Site] = []
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.functions.append(node)
+        self.generic_visit(node)
+        self.functions.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.generic_visit(node)
+        if not isinstance(node.func, ast.Attribute) or not node.args or not self.functions:
+            return
+        method = node.func.attr
+        if method not in FIRING and method not in NAMING:
+            return
+        function = self.functions[-1]
+        first = node.args[0]
+        starred = any(isinstance(a, ast.Starred) for a in node.args[1:])
+        count = None if starred else len(node.args) - 1
+        names: list[str | None]
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            names = [first.value]
+        elif isinstance(first, ast.Name):
+            assigned = _names_assigned(function, first.id)
+            names = list(assigned) if assigned else [None]
+        else:
+            names = [None]
+        self.sites += [
+            Site(self.module, node.lineno, method, name, count, function.name) for name in names
+        ]
+
+
 def hook_sites() -> list[Site]:
-    """Every call in the package that fires or names a hook, with the name it uses."""
+    """Every call in the package that fires or names a hook, with the name it uses (the hooks
+    module itself aside: the names there are its callers')."""
     sites: list[Site] = []
+    words = (*FIRING, *NAMING)
     for path in sorted(PACKAGE.rglob("*.py")):
         module = path.relative_to(PACKAGE).as_posix()
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for function in ast.walk(tree):
-            if not isinstance(function, ast.FunctionDef):
-                continue
-            for node in ast.walk(function):
-                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-                    continue
-                method = node.func.attr
-                if (method not in FIRING and method not in NAMING) or not node.args:
-                    continue
-                if module == "hooks.py":
-                    continue  # the hooks themselves: names are their callers'
-                first = node.args[0]
-                starred = any(isinstance(a, ast.Starred) for a in node.args[1:])
-                count = None if starred else len(node.args) - 1
-                if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                    names: list[str | None] = [first.value]
-                elif isinstance(first, ast.Name):
-                    assigned = _names_assigned(function, first.id)
-                    names = list(assigned) if assigned else [None]
-                else:
-                    names = [None]
-                sites += [
-                    Site(module, node.lineno, method, name, count, function.name) for name in names
-                ]
+        text = path.read_text(encoding="utf-8")
+        if module == "hooks.py" or not any(word + "(" in text for word in words):
+            continue
+        visitor = _HookCalls(module)
+        visitor.visit(ast.parse(text))
+        sites += visitor.sites
     return sites
 
 
