@@ -216,6 +216,23 @@ def test_each_scope_runs_whole_on_one_worker_longest_first() -> None:
     assert not scheduler.has_pending
 
 
+def test_the_run_finishes_when_a_worker_that_ran_dry_has_left() -> None:
+    scheduler, nodes = started(2)
+    early, late = nodes
+    # The early worker finishes its units and leaves (pytest-xdist removes a finished worker).
+    while not early.shutting_down:
+        held = scheduler.assigned[early][0]
+        scheduler.mark_test_complete(early, COLLECTION.index(held))
+    for held in list(scheduler.assigned[early]):
+        scheduler.mark_test_complete(early, COLLECTION.index(held))
+    assert scheduler.remove_node(early) is None
+    assert scheduler.collection_is_completed
+    assert not scheduler.tests_finished  # the late one still works
+    while scheduler.assigned[late][1:]:
+        scheduler.mark_test_complete(late, COLLECTION.index(scheduler.assigned[late][0]))
+    assert scheduler.tests_finished  # what makes pytest-xdist shut the session down
+
+
 def test_a_worker_is_given_more_before_it_runs_dry() -> None:
     scheduler, nodes = started(1)
     [node] = nodes

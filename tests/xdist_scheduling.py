@@ -84,8 +84,9 @@ class ScopeScheduling:
 
     @property
     def collection_is_completed(self) -> bool:
-        """Whether every expected worker has reported its collection."""
-        return len(self.collections) >= self.expected_workers
+        """Whether every expected worker has reported its collection (and stays so once the
+        tests are handed out, whichever workers finish or crash since)."""
+        return self.collection is not None or len(self.collections) >= self.expected_workers
 
     @property
     def tests_finished(self) -> bool:
