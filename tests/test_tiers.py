@@ -233,6 +233,26 @@ def test_the_run_finishes_when_a_worker_that_ran_dry_has_left() -> None:
     assert scheduler.tests_finished  # what makes pytest-xdist shut the session down
 
 
+def test_within_a_rank_the_larger_scopes_go_first() -> None:
+    collection = [
+        "tests/test_a.py::test_1",
+        "tests/test_b.py::test_1",
+        "tests/test_b.py::test_2",
+        "tests/test_b.py::test_3",
+        "tests/test_c.py::test_1",
+        "tests/test_c.py::test_2",
+        "tests/e2e/test_d.py::test_1",
+    ]
+    scheduler = ScopeScheduling(1, xdist_scope, xdist_rank)
+    node = FakeWorker("gw0")
+    scheduler.add_node(node)
+    scheduler.add_node_collection(node, collection)
+    scheduler.schedule()
+    assert node.sent[0] == [6]  # the end-to-end module first, by its rank
+    assert node.sent[1] == [1, 2, 3]  # then the largest module
+    assert [unit.scope for unit in scheduler.queue] == ["tests/test_c.py", "tests/test_a.py"]
+
+
 def test_a_worker_is_given_more_before_it_runs_dry() -> None:
     scheduler, nodes = started(1)
     [node] = nodes

@@ -5,8 +5,8 @@ its workers: whole scopes, longest first.
 (``xdist.scheduler.protocol.Scheduling``, returned from the ``pytest_xdist_make_scheduler``
 hook) over two plain functions of a test id, so nothing here depends on a scheduler's private
 methods: ``scope_of`` names the unit a worker takes whole (its tests never run on two workers
-at once), ``rank_of`` says which units are handed out first (lower first, then in collection
-order).
+at once), ``rank_of`` says which units are handed out first (lower first; within a rank, the units
+with more tests first, then in collection order).
 """
 
 from __future__ import annotations
@@ -138,8 +138,11 @@ class ScopeScheduling:
             self._report_mismatch()
             return
         self.collection = collections[0]
-        # sorted() is stable: units of one rank keep the order the workers collected them in.
-        self.queue = sorted(self._units(self.collection), key=lambda unit: unit.rank)
+        # Within a rank the larger units first, so that no worker is left with a long module
+        # while the others idle (sorted() is stable: units of one size keep their order).
+        self.queue = sorted(
+            self._units(self.collection), key=lambda unit: (unit.rank, -len(unit.nodeids))
+        )
         for node in self.nodes:
             self._refill(node)
 
