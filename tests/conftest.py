@@ -187,10 +187,10 @@ def xdist_scope(nodeid: str) -> str:
 
 def xdist_rank(nodeid: str) -> int:
     """Which scopes start first: the race modules and the fault suite (the longest), the
-    other end-to-end modules (seconds each, mostly waiting on servers), then the rest."""
+    other modules that start servers (seconds each, mostly waiting on them), then the rest."""
     if xdist_scope(nodeid) in ("tests/e2e/races", FAULT_SCOPE):
         return 0
-    return 1 if nodeid.startswith(("tests/e2e/", "tests/examples/")) else 2
+    return 1 if tier_mark(nodeid, ()) is not None else 2
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -128,6 +128,7 @@ def test_xdist_rank_starts_the_longest_scopes_first() -> None:
     assert xdist_rank("tests/faults/test_abuse.py::test_c") == 0
     assert xdist_rank("tests/e2e/test_site.py::test_e") == 1
     assert xdist_rank("tests/examples/test_flask_app.py::test_f") == 1
+    assert xdist_rank("tests/cache/test_http_semantics_e2e.py::test_g") == 1
     assert xdist_rank("tests/test_app.py::test_g") == 2
 
 
