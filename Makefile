@@ -2,8 +2,8 @@
 #
 # Two tiers of tests, each test in exactly one (tests/tiers.py marks them):
 #   make check  lint, types, import contracts and the tests that start no server of their own
-#               (the quick tier, about two minutes on two cores; it uses the Redis and PostgreSQL
-#               of REDIS_URL and DATABASE_URL when they answer, and skips those cases otherwise)
+#               (the quick tier; it uses the Redis and PostgreSQL of REDIS_URL and DATABASE_URL
+#               when they answer, and skips those cases otherwise)
 #   make e2e    the tests marked e2e or faults: real gunicorn, nginx, redis-server, PostgreSQL
 #               clusters and Chromium started by the tests themselves
 #   make test   both: `check`, then `e2e`
