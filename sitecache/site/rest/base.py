@@ -16,6 +16,7 @@ from markupsafe import escape
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer, authorization_required_status
 from sitecache.rest.collection_args import collection_params, context_param, id_list_param
+from sitecache.rest.request_memo import shared_memo
 from sitecache.schema import get_date_with_gmt, get_endpoint_args_for_schema, parse_date
 from sitecache.site.content import ContentService, PostQuery
 from sitecache.site.dates import rfc3339_local
@@ -30,6 +31,7 @@ __all__ = [
     "RoutedController",
     "add_item_links",
     "add_post_links",
+    "check_statuses",
     "collection_params",
     "context_param",
     "created",
@@ -49,10 +51,10 @@ __all__ = [
     "post_fields",
     "post_query",
     "raw_text",
+    "read_post",
     "register_crud_routes",
     "requested_statuses",
     "rest_dates",
-    "status_error",
     "timestamp_from_request",
     "timestamp_param",
     "title_field",
@@ -93,6 +95,30 @@ def path_id(value: Any) -> int:
 def id_param(request: RestRequest, name: str = "id") -> int:
     """The id the request names in ``name`` (`path_id` of its value: 0 when not an id)."""
     return path_id(request.get_param(name))
+
+
+_POSTS: Final = "site_posts"
+"""The key in the shared memo of a request of the posts read for it, by id."""
+
+
+def read_post(request: RestRequest, content: ContentService, post_id: int) -> Post | None:
+    """The post ``post_id`` as the store has it, read once per request (``None``: no post).
+
+    The permission callback, the handler, the ``Allow`` header's other permission callbacks
+    and the target hints of the answer's ``self`` link all ask for the same post: the first
+    read is kept in the memo the request shares with its internal requests (`shared_memo`:
+    state of the request objects, gone with them), and read again once a write committed
+    since (the content service's ``generation`` moved), so what runs after a handler changed
+    the post judges it as it now is.
+    """
+    posts: dict[int, tuple[int, Post | None]] = shared_memo(request).setdefault(_POSTS, {})
+    generation = content.generation
+    known = posts.get(post_id)
+    if known is not None and known[0] == generation:
+        return known[1]
+    post = content.get_post(post_id)
+    posts[post_id] = (generation, post)
+    return post
 
 
 def int_param(value: Any) -> int | None:
@@ -151,15 +177,18 @@ def denied(request: RestRequest, code: str, message: str) -> RestError:
     return RestError(code, message, {"status": authorization_required_status(request.user)})
 
 
-def edit_context_check(request: RestRequest, capability: str, *args: object) -> RestError | None:
-    """``rest_forbidden_context`` when ``context=edit`` is asked without ``capability``."""
+def edit_context_check(request: RestRequest, capability: str, *args: object) -> None:
+    """Pass when ``context=edit`` is not asked or the caller has ``capability``.
+
+    Raises:
+        RestError: ``rest_forbidden_context`` (401 or 403) otherwise.
+    """
     if request.get_param("context") == "edit" and not request.user.can(capability, *args):
-        return denied(
+        raise denied(
             request,
             "rest_forbidden_context",
             "Sorry, you are not allowed to edit posts in this post type.",
         )
-    return None
 
 
 def paginated(
@@ -172,13 +201,17 @@ def paginated(
     invalid_page_code: str = "rest_invalid_page_number",
     *,
     check_page: bool = True,
-) -> RestResponse | RestError:
+) -> RestResponse:
     """A collection answer with ``X-Site-Total``, ``X-Site-TotalPages`` and ``Link`` prev/next
-    (keeping the request's query string); a page past the end is a 400 unless ``check_page``
-    is false (the caller checked it its own way)."""
+    (keeping the request's query string).
+
+    Raises:
+        RestError: 400 ``invalid_page_code`` for a page past the end, unless ``check_page``
+            is false (the caller checked it its own way).
+    """
     pages = math.ceil(total / per_page) if per_page else 0
     if check_page and page > max(pages, 1):
-        return RestError(
+        raise RestError(
             invalid_page_code,
             "The page number requested is larger than the number of pages available.",
             {"status": 400},
@@ -217,18 +250,20 @@ def timestamp_from_request(
     content: ContentService,
     local_key: str = "date",
     gmt_key: str = "date_gmt",
-) -> int | RestError | None:
-    """The UTC timestamp a write asks for (``date_gmt`` wins over ``date``), ``None`` if none."""
+) -> int | None:
+    """The UTC timestamp a write asks for (``date_gmt`` wins over ``date``), ``None`` if none.
+
+    Raises:
+        RestError: 400 ``rest_invalid_date`` when the date given is not one.
+    """
     for key, is_utc in ((gmt_key, True), (local_key, False)):
         value = request.get_param(key)
         if value is None:
             continue
         dates = get_date_with_gmt(value, is_utc, timezone=content.timezone())
-        if dates is None:
-            return RestError("rest_invalid_date", "Invalid date.", {"status": 400})
-        stamp = parse_date(dates[1])
+        stamp = False if dates is None else parse_date(dates[1])
         if isinstance(stamp, bool):
-            return RestError("rest_invalid_date", "Invalid date.", {"status": 400})
+            raise RestError("rest_invalid_date", "Invalid date.", {"status": 400})
         return int(stamp)
     return None
 
@@ -444,20 +479,23 @@ def requested_statuses(request: RestRequest, default: str) -> tuple[str, ...]:
     return tuple(statuses) if isinstance(statuses, list) else (str(statuses or default),)
 
 
-def status_error(
+def check_statuses(
     request: RestRequest, statuses: tuple[str, ...], capability_of: Callable[[str], str | None]
-) -> RestError | None:
-    """400 ``rest_invalid_param`` on ``status`` when the caller lacks the capability one of
-    ``statuses`` needs (``capability_of`` names it; ``None``: the status is public)."""
+) -> None:
+    """Pass when the caller has the capability each of ``statuses`` needs (``capability_of``
+    names it; ``None``: the status is public).
+
+    Raises:
+        RestError: 400 ``rest_invalid_param`` on ``status`` otherwise.
+    """
     for status in statuses:
         needed = capability_of(status)
         if needed is not None and not request.user.can(needed):
-            return RestError(
+            raise RestError(
                 "rest_invalid_param",
                 "Invalid parameter(s): status",
                 {"status": 400, "params": {"status": "Status is forbidden."}},
             )
-    return None
 
 
 def post_query(
@@ -490,7 +528,7 @@ def post_query(
 
 def paginated_posts(
     server: RestServer, request: RestRequest, data: Any, total: int, query: PostQuery
-) -> RestResponse | RestError:
+) -> RestResponse:
     """`paginated` for a post-type collection: ``query``'s page and page size, and
     ``rest_post_invalid_page_number`` for a page past the end."""
     return paginated(

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
 from sitecache.site.health import HEALTH_TESTS, HealthInputs, directory_sizes, run_health_test
 from sitecache.site.rest.base import NAMESPACE, denied
@@ -128,10 +127,10 @@ class HealthRoutes:
             schema=_schema(SIZES_SCHEMA),
         )
 
-    def check(self, request: RestRequest) -> bool | RestError:
+    def check(self, request: RestRequest) -> bool:
         """Site health is for administrators (``manage_options``)."""
         if not request.user.can("manage_options"):
-            return denied(request, "rest_forbidden", "Sorry, you are not allowed to do that.")
+            raise denied(request, "rest_forbidden", "Sorry, you are not allowed to do that.")
         return True
 
     def _href(self, name: str) -> str:

@@ -10,7 +10,7 @@ WordPress, which searches wordpress.org).
 from __future__ import annotations
 
 from html import escape
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
@@ -257,46 +257,46 @@ class PluginsController:
         )
 
     # ------------------------------------------------------------------ permissions
-    def view_check(self, request: RestRequest) -> bool | RestError:
+    def view_check(self, request: RestRequest) -> bool:
         """Listing plugins needs ``activate_plugins`` (administrators)."""
         if not request.user.can("activate_plugins"):
-            return denied(
+            raise denied(
                 request, "rest_cannot_view_plugins", "Sorry, you are not allowed to manage plugins."
             )
         return True
 
-    def view_item_check(self, request: RestRequest) -> bool | RestError:
+    def view_item_check(self, request: RestRequest) -> bool:
         """Reading a plugin needs ``activate_plugins``."""
         if not request.user.can("activate_plugins"):
-            return denied(
+            raise denied(
                 request, "rest_cannot_view_plugin", "Sorry, you are not allowed to manage plugins."
             )
         return True
 
-    def manage_check(self, request: RestRequest) -> bool | RestError:
+    def manage_check(self, request: RestRequest) -> bool:
         """Activating, deactivating (and deleting) need ``activate_plugins``."""
         if not request.user.can("activate_plugins"):
-            return denied(
+            raise denied(
                 request,
                 "rest_cannot_manage_plugins",
                 "Sorry, you are not allowed to manage plugins for this site.",
             )
         return True
 
-    def install_check(self, request: RestRequest) -> bool | RestError:
+    def install_check(self, request: RestRequest) -> bool:
         """Installing needs ``install_plugins``."""
         if not request.user.can("install_plugins"):
-            return denied(
+            raise denied(
                 request,
                 "rest_cannot_install_plugin",
                 "Sorry, you are not allowed to install plugins on this site.",
             )
         return True
 
-    def directory_check(self, request: RestRequest) -> bool | RestError:
+    def directory_check(self, request: RestRequest) -> bool:
         """The block directory needs ``install_plugins`` and ``activate_plugins``."""
         if not (request.user.can("install_plugins") and request.user.can("activate_plugins")):
-            return denied(
+            raise denied(
                 request,
                 "rest_block_directory_cannot_view",
                 "Sorry, you are not allowed to browse the block directory.",
@@ -318,21 +318,17 @@ class PluginsController:
             items.append(data)
         return RestResponse(items)
 
-    def get_item(self, request: RestRequest) -> RestResponse | RestError:
+    def get_item(self, request: RestRequest) -> RestResponse:
         """One plugin by id."""
         plugin = self._plugin(request)
-        if isinstance(plugin, RestError):
-            return plugin
         return RestResponse(self._data(plugin))
 
-    def update_item(self, request: RestRequest) -> RestResponse | RestError:
+    def update_item(self, request: RestRequest) -> RestResponse:
         """Activate or deactivate a plugin (``status``), for every process."""
         plugin = self._plugin(request)
-        if isinstance(plugin, RestError):
-            return plugin
         status = request.get_param("status")
         if status == "inactive" and self.manager.is_configured(plugin.plugin):
-            return RestError(
+            raise RestError(
                 "rest_plugin_configured",
                 CONFIGURED_MESSAGE,
                 {"status": 400, "plugin": plugin.plugin},
@@ -340,23 +336,22 @@ class PluginsController:
         if status in ("active", "inactive"):
             failure = self.manager.set_active(plugin.plugin, status == "active")
             if failure is not None:
-                return RestError(
+                raise RestError(
                     "rest_plugin_activation_failed",
                     f"The plugin could not be activated: {failure}",
                     {"status": 500},
                 )
         return RestResponse(self._data(plugin))
 
-    def delete_item(self, request: RestRequest) -> RestError:
-        """Deleting is not supported: plugins are Python packages."""
-        plugin = self._plugin(request)
-        if isinstance(plugin, RestError):
-            return plugin
-        return _pip_error()
+    def delete_item(self, request: RestRequest) -> NoReturn:
+        """Deleting is not supported: plugins are Python packages (404 for an unknown one,
+        else 400)."""
+        self._plugin(request)
+        raise _pip_error()
 
-    def create_item(self, request: RestRequest) -> RestError:
-        """Installing is not supported: plugins are Python packages."""
-        return _pip_error()
+    def create_item(self, request: RestRequest) -> NoReturn:
+        """Installing is not supported: plugins are Python packages (400)."""
+        raise _pip_error()
 
     def search_directory(self, request: RestRequest) -> RestResponse:
         """Installed plugins that are not active and match ``term``, paginated."""
@@ -372,11 +367,11 @@ class PluginsController:
         return RestResponse(items)
 
     # ------------------------------------------------------------------ helpers
-    def _plugin(self, request: RestRequest) -> InstalledPlugin | RestError:
+    def _plugin(self, request: RestRequest) -> InstalledPlugin:
         plugin_id = str(request.get_param("plugin"))
         plugin = self.manager.installed().get(plugin_id)
         if plugin is None:
-            return RestError(
+            raise RestError(
                 "rest_plugin_not_found", "Plugin not found.", {"status": 404, "plugin": plugin_id}
             )
         return plugin

@@ -194,41 +194,42 @@ class TermsController(RoutedController):
         )
 
     # ------------------------------------------------------------------ permissions
-    def get_items_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def get_items_permissions_check(self, request: RestRequest) -> bool:
         """Public; ``context=edit`` needs ``manage_categories``."""
-        return edit_context_check(request, "manage_categories") or True
+        edit_context_check(request, "manage_categories")
+        return True
 
-    def manage_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def manage_permissions_check(self, request: RestRequest) -> bool:
         """Creating and editing terms needs ``manage_categories``."""
         if not request.user.can("manage_categories"):
             code = "rest_cannot_create" if request.get_method() == "POST" else "rest_cannot_update"
             if request.get_param("id") is not None:
                 code = "rest_cannot_update"
-            return denied(
+            raise denied(
                 request, code, "Sorry, you are not allowed to manage terms in this taxonomy."
             )
         return True
 
-    def delete_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def delete_permissions_check(self, request: RestRequest) -> bool:
         """Deleting terms needs ``manage_categories`` (the default category: never)."""
         if not request.user.can("manage_categories"):
-            return denied(
+            raise denied(
                 request, "rest_cannot_delete", "Sorry, you are not allowed to delete this term."
             )
-        term = self._term(request)
+        term = self.content.get_term(id_param(request), self.taxonomy)
         default = int(self.content.get_option("default_category"))
-        if self.taxonomy == "category" and isinstance(term, Term) and term.id == default:
-            return denied(request, "rest_cannot_delete", "The default category cannot be deleted.")
+        if self.taxonomy == "category" and term is not None and term.id == default:
+            raise denied(request, "rest_cannot_delete", "The default category cannot be deleted.")
         return True
 
     # ------------------------------------------------------------------ handlers
-    def _term(self, request: RestRequest) -> Term | RestError:
+    def _term(self, request: RestRequest) -> Term:
         term = self.content.get_term(id_param(request), self.taxonomy)
         if term is None:
-            return RestError("rest_term_invalid", "Term does not exist.", {"status": 404})
+            raise RestError("rest_term_invalid", "Term does not exist.", {"status": 404})
         return term
 
-    def get_items(self, request: RestRequest) -> RestResponse | RestError:
+    def get_items(self, request: RestRequest) -> RestResponse:
         """One page of terms, with totals and prev/next links."""
         page = int(request.get_param("page") or 1)
         per_page = int(request.get_param("per_page") or 10)
@@ -255,10 +256,10 @@ class TermsController(RoutedController):
         data = [self.server.response_to_data(self.prepare(term), False) for term in terms]
         return paginated(self.server, request, data, total, per_page, page)
 
-    def get_item(self, request: RestRequest) -> RestResponse | RestError:
+    def get_item(self, request: RestRequest) -> RestResponse:
         """One term."""
         term = self._term(request)
-        return term if isinstance(term, RestError) else self.prepare(term)
+        return self.prepare(term)
 
     def prepare(self, term: Term) -> RestResponse:
         """A term's data with its links."""
@@ -288,7 +289,7 @@ class TermsController(RoutedController):
         )
         return response
 
-    def create_item(self, request: RestRequest) -> RestResponse | RestError:
+    def create_item(self, request: RestRequest) -> RestResponse:
         """Create a term (201)."""
         parent = request.get_param("parent")
         term = self.content.create_term(
@@ -300,11 +301,9 @@ class TermsController(RoutedController):
         )
         return created(self.server, self.prepare(term), f"/{self.rest_base}/{term.id}")
 
-    def update_item(self, request: RestRequest) -> RestResponse | RestError:
+    def update_item(self, request: RestRequest) -> RestResponse:
         """Update a term's name, slug, description or parent."""
         term = self._term(request)
-        if isinstance(term, RestError):
-            return term
         fields = {
             name: request.get_param(name)
             for name in ("name", "slug", "description", "parent")
@@ -313,13 +312,11 @@ class TermsController(RoutedController):
         }
         return self.prepare(self.content.update_term(term.id, **fields))
 
-    def delete_item(self, request: RestRequest) -> RestResponse | RestError:
+    def delete_item(self, request: RestRequest) -> RestResponse:
         """Delete a term (``force=true`` required)."""
         term = self._term(request)
-        if isinstance(term, RestError):
-            return term
         if not request.get_param("force"):
-            return RestError(
+            raise RestError(
                 "rest_trash_not_supported",
                 'Terms do not support trashing. Set "force=true" to delete.',
                 {"status": 501},
