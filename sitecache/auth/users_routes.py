@@ -12,10 +12,8 @@ content store answers it; until then nobody has published anything).
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Sequence
 from typing import Any, Final
-from urllib.parse import urlencode
 
 from sitecache.auth.roles import ROLE_CAPABILITIES, ROLES, SiteUser
 from sitecache.auth.users import UserQuery, UserRepository
@@ -30,6 +28,7 @@ from sitecache.rest import (
     return_true,
 )
 from sitecache.rest.collection_args import context_param
+from sitecache.rest.pagination import paginated_response
 from sitecache.schema import filter_response_by_context, get_endpoint_args_for_schema
 from sitecache.schema.dates import format_timestamp
 
@@ -410,37 +409,11 @@ class UserRoutes:
         )
         users, total = self.users.query(query)
         items = [self.server.response_to_data(self.prepare(user), False) for user in users]
-        response = RestResponse(items)
-        max_pages = math.ceil(total / per_page) if total else 0
-        response.header("X-Site-Total", str(total))
-        response.header("X-Site-TotalPages", str(max_pages))
-        links = []
-        if page > 1 and max_pages:
-            links.append(f'<{self._page_url(request, min(page - 1, max_pages))}>; rel="prev"')
-        if max_pages > page:
-            links.append(f'<{self._page_url(request, page + 1)}>; rel="next"')
-        if links:
-            response.header("Link", ", ".join(links))
-        return response
-
-    def _page_url(self, request: RestRequest, page: int) -> str:
-        params = {**request.get_query_params(), "page": page}
-        params.pop("rest_route", None)
-        pairs: list[tuple[str, str]] = []
-        for key, value in params.items():
-            if isinstance(value, list):
-                pairs.extend((f"{key}[]", str(item)) for item in value)
-            elif isinstance(value, dict):
-                pairs.extend((f"{key}[{name}]", str(item)) for name, item in value.items())
-            else:
-                pairs.append((key, str(value)))
-        base = self.server.rest_url(f"/{NAMESPACE}/{REST_BASE}")
-        return f"{base}{'&' if '?' in base else '?'}{urlencode(pairs)}"
+        return paginated_response(self.server, request, items, total, per_page, page)
 
     def get_item(self, request: RestRequest) -> Any:
         """GET one user."""
-        user = self._user(request)
-        return self.prepare(user)
+        return self.prepare(self._user(request))
 
     def get_current_item(self, request: RestRequest) -> Any:
         """GET the current user (401 ``rest_not_logged_in`` for an anonymous caller)."""

@@ -18,6 +18,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from sitecache.bounded_memo import BoundedMemo
 from sitecache.domain_errors import DomainError, NumberOutOfRange
 from sitecache.errors import RestError
 from sitecache.hooks import Hooks
@@ -119,7 +120,9 @@ class RestServer(PostDispatchFilters):
         self._authenticators: list[tuple[int, int, Authenticator]] = []
         self.error_handlers = ErrorHandlers()
         """The REST error each domain exception answers with (`add_error_handler`)."""
-        self.index_cache: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.index_cache: BoundedMemo[tuple[Any, ...], dict[str, Any]] = BoundedMemo(
+            index.CACHE_LIMIT
+        )
         """Route descriptions of the API and namespace indexes (`index.cached_data_for_routes`)."""
         self.hosts = HostDefaults()
         """Host contexts and default headers per host (`sitecache.rest.http_hosts`)."""

@@ -33,8 +33,7 @@ from sitecache.cache.storage import EntryStatus, StorageError
 from sitecache.domain_errors import InvalidFields, InvalidURL
 from sitecache.errors import RestError
 from sitecache.rest.json_body import decode_json_body
-from sitecache.rest.pagination import pagination_link_header
-from sitecache.rest.response import RestResponse
+from sitecache.rest.pagination import check_page_number, page_count, paginated_response
 
 if TYPE_CHECKING:
     from sitecache.rest.request import RestRequest
@@ -138,21 +137,11 @@ class CacheRoutes:
         ``Link`` prev/next (the query kept), as the other collections."""
         page, per_page, search, status = parse_list_query(request.get_query_params())
         rows, total = self.engine.list_entries(page, per_page, search=search, status=status)
-        pages = (total + per_page - 1) // per_page
-        if page > 1 and total > 0 and page > pages:  # as WordPress: no entries is an empty list
-            raise RestError(
-                "rest_invalid_page_number",
-                "The page number requested is larger than the number of pages available.",
-                {"status": 400},
-            )
-        response = RestResponse(rows)
-        response.header("X-Site-Total", str(total))
-        response.header("X-Site-TotalPages", str(pages))
-        if self.server is not None:
-            links = pagination_link_header(self.server, request, page, pages)
-            if links:
-                response.header("Link", links)
-        return response
+        if total > 0:  # as WordPress: no entries is an empty list, whatever the page
+            check_page_number(page, page_count(total, per_page))
+        if self.server is None:  # only a registered route calls this
+            raise RuntimeError("the cache routes are not registered yet")
+        return paginated_response(self.server, request, rows, total, per_page, page)
 
     def purge(self, request: RestRequest) -> Any:
         """POST /cache: purge exactly one scope (``{}`` is this site), through

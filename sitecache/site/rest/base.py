@@ -1,26 +1,21 @@
-"""What every ``site/v2`` controller shares: arguments, pagination, permissions, dates, and
-what the post-type controllers (posts, pages, media) share on top: their collection arguments,
-query, statuses, fields and links."""
+"""What every ``site/v2`` controller shares: arguments, pagination, permissions, dates, links
+and the routes of a collection and its items (the post types share more:
+`sitecache.site.rest.post_types`)."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Final, Protocol
-from urllib.parse import urlencode
-
-from markupsafe import escape
+from typing import Any, Final, Protocol, TypeVar
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer, authorization_required_status
 from sitecache.rest.collection_args import collection_params, context_param, id_list_param
-from sitecache.rest.request_memo import shared_memo
+from sitecache.rest.pagination import check_page_number, page_count, paginated_response
 from sitecache.schema import get_date_with_gmt, get_endpoint_args_for_schema, parse_date
-from sitecache.site.content import ContentService, PostQuery
+from sitecache.site.content import ContentService
 from sitecache.site.dates import rfc3339_local
-from sitecache.site.models import Post
 
 __all__ = [
     "CONTEXT_PARAM",
@@ -30,37 +25,33 @@ __all__ = [
     "CrudPermissions",
     "RoutedController",
     "add_item_links",
-    "add_post_links",
-    "check_statuses",
     "collection_params",
     "context_param",
     "created",
+    "date_field",
     "deleted",
     "denied",
     "edit_context_check",
     "id_list_param",
     "id_param",
+    "int_columns",
     "int_list",
     "int_param",
     "order_params",
     "page_args",
     "paginated",
-    "paginated_posts",
     "path_id",
-    "post_collection_params",
-    "post_fields",
-    "post_query",
     "raw_text",
-    "read_post",
     "register_crud_routes",
-    "requested_statuses",
+    "require_capability",
+    "require_force",
+    "require_found",
     "rest_dates",
-    "timestamp_from_request",
     "timestamp_param",
-    "title_field",
 ]
 
 NAMESPACE: Final = "site/v2"
+T = TypeVar("T")
 CONTEXT_PARAM: Final = context_param()
 
 
@@ -97,28 +88,11 @@ def id_param(request: RestRequest, name: str = "id") -> int:
     return path_id(request.get_param(name))
 
 
-_POSTS: Final = "site_posts"
-"""The key in the shared memo of a request of the posts read for it, by id."""
-
-
-def read_post(request: RestRequest, content: ContentService, post_id: int) -> Post | None:
-    """The post ``post_id`` as the store has it, read once per request (``None``: no post).
-
-    The permission callback, the handler, the ``Allow`` header's other permission callbacks
-    and the target hints of the answer's ``self`` link all ask for the same post: the first
-    read is kept in the memo the request shares with its internal requests (`shared_memo`:
-    state of the request objects, gone with them), and read again once a write committed
-    since (the content service's ``generation`` moved), so what runs after a handler changed
-    the post judges it as it now is.
-    """
-    posts: dict[int, tuple[int, Post | None]] = shared_memo(request).setdefault(_POSTS, {})
-    generation = content.generation
-    known = posts.get(post_id)
-    if known is not None and known[0] == generation:
-        return known[1]
-    post = content.get_post(post_id)
-    posts[post_id] = (generation, post)
-    return post
+def int_columns(request: RestRequest, columns: Iterable[tuple[str, str]]) -> dict[str, int]:
+    """The integer arguments ``request`` gives among ``columns`` (``(argument, column)``
+    pairs), by column; an argument absent or not an integer is left out."""
+    given = {column: int_param(request.get_param(name)) for name, column in columns}
+    return {column: value for column, value in given.items() if value is not None}
 
 
 def int_param(value: Any) -> int | None:
@@ -177,6 +151,40 @@ def denied(request: RestRequest, code: str, message: str) -> RestError:
     return RestError(code, message, {"status": authorization_required_status(request.user)})
 
 
+def require_capability(request: RestRequest, capability: str, code: str, message: str) -> bool:
+    """``True`` when the caller has ``capability`` (a permission callback's answer).
+
+    Raises:
+        RestError: ``code`` with ``message`` (401 for the anonymous caller, 403 for a
+            logged-in one) otherwise.
+    """
+    if not request.user.can(capability):
+        raise denied(request, code, message)
+    return True
+
+
+def require_found(item: T | None, code: str, message: str) -> T:
+    """``item``, looked up by the id a request names.
+
+    Raises:
+        RestError: 404 ``code`` with ``message`` when there is none (``None``).
+    """
+    if item is None:
+        raise RestError(code, message, {"status": 404})
+    return item
+
+
+def require_force(request: RestRequest, message: str) -> None:
+    """Pass when the request deletes for good (``force=true``).
+
+    Raises:
+        RestError: 501 ``rest_trash_not_supported`` with ``message`` otherwise (the resource
+            has no trash).
+    """
+    if not request.get_param("force"):
+        raise RestError("rest_trash_not_supported", message, {"status": 501})
+
+
 def edit_context_check(request: RestRequest, capability: str, *args: object) -> None:
     """Pass when ``context=edit`` is not asked or the caller has ``capability``.
 
@@ -203,40 +211,15 @@ def paginated(
     check_page: bool = True,
 ) -> RestResponse:
     """A collection answer with ``X-Site-Total``, ``X-Site-TotalPages`` and ``Link`` prev/next
-    (keeping the request's query string).
+    (keeping the request's query string): `sitecache.rest.pagination`.
 
     Raises:
         RestError: 400 ``invalid_page_code`` for a page past the end, unless ``check_page``
             is false (the caller checked it its own way).
     """
-    pages = math.ceil(total / per_page) if per_page else 0
-    if check_page and page > max(pages, 1):
-        raise RestError(
-            invalid_page_code,
-            "The page number requested is larger than the number of pages available.",
-            {"status": 400},
-        )
-    response = RestResponse(data)
-    response.header("X-Site-Total", str(total))
-    response.header("X-Site-TotalPages", str(pages))
-    base = server.rest_url(request.get_route())
-    query = {
-        key: value
-        for key, value in request.get_query_params().items()
-        if isinstance(value, str | int) and key != "rest_route"
-    }
-    links = []
-    if page > 1:
-        links.append(f'<{_with_query(base, {**query, "page": min(page - 1, pages)})}>; rel="prev"')
-    if page < pages:
-        links.append(f'<{_with_query(base, {**query, "page": page + 1})}>; rel="next"')
-    if links:
-        response.header("Link", ", ".join(links))
-    return response
-
-
-def _with_query(base: str, query: Mapping[str, Any]) -> str:
-    return f"{base}{'&' if '?' in base else '?'}{urlencode(query)}"
+    if check_page:
+        check_page_number(page, max(page_count(total, per_page), 1), invalid_page_code)
+    return paginated_response(server, request, data, total, per_page, page)
 
 
 def rest_dates(timestamp: int, content: ContentService) -> tuple[str, str]:
@@ -245,18 +228,14 @@ def rest_dates(timestamp: int, content: ContentService) -> tuple[str, str]:
     return rfc3339_local(local), rfc3339_local(datetime.fromtimestamp(timestamp, UTC))
 
 
-def timestamp_from_request(
-    request: RestRequest,
-    content: ContentService,
-    local_key: str = "date",
-    gmt_key: str = "date_gmt",
-) -> int | None:
-    """The UTC timestamp a write asks for (``date_gmt`` wins over ``date``), ``None`` if none.
+def date_field(request: RestRequest, content: ContentService) -> dict[str, int]:
+    """``{"date_gmt": <UTC timestamp>}`` of the date a write asks for (``date_gmt`` wins over
+    ``date``), ``{}`` when it asks for none.
 
     Raises:
         RestError: 400 ``rest_invalid_date`` when the date given is not one.
     """
-    for key, is_utc in ((gmt_key, True), (local_key, False)):
+    for key, is_utc in (("date_gmt", True), ("date", False)):
         value = request.get_param(key)
         if value is None:
             continue
@@ -264,8 +243,8 @@ def timestamp_from_request(
         stamp = False if dates is None else parse_date(dates[1])
         if isinstance(stamp, bool):
             raise RestError("rest_invalid_date", "Invalid date.", {"status": 400})
-        return int(stamp)
-    return None
+        return {"date_gmt": int(stamp)}
+    return {}
 
 
 def created(server: RestServer, response: RestResponse, path: str) -> RestResponse:
@@ -426,157 +405,6 @@ def _item_handlers(
     ]
 
 
-# ---------------------------------------------------------------- post-type controllers
-def post_collection_params(
-    *,
-    orderby: list[str],
-    statuses: list[str],
-    default_status: str,
-    date_words: str,
-    filters: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The collection arguments of a post type: `collection_params`, then ``after`` and
-    ``before`` (described as "a given ``date_words`` date"), ``author``, ``author_exclude``,
-    ``exclude``, ``include``, ``order``, ``orderby`` (one of ``orderby``, ``date`` by
-    default), the type's own ``filters``, ``slug`` and ``status`` (some of ``statuses``,
-    ``default_status`` by default), in that order."""
-    params = collection_params()
-    for name, when in (("after", "after"), ("before", "before")):
-        params[name] = {
-            "description": f"Limit response to posts published {when} a given {date_words} date.",
-            "type": "string",
-            "format": "date-time",
-        }
-    params.update(
-        {
-            "author": id_list_param("Limit result set to posts assigned to specific authors."),
-            "author_exclude": id_list_param(
-                "Ensure result set excludes posts assigned to specific authors."
-            ),
-            "exclude": id_list_param("Ensure result set excludes specific IDs."),
-            "include": id_list_param("Limit result set to specific IDs."),
-            **order_params(orderby, default="date", noun="post"),
-            **(filters or {}),
-            "slug": {
-                "description": "Limit result set to posts with one or more specific slugs.",
-                "type": "array",
-                "items": {"type": "string"},
-            },
-            "status": {
-                "default": default_status,
-                "description": "Limit result set to posts assigned one or more statuses.",
-                "type": "array",
-                "items": {"enum": statuses, "type": "string"},
-            },
-        }
-    )
-    return params
-
-
-def requested_statuses(request: RestRequest, default: str) -> tuple[str, ...]:
-    """The statuses a post-type collection request asks for (``default`` when none)."""
-    statuses = request.get_param("status")
-    return tuple(statuses) if isinstance(statuses, list) else (str(statuses or default),)
-
-
-def check_statuses(
-    request: RestRequest, statuses: tuple[str, ...], capability_of: Callable[[str], str | None]
-) -> None:
-    """Pass when the caller has the capability each of ``statuses`` needs (``capability_of``
-    names it; ``None``: the status is public).
-
-    Raises:
-        RestError: 400 ``rest_invalid_param`` on ``status`` otherwise.
-    """
-    for status in statuses:
-        needed = capability_of(status)
-        if needed is not None and not request.user.can(needed):
-            raise RestError(
-                "rest_invalid_param",
-                "Invalid parameter(s): status",
-                {"status": 400, "params": {"status": "Status is forbidden."}},
-            )
-
-
-def post_query(
-    request: RestRequest, types: tuple[str, ...], statuses: tuple[str, ...]
-) -> PostQuery:
-    """The query of a post-type collection request: posts of ``types`` in ``statuses``, with
-    the filters every post type takes from the request (``author``, ``author_exclude``,
-    ``include``, ``exclude``, ``slug``, ``search``, ``after``, ``before``, ``orderby``,
-    ``order``, ``page``, ``per_page``, ``offset``); a type adds its own with
-    `dataclasses.replace`."""
-    page, per_page, offset = page_args(request)
-    return PostQuery(
-        types=types,
-        statuses=statuses,
-        authors=int_list(request.get_param("author")),
-        authors_exclude=int_list(request.get_param("author_exclude")),
-        include=int_list(request.get_param("include")),
-        exclude=int_list(request.get_param("exclude")),
-        slugs=tuple(str(s) for s in request.get_param("slug") or ()),
-        search=str(request.get_param("search") or ""),
-        after=timestamp_param(request.get_param("after")),
-        before=timestamp_param(request.get_param("before")),
-        orderby=str(request.get_param("orderby") or "date"),
-        order=str(request.get_param("order") or "desc"),
-        page=page,
-        per_page=per_page,
-        offset=offset,
-    )
-
-
-def paginated_posts(
-    server: RestServer, request: RestRequest, data: Any, total: int, query: PostQuery
-) -> RestResponse:
-    """`paginated` for a post-type collection: ``query``'s page and page size, and
-    ``rest_post_invalid_page_number`` for a page past the end."""
-    return paginated(
-        server,
-        request,
-        data,
-        total,
-        query.per_page,
-        query.page,
-        "rest_post_invalid_page_number",
-    )
-
-
-def title_field(post: Post) -> dict[str, str]:
-    """A post's ``title``: raw, and rendered (escaped)."""
-    return {"raw": post.title, "rendered": str(escape(post.title))}
-
-
-def post_fields(
-    post: Post, content: ContentService, *, guid: str, link: str, texts: Mapping[str, Any]
-) -> dict[str, Any]:
-    """The fields every post type answers with, in WordPress's order: ``id``, the dates,
-    ``guid``, ``slug``, ``status``, ``type``, ``link``, then the type's ``texts`` (its
-    ``title``, ``content``…), then ``author``, ``featured_media``, the comment and ping
-    statuses, ``template`` and ``meta``."""
-    date, date_gmt = rest_dates(post.date_gmt, content)
-    modified, modified_gmt = rest_dates(post.modified_gmt, content)
-    return {
-        "id": post.id,
-        "date": date,
-        "date_gmt": date_gmt,
-        "guid": {"rendered": guid, "raw": guid},
-        "modified": modified,
-        "modified_gmt": modified_gmt,
-        "slug": post.slug,
-        "status": post.status,
-        "type": post.type,
-        "link": link,
-        **texts,
-        "author": post.author,
-        "featured_media": post.featured_media,
-        "comment_status": post.comment_status,
-        "ping_status": post.ping_status,
-        "template": "",
-        "meta": {},
-    }
-
-
 def add_item_links(
     server: RestServer,
     response: RestResponse,
@@ -597,15 +425,3 @@ def add_item_links(
         response.add_link("about", rest(f"/{NAMESPACE}/types/{about}"))
     if author:
         response.add_link("author", rest(f"/{NAMESPACE}/users/{author}"), {"embeddable": True})
-
-
-def add_post_links(server: RestServer, response: RestResponse, rest_base: str, post: Post) -> None:
-    """A post's (page's, attachment's) first links: ``self``, ``collection``, ``about`` (its
-    type), the embeddable ``author`` when it has one and the embeddable ``replies`` (its
-    comments)."""
-    add_item_links(server, response, rest_base, post.id, author=post.author, about=post.type)
-    response.add_link(
-        "replies",
-        server.rest_url(f"/{NAMESPACE}/comments?post={post.id}"),
-        {"embeddable": True},
-    )

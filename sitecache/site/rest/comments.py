@@ -24,20 +24,21 @@ from sitecache.site.rest.base import (
     add_item_links,
     collection_params,
     created,
+    date_field,
     deleted,
     denied,
     edit_context_check,
     id_list_param,
     id_param,
+    int_columns,
     int_list,
-    int_param,
     order_params,
     page_args,
     paginated,
     raw_text,
     register_crud_routes,
+    require_found,
     rest_dates,
-    timestamp_from_request,
 )
 from sitecache.site.rest.comment_status import requested_status, status_for_response
 
@@ -267,10 +268,11 @@ class CommentsController(RoutedController):
 
     # ------------------------------------------------------------------ permissions
     def _comment(self, request: RestRequest) -> Comment:
-        comment = self.content.get_comment(id_param(request))
-        if comment is None:
-            raise RestError("rest_comment_invalid_id", "Invalid comment ID.", {"status": 404})
-        return comment
+        return require_found(
+            self.content.get_comment(id_param(request)),
+            "rest_comment_invalid_id",
+            "Invalid comment ID.",
+        )
 
     def _post_is_public(self, post_id: int) -> bool:
         post = self.content.get_post(post_id)
@@ -379,8 +381,7 @@ class CommentsController(RoutedController):
 
     def get_item(self, request: RestRequest) -> RestResponse:
         """One comment."""
-        comment = self._comment(request)
-        return self.prepare(comment)
+        return self.prepare(self._comment(request))
 
     def prepare(self, comment: Comment) -> RestResponse:
         """A comment's data with its links."""
@@ -447,13 +448,9 @@ class CommentsController(RoutedController):
             stored = requested_status(status, current.status if current else None)
             if stored is not None:
                 fields["status"] = stored
-        for name, column in (("author", "user_id"), ("parent", "parent"), ("post", "post_id")):
-            number = int_param(request.get_param(name))
-            if number is not None:
-                fields[column] = number
-        stamp = timestamp_from_request(request, self.content)
-        if stamp is not None:
-            fields["date_gmt"] = stamp
+        numbers = (("author", "user_id"), ("parent", "parent"), ("post", "post_id"))
+        fields.update(int_columns(request, numbers))
+        fields.update(date_field(request, self.content))
         return fields
 
     def create_item(self, request: RestRequest) -> RestResponse:

@@ -26,27 +26,31 @@ from sitecache.site.render import paragraphs
 from sitecache.site.rest.base import (
     CrudPermissions,
     RoutedController,
-    add_post_links,
-    check_statuses,
     created,
+    date_field,
     deleted,
     denied,
     edit_context_check,
     id_list_param,
     id_param,
+    int_columns,
     int_list,
-    int_param,
+    raw_text,
+    register_crud_routes,
+    require_force,
+    require_found,
+)
+from sitecache.site.rest.media_schema import ATTACHMENT_STATUSES, media_schema
+from sitecache.site.rest.post_types import (
+    add_post_links,
+    check_statuses,
     paginated_posts,
     post_collection_params,
     post_fields,
     post_query,
-    raw_text,
-    register_crud_routes,
     requested_statuses,
-    timestamp_from_request,
     title_field,
 )
-from sitecache.site.rest.media_schema import ATTACHMENT_STATUSES, media_schema
 from sitecache.site.upload_types import FILE_TYPES
 
 __all__ = ["MediaController"]
@@ -132,10 +136,9 @@ class MediaController(RoutedController):
 
     # ------------------------------------------------------------------ permissions
     def _attachment(self, request: RestRequest) -> Attachment:
-        found = self.library.get(id_param(request))
-        if found is None:
-            raise RestError("rest_post_invalid_id", "Invalid post ID.", {"status": 404})
-        return found
+        return require_found(
+            self.library.get(id_param(request)), "rest_post_invalid_id", "Invalid post ID."
+        )
 
     def _can_edit_post(self, request: RestRequest, post: Post) -> bool:
         """``edit_post`` of a post, page or attachment."""
@@ -273,8 +276,7 @@ class MediaController(RoutedController):
 
     def get_item(self, request: RestRequest) -> RestResponse:
         """One attachment."""
-        found = self._attachment(request)
-        return self.prepare(found)
+        return self.prepare(self._attachment(request))
 
     def source_url(self, attachment: Attachment) -> str:
         """The public URL of an attachment's file."""
@@ -331,13 +333,8 @@ class MediaController(RoutedController):
         slug = request.get_param("slug")
         if isinstance(slug, str):
             fields["slug"] = slug
-        for param, column in (("post", "parent"), ("author", "author")):
-            value = int_param(request.get_param(param))
-            if value is not None:
-                fields[column] = value
-        stamp = timestamp_from_request(request, self.content)
-        if stamp is not None:
-            fields["date_gmt"] = stamp
+        fields.update(int_columns(request, (("post", "parent"), ("author", "author"))))
+        fields.update(date_field(request, self.content))
         return fields
 
     def create_item(self, request: RestRequest) -> RestResponse:
@@ -367,12 +364,7 @@ class MediaController(RoutedController):
     def delete_item(self, request: RestRequest) -> RestResponse:
         """Delete an attachment and its file for good (``force`` is required)."""
         found = self._attachment(request)
-        if not request.get_param("force"):
-            raise RestError(
-                "rest_trash_not_supported",
-                "The post does not support trashing. Set 'force=true' to delete.",
-                {"status": 501},
-            )
+        require_force(request, "The post does not support trashing. Set 'force=true' to delete.")
         request.set_param("context", "edit")
         answer = deleted(self.server, self.prepare(found))
         self.library.delete(found.post.id)

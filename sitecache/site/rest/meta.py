@@ -7,6 +7,7 @@ from typing import Any, Final
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
+from sitecache.rest.server import FORBIDDEN_MESSAGE
 from sitecache.schema import filter_response_by_context, get_endpoint_args_for_schema
 from sitecache.site.content import ContentService, PostQuery, TermQuery
 from sitecache.site.models import Post, Term
@@ -21,6 +22,7 @@ from sitecache.site.rest.base import (
     id_list_param,
     int_list,
     paginated,
+    require_capability,
 )
 from sitecache.site.rest.meta_schemas import (
     SEARCH_SCHEMA,
@@ -307,9 +309,7 @@ class MetaRoutes(RoutedController):
 
     def settings_permissions_check(self, request: RestRequest) -> bool:
         """Settings are for administrators (``manage_options``)."""
-        if not request.user.can("manage_options"):
-            raise denied(request, "rest_forbidden", "Sorry, you are not allowed to do that.")
-        return True
+        return require_capability(request, "manage_options", "rest_forbidden", FORBIDDEN_MESSAGE)
 
     # ------------------------------------------------------------------ types
     def _type(self, slug: str, request: RestRequest) -> RestResponse:

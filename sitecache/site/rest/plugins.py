@@ -15,9 +15,17 @@ from typing import Any, Final, NoReturn
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
 from sitecache.site.extensions import CONFIGURED_MESSAGE, InstalledPlugin, PluginManager
-from sitecache.site.rest.base import NAMESPACE, context_param, denied
+from sitecache.site.rest.base import (
+    NAMESPACE,
+    collection_params,
+    context_param,
+    denied,
+    require_capability,
+)
 
 __all__ = ["BLOCK_DIRECTORY_SCHEMA", "PLUGIN_SCHEMA", "PluginsController"]
+
+_CANNOT_MANAGE: Final = "Sorry, you are not allowed to manage plugins."
 
 _ALL: Final = ["view", "edit", "embed"]
 _VE: Final = ["view", "edit"]
@@ -223,6 +231,7 @@ class PluginsController:
             ],
             schema=_schema(PLUGIN_SCHEMA),
         )
+        paging = collection_params(offset=False, search=False)
         server.register_rest_route(
             NAMESPACE,
             "/block-directory/search",
@@ -238,19 +247,8 @@ class PluginsController:
                         "required": True,
                         "minLength": 1,
                     },
-                    "page": {
-                        "description": "Current page of the collection.",
-                        "type": "integer",
-                        "default": 1,
-                        "minimum": 1,
-                    },
-                    "per_page": {
-                        "description": "Maximum number of items to be returned in result set.",
-                        "type": "integer",
-                        "default": 10,
-                        "minimum": 1,
-                        "maximum": 100,
-                    },
+                    "page": paging["page"],
+                    "per_page": paging["per_page"],
                 },
             },
             schema=_schema(BLOCK_DIRECTORY_SCHEMA),
@@ -259,39 +257,33 @@ class PluginsController:
     # ------------------------------------------------------------------ permissions
     def view_check(self, request: RestRequest) -> bool:
         """Listing plugins needs ``activate_plugins`` (administrators)."""
-        if not request.user.can("activate_plugins"):
-            raise denied(
-                request, "rest_cannot_view_plugins", "Sorry, you are not allowed to manage plugins."
-            )
-        return True
+        return require_capability(
+            request, "activate_plugins", "rest_cannot_view_plugins", _CANNOT_MANAGE
+        )
 
     def view_item_check(self, request: RestRequest) -> bool:
         """Reading a plugin needs ``activate_plugins``."""
-        if not request.user.can("activate_plugins"):
-            raise denied(
-                request, "rest_cannot_view_plugin", "Sorry, you are not allowed to manage plugins."
-            )
-        return True
+        return require_capability(
+            request, "activate_plugins", "rest_cannot_view_plugin", _CANNOT_MANAGE
+        )
 
     def manage_check(self, request: RestRequest) -> bool:
         """Activating, deactivating (and deleting) need ``activate_plugins``."""
-        if not request.user.can("activate_plugins"):
-            raise denied(
-                request,
-                "rest_cannot_manage_plugins",
-                "Sorry, you are not allowed to manage plugins for this site.",
-            )
-        return True
+        return require_capability(
+            request,
+            "activate_plugins",
+            "rest_cannot_manage_plugins",
+            "Sorry, you are not allowed to manage plugins for this site.",
+        )
 
     def install_check(self, request: RestRequest) -> bool:
         """Installing needs ``install_plugins``."""
-        if not request.user.can("install_plugins"):
-            raise denied(
-                request,
-                "rest_cannot_install_plugin",
-                "Sorry, you are not allowed to install plugins on this site.",
-            )
-        return True
+        return require_capability(
+            request,
+            "install_plugins",
+            "rest_cannot_install_plugin",
+            "Sorry, you are not allowed to install plugins on this site.",
+        )
 
     def directory_check(self, request: RestRequest) -> bool:
         """The block directory needs ``install_plugins`` and ``activate_plugins``."""

@@ -23,25 +23,27 @@ from sitecache.site.rest.base import (
     NAMESPACE,
     CrudPermissions,
     RoutedController,
-    add_post_links,
-    check_statuses,
     created,
+    date_field,
     deleted,
     denied,
     edit_context_check,
     id_list_param,
     id_param,
+    int_columns,
     int_list,
-    int_param,
+    raw_text,
+    register_crud_routes,
+)
+from sitecache.site.rest.post_types import (
+    add_post_links,
+    check_statuses,
     paginated_posts,
     post_collection_params,
     post_fields,
     post_query,
-    raw_text,
     read_post,
-    register_crud_routes,
     requested_statuses,
-    timestamp_from_request,
     title_field,
 )
 from sitecache.site.rest.posts_schema import post_schema
@@ -401,9 +403,7 @@ class PostsController(RoutedController):
     def _fields(self, request: RestRequest, post: Post | None) -> dict[str, Any]:
         """The columns a create or update request sets (``post`` is the post updated)."""
         fields = _scalar_fields(request, with_sticky=self.post_type == "post")
-        stamp = timestamp_from_request(request, self.content)
-        if stamp is not None:
-            fields["date_gmt"] = stamp
+        fields.update(date_field(request, self.content))
         if self.post_type == "post":
             term_ids = self._term_ids(request, post)
             if term_ids is not None:
@@ -501,10 +501,8 @@ def _scalar_fields(request: RestRequest, *, with_sticky: bool) -> dict[str, Any]
         value = request.get_param(name)
         if isinstance(value, str):
             fields[name] = value
-    for name in ("author", "parent", "menu_order", "featured_media"):
-        number = int_param(request.get_param(name))
-        if number is not None:
-            fields[name] = number
+    numbers = ("author", "parent", "menu_order", "featured_media")
+    fields.update(int_columns(request, ((name, name) for name in numbers)))
     if with_sticky and isinstance(request.get_param("sticky"), bool):
         fields["sticky"] = request.get_param("sticky")
     return fields

@@ -16,6 +16,7 @@ from markupsafe import escape
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
+from sitecache.rest.pagination import check_page_number, paginated_response
 from sitecache.site.content import ContentService, PostQuery
 from sitecache.site.models import Post
 from sitecache.site.render import excerpt_text, paragraphs
@@ -26,8 +27,8 @@ from sitecache.site.rest.base import (
     deleted,
     denied,
     int_list,
-    paginated,
     path_id,
+    require_force,
     rest_dates,
 )
 from sitecache.site.rest.posts import PostsController
@@ -243,18 +244,12 @@ class RevisionsController(RoutedController):
                     "available revisions.",
                     {"status": 400},
                 )
-            if not offset and page > pages:
-                raise RestError(
-                    "rest_revision_invalid_page_number",
-                    "The page number requested is larger than the number of pages available.",
-                    {"status": 400},
-                )
+            if not offset:
+                check_page_number(page, pages, "rest_revision_invalid_page_number")
         data = [
             self.server.response_to_data(self.prepare(item, request), False) for item in revisions
         ]
-        return paginated(
-            self.server, request, data, total, per_page or total, page, check_page=False
-        )
+        return paginated_response(self.server, request, data, total, per_page or total, page)
 
     def get_item(self, request: RestRequest) -> RestResponse:
         """One revision of the parent."""
@@ -277,12 +272,7 @@ class RevisionsController(RoutedController):
     def delete_item(self, request: RestRequest) -> RestResponse:
         """Delete a revision for good (``force=true`` required)."""
         revision = self.get_revision(request.get_param("id"))
-        if not request.get_param("force"):
-            raise RestError(
-                "rest_trash_not_supported",
-                "Revisions do not support trashing. Set 'force=true' to delete.",
-                {"status": 501},
-            )
+        require_force(request, "Revisions do not support trashing. Set 'force=true' to delete.")
         answer = deleted(self.server, self.prepare(revision, request))
         self.content.delete_revision(revision.id)
         return answer

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
 from sitecache.site.content import ContentService, TermQuery
 from sitecache.site.models import Term
@@ -28,6 +27,8 @@ from sitecache.site.rest.base import (
     int_list,
     paginated,
     register_crud_routes,
+    require_force,
+    require_found,
 )
 
 __all__ = ["TermsController", "term_schema"]
@@ -224,10 +225,11 @@ class TermsController(RoutedController):
 
     # ------------------------------------------------------------------ handlers
     def _term(self, request: RestRequest) -> Term:
-        term = self.content.get_term(id_param(request), self.taxonomy)
-        if term is None:
-            raise RestError("rest_term_invalid", "Term does not exist.", {"status": 404})
-        return term
+        return require_found(
+            self.content.get_term(id_param(request), self.taxonomy),
+            "rest_term_invalid",
+            "Term does not exist.",
+        )
 
     def get_items(self, request: RestRequest) -> RestResponse:
         """One page of terms, with totals and prev/next links."""
@@ -258,8 +260,7 @@ class TermsController(RoutedController):
 
     def get_item(self, request: RestRequest) -> RestResponse:
         """One term."""
-        term = self._term(request)
-        return self.prepare(term)
+        return self.prepare(self._term(request))
 
     def prepare(self, term: Term) -> RestResponse:
         """A term's data with its links."""
@@ -315,12 +316,7 @@ class TermsController(RoutedController):
     def delete_item(self, request: RestRequest) -> RestResponse:
         """Delete a term (``force=true`` required)."""
         term = self._term(request)
-        if not request.get_param("force"):
-            raise RestError(
-                "rest_trash_not_supported",
-                'Terms do not support trashing. Set "force=true" to delete.',
-                {"status": 501},
-            )
+        require_force(request, 'Terms do not support trashing. Set "force=true" to delete.')
         request.set_param("context", "view")
         answer = deleted(self.server, self.prepare(term))
         self.content.delete_term(term.id)

@@ -10,9 +10,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any, Final
 
-from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
-from sitecache.site.rest.base import NAMESPACE, denied
+from sitecache.site.rest.base import NAMESPACE, denied, require_capability, require_found
 from sitecache.site.themes import Theme, ThemeManager
 
 __all__ = ["THEME_SCHEMA", "ThemesController"]
@@ -165,11 +164,12 @@ class ThemesController:
 
     def switch_check(self, request: RestRequest) -> bool:
         """Switching needs ``switch_themes`` (administrators)."""
-        if not request.user.can("switch_themes"):
-            raise denied(
-                request, "rest_cannot_switch_themes", "Sorry, you are not allowed to switch themes."
-            )
-        return True
+        return require_capability(
+            request,
+            "switch_themes",
+            "rest_cannot_switch_themes",
+            "Sorry, you are not allowed to switch themes.",
+        )
 
     # ------------------------------------------------------------------ callbacks
     def get_items(self, request: RestRequest) -> RestResponse:
@@ -200,10 +200,9 @@ class ThemesController:
     # ------------------------------------------------------------------ helpers
     def _theme(self, request: RestRequest) -> Theme:
         stylesheet = str(request.get_param("stylesheet"))
-        theme = self.manager.installed().get(stylesheet)
-        if theme is None:
-            raise RestError("rest_theme_not_found", "Theme not found.", {"status": 404})
-        return theme
+        return require_found(
+            self.manager.installed().get(stylesheet), "rest_theme_not_found", "Theme not found."
+        )
 
     @staticmethod
     def _status(theme: Theme, active: str) -> str:
