@@ -76,6 +76,7 @@ from sitecache.site.rest import SiteRoutes
 from sitecache.site.rest.health import HealthRoutes
 from sitecache.site.rest.plugins import PluginsController
 from sitecache.site.rest.themes import ThemesController
+from sitecache.site.stylesheet import STYLESHEET_PATH, SiteStylesheet
 from sitecache.site.themes import ThemeManager
 from sitecache.site.upload_files import UPLOADS_PATH, UploadFiles
 from sitecache.templating import make_template_environment
@@ -212,6 +213,10 @@ class App:
         # names the active one, and changing it purges the page cache like any site option.
         self.themes = ThemeManager(self.content, self.templates)
         self.hooks.add_action("rest_api_init", ThemesController(self.themes).register)
+        # The pages link the active theme's style sheet, a file browsers keep for a year.
+        self.stylesheet = SiteStylesheet(self.templates, self.server)
+        self.templates.globals["stylesheet_url"] = self.stylesheet.url
+        self.views[STYLESHEET_PATH] = self.stylesheet.respond
 
     def health_inputs(self) -> HealthInputs:
         """What the site-health tests look at: the data directory, the store, the secret key,
@@ -452,7 +457,7 @@ class App:
         token = self.server.using_context(RequestContext.from_environ(request.environ))
         try:
             view = self.views.get(request.path)
-            if view is not None:  # login, account, dashboard, health: never stored
+            if view is not None:  # login, account, dashboard, health, style sheet: never stored
                 self.plugins.sync()
                 return view(request)
             # One more read: a page that may be stored is rendered with the plugins of the

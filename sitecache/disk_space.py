@@ -52,12 +52,14 @@ class DiskReading:
         free_bytes: bytes an unprivileged process may still write (``f_bavail``).
         total_bytes: the file system's size.
         level: ``"ok"``, ``"low"`` or ``"full"``.
+        device: the file system's device number (``st_dev``): which directories it holds.
     """
 
     path: str
     free_bytes: int
     total_bytes: int
     level: DiskLevel
+    device: int = 0
 
     @property
     def free_percent(self) -> float:
@@ -128,6 +130,15 @@ class DiskSpace:
                 self._measured_at = now
             return list(self._readings)
 
+    def reading_for(self, path: Path) -> DiskReading | None:
+        """The reading of the disk that holds ``path`` (one of the watched directories, or a
+        directory on the same file system), ``None`` when it is not measured."""
+        try:
+            device = os.stat(_existing(Path(path))).st_dev
+        except OSError:
+            return None
+        return next((r for r in self.readings() if r.device == device), None)
+
     def level(self) -> DiskLevel:
         """The worst level of the watched disks (``"ok"`` when none could be measured)."""
         levels = [reading.level for reading in self.readings()]
@@ -172,7 +183,8 @@ class DiskSpace:
             devices.add(device)
             free = result.f_bavail * result.f_frsize
             total = result.f_blocks * result.f_frsize
-            found.append(DiskReading(str(path), free, total, self.level_of(free, total)))
+            level = self.level_of(free, total)
+            found.append(DiskReading(str(path), free, total, level, device))
         return found
 
 

@@ -3,13 +3,17 @@
 - ``GET /site-admin/metrics``: Prometheus text (`sitecache.cache.api.metrics`), for an
   administrator's session or ``Authorization: Bearer <metrics_token>``; anyone else gets a
   JSON 401 (no credentials) or 403 (a logged-in non-administrator).
-- ``GET /healthz``: 200 when the cache storage and the site database answer and no disk is
-  full, 503 naming the part that fails: ``storage`` (with why: ``damaged``, ``full``,
-  ``unwritable``, or ``did not answer``), ``database``, ``disk`` (the free space of the data
-  directory's, the disk cache's and the static root's disks, measured at most once a second;
-  a low disk is ``warn``, not a failure); within about `HEALTH_TIMEOUT` seconds whatever the
-  services do (each check runs in a thread of its own, `sitecache.timed_probe`); with the codes
-  of the cache's warnings (``GET /status``'s); no authentication, no secrets.
+- ``GET /healthz``: whether this node can serve the site, for a load balancer. 503 only when
+  it cannot (``failing`` names the parts): the site database does not answer (``database``),
+  or the data directory cannot be written or its disk is full (``disk``, with ``error``
+  ``unwritable`` or ``full``). The cache is disposable: a cache storage that fails (with why:
+  ``damaged``, ``full``, ``unwritable``, or ``did not answer``) or a full disk of the cache or
+  the static root only degrades the node (pages are served uncached), so the answer stays 200
+  with ``"status": "warn"``, that check ``warn`` and ``cache_storage_unusable`` (or
+  ``disk_full``) among its ``warnings``. The disks are measured at most once a second; a low
+  disk is ``warn``. Within about `HEALTH_TIMEOUT` seconds whatever the services do (each check
+  runs in a thread of its own, `sitecache.timed_probe`); ``warnings`` holds the codes of the
+  cache's warnings (``GET /status``'s); no authentication, no secrets.
 - ``GET /<rest_prefix>-openapi``: the OpenAPI 3.1 document of every route
   (`sitecache.rest.openapi`).
 
@@ -22,8 +26,10 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Final
 
 from werkzeug.wrappers import Request, Response
@@ -47,6 +53,9 @@ METRICS_PATH: Final = "/site-admin/metrics"
 #: running then is a failure, so a load balancer always gets an answer within about this.
 HEALTH_TIMEOUT: Final = 1.5
 _NAMES: Final = {"storage": "cache storage", "database": "site database"}
+#: The warning of a cache storage that failed its check (``GET /status`` says it too when the
+#: storage itself knows; here the check found it).
+STORAGE_UNUSABLE: Final = "cache_storage_unusable"
 _NO_STORE: Final = {"Cache-Control": "no-store, private"}
 
 View = Callable[[Request], Response]
@@ -85,6 +94,8 @@ class OpsViews:
         cache_api: the page cache's management API (its engine and preloader).
         metrics_token: the bearer token that may read the metrics (``""``: none).
         disk: the free-space probe of the health check (``None``: the cache API's).
+        data_dir: the directory the site writes to (its database, sessions, logs; ``None``:
+            the auth service's).
     """
 
     def __init__(
@@ -94,12 +105,14 @@ class OpsViews:
         cache_api: CacheApi,
         metrics_token: str = "",
         disk: DiskSpace | None = None,
+        data_dir: Path | None = None,
     ) -> None:
         self.server = server
         self.auth = auth
         self.cache_api = cache_api
         self.metrics_token = metrics_token
         self.disk = disk if disk is not None else cache_api.disk
+        self.data_dir = data_dir if data_dir is not None else auth.data_dir
         #: why the last storage check failed when the storage itself said (``damaged``, ...)
         self._storage_unusable: str | None = None
         # Each check in a thread of its own: /healthz answers in time whatever hangs.
@@ -172,13 +185,12 @@ class OpsViews:
         self.auth.store.connection().execute("SELECT COUNT(*) FROM schema_versions").fetchone()
 
     def _check_disk(self) -> dict[str, Any]:
-        """The watched disks (no paths: the check is public): ``fail`` when one is full,
-        ``warn`` when one is low."""
+        """The watched disks (no paths: the check is public): ``fail`` when the site cannot
+        write its data directory (not writable, or its disk full), ``warn`` when another disk
+        is full (the disk cache, the static root: pages go uncached) or any disk is low."""
         readings = self.disk.readings()
-        level = self.disk.level()
-        status = {"ok": "ok", "low": "warn", "full": "fail"}[level]
-        return {
-            "status": status,
+        check: dict[str, Any] = {
+            "status": {"ok": "ok", "low": "warn", "full": "warn"}[self.disk.level()],
             "disks": [
                 {
                     "free_bytes": reading.free_bytes,
@@ -188,6 +200,12 @@ class OpsViews:
                 for reading in readings
             ],
         }
+        site_disk = self.disk.reading_for(self.data_dir)
+        if not os.access(self.data_dir, os.W_OK | os.X_OK):
+            check.update(status="fail", error="unwritable")
+        elif site_disk is not None and site_disk.level == "full":
+            check.update(status="fail", error="full")
+        return check
 
     def _checks(self) -> dict[str, dict[str, Any]]:
         """Each check's finding, all run at once and waited for at most `HEALTH_TIMEOUT`."""
@@ -197,40 +215,53 @@ class OpsViews:
         found: dict[str, dict[str, Any]] = {}
         for name, probe in self._probes.items():
             failure = probe.result(deadline)
-            check: dict[str, Any] = {"status": "ok" if failure is None else "fail"}
+            check: dict[str, Any] = {"status": "ok"}
             if name == "storage":
                 check["backend"] = self.cache_api.engine.backend
             if failure is not None:
                 logger.warning("health check: the %s did not answer: %s", _NAMES[name], failure)
-                unusable = self._storage_unusable if name == "storage" else None
-                check["error"] = unusable or "did not answer"
+                if name == "storage":
+                    # The cache is disposable: pages are served uncached meanwhile.
+                    check.update(status="warn", error=self._storage_unusable or "did not answer")
+                else:
+                    check.update(status="fail", error="did not answer")
             found[name] = check
         found["disk"] = self._check_disk()
         return found
 
     def health(self, request: Request) -> Response:
         """``GET /healthz``: ``{"status", "checks": {"storage", "database", "disk"},
-        "warnings"}``, 200 or 503 (``failing`` names the failing parts), within about
-        `HEALTH_TIMEOUT` seconds whatever the checked services do; ``warnings`` (the codes of
-        `CacheApi.warnings`) when the storage answered."""
+        "warnings"}``, within about `HEALTH_TIMEOUT` seconds whatever the checked services do.
+
+        503 (``status`` ``fail``, ``failing`` naming the parts) only when this node cannot
+        serve the site: its database does not answer, or its data directory cannot be written.
+        Otherwise 200: ``status`` ``warn`` when a part is degraded (the cache storage failed,
+        a disk is low, the cache's disk is full), ``ok`` else. ``warnings`` holds the codes of
+        `CacheApi.warnings` when the storage answered; when it did not,
+        ``cache_storage_unusable`` and the disks' codes."""
         if request.method not in ("GET", "HEAD"):
             return _method_not_allowed()
         checks = self._checks()
         failing = [name for name, check in checks.items() if check["status"] == "fail"]
-        body: dict[str, Any] = {"status": "fail" if failing else "ok", "checks": checks}
+        degraded = any(check["status"] == "warn" for check in checks.values())
+        status = "fail" if failing else "warn" if degraded else "ok"
+        body: dict[str, Any] = {"status": status, "checks": checks}
         if failing:
             body["failing"] = failing
         if checks["storage"]["status"] == "ok":
             # The codes of the warnings GET /status and `sitecache cache status` show (the
             # same function over the same inputs); their messages stay behind the login.
             body["warnings"] = [warning["code"] for warning in self._warnings()]
+        else:
+            disks = [code for code, _ in self.disk.warnings()]
+            body["warnings"] = list(dict.fromkeys([STORAGE_UNUSABLE, *disks]))
         return _json(body, 503 if failing else 200)
 
     def _warnings(self) -> list[dict[str, str]]:
         try:
             return self.cache_api.warnings()
-        except StorageError:  # the storage failed since its check: reported by the next one
-            return []
+        except StorageError:  # the storage failed since its check
+            return [{"code": STORAGE_UNUSABLE}]
 
     # ------------------------------------------------------------------ OpenAPI
     def openapi(self, request: Request) -> Response:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,9 +13,11 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from sitecache.cache.latency import BUCKETS, LatencyRecorder, histogram
 from sitecache.cache.storage import StorageError
+from sitecache.disk_space import DiskReading, DiskSpace
 from tests.auth.conftest import Site, build_site
 from tests.cache.api.conftest import add_page
 from tests.conftest import AppFactory
+from tests.doc_pages import blocks, page
 
 TOKEN = "metrics-token-0123456789"
 BASE = "http://example.org"
@@ -166,20 +171,29 @@ def test_healthz_answers_200_naming_each_part_without_auth(site: Site) -> None:
     assert site.app.cache.engine.list_entries()[1] == 0
 
 
-def test_healthz_is_503_naming_the_failing_part(
+def test_a_failing_cache_storage_keeps_healthz_200_with_a_warning(
     site: Site, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The cache is disposable: pages are still served (uncached), so the node stays in the
+    # load balancer and says what is degraded.
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise StorageError("down at redis://:secret@10.0.0.1")
 
     monkeypatch.setattr(site.app.cache.engine.storage, "get_value", broken)
     response = site.client().get("/healthz", base_url=BASE)
-    assert response.status_code == 503
+    assert response.status_code == 200
     body = response.get_json()
-    assert body["failing"] == ["storage"]
-    assert body["checks"]["storage"]["status"] == "fail"
+    assert body["status"] == "warn"
+    assert "failing" not in body
+    assert body["checks"]["storage"] == {
+        "status": "warn",
+        "backend": "disk",
+        "error": "did not answer",
+    }
     assert body["checks"]["database"] == {"status": "ok"}
+    assert body["warnings"][0] == "cache_storage_unusable"
     assert "secret" not in response.get_data(as_text=True)
+    assert site.client().get("/", base_url=BASE).status_code == 200  # the site does serve
 
 
 def test_healthz_names_a_broken_database(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -189,7 +203,101 @@ def test_healthz_names_a_broken_database(site: Site, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(site.app.auth.store, "connection", broken)
     response = site.client().get("/healthz", base_url=BASE)
     assert response.status_code == 503
-    assert response.get_json()["failing"] == ["database"]
+    body = response.get_json()
+    assert body["status"] == "fail"
+    assert body["failing"] == ["database"]
+    assert body["checks"]["database"] == {"status": "fail", "error": "did not answer"}
+
+
+def test_healthz_is_503_when_the_data_directory_cannot_be_written(
+    site: Site, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (Root may write anywhere, so the directory the check looks at is made to be missing.)
+    monkeypatch.setattr(site.app.ops, "data_dir", tmp_path / "gone")
+    response = site.client().get("/healthz", base_url=BASE)
+    assert response.status_code == 503
+    body = response.get_json()
+    assert body["failing"] == ["disk"]
+    assert body["checks"]["disk"]["error"] == "unwritable"
+    assert str(tmp_path) not in response.get_data(as_text=True)
+
+
+def fake_disks(free_by_path: dict[Path, int]) -> Callable[[str], os.statvfs_result]:
+    """An ``os.statvfs`` whose disks (4 KB blocks, 400 MB each) have ``free_by_path`` bytes
+    free (the data directory's disk unless another directory is named)."""
+
+    def statvfs(path: str) -> os.statvfs_result:
+        free = next((f for p, f in free_by_path.items() if str(p) == path), 400 * 1024**2)
+        blocks = free // 4096
+        return os.statvfs_result((4096, 4096, 100_000, blocks, blocks, 0, 0, 0, 0, 255))
+
+    return statvfs
+
+
+def test_healthz_is_503_when_the_data_directorys_disk_is_full(site: Site) -> None:
+    data_dir = site.app.data_dir
+    site.app.ops.disk = DiskSpace([data_dir], statvfs=fake_disks({data_dir: 4096}))
+    response = site.client().get("/healthz", base_url=BASE)
+    assert response.status_code == 503
+    body = response.get_json()
+    assert body["failing"] == ["disk"]
+    assert body["checks"]["disk"]["error"] == "full"
+    assert body["checks"]["disk"]["disks"][0]["level"] == "full"
+
+
+def test_a_full_disk_of_the_cache_alone_keeps_healthz_200(site: Site, tmp_path: Path) -> None:
+    # Another file system (a fake device number) holds only the disk cache; it is full.
+    data_dir, cache_dir = site.app.data_dir, tmp_path / "cache-disk"
+    cache_dir.mkdir()
+    disk = DiskSpace([data_dir, cache_dir], statvfs=fake_disks({cache_dir: 4096}))
+    real = disk._measure()
+    assert len(real) == 1  # one real device: give the cache's reading one of its own
+    full = disk.level_of(4096, 400 * 1024**2)
+    reading = DiskReading(str(cache_dir), 4096, 400 * 1024**2, full, device=-1)
+    disk._measure = lambda: [*real, reading]  # type: ignore[method-assign]
+    site.app.ops.disk = disk
+    response = site.client().get("/healthz", base_url=BASE)
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["status"] == "warn"
+    assert body["checks"]["disk"]["status"] == "warn"
+    assert [d["level"] for d in body["checks"]["disk"]["disks"]] == ["ok", "full"]
+
+
+def shape(value: Any) -> Any:
+    """``value`` with its numbers and strings left out: the keys and the nesting."""
+    if isinstance(value, dict):
+        return {key: shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [shape(item) for item in value[:1]]
+    return type(value).__name__
+
+
+@pytest.mark.parametrize(
+    ("name", "storage_down"),
+    [("howto/monitoring.md", False), ("reference/stats-and-status.md", True)],
+)
+def test_the_docs_healthz_examples_have_the_answers_shape(
+    site: Site, monkeypatch: pytest.MonkeyPatch, name: str, storage_down: bool
+) -> None:
+    site.app.disk.low_bytes, site.app.disk.low_percent = 0, 0.0
+    if storage_down:
+
+        def broken(*args: Any, **kwargs: Any) -> Any:
+            raise StorageError("down")
+
+        monkeypatch.setattr(site.app.cache.engine.storage, "get_value", broken)
+    [example] = [
+        json.loads(block.text)
+        for block in blocks(page(name))
+        if block.language == "json" and '"checks"' in block.text
+    ]
+    answer = site.client().get("/healthz", base_url=BASE).get_json()
+    assert answer["status"] == example["status"]
+    assert set(example["warnings"]) <= set(answer["warnings"])
+    answer["warnings"] = example["warnings"]  # (this site's own warnings vary)
+    answer["checks"]["storage"]["backend"] = example["checks"]["storage"]["backend"]
+    assert shape(answer) == shape(example)
 
 
 def test_only_get_and_head_are_answered(site: Site) -> None:

@@ -80,9 +80,10 @@ _PRIVATE_HEADERS: Final = {
     "Cache-Control": "no-store, private",
     "X-Frame-Options": "DENY",
     # No plugins, no frames, no inline or foreign script (only the site's own copy button
-    # script, `COPY_SCRIPT_PATH`); the pages' one inline style sheet is allowed.
+    # script, `COPY_SCRIPT_PATH`); the site's style sheet and style attributes are allowed.
     "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self'; "
+        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self'; "
         "base-uri 'none'; frame-ancestors 'none'"
     ),
     "Referrer-Policy": "same-origin",
@@ -412,7 +413,8 @@ class AuthViews:
         message cannot be kept: the page is then shown as the POST's answer)."""
         message: dict[str, Any] = {"notice": notice}
         if created:
-            # Kept until the redirect reads it (at most `flash.LIFETIME` seconds), then gone.
+            # SECURITY: sealed with a key only this session's cookie gives (`flash.seal`), kept
+            # until the redirect reads it (at most `flash.LIFETIME` seconds), then gone.
             message["created"] = dict(created)
         try:
             reference = self.auth.flash.put(session, message)

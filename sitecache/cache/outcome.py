@@ -1,28 +1,10 @@
 """What the cache did with one request: one `Outcome` that both counts and renders.
 
 An outcome is added once to the engine's counters (the names ``GET /stats`` reads) and rendered
-once as the RFC 9211 ``Cache-Status`` value of the answer:
-
-=============================  =========================================  ==================
-what happened                  ``Cache-Status``                           counters
-=============================  =========================================  ==================
-a fresh hit                    ``sitecache; hit; ttl=N`` (no ttl when     ``hit``
-                               the page is fresh until purged)
-a stale copy served            ``sitecache; hit; ttl=N; detail=stale``    ``stale``
-rendered and stored            ``sitecache; fwd=uri-miss; stored``        ``miss``
-                               (``vary-miss``, or ``stale`` when it
-                               regenerated a stale copy)
-revalidated (the application   ``sitecache; fwd=stale; fwd-status=304;    ``hit``
-answered 304)                  stored``
-a stale copy answered for a    ``sitecache; fwd=stale; fwd-status=503;    ``stale``
-failing application            detail=stale``
-answered from another          ``sitecache; fwd=uri-miss; collapsed``     ``hit``
-request's render
-bypassed by a request guard    ``sitecache; fwd=bypass; detail=R``        ``bypass``,
-                                                                          ``bypass:R``
-rendered but not stored        ``sitecache; fwd=uri-miss; detail=R``      ``bypass``,
-                                                                          ``bypass:R``
-=============================  =========================================  ==================
+once as the RFC 9211 ``Cache-Status`` value of the answer. `CACHE_STATUS_VALUES` is the table of
+every shape of value the cache writes, each made by the constructor the cache uses for it, with
+the counter it adds to and what it means: the reference documentation is generated from it, and
+the tests check that each value the cache writes has a row.
 
 An answer from a stored page whose lifetime the response itself gave (not the ``max_age``
 setting) names the rule in ``detail`` when it has no other: ``sitecache; hit; ttl=55;
@@ -42,6 +24,7 @@ from sitecache.cache.policy import REQUEST_GUARDS, RESPONSE_GUARDS
 
 __all__ = [
     "CACHE_NAME",
+    "CACHE_STATUS_VALUES",
     "FRESH_HIT",
     "OUTCOME_REASONS",
     "STALE_HIT",
@@ -49,6 +32,7 @@ __all__ = [
     "Fwd",
     "Outcome",
     "OutcomeReason",
+    "StatusValue",
     "explanations",
 ]
 
@@ -178,3 +162,83 @@ def explanations() -> dict[str, str]:
     table.update({guard.reason: guard.explanation for guard in RESPONSE_GUARDS})
     table.update(OUTCOME_REASONS.items())
     return table
+
+
+@dataclass(frozen=True, slots=True)
+class StatusValue:
+    """One row of `CACHE_STATUS_VALUES`: an example of one shape of ``Cache-Status`` value.
+
+    Attributes:
+        made_by: the constructor (or constant) of `Outcome` the cache makes it with.
+        outcome: the example outcome.
+        ttl: the seconds of freshness left it is rendered with (`Outcome.header`).
+        rule: the lifetime rule it is rendered with (``""``: the ``max_age`` setting).
+        meaning: what happened, for an administrator.
+    """
+
+    made_by: str
+    outcome: Outcome
+    ttl: int | None
+    rule: str
+    meaning: str
+
+    @property
+    def header(self) -> str:
+        """The ``Cache-Status`` value of the example."""
+        return self.outcome.header(self.ttl, self.rule)
+
+
+#: Every shape of ``Cache-Status`` value the cache writes: ``detail=<rule>`` is any of
+#: `sitecache.cache.freshness.LIFETIME_RULES`, ``detail=<reason>`` any guard's reason or
+#: `OUTCOME_REASONS` key.
+CACHE_STATUS_VALUES: Final[tuple[StatusValue, ...]] = (
+    StatusValue("FRESH_HIT", FRESH_HIT, 3540, "",
+                "Served from the cache, fresh for 3540 more seconds (the max_age setting)."),
+    StatusValue("FRESH_HIT", FRESH_HIT, None, "",
+                "Served from the cache, fresh until a purge removes it (max_age 0)."),
+    StatusValue("FRESH_HIT", FRESH_HIT, 55, "max-age",
+                "Served from the cache, with a lifetime the page gave: detail names the rule "
+                "(below)."),
+    StatusValue("STALE_HIT", STALE_HIT, -4, "",
+                "Served stale (4 seconds past its freshness) while one request renders or "
+                "revalidates it again (stale_while_revalidate, or the page's own "
+                "stale-while-revalidate, revalidated after this answer)."),
+    StatusValue("revalidated", Outcome.revalidated("stale", stored=True), None, "max-age",
+                "The stored page was stale; the application answered 304 to a conditional "
+                "request (it is current), so it was served and stored again with its refreshed "
+                "fields."),
+    StatusValue("revalidated", Outcome.revalidated("stale", stored=False, detail="purged"),
+                None, "",
+                "The same, but not stored again: a purge began meanwhile, or the storage "
+                "failed (detail is the reason)."),
+    StatusValue("stale_on_error", Outcome.stale_on_error(503), None, "",
+                "The stored page was stale and the application failed (500, 502, 503, 504; "
+                "500 when it raised): the stale copy answered, as the page allowed "
+                "(stale-if-error)."),
+    StatusValue("stored_after", Outcome.stored_after("uri-miss"), None, "",
+                "Not in the cache: the site answered and the page was stored."),
+    StatusValue("stored_after", Outcome.stored_after("uri-miss"), None, "s-maxage",
+                "The same, with a lifetime the page gave (the rule in detail)."),
+    StatusValue("stored_after", Outcome.stored_after("vary-miss"), None, "",
+                "Stored before, but not for this request's values of the headers the page "
+                "varies on: rendered and stored."),
+    StatusValue("stored_after", Outcome.stored_after("stale"), None, "",
+                "The stored page was stale and could not be revalidated (no validator, or the "
+                "page changed): this request rendered it again and stored it (exactly one "
+                "request per page, across processes and nodes)."),
+    StatusValue("collapsed_into", Outcome.collapsed_into("uri-miss"), None, "",
+                "Another request was rendering this page: this one waited for it and was "
+                "answered from it."),
+    StatusValue("bypass", Outcome.bypass("logged_in_cookie"), None, "",
+                "The request was not looked up; detail is the reason (below)."),
+    StatusValue("refused", Outcome.refused("uri-miss", "set_cookie"), None, "",
+                "The site answered but the page may not be stored; detail is the reason "
+                "(below). fwd is uri-miss, vary-miss or stale (a stale page rendered or "
+                "revalidated again whose new answer may not be stored)."),
+    StatusValue("failed", Outcome.failed("uri-miss", "storage_error"), None, "",
+                "The site answered but the cache could not store the page (the storage "
+                "failed, or a purge ran meanwhile); detail is the reason (below)."),
+    StatusValue("failed", Outcome.failed("bypass", "purge_pending"), None, "",
+                "The cache could not take part before the lookup (the storage failed, or a "
+                "purge is owed); detail is the reason (below)."),
+)  # fmt: skip

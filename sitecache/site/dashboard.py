@@ -58,7 +58,7 @@ _HEADERS: Final = {
     "Cache-Control": "no-store, private",
     "X-Frame-Options": "DENY",
     "Content-Security-Policy": (
-        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; "
+        "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self'; base-uri 'none'; "
         "form-action 'self'; frame-ancestors 'none'"
     ),
     "Referrer-Policy": "same-origin",

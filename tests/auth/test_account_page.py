@@ -4,6 +4,7 @@ REST routes ``site/v2/users/me/application-passwords``, with the ``site_rest`` n
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from werkzeug.test import Client, TestResponse
@@ -108,6 +109,50 @@ def test_another_session_cannot_read_the_new_password(site: Site, author: Client
     page = stranger.get(answer.headers["Location"], base_url=BASE).text
     assert 'id="new-password-value"' not in page
     assert 'id="new-password-value"' in author.get(answer.headers["Location"], base_url=BASE).text
+
+
+def data_files_holding(root: Path, secret: str) -> list[str]:
+    """The files under ``root`` (the database, its WAL and journal, logs, ...) whose bytes hold
+    ``secret``, in any of the encodings a store could write it in."""
+    needles = {secret.encode(), secret.encode("utf-16-le"), secret.replace(" ", "").encode()}
+    return [
+        str(path.relative_to(root))
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and any(needle in path.read_bytes() for needle in needles)
+    ]
+
+
+def test_a_new_password_is_never_stored_in_plaintext(site: Site, author: Client) -> None:
+    # SECURITY: between the POST and the page it redirects to, the password waits sealed with
+    # a key of the session's cookie; no row, file or journal of the data directory holds it.
+    nonce = re.findall(FORM_NONCE, account(author))[-1]
+    answer = author.post(
+        "/site-admin/",
+        data={"_sitenonce": nonce, "action": "create_app_password", "name": "laptop"},
+        base_url=BASE,
+    )
+    assert answer.status_code == 303
+    kept = (
+        site.app.auth.store.connection()
+        .execute("SELECT value FROM options WHERE name LIKE 'flash:%'")
+        .fetchall()
+    )
+    assert len(kept) == 1
+    assert "laptop" not in str(kept[0][0])  # nothing of the message shows, not even the name
+    first = author.get(answer.headers["Location"], base_url=BASE).text
+    password = hidden_field(
+        first.replace('type="text" id="new-password-value" readonly', 'type="hidden" name="pw"'),
+        "pw",
+    )
+    assert re.fullmatch(r"[A-Za-z0-9]{4}( [A-Za-z0-9]{4}){5}", password)
+    assert first.count(password) == 1  # shown once, on the page the POST redirected to
+    assert data_files_holding(site.app.data_dir, password) == []
+    assert str(kept[0][0]).find(password) == -1
+    again = author.get(answer.headers["Location"], base_url=BASE).text
+    assert password not in again
+    assert 'id="new-password-value"' not in again
+    assert password not in account(author)
+    assert data_files_holding(site.app.data_dir, password) == []
 
 
 def test_per_row_buttons_name_what_they_act_on(site: Site, author: Client) -> None:

@@ -13,6 +13,7 @@ from sitecache_docs import references
 from sphinx.cmd.build import build_main
 
 import sitecache.cache.api.schemas as schemas
+import sitecache.cache.outcome as outcome
 import sitecache.cache.policy as policy
 import sitecache.cli as cli
 import sitecache.config as config
@@ -62,6 +63,16 @@ def test_a_bypass_reason_without_an_explanation_is_reported(
     monkeypatch.setattr(policy, "REQUEST_GUARDS", (*policy.REQUEST_GUARDS, guard))
     assert references.cache_status_reference().problems == [
         "the reason 'gremlins' has no explanation"
+    ]
+
+
+def test_a_cache_status_value_without_a_meaning_is_reported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    row = outcome.StatusValue("bypass", outcome.Outcome.bypass("method"), None, "", " ")
+    monkeypatch.setattr(outcome, "CACHE_STATUS_VALUES", (*outcome.CACHE_STATUS_VALUES, row))
+    assert references.cache_status_reference().problems == [
+        "the Cache-Status value 'sitecache; fwd=bypass; detail=method' has no meaning"
     ]
 
 

@@ -177,61 +177,32 @@ def metrics_reference() -> Generated:
 
 # ---------------------------------------------------------------------- Cache-Status
 def cache_status_reference() -> Generated:
-    """The ``Cache-Status`` values (rendered by `Outcome`) and every reason with its
-    explanation (the guard tables and `OUTCOME_REASONS`)."""
-    from sitecache.cache.outcome import FRESH_HIT, OUTCOME_REASONS, STALE_HIT, Outcome
+    """Every shape of ``Cache-Status`` value (`CACHE_STATUS_VALUES`), the lifetime rules a
+    ``detail`` may name (`LIFETIME_RULES`) and every reason with its explanation (the guard
+    tables and `OUTCOME_REASONS`)."""
+    from sitecache.cache.freshness import LIFETIME_RULES
+    from sitecache.cache.outcome import CACHE_STATUS_VALUES, OUTCOME_REASONS
     from sitecache.cache.policy import REQUEST_GUARDS, RESPONSE_GUARDS
 
-    values = [
-        (FRESH_HIT.header(3540), "hit", "Served from the cache, fresh for 3540 more seconds."),
-        (
-            FRESH_HIT.header(None),
-            "hit",
-            "Served from the cache, fresh until a purge removes it (`max_age` 0).",
-        ),
-        (
-            STALE_HIT.header(-4),
-            "stale",
-            "Served stale (4 seconds past its freshness) while "
-            "another request renders it again (`stale_while_revalidate`).",
-        ),
-        (
-            Outcome.stored_after("uri-miss").header(),
-            "miss",
-            "Not in the cache: the site answered and the page was stored.",
-        ),
-        (
-            Outcome.stored_after("vary-miss").header(),
-            "miss",
-            "Stored before, but not for this "
-            "request's values of the headers the page varies on: rendered and stored.",
-        ),
-        (
-            Outcome.stored_after("stale").header(),
-            "miss",
-            "This request rendered a stale page "
-            "again (exactly one request per page, across processes and nodes).",
-        ),
-        (
-            Outcome.collapsed_into("uri-miss").header(),
-            "hit",
-            "Another request was rendering "
-            "this page: this one waited for it and was answered from it.",
-        ),
-        (
-            Outcome.bypass("logged_in_cookie").header(),
-            "bypass",
-            "The request was not looked up; `detail` is the reason (below).",
-        ),
-        (
-            Outcome.refused("uri-miss", "set_cookie").header(),
-            "bypass",
-            "The site answered but the page may not be stored; `detail` is the reason (below).",
-        ),
-    ]
-    rows = [(code(value), code(counter), meaning) for value, counter, meaning in values]
-    text = table(("`Cache-Status`", "counted as", "meaning"), rows)
     problems = []
+    rows = []
+    for value in CACHE_STATUS_VALUES:
+        if not value.meaning.strip():
+            problems.append(f"the Cache-Status value {value.header!r} has no meaning")
+        rows.append((code(value.header), code(value.outcome.counter), value.meaning))
+    text = table(("`Cache-Status`", "counted as", "meaning"), rows)
+    # (The max_age setting's rule is the default: no detail names it.)
+    rules = [
+        (code(f"detail={rule}"), meaning)
+        for rule, meaning in LIFETIME_RULES.items()
+        if rule != "max_age"
+    ]
+    text += (
+        "\n**Lifetime rules**: an answer from a stored page, or one just stored, whose "
+        "lifetime the page gave says where it came from in `detail` when it has no other "
+        "(none for the `max_age` setting):\n\n"
+        + table(("detail", "where the lifetime came from"), rules)
+    )
     sections: list[tuple[str, list[tuple[str, str]]]] = [
         ("Reasons a request is not looked up (`fwd=bypass`), checked in this order",
          [(g.reason, g.explanation) for g in REQUEST_GUARDS]),
