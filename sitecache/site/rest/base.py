@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Final, Protocol, TypeVar
+from typing import Any, Final, Protocol, TypeVar, cast
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer, authorization_required_status
@@ -20,6 +20,7 @@ from sitecache.site.dates import rfc3339_local
 __all__ = [
     "CONTEXT_PARAM",
     "NAMESPACE",
+    "CollectionController",
     "CrudChecks",
     "CrudController",
     "CrudPermissions",
@@ -364,6 +365,42 @@ def register_crud_routes(
         },
         schema=schema,
     )
+
+
+class CollectionController(RoutedController):
+    """A controller of one collection, ``/<rest_base>``, and its items, described by
+    ``schema``, with the five handlers of a `CrudController`."""
+
+    rest_base: str
+    schema: dict[str, Any]
+
+    def collection_params(self) -> dict[str, Any]:
+        """The collection's GET arguments."""
+        raise NotImplementedError
+
+    def register_collection(
+        self,
+        server: RestServer,
+        permissions: CrudPermissions,
+        *,
+        item_noun: str,
+        force_description: str = "Whether to bypass Trash and force deletion.",
+        read_args: dict[str, Any] | None = None,
+    ) -> None:
+        """Learn ``server`` and register the collection and its items there
+        (`register_crud_routes`, ``OPTIONS`` answering ``self.schema``)."""
+        self._server = server
+        register_crud_routes(
+            server,
+            f"/{self.rest_base}",
+            cast(CrudController, self),
+            permissions,
+            schema=lambda: self.schema,
+            collection_args=self.collection_params(),
+            item_noun=item_noun,
+            force_description=force_description,
+            read_args=read_args,
+        )
 
 
 def _item_handlers(

@@ -24,8 +24,8 @@ from sitecache.site.media_library import Attachment, MediaLibrary
 from sitecache.site.models import Post
 from sitecache.site.render import paragraphs
 from sitecache.site.rest.base import (
+    CollectionController,
     CrudPermissions,
-    RoutedController,
     created,
     date_field,
     deleted,
@@ -36,7 +36,6 @@ from sitecache.site.rest.base import (
     int_columns,
     int_list,
     raw_text,
-    register_crud_routes,
     require_force,
     require_found,
 )
@@ -67,7 +66,7 @@ _BAD_DISPOSITION: Final = (
 )
 
 
-class MediaController(RoutedController):
+class MediaController(CollectionController):
     """The ``/media`` routes.
 
     Args:
@@ -119,20 +118,7 @@ class MediaController(RoutedController):
 
     def register(self, server: RestServer) -> None:
         """Register the collection and item routes (``rest_api_init``)."""
-        self._server = server
-
-        def schema() -> dict[str, Any]:
-            return self.schema
-
-        register_crud_routes(
-            server,
-            f"/{self.rest_base}",
-            self,
-            CrudPermissions.of(self),
-            schema=schema,
-            collection_args=self.collection_params(),
-            item_noun="attachment",
-        )
+        self.register_collection(server, CrudPermissions.of(self), item_noun="attachment")
 
     # ------------------------------------------------------------------ permissions
     def _attachment(self, request: RestRequest) -> Attachment:

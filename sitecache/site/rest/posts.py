@@ -21,8 +21,8 @@ from sitecache.site.models import POST_STATUSES, Post
 from sitecache.site.render import excerpt_text, paragraphs
 from sitecache.site.rest.base import (
     NAMESPACE,
+    CollectionController,
     CrudPermissions,
-    RoutedController,
     created,
     date_field,
     deleted,
@@ -33,7 +33,6 @@ from sitecache.site.rest.base import (
     int_columns,
     int_list,
     raw_text,
-    register_crud_routes,
 )
 from sitecache.site.rest.post_types import (
     add_post_links,
@@ -86,7 +85,7 @@ _ORDERBY: Final = [
 ]
 
 
-class PostsController(RoutedController):
+class PostsController(CollectionController):
     """The routes of one post type (``post`` → ``/posts``, ``page`` → ``/pages``).
 
     Args:
@@ -141,18 +140,9 @@ class PostsController(RoutedController):
 
     def register(self, server: RestServer) -> None:
         """Register the collection and item routes (``rest_api_init``)."""
-        self._server = server
-
-        def schema() -> dict[str, Any]:
-            return self.schema
-
-        register_crud_routes(
+        self.register_collection(
             server,
-            f"/{self.rest_base}",
-            self,
             CrudPermissions.of(self),
-            schema=schema,
-            collection_args=self.collection_params(),
             item_noun="post",
             read_args={"password": _PASSWORD_ARG},
         )

@@ -15,8 +15,8 @@ from sitecache.site.content import ContentService, TermQuery
 from sitecache.site.models import Term
 from sitecache.site.rest.base import (
     NAMESPACE,
+    CollectionController,
     CrudPermissions,
-    RoutedController,
     collection_params,
     created,
     deleted,
@@ -26,7 +26,6 @@ from sitecache.site.rest.base import (
     id_param,
     int_list,
     paginated,
-    register_crud_routes,
     require_force,
     require_found,
 )
@@ -109,7 +108,7 @@ def _term_properties(taxonomy: str) -> dict[str, Any]:
     }
 
 
-class TermsController(RoutedController):
+class TermsController(CollectionController):
     """The routes of one taxonomy (``category`` → ``/categories``, ``post_tag`` → ``/tags``).
 
     Args:
@@ -171,16 +170,9 @@ class TermsController(RoutedController):
 
     def register(self, server: RestServer) -> None:
         """Register the collection and item routes (``rest_api_init``)."""
-        self._server = server
-
-        def schema() -> dict[str, Any]:
-            return self.schema
-
         manage = self.manage_permissions_check
-        register_crud_routes(
+        self.register_collection(
             server,
-            f"/{self.rest_base}",
-            self,
             CrudPermissions(
                 list=self.get_items_permissions_check,
                 create=manage,
@@ -188,8 +180,6 @@ class TermsController(RoutedController):
                 update=manage,
                 delete=self.delete_permissions_check,
             ),
-            schema=schema,
-            collection_args=self.collection_params(),
             item_noun="term",
             force_description="Required to be true, as terms do not support trashing.",
         )
