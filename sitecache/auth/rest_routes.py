@@ -291,7 +291,12 @@ class ApplicationPasswordRoutes:
         """The user the URL names (``me`` or an id), after the login and availability checks.
 
         Without ``edit_users``, an unknown id is refused exactly as someone else's id is for
-        ``capability``, so the answer does not tell which user ids exist."""
+        ``capability``, so the answer does not tell which user ids exist.
+
+        Raises:
+            RestError: 401 ``rest_not_logged_in``, 501 ``application_passwords_disabled``,
+                404 ``rest_user_invalid_id`` or the refusal of ``capability``.
+        """
         current = request.user
         if not current.id:
             raise _not_logged_in()
