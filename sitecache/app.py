@@ -27,7 +27,6 @@ from sitecache.cache.deployment import (
     rules_for,
     shared_identity,
 )
-from sitecache.cache.health_probe import probe_storage
 from sitecache.cache.latency import LatencyRecorder
 from sitecache.cache.outcome import explanations
 from sitecache.config import (
@@ -223,16 +222,16 @@ class App:
         the debug and application-password settings, and the page cache's storage probe and
         (in static mode) the web server's view of the static root."""
         config = self.config
-        storage = self.cache.engine.storage
+        engine = self.cache.engine
         static_root = config.static_directory
 
         def static_check() -> list[str]:
             reason = unreadable_reason(static_root, DEFAULT_WEB_USER)
             return [] if reason is None else [reason]
 
-        static_on = bool(self.cache.engine.settings().static_files)
+        static_on = bool(engine.settings().static_files)
         key_path = config.data_dir / "secret.key"
-        cache_dir = Path(storage.location) if storage.backend == "disk" else None
+        cache_dir = Path(engine.location) if engine.backend == "disk" else None
         return HealthInputs(
             data_dir=config.data_dir,
             store=self.auth.store,
@@ -241,8 +240,8 @@ class App:
             debug=config.debug,
             app_passwords=self.auth.policy,
             home_url=config.site_url or "",
-            cache_probe=lambda: probe_storage(storage),
-            storage_name=storage.backend,
+            cache_probe=engine.probe_storage,
+            storage_name=engine.backend,
             static_check=static_check if static_on else None,
             cache_dir=cache_dir,
             uploads_dir=config.uploads_directory,

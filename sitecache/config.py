@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from sitecache.config_rules import config_problems
+from sitecache.dotted_paths import DOTTED_PATH_PATTERN
 from sitecache.rest.urls import PERMALINK_PATTERN
 from sitecache.schema import sanitize_value_from_schema
 
@@ -214,9 +215,11 @@ CONFIG_SCHEMA: Final[dict[str, Any]] = {
         ),
         "cache_backend": _key(
             "The page cache's storage: disk (under data_dir/cache, one machine), redis "
-            "(several nodes) or memory (one process, tests).",
+            "(several nodes), memory (one process, tests), or a third-party storage named "
+            "package.module:factory (the factory is called with a StorageOptions and returns "
+            "a Storage; see the how-to Write a storage backend).",
             type="string",
-            enum=["disk", "memory", "redis"],
+            pattern=f"^(disk|memory|redis)$|{DOTTED_PATH_PATTERN}",
         ),
         "redis_url": _key(
             "The Redis server of the redis backend.",

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from sitecache.dotted_paths import dotted_path_problem, is_dotted_path
 from sitecache.errors import RestError
 from sitecache.schema import validate_value_from_schema
 
@@ -50,7 +51,9 @@ CONFIG_RULES: Final[dict[str, str]] = {
     "application_passwords": "one of auto, on or off",
     "password_hash_cost": "a whole number from 1024 to 1048576 (scrypt's cost N)",
     "proxy_count": "a whole number from 0 to 5 (the trusted reverse proxies in front)",
-    "cache_backend": "one of disk, memory or redis",
+    "cache_backend": (
+        "one of disk, memory or redis, or package.module:factory (a third-party storage)"
+    ),
     "redis_url": "an address starting with redis://, rediss:// or unix://",
     "cache_namespace": "up to 64 letters, digits and . _ -",
     "static_root": _PATH,
@@ -99,6 +102,12 @@ def config_problems(
             problems.append(f"{key} must be {CONFIG_RULES.get(key, 'valid')} ({_got(key, value)})")
         elif key == "timezone_string" and value and not _known_zone(str(value)):
             problems.append(f"timezone_string {value!r} is not a known timezone")
+        elif key == "cache_backend" and is_dotted_path(str(value)):
+            # A third-party storage is looked up now: a name that does not import is a
+            # configuration error, not a failure of the first request.
+            problem = dotted_path_problem(str(value))
+            if problem is not None:
+                problems.append(f"cache_backend {value!r} cannot be used: {problem}")
     return problems
 
 

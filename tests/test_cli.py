@@ -179,9 +179,9 @@ def test_serve_initializes_on_first_start_and_execs_gunicorn(
         # Links follow the bind address, never a client's Host header.
         assert environment["SITECACHE_SITE_URL"] == f"http://127.0.0.1:{port}"
 
-    monkeypatch.setattr("sitecache.cli.os.execve", fake_execve)
+    monkeypatch.setattr("sitecache.cli.serve.os.execve", fake_execve)
     screen = io.StringIO()
-    monkeypatch.setattr("sitecache.terminal.user_terminal", lambda: nullcontext(screen))
+    monkeypatch.setattr("sitecache.cli.users.user_terminal", lambda: nullcontext(screen))
     assert run(data_dir, "serve", "--bind", f"127.0.0.1:{port}", "--workers", "3") is None
     output = capsys.readouterr().out
     assert "First start" in output
@@ -208,7 +208,9 @@ def test_serve_on_every_interface_warns_that_site_url_is_unset(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     environments: list[dict[str, str]] = []
-    monkeypatch.setattr("sitecache.cli.os.execve", lambda path, argv, env: environments.append(env))
+    monkeypatch.setattr(
+        "sitecache.cli.serve.os.execve", lambda path, argv, env: environments.append(env)
+    )
     run(data_dir, "serve", "--bind", f"0.0.0.0:{free_port()}")
     assert "site_url is not set" in capsys.readouterr().err
     assert "SITECACHE_SITE_URL" not in environments[0]
@@ -583,8 +585,8 @@ def test_serve_without_a_terminal_never_writes_the_password(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Run by a service manager, or with its output sent to a log file: no terminal at all.
-    monkeypatch.setattr("sitecache.cli.os.execve", lambda path, argv, env: None)
-    monkeypatch.setattr("sitecache.terminal.user_terminal", lambda: nullcontext(None))
+    monkeypatch.setattr("sitecache.cli.serve.os.execve", lambda path, argv, env: None)
+    monkeypatch.setattr("sitecache.cli.users.user_terminal", lambda: nullcontext(None))
     run(data_dir, "serve", "--bind", f"127.0.0.1:{free_port()}")
     output = capsys.readouterr()
     assert "password:" not in output.out + output.err

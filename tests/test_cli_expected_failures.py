@@ -142,7 +142,7 @@ def test_a_read_only_or_full_disk_is_one_line(
     def failing(*args: Any, **kwargs: Any) -> Any:
         raise failure
 
-    monkeypatch.setattr("sitecache.auth.AuthService", failing)  # what the commands build
+    monkeypatch.setattr("sitecache.cli.users.AuthService", failing)  # what the commands build
     for arguments in (
         ["init"],
         ["user", "create", "bob"],
@@ -190,7 +190,7 @@ def test_serve_refuses_a_worker_count_that_cannot_answer(
 
 def no_exec(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     calls: list[list[str]] = []
-    monkeypatch.setattr("sitecache.cli.os.execve", lambda path, argv, env: calls.append(argv))
+    monkeypatch.setattr("sitecache.cli.serve.os.execve", lambda path, argv, env: calls.append(argv))
     return calls
 
 

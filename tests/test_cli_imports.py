@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from sitecache import cli_parser
 from sitecache.auth import AuthService, PasswordHasher
+from sitecache.cli import parser as cli_parser
 
 #: what a command that does not serve or render pages must not load
 HEAVY = (
@@ -85,7 +85,7 @@ def test_building_the_parser_imports_nothing_of_the_package(tmp_path: Path) -> N
         "import json\n"
         "print(json.dumps({'status': 0, 'loaded': sorted(name for name in sys.modules"
         " if name.startswith(('sitecache.', 'werkzeug', 'importlib.metadata'))"
-        " and name not in ('sitecache.cli', 'sitecache.cli_parser', 'sitecache.errors'))}))\n"
+        " and name not in ('sitecache.cli', 'sitecache.cli.parser', 'sitecache.errors'))}))\n"
     )
     assert loaded_after(code, tmp_path) == {"status": 0, "loaded": []}
 
@@ -171,12 +171,25 @@ def test_the_grammar_shows_the_values_of_the_modules_it_does_not_import() -> Non
     ) == (DEFAULT_THREADS, DEFAULT_TIMEOUT, DEFAULT_HEADER_TIMEOUT)
 
 
-def test_python_dash_m_sitecache_is_the_command(tmp_path: Path) -> None:
+@pytest.mark.parametrize("module", ["sitecache", "sitecache.cli"])
+def test_python_dash_m_sitecache_is_the_command(tmp_path: Path, module: str) -> None:
     from sitecache import __version__
 
     done = subprocess.run(
-        [sys.executable, "-m", "sitecache", "--version"],
+        [sys.executable, "-m", module, "--version"],
         capture_output=True, text=True, timeout=60, cwd=tmp_path, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert __version__ in done.stdout
+
+
+def test_every_command_of_the_grammar_names_a_function_of_a_command_module() -> None:
+    """The parser builds without importing a command (`cli.COMMAND_MODULES`): a command whose
+    module or function is misnamed would otherwise fail only when someone runs it."""
+    from sitecache import cli
+
+    assert set(cli.COMMAND_MODULES) == set(cli_parser.COMMANDS)
+    for name, (module, function) in cli.COMMAND_MODULES.items():
+        command = cli.load_command(name)
+        assert callable(command)
+        assert (command.__module__, command.__name__) == (f"sitecache.cli.{module}", function)

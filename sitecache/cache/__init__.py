@@ -25,6 +25,7 @@ from sitecache.cache.storage import (
     MemoryStorage,
     Storage,
     StorageError,
+    StorageOptions,
     open_storage,
 )
 
@@ -45,6 +46,7 @@ __all__ = [
     "Purger",
     "Storage",
     "StorageError",
+    "StorageOptions",
     "cache_control",
     "cache_headers",
     "never_store_headers",

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Final
 
 from sitecache.cache.named_values import NamedValues
-from sitecache.cache.storage import Storage, StorageError
+from sitecache.cache.storage import SharedState, StorageError
 from sitecache.cache.storage_log import Warn
 from sitecache.cache.timeseries import prune_deltas, series_deltas
 
@@ -45,7 +45,7 @@ class Counters:
 
     def __init__(
         self,
-        storage: Storage,
+        storage: SharedState,
         values: NamedValues,
         *,
         clock: Callable[[], float],

@@ -86,12 +86,14 @@ def engine_for(
     redis_url: str,
     namespace: str = "",
 ) -> CacheEngine:
-    """The engine on the configured backend (disk under ``data_dir/cache`` by default).
+    """The engine on the configured backend (disk under ``data_dir/cache`` by default; Redis
+    and a third-party backend in the site's namespace, `cache_namespace`).
 
     Raises:
         StorageError: the storage cannot be opened.
     """
-    if backend == "redis":
+    if backend not in ("memory", "disk"):
+        # A store several machines (or sites) may share: entries under the site's namespace.
         namespace = cache_namespace(data_dir, site_url, namespace)
     storage = open_storage(
         backend, path=data_dir / "cache", redis_url=redis_url, namespace=namespace or "default"

@@ -27,7 +27,7 @@ import time
 from collections.abc import Collection, Iterable
 from typing import Final, Protocol
 
-from sitecache.cache.storage import Storage, StorageError
+from sitecache.cache.storage import SharedState, StorageError
 from sitecache.cache.storage_log import Warn
 
 __all__ = ["DURABLE_CHECK_SECONDS", "DurableCopies", "DurableValues"]
@@ -62,7 +62,7 @@ class DurableCopies:
         warn: reports failures (rate-limited by the caller).
     """
 
-    def __init__(self, storage: Storage, warn: Warn) -> None:
+    def __init__(self, storage: SharedState, warn: Warn) -> None:
         self.storage = storage
         self.warn = warn
         self.durable: DurableValues | None = None

@@ -31,6 +31,7 @@ from sitecache.cache.counters import Counters
 from sitecache.cache.durable import DurableValues
 from sitecache.cache.entry import CacheEntry, decode_entry, encode_entry
 from sitecache.cache.fills import FillCoordinator
+from sitecache.cache.health_probe import probe_storage
 from sitecache.cache.hold import PurgeHold
 from sitecache.cache.locks import Locks
 from sitecache.cache.named_values import NamedValues, Subscriber
@@ -84,7 +85,8 @@ class CacheEngine:
         flush_interval: float = 1.0,
         hold_path: Path | None = None,
     ) -> None:
-        #: the backend (only the engine and its parts call it)
+        #: the backend: only the engine and the parts it composes call it (a test of the
+        #: package's sources keeps every other module of it away)
         self.storage = storage
         self.rules = rules or CacheRules()
         self.clock = clock
@@ -230,14 +232,6 @@ class CacheEngine:
         """Write the in-process counters to storage now (kept for later on a failure)."""
         self.counters.flush(now)
 
-    def reset_stats(self) -> None:
-        """Start the counters again from now.
-
-        Raises:
-            StorageError: the storage failed.
-        """
-        self.counters.reset()
-
     # ------------------------------------------------------------------ entries
     def generation(self) -> object:
         """The purge generation now (read before anything a request renders or looks up).
@@ -246,8 +240,6 @@ class CacheEngine:
             StorageError: the storage failed.
         """
         return self.storage.generation()
-
-    check_generation = generation
 
     def load(self, key: str, generation: object = None) -> CacheEntry | None:
         """The stored entry under ``key`` (no memory tier), or ``None``; ``generation`` is
@@ -293,14 +285,6 @@ class CacheEngine:
             StorageError: the storage failed.
         """
         return self.locks.renew(name, owner, ttl)
-
-    def lock_owner(self, name: str) -> str | None:
-        """Who holds the lock ``name`` now, or ``None``.
-
-        Raises:
-            StorageError: the storage failed.
-        """
-        return self.locks.lock_owner(name)
 
     def release(self, name: str, owner: str) -> None:
         """Release a lock taken with `acquire` (a storage failure is logged)."""
@@ -385,6 +369,12 @@ class CacheEngine:
         """
         return self.values.read(STORE_IDENTITY)
 
+    def probe_storage(self) -> str | None:
+        """Put a probe entry, read it back and delete it (the site-health test of the cache):
+        ``None`` when all three worked, else what went wrong (never raises for a storage
+        failure; `sitecache.cache.health_probe`)."""
+        return probe_storage(self.storage)
+
     def storage_warnings(self) -> list[tuple[str, str]]:
         """``(code, message)`` pairs the storage wants an administrator to see
         (`Storage.warnings`: it cannot be used now, it was found damaged and rebuilt)."""
@@ -437,14 +427,6 @@ class CacheEngine:
     def remove(self, keys: Iterable[str], scope: str, *, soft: bool = False) -> PurgeResult:
         """Purge exactly these storage keys through the one purge path (its listeners see
         them go).
-
-        Raises:
-            StorageError: the storage failed.
-        """
-        return self.invalidator.remove(keys, scope, soft=soft)
-
-    def purge_keys(self, keys: Iterable[str], *, scope: str, soft: bool = False) -> PurgeResult:
-        """`remove` (the name of the first draft).
 
         Raises:
             StorageError: the storage failed.
@@ -541,6 +523,16 @@ class CacheEngine:
             StorageError: the storage failed.
         """
         return self.reports.stats()
+
+    def stored_counters(self) -> dict[str, int]:
+        """Every shared counter as the storage holds it (the sum of what every process has
+        flushed; this process's own counts since its last flush are not in it), by name:
+        ``hit``, ``preload:miss``, ``bypass:<reason>``, ...
+
+        Raises:
+            StorageError: the storage failed.
+        """
+        return self.storage.counters()
 
     def close(self) -> None:
         """Flush the counters and release the storage."""

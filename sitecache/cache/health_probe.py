@@ -11,14 +11,14 @@ import time
 from typing import Final
 
 from sitecache.cache.entry import EntryInfo
-from sitecache.cache.storage import Storage, StorageError
+from sitecache.cache.storage import EntryStore, StorageError
 
 __all__ = ["probe_storage"]
 
 PROBE_HOST: Final = "site-health.invalid"
 
 
-def probe_storage(storage: Storage) -> str | None:
+def probe_storage(storage: EntryStore) -> str | None:
     """Put a probe entry into ``storage``, read it back and delete it: ``None`` when all
     three worked, else what went wrong (never raises for a storage failure)."""
     token = secrets.token_hex(8)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from sitecache.cache.durable import DurableCopies, DurableValues
-from sitecache.cache.storage import Storage, StorageError
+from sitecache.cache.storage import SharedState, StorageError
 from sitecache.cache.storage_log import Warn
 
 __all__ = ["NamedValues", "Subscriber"]
@@ -59,7 +59,7 @@ class NamedValues:
         warn: reports storage failures (rate-limited by the caller).
     """
 
-    def __init__(self, storage: Storage, *, interval: float, warn: Warn) -> None:
+    def __init__(self, storage: SharedState, *, interval: float, warn: Warn) -> None:
         self.storage = storage
         self.interval = interval
         self.warn = warn

@@ -22,13 +22,13 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, Protocol
 
 from sitecache.cache.counters import Counters
 from sitecache.cache.policy import CacheRules
 from sitecache.cache.purge_targets import resolve_url
 from sitecache.cache.settings import CacheSettings
-from sitecache.cache.storage import Dimension, RemovalReport, Storage
+from sitecache.cache.storage import Dimension, EntryStore, Generations, RemovalReport
 
 __all__ = ["Invalidator", "KeyDimension", "PurgeListener", "PurgeResult"]
 
@@ -70,6 +70,10 @@ PurgeListener = Callable[[PurgeResult], None]
 """Told every purge once it is done (failures are logged, never raised)."""
 
 
+class PurgedStore(EntryStore, Generations, Protocol):
+    """What the purges use: the entries and their index, the generation and the invalidations."""
+
+
 class Invalidator:
     """The one purge path and the purge scopes (see the module docstring).
 
@@ -83,7 +87,7 @@ class Invalidator:
 
     def __init__(
         self,
-        storage: Storage,
+        storage: PurgedStore,
         counters: Counters,
         settings: Callable[[], CacheSettings],
         rules: CacheRules,

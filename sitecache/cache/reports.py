@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from sitecache.cache.counters import OWN_LABEL, PRELOAD_LABEL, Counters
 from sitecache.cache.entry import EntryInfo
-from sitecache.cache.storage import EntryStatus, Storage
+from sitecache.cache.storage import EntryStatus, EntryStore, SharedState
 from sitecache.cache.timeseries import read_series
 
 __all__ = ["CacheReports"]
@@ -17,6 +17,10 @@ __all__ = ["CacheReports"]
 OUTCOMES: Final = ("hit", "stale", "miss", "bypass")
 #: The largest offset asked of the storage (far past any count, far from 64-bit overflow).
 _FARTHEST_OFFSET: Final = 2**62
+
+
+class ReportedStore(EntryStore, SharedState, Protocol):
+    """What the reports read: the entries' index and the shared counters."""
 
 
 class CacheReports:
@@ -28,7 +32,9 @@ class CacheReports:
         clock: Unix time.
     """
 
-    def __init__(self, storage: Storage, counters: Counters, clock: Callable[[], float]) -> None:
+    def __init__(
+        self, storage: ReportedStore, counters: Counters, clock: Callable[[], float]
+    ) -> None:
         self.storage = storage
         self.counters = counters
         self.clock = clock

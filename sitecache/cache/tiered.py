@@ -62,7 +62,7 @@ class TieredEntries:
         Raises:
             StorageError: the storage failed.
         """
-        generation = self.engine.check_generation()
+        generation = self.engine.generation()
         self.tier.observe(generation)
         return generation
 

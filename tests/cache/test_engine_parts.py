@@ -213,7 +213,7 @@ SCOPES = {
         engine.update_settings({"max_entries": 1}) and engine.enforce_limits()
     ),
     "test": lambda engine: engine.remove(engine.keys_for("host", None), scope="test"),
-    "keys": lambda engine: engine.purge_keys(engine.keys_for("url", [f"{SITE}/c/"]), scope="keys"),
+    "keys": lambda engine: engine.remove(engine.keys_for("url", [f"{SITE}/c/"]), "keys"),
 }
 
 

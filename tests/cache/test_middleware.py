@@ -505,7 +505,7 @@ def test_stats_count_requests_bypass_reasons_and_purges(page_app: PageApp) -> No
     assert stats["purges"] == {"tag": 1}
     assert stats["entries"]["total"] == 1
     assert stats["since"] == int(cache.engine.clock())
-    cache.engine.reset_stats()
+    cache.engine.counters.reset()
     assert cache.engine.stats()["requests"]["hit"] == 0
 
 

@@ -39,7 +39,7 @@ def test_the_generation_is_read_again_after_redis_drops_the_connection(
     redis_storage: Any,
 ) -> None:
     first = redis_storage.generation()
-    connection = redis_storage._generation_connection()
+    connection = redis_storage._commands.connection()
     connection.send_command("CLIENT", "ID")
     redis_storage.client.client_kill_filter(_id=connection.read_response())
     redis_storage.bump_generation()
@@ -51,7 +51,7 @@ def test_the_generation_is_read_again_after_redis_drops_the_connection(
 
 def test_closing_the_storage_closes_the_generation_connection(redis_storage: Any) -> None:
     redis_storage.generation()
-    connection = redis_storage._generation_connection()
+    connection = redis_storage._commands.connection()
     redis_storage.close()
     assert connection._sock is None
 
@@ -83,7 +83,7 @@ def test_a_miss_stores_and_locks_after_redis_forgot_its_scripts(redis_storage: A
 def test_a_miss_stores_after_redis_dropped_the_connection(redis_storage: Any) -> None:
     data, info = entry_bytes("k" * 32)
     generation = redis_storage.generation()
-    connection = redis_storage._generation_connection()
+    connection = redis_storage._commands.connection()
     connection.send_command("CLIENT", "ID")
     redis_storage.client.client_kill_filter(_id=connection.read_response())
     assert redis_storage.put("k" * 32, data, info, None, generation=generation)

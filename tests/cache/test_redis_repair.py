@@ -98,9 +98,9 @@ def test_a_named_value_or_a_lock_of_another_type_is_dropped_where_it_is_read(
     client(engine).rpush(prefix + "v:settings", "foreign")  # type: ignore[attr-defined]
     client(engine).hset(prefix + "l:regen:x", "a", "b")  # type: ignore[attr-defined]
     assert engine.read_value("settings") is None
-    assert engine.lock_owner("regen:x") is None
+    assert engine.locks.lock_owner("regen:x") is None
     client(engine).hset(prefix + "l:regen:x", "a", "b")  # type: ignore[attr-defined]
     owner = engine.acquire("regen:x", 30)
     assert owner is not None
     engine.release("regen:x", owner)
-    assert engine.lock_owner("regen:x") is None
+    assert engine.locks.lock_owner("regen:x") is None

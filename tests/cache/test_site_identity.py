@@ -71,7 +71,9 @@ def test_serve_persists_the_identity_before_deriving_site_url_from_bind(
     config = tmp_path / "sitecache.toml"
     config.write_text('password_hash_cost = 1024\ncache_backend = "redis"\n', encoding="utf-8")
     environments: list[dict[str, str]] = []
-    monkeypatch.setattr("sitecache.cli.os.execve", lambda path, argv, env: environments.append(env))
+    monkeypatch.setattr(
+        "sitecache.cli.serve.os.execve", lambda path, argv, env: environments.append(env)
+    )
     data_dir = tmp_path / "var"
     port = free_port()
     options = ["--config", str(config), "--data-dir", str(data_dir)]

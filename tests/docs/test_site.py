@@ -127,7 +127,7 @@ def test_the_generated_references_hold_what_the_code_holds(site: Path) -> None:
     from sitecache.cache.api.schemas import STATS_SCHEMA, STATUS_WARNINGS
     from sitecache.cache.outcome import explanations
     from sitecache.cache.settings import SETTINGS_SCHEMA
-    from sitecache.cli_parser import COMMANDS
+    from sitecache.cli.parser import COMMANDS
     from sitecache.config import CONFIG_SCHEMA
 
     stats = text_of(site, "reference/stats-and-status.html")

@@ -108,8 +108,10 @@ def test_serve_demo_fills_only_a_first_start(
 ) -> None:
     # #16: without --bind this probed :8000 and failed whenever `make run` was running.
     launched: list[list[str]] = []
-    monkeypatch.setattr("sitecache.cli.os.execve", lambda path, argv, env: launched.append(argv))
-    monkeypatch.setattr("sitecache.terminal.user_terminal", lambda: nullcontext(None))
+    monkeypatch.setattr(
+        "sitecache.cli.serve.os.execve", lambda path, argv, env: launched.append(argv)
+    )
+    monkeypatch.setattr("sitecache.cli.users.user_terminal", lambda: nullcontext(None))
     bind = f"127.0.0.1:{free_port()}"
     cli.main(["--data-dir", str(data_dir), "serve", "--demo", "--bind", bind])
     assert "Demo content" in capsys.readouterr().out

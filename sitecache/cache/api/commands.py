@@ -5,7 +5,7 @@ The commands work on the storage the server uses (the same data directory or Red
 ``--json`` prints what a script reads. A failure exits non-zero with one line on standard error.
 ``preload`` asks the server to preload (the process holding the timers lock starts it within a
 second) and follows the progress with a progress bar: pages are rendered by the server's own
-workers, in-process, never over HTTP. The commands' grammar is `sitecache.cli_parser`'s; the
+workers, in-process, never over HTTP. The commands' grammar is `sitecache.cli.parser`'s; the
 progress bar (rich) is imported by ``preload`` alone.
 """
 

@@ -53,7 +53,7 @@ def metrics_text(engine: CacheEngine, progress: Mapping[str, Any]) -> str:
         StorageError: the storage failed.
     """
     stats = engine.stats()  # flushes this process's counts first
-    counters = engine.storage.counters()
+    counters = engine.stored_counters()
     lines: list[str] = []
     requests = [
         ("sitecache_requests_total", {"outcome": name}, counters.get(name, 0)) for name in OUTCOMES

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Literal
-
 from sitecache.cache.storage.base import (
     ANY_GENERATION,
     STORE_IDENTITY,
     Announcements,
+    Announcer,
     Dimension,
     EntryStatus,
+    EntryStore,
+    Generations,
     LockStore,
     PendingRemoval,
     RemovalReport,
+    SharedState,
     Storage,
     StorageBase,
     StorageError,
@@ -23,48 +24,36 @@ from sitecache.cache.storage.base import (
 )
 from sitecache.cache.storage.disk import DiskStorage
 from sitecache.cache.storage.memory import MemoryStorage
+from sitecache.cache.storage.opening import (
+    BUILT_IN_BACKENDS,
+    StorageFactory,
+    StorageOptions,
+    open_storage,
+)
 
 __all__ = [
     "ANY_GENERATION",
+    "BUILT_IN_BACKENDS",
     "STORE_IDENTITY",
     "Announcements",
+    "Announcer",
     "Dimension",
     "DiskStorage",
     "EntryStatus",
+    "EntryStore",
+    "Generations",
     "LockStore",
     "MemoryStorage",
     "PendingRemoval",
     "RemovalReport",
+    "SharedState",
     "Storage",
     "StorageBase",
     "StorageError",
+    "StorageFactory",
+    "StorageOptions",
     "StorageSummary",
     "StorageUnavailable",
     "StorageUnusable",
     "open_storage",
 ]
-
-
-def open_storage(
-    backend: Literal["memory", "disk", "redis"] | str,
-    *,
-    path: str | Path | None = None,
-    redis_url: str | None = None,
-    namespace: str = "default",
-) -> Storage:
-    """The backend named ``backend`` (``disk`` needs ``path``, ``redis`` a ``redis_url``).
-
-    Raises:
-        StorageError: the backend is unknown or cannot be opened.
-    """
-    if backend == "memory":
-        return MemoryStorage()
-    if backend == "disk":
-        if path is None:
-            raise StorageError("the disk cache needs a directory")
-        return DiskStorage(path)
-    if backend == "redis":
-        from sitecache.cache.storage.redis import RedisStorage
-
-        return RedisStorage(redis_url or "redis://127.0.0.1:6379/0", namespace)
-    raise StorageError(f"unknown cache backend {backend!r} (memory, disk or redis)")

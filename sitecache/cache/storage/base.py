@@ -1,4 +1,5 @@
-"""The storage protocol (`Storage`) and the base its backends build on (`StorageBase`).
+"""The base the storage backends build on (`StorageBase`), and what every `Storage` promises
+(the protocol and its roles are in `sitecache.cache.storage.roles`).
 
 A backend stores encoded entries (`sitecache.cache.entry`) under opaque keys, keeps an index of
 them (URL, host, tags, sizes, times) so that counting, listing, tag lookups and GC never walk
@@ -33,9 +34,9 @@ from __future__ import annotations
 
 import logging
 from abc import abstractmethod
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from types import TracebackType
-from typing import TYPE_CHECKING, ClassVar, Literal, Protocol, overload
+from typing import TYPE_CHECKING, ClassVar
 
 from sitecache.cache.entry import EntryInfo
 from sitecache.cache.storage.epochs import EpochOperations
@@ -56,26 +57,37 @@ from sitecache.cache.storage.records import (
     chunks,
     matches_filter,
 )
+from sitecache.cache.storage.roles import (
+    Announcer,
+    EntryStore,
+    Generations,
+    LockStore,
+    ResetListener,
+    SharedState,
+    Storage,
+)
 
 if TYPE_CHECKING:
     from sitecache.cache.storage.breaker import CircuitBreaker
 
 logger = logging.getLogger("sitecache.cache")
 
-#: Told, with the reason, that the store dropped every entry at once (`StorageBase.on_reset`).
-ResetListener = Callable[[str], None]
 
 __all__ = [
     "ANY_GENERATION",
     "DIMENSIONS",
     "STORE_IDENTITY",
     "Announcements",
+    "Announcer",
     "Dimension",
     "EntryStatus",
+    "EntryStore",
+    "Generations",
     "LockStore",
     "PendingRemoval",
     "RemovalReport",
     "ResetListener",
+    "SharedState",
     "Storage",
     "StorageBase",
     "StorageError",
@@ -86,179 +98,6 @@ __all__ = [
     "chunks",
     "matches_filter",
 ]
-
-
-class LockStore(Protocol):
-    """Named cross-process locks, taken and freed by owner token (a `Storage` has them)."""
-
-    def acquire_lock(self, name: str, owner: str, ttl: float) -> bool:
-        """Take the cross-process lock ``name`` for ``ttl`` seconds; ``False`` if held."""
-
-    def lock_owner(self, name: str) -> str | None:
-        """Who holds the lock ``name`` now, or ``None`` when it is free or expired."""
-
-    def release_lock(self, name: str, owner: str) -> None:
-        """Release ``name`` if ``owner`` still holds it."""
-
-
-class Storage(Protocol):
-    """What the page cache needs from a store (see the module docstring)."""
-
-    #: ``"memory"``, ``"disk"`` or ``"redis"``.
-    backend: str
-    #: Where the entries live (a directory, a Redis URL without password, ``"memory"``).
-    location: str
-
-    def get(self, key: str, generation: object = None) -> bytes | None:
-        """The encoded entry under ``key`` (of the current epoch), or ``None``.
-
-        ``generation`` is the token `generation` gave the request, when there is one: a
-        backend that carries the epoch in it reads that epoch's entry without asking for the
-        epoch again (a request sees the storage as it was when the request began).
-        """
-
-    def put(
-        self,
-        key: str,
-        data: bytes,
-        info: EntryInfo,
-        ttl: float | None,
-        *,
-        generation: object = ANY_GENERATION,
-    ) -> bool:
-        """Store ``data`` under ``key`` atomically and index it; ``ttl`` seconds of life
-        (``None``: until deleted). Replaces any entry under ``key``.
-
-        With ``generation`` (a value `generation` returned), the put is refused, atomically
-        with respect to `bump_generation`, when the generation has moved since: a page rendered
-        before a purge began must not outlive it. Returns whether the entry was stored.
-        """
-
-    def delete(self, keys: Iterable[str]) -> RemovalReport:
-        """Remove the entries and their index rows; report what was there."""
-
-    def mark_stale(self, keys: Iterable[str], now: float) -> RemovalReport:
-        """Soft purge: make the entries expire at ``now`` (served stale while regenerated)."""
-
-    @overload
-    def keys_for(self, dimension: Literal["host"], values: Iterable[str] | None) -> set[str]: ...
-    @overload
-    def keys_for(self, dimension: Dimension, values: Iterable[str]) -> set[str]: ...
-    def keys_for(self, dimension: Dimension, values: Iterable[str] | None) -> set[str]:
-        """Keys of the entries whose ``dimension`` is any of ``values``: ``"tag"`` (entries
-        carrying any of the tags), ``"url"`` (every variant of the canonical URLs), ``"path"``
-        (every host, query and variant of the paths) or ``"host"``; every key when
-        ``dimension`` is ``"host"`` and ``values`` is ``None``.
-
-        Raises:
-            ValueError: an unknown ``dimension``, or ``None`` for another than ``"host"``.
-        """
-
-    def infos(self, keys: Iterable[str]) -> list[EntryInfo]:
-        """The index rows of ``keys`` (missing ones are skipped)."""
-
-    def expired_keys(self, before: float, limit: int) -> list[str]:
-        """Up to ``limit`` keys whose expiry (non-zero) is at or before ``before``, the soonest
-        expired first."""
-
-    def eviction_candidates(self, limit: int) -> list[str]:
-        """Up to ``limit`` keys to evict first: those soonest to expire, then (entries fresh
-        until purged) the oldest stored; equal times in the order of their keys."""
-
-    def list_entries(
-        self,
-        offset: int,
-        limit: int,
-        *,
-        now: float,
-        search: str = "",
-        status: EntryStatus | None = None,
-    ) -> tuple[list[EntryInfo], int]:
-        """A page of index rows (pages, not Vary pointers), newest first, and the total
-        matching count."""
-
-    def summary(self, now: float) -> StorageSummary:
-        """Counts (pages, not Vary pointers) and sizes of the whole store."""
-
-    def get_value(self, name: str) -> bytes | None:
-        """A named value (settings, preload progress), or ``None``."""
-
-    def set_value(self, name: str, value: bytes) -> None:
-        """Store a named value atomically."""
-
-    def add_counters(self, deltas: Mapping[str, int]) -> None:
-        """Add ``deltas`` to the shared counters in one step."""
-
-    def counters(self) -> dict[str, int]:
-        """Every shared counter."""
-
-    def reset_counters(self) -> None:
-        """Set every counter back to nothing."""
-
-    def acquire_lock(self, name: str, owner: str, ttl: float) -> bool:
-        """Take the cross-process lock ``name`` for ``ttl`` seconds; ``False`` if held."""
-
-    def lock_owner(self, name: str) -> str | None:
-        """Who holds the lock ``name`` now, or ``None`` when it is free or expired."""
-
-    def release_lock(self, name: str, owner: str) -> None:
-        """Release ``name`` if ``owner`` still holds it."""
-
-    def invalidate_all(self) -> RemovalReport:
-        """Make every stored entry a miss at once, in O(1): move to a new epoch. Lookups,
-        counts, listings and index lookups no longer see the entries of older epochs; they are
-        removed later by `remove_invalidated`. What was invalidated: pages and bytes, read from
-        the running totals (no URLs: nothing is walked)."""
-
-    def invalidate_expired(self, before: float) -> RemovalReport:
-        """Make the entries that expired at or before ``before`` (time past their stale
-        window: every request misses them already) invisible at once: no count, listing or
-        index lookup sees them any more; `remove_invalidated` deletes them later. What it
-        invalidated (not already hidden by an earlier call): pages and bytes."""
-
-    def only_hosts(self, hosts: Collection[str]) -> bool:
-        """Whether every stored entry (Vary pointers included) is of one of ``hosts``, so that
-        `invalidate_all` purges exactly those hosts."""
-
-    def pending_removal(self) -> PendingRemoval:
-        """What invalidated epochs and expired entries still hold (GC removes it)."""
-
-    def remove_invalidated(self, budget: float) -> int:
-        """Remove entries of invalidated epochs for at most about ``budget`` seconds; how many
-        keys or rows went (0 when nothing is left)."""
-
-    def fill_locks(self) -> LockStore:
-        """Where a miss takes the lock of its key while it renders (`sitecache.cache.fills`):
-        locks every process sharing this store sees, held for seconds at most."""
-
-    def generation(self) -> object:
-        """A cheap token that changes whenever `bump_generation` runs anywhere."""
-
-    def bump_generation(self) -> None:
-        """Tell every process that cached copies of entries may be gone."""
-
-    def housekeeping(self, budget: float) -> int:
-        """Bounded upkeep GC runs (files of an older layout, free pages); how much it did."""
-
-    def announce(self, record: bytes) -> None:
-        """Tell every machine sharing this store of ``record`` (a purge the files a machine
-        keeps of its own, static copies, must follow); kept for a bounded number of records.
-        A store one machine holds keeps nothing: its users share those files already."""
-
-    def announcements(self, cursor: str | None) -> Announcements | None:
-        """The records announced after ``cursor`` (at most a thousand; ``None``: none, with the
-        cursor of now), or ``None`` when this store is one machine's (nothing to follow)."""
-
-    def warnings(self) -> list[tuple[str, str]]:
-        """``(code, message)`` pairs an administrator should see (``GET /status``): the store
-        cannot be used now, or was found damaged and started empty (`StorageBase`: none)."""
-
-    def on_reset(self, listener: ResetListener) -> None:
-        """Tell ``listener`` (with the reason) each time the store drops every entry at once
-        because it was found damaged or foreign (`StorageBase` keeps the list)."""
-
-    def close(self) -> None:
-        """Release connections and handles."""
 
 
 class _Translation:

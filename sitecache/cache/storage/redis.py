@@ -33,7 +33,6 @@ a primary with replicas), not Redis Cluster.
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -59,6 +58,7 @@ from sitecache.cache.storage.redis_announcements import (
     ANNOUNCEMENTS_READ,
     read_announcements,
 )
+from sitecache.cache.storage.redis_commands import ThreadCommands
 from sitecache.cache.storage.redis_listing import (
     expired_pages,
     fresh_page_keys,
@@ -183,6 +183,8 @@ class RedisStorage(StorageBase):
         self._migrate_search = self.client.register_script(MIGRATE)
         self._sweep_search = self.client.register_script(SWEEP)
         self._generation_keys = (self._key("gen"), self._key("ep"))
+        #: the request path's commands, on each thread's own connection
+        self._commands = ThreadCommands(self.client)
         self._local = threading.local()
 
     def _key(self, *parts: str) -> str:
@@ -235,9 +237,11 @@ class RedisStorage(StorageBase):
         with self.translate_errors("read"):
             if isinstance(generation, RedisToken):
                 # The epoch the request read with its generation: one plain GET.
-                value = self._command("GET", f"{self._epoch_prefix(generation.epoch)}e:{key}")
+                value = self._commands.command(
+                    "GET", f"{self._epoch_prefix(generation.epoch)}e:{key}"
+                )
             else:
-                value = self._script(self._get, [], [self.prefix, key])
+                value = self._commands.script(self._get, [], [self.prefix, key])
         return value if isinstance(value, bytes) else None
 
     def put(
@@ -257,7 +261,7 @@ class RedisStorage(StorageBase):
         seen = seen or (generation if isinstance(generation, bytes) else b"")
         row = json.dumps(info.as_json())
         with self.translate_errors("write"):
-            stored = self._script(
+            stored = self._commands.script(
                 self._put, [], [self.prefix, key, data, ttl_ms, row, conditional, seen]
             )
         return bool(stored)
@@ -349,7 +353,7 @@ class RedisStorage(StorageBase):
         return cut, rows
 
     def _run_search(self, arguments: list[Any]) -> Any:
-        return self._script(self._search, [], arguments)
+        return self._commands.script(self._search, [], arguments)
 
     def _every_row(self) -> Iterator[EntryInfo]:
         data, cut = self._state()
@@ -495,7 +499,9 @@ class RedisStorage(StorageBase):
         key = self._key("l:", name)
         with self.translate_errors("lock"):
             held = dropping_foreign(
-                self.client, key, lambda: self._script(self._acquire, [key], [owner, milliseconds])
+                self.client,
+                key,
+                lambda: self._commands.script(self._acquire, [key], [owner, milliseconds]),
             )
         return bool(held)
 
@@ -508,70 +514,16 @@ class RedisStorage(StorageBase):
     def release_lock(self, name: str, owner: str) -> None:
         key = self._key("l:", name)
         with self.translate_errors("lock"):
-            dropping_foreign(self.client, key, lambda: self._script(self._release, [key], [owner]))
-
-    def _generation_connection(self) -> Any:
-        """This thread's own connection for `generation` (a new one after a fork)."""
-        local = self._local
-        pid = os.getpid()
-        connection = getattr(local, "connection", None)
-        if connection is None or local.pid != pid:
-            pool = self.client.connection_pool
-            connection = pool.connection_class(**pool.connection_kwargs)
-            local.connection = connection
-            local.pid = pid
-        return connection
-
-    def _command(self, *args: str | bytes | int) -> Any:
-        """One command of a request's path (a read, a write, a lock) on this thread's own
-        connection, sent in one piece: `Redis.execute_command` spends as much Python time
-        again on the pool, retries and instrumentation, and sends a large value in three
-        writes. A connection that went stale while idle is retried once on a fresh one
-        (every such command may run twice: a put or a lock of the same owner gives the same
-        result); a timeout is not.
-
-        Raises:
-            redis.RedisError: Redis failed or refused the command.
-        """
-        connection = self._generation_connection()
-        try:
-            connection.send_packed_command([b"".join(connection.pack_command(*args))])
-            return connection.read_response()
-        except redis.TimeoutError:
-            connection.disconnect()
-            raise
-        except redis.ConnectionError:
-            connection.disconnect()
-        connection.send_packed_command([b"".join(connection.pack_command(*args))])
-        return connection.read_response()
-
-    def _script(self, script: Any, keys: list[str], args: list[Any]) -> Any:
-        """Run a registered Lua script by its digest (`_command`); loaded first when Redis
-        does not know it (a restart, ``SCRIPT FLUSH``)."""
-        try:
-            return self._command("EVALSHA", script.sha, len(keys), *keys, *args)
-        except redis.exceptions.NoScriptError:
-            return script(keys=keys, args=args)
+            dropping_foreign(
+                self.client, key, lambda: self._commands.script(self._release, [key], [owner])
+            )
 
     def generation(self) -> object:
-        # Every request asks (a purge anywhere is seen on the very next request), so this MGET
-        # goes straight to a connection of this thread's own: `Redis.get` spends as much Python
-        # time again on the pool checkout, retry wrapper and instrumentation. A connection that
-        # went stale while idle (Redis restarted, idle timeout) is retried once on a fresh one;
-        # a timeout is not (a hung Redis must cost one timeout, then the breaker opens). The
-        # epoch comes in the same round trip (`RedisToken`).
+        # Every request asks (a purge anywhere is seen on the very next request): one MGET on
+        # this thread's own connection (`redis_commands`), the epoch in the same round trip
+        # (`RedisToken`).
         with self.translate_errors("generation"):
-            connection = self._generation_connection()
-            try:
-                connection.send_command("MGET", *self._generation_keys)
-                return RedisToken(*connection.read_response())
-            except redis.TimeoutError:
-                connection.disconnect()
-                raise
-            except redis.ConnectionError:
-                connection.disconnect()
-            connection.send_command("MGET", *self._generation_keys)
-            return RedisToken(*connection.read_response())
+            return RedisToken(*self._commands.command("MGET", *self._generation_keys))
 
     def bump_generation(self) -> None:
         with self.translate_errors("generation"):
@@ -594,8 +546,5 @@ class RedisStorage(StorageBase):
         return removed
 
     def close(self) -> None:
-        connection = getattr(self._local, "connection", None)
-        if connection is not None and self._local.pid == os.getpid():
-            connection.disconnect()
-        self._local.connection = None
+        self._commands.close()
         self.client.close()

@@ -1,5 +1,5 @@
 """The grammar of the ``sitecache`` command line: its argparse parser, apart from what each
-command does (`sitecache.cli`).
+command does (the modules of `sitecache.cli`).
 
 Each subcommand's parser sets ``handler`` to the function `sitecache.cli` gives for it under
 the names of `COMMANDS`, so the grammar and the commands are written once each.

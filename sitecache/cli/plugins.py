@@ -5,27 +5,33 @@ The commands run on the site's own application, as the server's workers do: acti
 deactivating goes through the same `sitecache.site.extensions.PluginManager.set_active` as
 ``POST /site-json/site/v2/plugins/<plugin>``, so the active set is stored for every worker and
 node, and the whole site's pages are purged through the cache's durable purge machinery (the
-command waits for the purge webhook's deliveries before it returns). `sitecache.cli` builds the
-application and hands it here.
+command waits for the purge webhook's deliveries before it returns).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
+from sitecache.app import App
+from sitecache.cli.configuration import configure
+from sitecache.cli.output import fail, terminal_text
 from sitecache.site.extensions import CONFIGURED_MESSAGE
-from sitecache.terminal import terminal_text
 
-if TYPE_CHECKING:
-    from sitecache.app import App
-
-__all__ = ["run_plugin_command"]
+__all__ = ["command_plugin", "run_plugin_command"]
 
 #: ``sitecache plugin list``'s columns.
 _COLUMNS: Final = ("plugin", "status", "version", "name")
+
+
+def command_plugin(args: argparse.Namespace) -> int:
+    """``sitecache plugin list|activate|deactivate`` on the site's own application."""
+    app = App(configure(args))
+    try:
+        return run_plugin_command(args, app)
+    finally:
+        app.close()
 
 
 def run_plugin_command(args: argparse.Namespace, app: App) -> int:
@@ -68,9 +74,9 @@ def _list(app: App, as_json: bool) -> int:
 def _switch(app: App, plugin_id: str, active: bool) -> int:
     manager = app.plugins
     if plugin_id not in manager.installed():
-        return _fail(f"no installed plugin {plugin_id!r} (see `sitecache plugin list`)")
+        return fail(f"no installed plugin {plugin_id!r} (see `sitecache plugin list`)")
     if not active and manager.is_configured(plugin_id):
-        return _fail(f"{plugin_id}: {CONFIGURED_MESSAGE}")
+        return fail(f"{plugin_id}: {CONFIGURED_MESSAGE}")
     was = manager.status(plugin_id)
     wanted = "active" if active else "inactive"
     failure = manager.set_active(plugin_id, active)
@@ -78,15 +84,10 @@ def _switch(app: App, plugin_id: str, active: bool) -> int:
     if webhook is not None and hasattr(webhook, "wait"):
         webhook.wait()  # the purge's notifications leave before the command exits
     if failure is not None:
-        return _fail(f"{plugin_id} could not be activated: {failure}")
+        return fail(f"{plugin_id} could not be activated: {failure}")
     if was == wanted:
         print(terminal_text(f"{plugin_id} is already {wanted}: nothing changed."))
         return 0
     verb = "activated" if active else "deactivated"
     print(terminal_text(f"{plugin_id} {verb} for every worker; the site's cached pages purged."))
     return 0
-
-
-def _fail(message: str) -> int:
-    print(f"sitecache: {terminal_text(message)}", file=sys.stderr)
-    return 1
