@@ -1,4 +1,12 @@
 # sitecache developer commands. `make test` is what CI runs (through .ci/run).
+#
+# Two tiers of tests, each test in exactly one (tests/tiers.py marks them):
+#   make check  lint, types, import contracts and the tests that start no server of their own
+#               (the quick tier; it uses the Redis and PostgreSQL of REDIS_URL and DATABASE_URL
+#               when they answer, and skips those cases otherwise)
+#   make e2e    the tests marked e2e or faults: real gunicorn, nginx, redis-server, PostgreSQL
+#               clusters and Chromium started by the tests themselves
+#   make test   both: `check`, then `e2e`
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -11,7 +19,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 BIND   ?= $(HOST):$(PORT)
 
-.PHONY: run test lint format typecheck imports unit docs bench cache-tests clean
+.PHONY: run test check e2e lint format typecheck imports unit docs bench cache-tests clean
 
 # The virtual environment is (re)built when missing or when the package metadata changes.
 $(RUN_STAMP): pyproject.toml setup.cfg
@@ -30,7 +38,9 @@ $(STAMP): $(RUN_STAMP)
 run: $(RUN_STAMP)
 	$(BIN)/sitecache serve --demo --bind '$(BIND)'
 
-test: lint typecheck imports unit
+test: check e2e
+
+check: lint typecheck imports unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check sitecache tests bench examples docs
@@ -46,15 +56,22 @@ typecheck: $(STAMP)
 imports: $(STAMP)
 	$(BIN)/lint-imports
 
-# The suite on TEST_WORKERS processes (pytest-xdist): the end-to-end modules start first and
-# each runs whole on one worker, the race-harness modules one after the other (tests/conftest.py).
-# Three workers on two cores: the end-to-end tests spend much of their time waiting on servers.
-# Bytecode is written whatever PYTHONDONTWRITEBYTECODE says (ignored by git): every server and
-# command the end-to-end tests start imports the package again, and compiling it each time
-# doubles what an import costs.
-TEST_WORKERS ?= 3
+# The tests on several processes (pytest-xdist, --dist loadscope as tests/conftest.py schedules
+# it): each module runs whole on one worker, the race-harness modules together, the fault suite
+# together, the longest first. Bytecode is written whatever PYTHONDONTWRITEBYTECODE says (ignored
+# by git): every server and command the end-to-end tests start imports the package again, and
+# compiling it each time doubles what an import costs.
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest --dist loadscope
+# The quick tier: tests that start no server (a test that starts one unmarked fails, naming it).
+CHECK_WORKERS ?= 2
 unit: $(STAMP)
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -n $(TEST_WORKERS) --dist loadscope
+	$(PYTEST) -n $(CHECK_WORKERS) -m "not e2e and not faults"
+
+# The end-to-end tier on TEST_WORKERS processes: three on two cores, as these tests spend much
+# of their time waiting on servers.
+TEST_WORKERS ?= 3
+e2e: $(STAMP)
+	$(PYTEST) -n $(TEST_WORKERS) -m "e2e or faults"
 
 # The documentation site (docs/, Sphinx), warnings as errors, into docs/_build/html.
 docs: $(STAMP)

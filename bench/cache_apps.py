@@ -28,6 +28,11 @@ from urllib.parse import urlsplit
 
 from sitecache.cache import DiskStorage, MemoryStorage, PageCache, Storage
 
+try:
+    from bench import jinja_page
+except ImportError:  # run with bench/ itself on the path, as the benchmark scripts are
+    import jinja_page  # type: ignore[no-redef]
+
 StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
@@ -114,8 +119,13 @@ def tagged_origin(environ: dict[str, Any], start_response: StartResponse) -> Ite
     return [PAGE]
 
 
-#: The applications `cached_app` may put behind the cache, by name.
-ORIGINS: dict[str, WsgiApp] = {"origin": origin, "tagged": tagged_origin}
+#: The applications `cached_app` may put behind the cache, by name (``jinja``: the rendered
+#: page of the peers table, `jinja_page.origin`).
+ORIGINS: dict[str, WsgiApp] = {
+    "origin": origin,
+    "tagged": tagged_origin,
+    "jinja": jinja_page.origin,
+}
 
 
 def open_bench_storage() -> Storage:

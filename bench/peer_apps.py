@@ -11,6 +11,12 @@ bytes, ``Content-Type``, ``Content-Length`` and ``Cache-Tag``) behind a peer's c
   (``SimpleCache``, per worker) or ``redis`` (``RedisCache`` at ``SITECACHE_BENCH_REDIS_URL``
   under the key prefix ``SITECACHE_BENCH_NAMESPACE``; `clear_redis_prefix` removes its keys).
 
+For the peers table (`peers_bench.py`), ``SITECACHE_BENCH_ORIGIN=jinja`` makes the view render
+the Jinja2 page of `jinja_page` for its path instead of sending `PAGE`, Django also caches on
+``redis`` (``django.core.cache.backends.redis.RedisCache``, same URL and namespace), and
+``SITECACHE_BENCH_PEER_CACHE=none`` is the same framework with no cache at all (the uncached
+stack each peer is compared with).
+
 Every render (a miss) appends one byte to the file ``SITECACHE_BENCH_RENDERS`` when it is set,
 so the benchmark can check, across both workers, that the peer answers from its cache: after
 warm-up, `render_count` must not grow.
@@ -28,8 +34,10 @@ from pathlib import Path
 from typing import Any
 
 try:
+    from bench import jinja_page
     from bench.cache_apps import PAGE
 except ImportError:  # run with bench/ itself on the path, as the benchmark scripts are
+    import jinja_page  # type: ignore[no-redef]
     from cache_apps import PAGE  # type: ignore[no-redef]
 
 StartResponse = Callable[..., Any]
@@ -50,6 +58,15 @@ def count_render() -> None:
             handle.write(b".")
 
 
+def page_for(path: str) -> tuple[bytes, tuple[tuple[str, str], ...]]:
+    """The body and extra headers a peer's view sends for ``path``: `PAGE` with `HEADERS`, or
+    the Jinja2 page of the path when ``SITECACHE_BENCH_ORIGIN`` is ``jinja``."""
+    if os.environ.get("SITECACHE_BENCH_ORIGIN") == "jinja":
+        body = jinja_page.render(path)
+        return body, (("Cache-Tag", jinja_page.TAGS), ("Content-Length", str(len(body))))
+    return PAGE, HEADERS
+
+
 def render_count(path: Path) -> int:
     """How many renders the apps counted in ``path`` (0 before the first)."""
     try:
@@ -59,7 +76,20 @@ def render_count(path: Path) -> int:
 
 
 def django_caches(kind: str) -> dict[str, dict[str, Any]]:
-    """The ``CACHES`` setting for ``kind`` (``locmem`` or ``file``)."""
+    """The ``CACHES`` setting for ``kind`` (``locmem``, ``file``, ``redis`` or ``none``)."""
+    if kind == "redis":
+        return {
+            "default": {
+                "BACKEND": "django.core.cache.backends.redis.RedisCache",
+                "LOCATION": os.environ.get(
+                    "SITECACHE_BENCH_REDIS_URL", "redis://127.0.0.1:6379/15"
+                ),
+                "KEY_PREFIX": redis_prefix(os.environ["SITECACHE_BENCH_NAMESPACE"]),
+                "TIMEOUT": TIMEOUT,
+            }
+        }
+    if kind == "none":
+        return {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
     if kind == "file":
         return {
             "default": {
@@ -89,25 +119,28 @@ def django_app(kind: str | None = None) -> WsgiApp:
 
     def page(request: HttpRequest) -> HttpResponse:
         count_render()
-        response = HttpResponse(PAGE, content_type=CONTENT_TYPE)
-        for header, value in HEADERS:
+        body, headers = page_for(request.path)
+        response = HttpResponse(body, content_type=CONTENT_TYPE)
+        for header, value in headers:
             response[header] = value
         return response
 
     urls = types.ModuleType("sitecache_bench_django_urls")
     urls.urlpatterns = [re_path(r"^.*$", page)]  # type: ignore[attr-defined]
     sys.modules[urls.__name__] = urls
+    kind = kind or os.environ.get("SITECACHE_BENCH_PEER_CACHE", "locmem")
+    middleware = [
+        "django.middleware.cache.UpdateCacheMiddleware",
+        "django.middleware.cache.FetchFromCacheMiddleware",
+    ]
     settings.configure(
         DEBUG=False,
         SECRET_KEY="sitecache-bench-not-secret",  # noqa: S106 - no sessions, no signing
         ALLOWED_HOSTS=["127.0.0.1", "localhost"],
         ROOT_URLCONF=urls.__name__,
         INSTALLED_APPS=[],
-        MIDDLEWARE=[
-            "django.middleware.cache.UpdateCacheMiddleware",
-            "django.middleware.cache.FetchFromCacheMiddleware",
-        ],
-        CACHES=django_caches(kind or os.environ.get("SITECACHE_BENCH_PEER_CACHE", "locmem")),
+        MIDDLEWARE=[] if kind == "none" else middleware,
+        CACHES=django_caches(kind),
         CACHE_MIDDLEWARE_SECONDS=TIMEOUT,
         CACHE_MIDDLEWARE_KEY_PREFIX="sitecache-bench",
         USE_TZ=True,
@@ -144,20 +177,20 @@ def flask_app(kind: str | None = None) -> WsgiApp:
     from flask_caching import Cache
 
     app = Flask("sitecache_bench_flask")
-    cache = Cache(
-        app, config=flask_config(kind or os.environ.get("SITECACHE_BENCH_PEER_CACHE", "simple"))
-    )
+    kind = kind or os.environ.get("SITECACHE_BENCH_PEER_CACHE", "simple")
 
-    @app.route("/", defaults={"path": ""})
-    @app.route("/<path:path>")
-    @cache.cached()
     def page(path: str) -> Response:
-        del path
         count_render()
-        response = Response(PAGE, content_type=CONTENT_TYPE)
-        for header, value in HEADERS:
+        body, headers = page_for("/" + path)
+        response = Response(body, content_type=CONTENT_TYPE)
+        for header, value in headers:
             response.headers[header] = value
         return response
+
+    # "none": no Flask-Caching at all (its NullCache would still wrap the view)
+    view = page if kind == "none" else Cache(app, config=flask_config(kind)).cached()(page)
+    app.add_url_rule("/", defaults={"path": ""}, view_func=view)
+    app.add_url_rule("/<path:path>", view_func=view)
 
     return app.wsgi_app  # type: ignore[return-value]
 

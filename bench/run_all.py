@@ -60,7 +60,18 @@ BENCHES: Final[dict[str, Bench]] = {
         "purges, listings and search at 1k vs 100k entries, purge-all and flush --all",
         quick=("--entries", "3000", "--rounds", "3"),
     ),
+    "peers": Bench(
+        "a miss in sitecache and in other caches (Flask-Caching, Django, nginx, Varnish) on the "
+        "same Jinja2 origin",
+        full=("--docs", "docs/reference/benchmarks-peers.md"),
+        quick=("--quick",),
+    ),
     "search": Bench("what the search index adds to a store", quick=("--quick",)),
+    "static": Bench(
+        "static-file mode behind nginx vs nginx's own proxy_cache hits (nginx CPU per hit)",
+        full=("--callgrind",),
+        quick=("--quick",),
+    ),
     "rest": Bench(
         "REST routes vs a bare werkzeug app (in process and under gunicorn)",
         quick=("--seconds", "0.5", "--rounds", "1"),

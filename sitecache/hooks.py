@@ -9,17 +9,28 @@ take just the value even when the filter passes more.
 
 Hooks live on an application instance (``app.hooks``); two applications in one process never
 see each other's callbacks.
+
+Names are checked against the hooks the package fires (`sitecache.hook_names.HOOKS`) and those
+a plugin declared (`Hooks.register_hook`): adding a callback to a name that is neither, and
+that has not fired, logs a debug message on the ``sitecache.hooks`` logger (a typo such as
+``rest_api_inti`` never runs), naming the closest known hook.
 """
 
 from __future__ import annotations
 
+import difflib
 import inspect
+import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sitecache.hook_names import HOOKS, HookSpec
+
 __all__ = ["Hooks"]
+
+logger = logging.getLogger(__name__)
 
 Callback = Callable[..., Any]
 
@@ -58,6 +69,7 @@ class Hooks:
 
     _hooks: dict[str, list[_Registration]] = field(default_factory=dict)
     _done: dict[str, int] = field(default_factory=dict)
+    _declared: dict[str, HookSpec] = field(default_factory=dict)
     _counter: int = 0
     _version: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -68,11 +80,54 @@ class Hooks:
         the registered callbacks can be kept while this stays the same."""
         return self._version
 
+    # ------------------------------------------------------------------ names
+    def register_hook(self, spec: HookSpec) -> None:
+        """Declare a hook a plugin fires (its name, kind and arguments), so adding callbacks
+        to it is not taken for a typo.
+
+        Raises:
+            ValueError: the package fires a hook of that name, or a plugin declared it
+                differently.
+        """
+        if spec.name in HOOKS:
+            raise ValueError(f"{spec.name!r} is one of the package's own hooks")
+        with self._lock:
+            known = self._declared.setdefault(spec.name, spec)
+        if known != spec:
+            raise ValueError(f"the hook {spec.name!r} is already declared differently")
+
+    def hook_spec(self, name: str) -> HookSpec | None:
+        """The specification of the hook ``name``: the package's, or one a plugin declared."""
+        return HOOKS.get(name) or self._declared.get(name)
+
+    @property
+    def declared(self) -> Mapping[str, HookSpec]:
+        """The hooks plugins declared on these hooks, by name."""
+        return dict(self._declared)
+
+    def _check_name(self, name: str, callback: Callback) -> None:
+        """Log (debug) a callback added to a hook that is neither known nor fired yet."""
+        if name in HOOKS or name in self._declared or name in self._done:
+            return
+        if not logger.isEnabledFor(logging.DEBUG):
+            return
+        close = difflib.get_close_matches(name, [*HOOKS, *self._declared], n=1)
+        logger.debug(
+            "a callback (%s) was added to the hook %r, which nothing fires%s; a plugin that"
+            " fires its own hook declares it with hooks.register_hook(HookSpec(...))",
+            getattr(callback, "__qualname__", repr(callback)),
+            name,
+            f" (did you mean {close[0]!r}?)" if close else "",
+        )
+
     # ------------------------------------------------------------------ registering
     def add_filter(
         self, name: str, callback: Callback, priority: int = 10, accepted_args: int | None = None
     ) -> None:
-        """Run ``callback`` when the filter ``name`` is applied (lower priorities first)."""
+        """Run ``callback`` when the filter ``name`` is applied (lower priorities first); a
+        name neither fired by the package, declared by a plugin nor fired yet is logged at
+        debug level (a typo never runs)."""
+        self._check_name(name, callback)
         accepted = _accepted_args(callback) if accepted_args is None else accepted_args
         with self._lock:
             self._counter += 1
@@ -85,7 +140,8 @@ class Hooks:
     def add_action(
         self, name: str, callback: Callback, priority: int = 10, accepted_args: int | None = None
     ) -> None:
-        """Run ``callback`` when the action ``name`` fires (lower priorities first)."""
+        """Run ``callback`` when the action ``name`` fires (lower priorities first); an
+        unknown name is logged as `add_filter` says."""
         self.add_filter(name, callback, priority, accepted_args)
 
     def remove_filter(self, name: str, callback: Callback, priority: int = 10) -> bool:

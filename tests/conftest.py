@@ -1,10 +1,10 @@
-"""Fixtures shared by every test package: applications with a private data directory; how a
-parallel run (pytest-xdist, ``make unit``) shares the tests among its workers."""
+"""Fixtures shared by every test package: applications with a private data directory; the
+test tiers (`tests.tiers`); how a parallel run (pytest-xdist) shares the tests among its
+workers (`tests.xdist_scheduling`)."""
 
 from __future__ import annotations
 
 import errno
-import os
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +18,8 @@ from sitecache.auth.db import DbConnection
 from sitecache.domain_errors import DomainError
 from sitecache.errors import RestError
 from sitecache.rest.error_handlers import ErrorHandlers
+from tests.tiers import ServerGuard, tier_mark
+from tests.xdist_scheduling import ScopeScheduling
 
 AppFactory = Callable[..., App]
 
@@ -30,6 +32,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "both_engines: the tests that use a database run on SQLite and PostgreSQL"
     )
+    # A test that starts a server process without the e2e or faults mark fails, loudly.
+    guard = ServerGuard()
+    guard.install()
+    config.pluginmanager.register(guard, "sitecache-server-guard")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -141,7 +147,16 @@ def traceable(connection: DbConnection) -> TraceableConnection:
     return connection
 
 
-# ------------------------------------------------------------ parallel runs (pytest-xdist)
+# ------------------------------------------------------------ tiers and parallel runs
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests that start servers (`tests.tiers.tier_mark`): ``make check`` leaves
+    them out, ``make e2e`` runs only them."""
+    for item in items:
+        mark = tier_mark(item.nodeid, getattr(item, "fixturenames", ()))
+        if mark is not None and item.get_closest_marker(mark) is None:
+            item.add_marker(mark)
+
+
 #: End-to-end modules whose tests each keep the whole machine busy for seconds (the race
 #: harness: readers and edits, killed workers, a hung Redis; the short soak): one scope, never
 #: two at once.
@@ -154,7 +169,7 @@ INDEPENDENT_MODULES = frozenset({"tests/e2e/test_any_server.py", "tests/e2e/test
 
 
 #: The fault-injection suite: its own PostgreSQL, Redis and disks, broken under load; one
-#: worker runs it whole, never beside the race modules' load.
+#: worker runs it whole.
 FAULT_SCOPE = "tests/faults"
 
 
@@ -172,33 +187,18 @@ def xdist_scope(nodeid: str) -> str:
 
 def xdist_rank(nodeid: str) -> int:
     """Which scopes start first: the race modules and the fault suite (the longest), the
-    other end-to-end modules (seconds each, mostly waiting on servers), then the rest."""
+    other modules that start servers (seconds each, mostly waiting on them), then the rest."""
     if xdist_scope(nodeid) in ("tests/e2e/races", FAULT_SCOPE):
         return 0
-    return 1 if nodeid.startswith(("tests/e2e/", "tests/examples/")) else 2
+    return 1 if tier_mark(nodeid, ()) is not None else 2
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``--dist loadscope`` with `xdist_scope` as the scope, in the order of `xdist_rank`.
-
-    (pytest-xdist's ``loadgroup`` marks cannot be used: it renames the test ids to carry them,
-    which pytest 9 no longer allows.)
-    """
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> ScopeScheduling | None:
+    """``--dist loadscope`` with `xdist_scope` as the scope, in the order of `xdist_rank`
+    (`tests.xdist_scheduling`: pytest-xdist's public scheduler protocol; its own
+    ``--dist loadgroup`` marks are lost under pytest 9, which no longer lets it rename the
+    test ids that carry them)."""
     if config.getvalue("dist") != "loadscope":
         return None
-    from xdist.scheduler import LoadScopeScheduling
-
-    class ModuleScheduling(LoadScopeScheduling):  # type: ignore[misc]  # xdist is untyped
-        def _split_scope(self, nodeid: str) -> str:
-            return xdist_scope(nodeid)
-
-    config.option.loadscopereorder = False  # keep the order the workers collected
-    return ModuleScheduling(config, log)
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In a worker of a parallel run, order the tests by `xdist_rank` (every worker the same:
-    the controller hands out the scopes in the order the workers collected them)."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        items.sort(key=lambda item: xdist_rank(item.nodeid))
+    return ScopeScheduling.for_config(config, xdist_scope, xdist_rank)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from sitecache_docs import references
+from sitecache_docs.hooks import hooks_reference
 from sphinx.cmd.build import build_main
 
 import sitecache.cache.api.schemas as schemas
@@ -17,6 +18,7 @@ import sitecache.cache.outcome as outcome
 import sitecache.cache.policy as policy
 import sitecache.cli as cli
 import sitecache.config as config
+import sitecache.hook_names as hook_names
 from sitecache.cache.api import metrics
 
 
@@ -29,6 +31,7 @@ def test_the_references_of_the_code_as_it_is_have_no_problem() -> None:
         references.metrics_reference,
         references.cache_status_reference,
         references.cli_reference,
+        hooks_reference,
     ):
         assert generate().problems == [], generate.__name__
 
@@ -96,6 +99,27 @@ def test_a_command_line_option_without_help_is_reported(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(cli, "build_parser", with_a_bare_option)
     assert references.cli_reference().problems == ["`sitecache  --quietly` has no help"]
+
+
+def test_a_hook_or_a_hook_argument_without_a_description_is_reported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bare = hook_names.HookArg("count", "int", "")
+    spec = hook_names.action_hook("greetings_sent", " ", bare)
+    monkeypatch.setitem(hook_names.HOOKS, "greetings_sent", spec)
+    generated = hooks_reference()
+    assert generated.problems == [
+        "the hook 'greetings_sent' has no description",
+        "the argument 'count' of the hook 'greetings_sent' has no description",
+    ]
+    assert "`greetings_sent`" in generated.text
+
+
+def test_the_hooks_reference_shows_each_hook_with_its_arguments() -> None:
+    text = hooks_reference().text
+    assert "| `save_post` | action | `(post_id: int, post: Post, update: bool)` |" in text
+    assert "| `rest_url` | filter | `(url: str, path: str)` | `str` |" in text
+    assert text.count("| action |") + text.count("| filter |") == len(hook_names.HOOKS)
 
 
 def test_a_drift_fails_the_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,12 +10,6 @@ import pytest
 from tests.e2e.server import LiveServer, stopped_after
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if "tests/e2e/" in str(item.path).replace("\\", "/"):
-            item.add_marker(pytest.mark.e2e)
-
-
 @pytest.fixture(scope="module")
 def live_server(
     tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest

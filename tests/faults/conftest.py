@@ -26,12 +26,6 @@ from tests.faults.services import (
 TmpfsFactory = Callable[[str, str], TmpfsMount]
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if "tests/faults/" in str(item.path).replace("\\", "/"):
-            item.add_marker(pytest.mark.faults)
-
-
 def _refused(exc: ServiceRefused, required_by: str = "") -> None:
     """Skip: the machine forbids what the test needs; fail instead where CI promised it
     (``required_by`` names the variable ``.ci/run`` sets, e.g. ``SITECACHE_REQUIRE_POSTGRES``)."""

@@ -10,6 +10,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from sitecache_docs.generated import Generated
+from sitecache_docs.hooks import hooks_reference
 from sitecache_docs.references import (
     cache_status_reference,
     cli_reference,
@@ -35,6 +36,7 @@ GENERATORS: Final[dict[str, Callable[[str], Generated]]] = {
     "sitecache-cli": lambda argument: cli_reference(),
     "sitecache-errors": lambda argument: error_codes_reference(),
     "sitecache-routes": rest_routes_reference,
+    "sitecache-hooks": lambda argument: hooks_reference(),
 }
 
 

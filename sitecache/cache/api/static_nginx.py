@@ -109,7 +109,9 @@ server {{
     server_name {server_name};
     root {root};
     gzip_static on;
-    gzip_vary on;
+    # Vary is added with the copies below: gzip_vary opens index.html.gz for every request,
+    # even from a client that cannot take it, only to learn whether to say it.
+    gzip_vary off;
     charset utf-8;
 
     set $sitecache_static $uri;
@@ -121,6 +123,7 @@ server {{
     location / {{
         default_type text/html;
         # The headers sitecache sends with its own pages (a copy must not lose them).
+        add_header Vary Accept-Encoding always;
 {added}        add_header Cache-Status "nginx; hit" always;
         try_files /$host$sitecache_static/index.html @sitecache;
     }}
@@ -236,8 +239,9 @@ def nginx_config(
 
     Anonymous ``GET``/``HEAD`` requests without a query string, credentials or a logged-in,
     comment-author or post-password cookie get the static copy when one exists
-    (``gzip_static on`` sends ``index.html.gz`` to clients that accept gzip, with
-    ``Vary: Accept-Encoding``); everything else is proxied to sitecache (run it with
+    (``gzip_static on`` sends ``index.html.gz`` to clients that accept gzip; every copy says
+    ``Vary: Accept-Encoding``, without the look for ``index.html.gz`` that ``gzip_vary``
+    would make for each request); everything else is proxied to sitecache (run it with
     ``proxy_count = 1``). ``headers`` are sent with every copy, as sitecache sends them with
     its own pages (security headers, the API ``Link``); ``user`` is the user nginx's workers
     run as, who must be able to read the static root. ``uploads`` is the uploaded media's
