@@ -38,6 +38,7 @@ __all__ = [
     "int_columns",
     "int_list",
     "int_param",
+    "listing_args",
     "order_params",
     "page_args",
     "paginated",
@@ -126,6 +127,23 @@ def page_args(request: RestRequest) -> tuple[int, int, int | None]:
         int(request.get_param("per_page") or 10),
         int(offset) if isinstance(offset, int) else None,
     )
+
+
+def listing_args(request: RestRequest, *, orderby: str, order: str = "desc") -> dict[str, Any]:
+    """The arguments every listing query takes from a collection request, by query field:
+    ``search``, ``include``, ``exclude``, ``orderby`` (``orderby`` when absent), ``order``
+    (``order`` when absent), ``page``, ``per_page`` and ``offset`` (`page_args`)."""
+    page, per_page, offset = page_args(request)
+    return {
+        "search": str(request.get_param("search") or ""),
+        "include": int_list(request.get_param("include")),
+        "exclude": int_list(request.get_param("exclude")),
+        "orderby": str(request.get_param("orderby") or orderby),
+        "order": str(request.get_param("order") or order),
+        "page": page,
+        "per_page": per_page,
+        "offset": offset,
+    }
 
 
 def order_params(orderby: list[str], *, default: str, noun: str) -> dict[str, Any]:

@@ -32,8 +32,8 @@ from sitecache.site.rest.base import (
     id_param,
     int_columns,
     int_list,
+    listing_args,
     order_params,
-    page_args,
     paginated,
     raw_text,
     register_crud_routes,
@@ -353,31 +353,21 @@ class CommentsController(RoutedController):
     # ------------------------------------------------------------------ handlers
     def get_items(self, request: RestRequest) -> RestResponse:
         """One page of comments, with totals and prev/next links."""
-        page, per_page, offset = page_args(request)
         status = str(request.get_param("status") or "approve")
-        statuses = tuple(COMMENT_STATUSES) if status == "all" else (status,)
-        comments, total = self.content.query_comments(
-            CommentQuery(
-                statuses=statuses,
-                posts=int_list(request.get_param("post")),
-                parents=int_list(request.get_param("parent")),
-                authors=int_list(request.get_param("author")),
-                author_email=str(request.get_param("author_email") or ""),
-                search=str(request.get_param("search") or ""),
-                include=int_list(request.get_param("include")),
-                exclude=int_list(request.get_param("exclude")),
-                orderby=str(request.get_param("orderby") or "date_gmt"),
-                order=str(request.get_param("order") or "desc"),
-                page=page,
-                per_page=per_page,
-                offset=offset,
-            )
+        query = CommentQuery(
+            statuses=tuple(COMMENT_STATUSES) if status == "all" else (status,),
+            posts=int_list(request.get_param("post")),
+            parents=int_list(request.get_param("parent")),
+            authors=int_list(request.get_param("author")),
+            author_email=str(request.get_param("author_email") or ""),
+            **listing_args(request, orderby="date_gmt"),
         )
+        comments, total = self.content.query_comments(query)
         if not request.user.can("moderate_comments"):
             public = {c.post_id for c in comments if self._post_is_public(c.post_id)}
             comments = [c for c in comments if c.post_id in public]
         data = [self.server.response_to_data(self.prepare(c), False) for c in comments]
-        return paginated(self.server, request, data, total, per_page, page)
+        return paginated(self.server, request, data, total, query.per_page, query.page)
 
     def get_item(self, request: RestRequest) -> RestResponse:
         """One comment."""

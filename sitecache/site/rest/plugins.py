@@ -9,6 +9,7 @@ WordPress, which searches wordpress.org).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 from typing import Any, Final, NoReturn
 
@@ -20,7 +21,6 @@ from sitecache.site.rest.base import (
     collection_params,
     context_param,
     denied,
-    require_capability,
 )
 
 __all__ = ["BLOCK_DIRECTORY_SCHEMA", "PLUGIN_SCHEMA", "PluginsController"]
@@ -257,43 +257,23 @@ class PluginsController:
     # ------------------------------------------------------------------ permissions
     def view_check(self, request: RestRequest) -> bool:
         """Listing plugins needs ``activate_plugins`` (administrators)."""
-        return require_capability(
-            request, "activate_plugins", "rest_cannot_view_plugins", _CANNOT_MANAGE
-        )
+        return _require("view", request)
 
     def view_item_check(self, request: RestRequest) -> bool:
         """Reading a plugin needs ``activate_plugins``."""
-        return require_capability(
-            request, "activate_plugins", "rest_cannot_view_plugin", _CANNOT_MANAGE
-        )
+        return _require("view_item", request)
 
     def manage_check(self, request: RestRequest) -> bool:
         """Activating, deactivating (and deleting) need ``activate_plugins``."""
-        return require_capability(
-            request,
-            "activate_plugins",
-            "rest_cannot_manage_plugins",
-            "Sorry, you are not allowed to manage plugins for this site.",
-        )
+        return _require("manage", request)
 
     def install_check(self, request: RestRequest) -> bool:
         """Installing needs ``install_plugins``."""
-        return require_capability(
-            request,
-            "install_plugins",
-            "rest_cannot_install_plugin",
-            "Sorry, you are not allowed to install plugins on this site.",
-        )
+        return _require("install", request)
 
     def directory_check(self, request: RestRequest) -> bool:
         """The block directory needs ``install_plugins`` and ``activate_plugins``."""
-        if not (request.user.can("install_plugins") and request.user.can("activate_plugins")):
-            raise denied(
-                request,
-                "rest_block_directory_cannot_view",
-                "Sorry, you are not allowed to browse the block directory.",
-            )
-        return True
+        return _require("directory", request)
 
     # ------------------------------------------------------------------ callbacks
     def get_items(self, request: RestRequest) -> RestResponse:
@@ -407,6 +387,41 @@ def _block_item(plugin: InstalledPlugin) -> dict[str, Any]:
         "last_updated": "",
         "humanized_updated": "",
     }
+
+
+_CHECKS: Final[Mapping[str, tuple[tuple[str, ...], str, str]]] = {
+    "view": (("activate_plugins",), "rest_cannot_view_plugins", _CANNOT_MANAGE),
+    "view_item": (("activate_plugins",), "rest_cannot_view_plugin", _CANNOT_MANAGE),
+    "manage": (
+        ("activate_plugins",),
+        "rest_cannot_manage_plugins",
+        "Sorry, you are not allowed to manage plugins for this site.",
+    ),
+    "install": (
+        ("install_plugins",),
+        "rest_cannot_install_plugin",
+        "Sorry, you are not allowed to install plugins on this site.",
+    ),
+    "directory": (
+        ("install_plugins", "activate_plugins"),
+        "rest_block_directory_cannot_view",
+        "Sorry, you are not allowed to browse the block directory.",
+    ),
+}
+"""Each permission check of the plugin routes: the capabilities it needs (all of them), and
+the code and message of its refusal."""
+
+
+def _require(check: str, request: RestRequest) -> bool:
+    """``True`` when the caller has every capability of ``check`` (`_CHECKS`).
+
+    Raises:
+        RestError: the check's refusal (401 anonymous, 403 logged in) otherwise.
+    """
+    capabilities, code, message = _CHECKS[check]
+    if not all(request.user.can(capability) for capability in capabilities):
+        raise denied(request, code, message)
+    return True
 
 
 def _pip_error() -> RestError:

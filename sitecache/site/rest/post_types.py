@@ -18,8 +18,8 @@ from sitecache.site.rest.base import (
     NAMESPACE,
     add_item_links,
     int_list,
+    listing_args,
     order_params,
-    page_args,
     paginated,
     rest_dates,
     timestamp_param,
@@ -140,23 +140,15 @@ def post_query(
     ``include``, ``exclude``, ``slug``, ``search``, ``after``, ``before``, ``orderby``,
     ``order``, ``page``, ``per_page``, ``offset``); a type adds its own with
     `dataclasses.replace`."""
-    page, per_page, offset = page_args(request)
     return PostQuery(
         types=types,
         statuses=statuses,
         authors=int_list(request.get_param("author")),
         authors_exclude=int_list(request.get_param("author_exclude")),
-        include=int_list(request.get_param("include")),
-        exclude=int_list(request.get_param("exclude")),
         slugs=tuple(str(s) for s in request.get_param("slug") or ()),
-        search=str(request.get_param("search") or ""),
         after=timestamp_param(request.get_param("after")),
         before=timestamp_param(request.get_param("before")),
-        orderby=str(request.get_param("orderby") or "date"),
-        order=str(request.get_param("order") or "desc"),
-        page=page,
-        per_page=per_page,
-        offset=offset,
+        **listing_args(request, orderby="date"),
     )
 
 

@@ -24,7 +24,7 @@ from sitecache.site.rest.base import (
     edit_context_check,
     id_list_param,
     id_param,
-    int_list,
+    listing_args,
     paginated,
     require_force,
     require_found,
@@ -223,30 +223,19 @@ class TermsController(CollectionController):
 
     def get_items(self, request: RestRequest) -> RestResponse:
         """One page of terms, with totals and prev/next links."""
-        page = int(request.get_param("page") or 1)
-        per_page = int(request.get_param("per_page") or 10)
-        offset = request.get_param("offset")
         post = request.get_param("post")
         parent = request.get_param("parent")
-        terms, total = self.content.query_terms(
-            TermQuery(
-                taxonomy=self.taxonomy,
-                search=str(request.get_param("search") or ""),
-                include=int_list(request.get_param("include")),
-                exclude=int_list(request.get_param("exclude")),
-                slugs=tuple(str(s) for s in request.get_param("slug") or ()),
-                parent=parent if isinstance(parent, int) else None,
-                post=post if isinstance(post, int) else None,
-                hide_empty=bool(request.get_param("hide_empty")),
-                orderby=str(request.get_param("orderby") or "name"),
-                order=str(request.get_param("order") or "asc"),
-                page=page,
-                per_page=per_page,
-                offset=offset if isinstance(offset, int) else None,
-            )
+        query = TermQuery(
+            taxonomy=self.taxonomy,
+            slugs=tuple(str(s) for s in request.get_param("slug") or ()),
+            parent=parent if isinstance(parent, int) else None,
+            post=post if isinstance(post, int) else None,
+            hide_empty=bool(request.get_param("hide_empty")),
+            **listing_args(request, orderby="name", order="asc"),
         )
+        terms, total = self.content.query_terms(query)
         data = [self.server.response_to_data(self.prepare(term), False) for term in terms]
-        return paginated(self.server, request, data, total, per_page, page)
+        return paginated(self.server, request, data, total, query.per_page, query.page)
 
     def get_item(self, request: RestRequest) -> RestResponse:
         """One term."""
