@@ -15,6 +15,8 @@ import hmac
 import secrets
 from typing import Generic, TypeVar
 
+from sitecache.bounded_memo import BoundedMemo
+
 __all__ = ["VerifiedSecrets"]
 
 Read = TypeVar("Read")
@@ -30,9 +32,10 @@ class VerifiedSecrets(Generic[Read, Match]):
     """
 
     def __init__(self, size: int) -> None:
-        self.size = size
         self._key = secrets.token_bytes(32)
-        self._entries: dict[str, tuple[Read, tuple[int, int], bytes, Match]] = {}
+        self._entries: BoundedMemo[str, tuple[Read, tuple[int, int], bytes, Match]] = BoundedMemo(
+            size
+        )
 
     def fingerprint(self, secret: str) -> bytes:
         """A keyed digest of ``secret`` (BLAKE2b under this memo's own random key)."""
@@ -59,9 +62,7 @@ class VerifiedSecrets(Generic[Read, Match]):
         self, login: str, secret: str, read: Read, stamp: tuple[int, int], matched: Match
     ) -> None:
         """Keep that ``secret`` was verified as ``matched`` against ``read`` at ``stamp``."""
-        if len(self._entries) >= self.size:
-            self._entries.clear()
-        self._entries[login] = (read, stamp, self.fingerprint(secret), matched)
+        self._entries.keep(login, (read, stamp, self.fingerprint(secret), matched))
 
     def __repr__(self) -> str:
         return f"<VerifiedSecrets of {len(self._entries)} logins>"
