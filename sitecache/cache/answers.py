@@ -1,15 +1,17 @@
 """Answers: a stored entry sent to a client, and unstored answers through the serve filters.
 
 A `Prepared` entry holds everything a hit sends, built once when the entry is read: the status
-line, the identity and gzip header lists, the entity tags, the age it arrived with. `send_entry`
-counts the request's `sitecache.cache.outcome.Outcome` and labels the answer with it
-(``Cache-Status``, naming the rule that gave the page its lifetime unless it is the ``max_age``
-setting), sends ``Age`` (the age it arrived with plus the time stored, RFC 9111 §4.2.3), picks
-the gzip copy for a client that accepts it (`accepts_gzip`), answers a conditional GET with 304
-(RFC 9110 §13.1: ``If-None-Match`` first, else ``If-Modified-Since``; 2xx entries only), one
-byte range of a 200 with 206 (`sitecache.cache.ranges`), and sends no body to HEAD. Serve
-filters (companion plugins) may change an HTML body as it is sent; a changed body is sent
-without gzip, ``ETag``, ``Last-Modified`` or 304, since it differs per request.
+line, the header lists of the identity body and of each compressed copy, the entity tags, the
+age it arrived with. `send_entry` counts the request's `sitecache.cache.outcome.Outcome` and
+labels the answer with it (``Cache-Status``, naming the rule that gave the page its lifetime
+unless it is the ``max_age`` setting), sends ``Age`` (the age it arrived with plus the time
+stored, RFC 9111 §4.2.3), picks the compressed copy a client accepts best
+(`sitecache.cache.codings.choose_coding`: brotli or gzip, among the copies made; the caller may
+have one made first), answers a conditional GET with 304 (RFC 9110 §13.1: ``If-None-Match``
+first, else ``If-Modified-Since``; 2xx entries only), one byte range of a 200 with 206
+(`sitecache.cache.ranges`), and sends no body to HEAD. Serve filters (companion plugins) may
+change an HTML body as it is sent; a changed body is sent uncompressed, without ``ETag``,
+``Last-Modified`` or 304, since it differs per request.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from http import HTTPStatus
 from typing import Any
 
 from sitecache.cache.capture import Captured, StartResponse
+from sitecache.cache.codings import CODINGS, IDENTITY, choose_coding, coding_etag
 from sitecache.cache.entry import CacheEntry
 from sitecache.cache.outcome import Outcome
 from sitecache.cache.ranges import if_range_matches, single_range
@@ -49,21 +52,23 @@ _NOT_MODIFIED_HEADERS = frozenset(
 class Prepared:
     """An entry ready to be sent: status line, header lists and bodies built once.
 
-    A pointer entry (``Vary``) has an empty ``status_line``.
+    A pointer entry (``Vary``) has an empty ``status_line``. ``copies`` holds the compressed
+    copies made so far, ``coding -> (body, headers)``; ``offered`` the codings it may be sent
+    in (those of a compressible entry, `sitecache.cache.codings.CODINGS`, else those it has).
     """
 
     __slots__ = (
         "body",
         "born",
+        "copies",
         "created",
         "entry",
         "etag",
         "expires",
-        "gzip_body",
         "gzip_etag",
-        "gzip_headers",
         "identity_headers",
         "last_modified",
+        "offered",
         "rule",
         "status_line",
         "vary",
@@ -81,34 +86,49 @@ class Prepared:
         #: the lifetime rule ``Cache-Status`` names (``""`` for the ``max_age`` setting)
         self.rule = "" if entry.fresh.rule == "max_age" else entry.fresh.rule
         self.body = entry.body
-        self.gzip_body = entry.gzip_body
-        self.weight = len(entry.body) + len(entry.gzip_body) + 512
+        self.weight = len(entry.body) + 512
         self.status_line = status_line(entry.status) if entry.status else ""
         self.etag = entry.etag
         self.gzip_etag = coding_etag(entry.etag, "gzip") if entry.etag else ""
         self.last_modified = entry.extra.get("last_modified", entry.created)
-        headers = list(entry.headers)
         self.identity_headers = [
-            *headers,
+            *entry.headers,
             ("Content-Length", str(len(entry.body))),
         ]
         if self.etag:
             self.identity_headers.append(("ETag", self.etag))
-        self.gzip_headers = [
-            *headers,
-            ("Content-Encoding", "gzip"),
-            ("Content-Length", str(len(entry.gzip_body))),
+        self.copies: dict[str, tuple[bytes, list[tuple[str, str]]]] = {}
+        for coding, data in (("gzip", entry.gzip_body), *entry.codings):
+            if data:
+                self.add_copy(coding, data)
+        self.offered: tuple[str, ...] = (
+            CODINGS if entry.compressible and not entry.encoded else tuple(self.copies)
+        )
+
+    def add_copy(self, coding: str, data: bytes) -> None:
+        """Hold ``data`` as the ``coding`` copy of the body (with its headers and tag)."""
+        headers = [
+            *self.entry.headers,
+            ("Content-Encoding", coding),
+            ("Content-Length", str(len(data))),
         ]
-        if self.gzip_etag:
-            self.gzip_headers.append(("ETag", self.gzip_etag))
+        if self.etag:
+            headers.append(("ETag", coding_etag(self.etag, coding)))
+        self.copies[coding] = (data, headers)
+        self.weight += len(data)
 
+    @property
+    def gzip_body(self) -> bytes:
+        """The gzip copy, or ``b""`` when none is made yet."""
+        copy = self.copies.get("gzip")
+        return copy[0] if copy is not None else b""
 
-def coding_etag(etag: str, coding: str) -> str:
-    """The entity tag of the ``coding`` copy of a representation tagged ``etag`` (a weak tag
-    stays weak): ``"abc"`` gives ``"abc-gzip"``."""
-    if etag.endswith('"') and len(etag) > 1:
-        return f'{etag[:-1]}-{coding}"'
-    return f"{etag}-{coding}"
+    def coding_for(self, accept_encoding: str) -> str:
+        """The coding a client with this ``Accept-Encoding`` is sent among the copies made
+        (`IDENTITY` when none it accepts is)."""
+        if not self.copies or not accept_encoding:
+            return IDENTITY
+        return choose_coding(accept_encoding, tuple(c for c in CODINGS if c in self.copies))
 
 
 def status_line(status: int) -> str:
@@ -120,22 +140,9 @@ def status_line(status: int) -> str:
 
 
 def accepts_gzip(value: str) -> bool:
-    """Whether an ``Accept-Encoding`` value accepts gzip (``q=0`` refuses it)."""
-    if "gzip" not in value and "*" not in value:
-        return False
-    for item in value.split(","):
-        name, _, params = item.partition(";")
-        if name.strip().lower() not in ("gzip", "x-gzip", "*"):
-            continue
-        for param in params.split(";"):
-            key, _, number = param.strip().partition("=")
-            if key.strip().lower() == "q":
-                try:
-                    return float(number) > 0
-                except ValueError:
-                    return False
-        return True
-    return False
+    """Whether an ``Accept-Encoding`` value is sent gzip rather than the identity body
+    (`choose_coding`: ``q=0`` refuses it, a higher ``identity`` quality prefers the body)."""
+    return choose_coding(value, ("gzip",)) == "gzip"
 
 
 def etag_matches(header: str, etag: str) -> bool:
@@ -149,13 +156,14 @@ def etag_matches(header: str, etag: str) -> bool:
     return etag.removeprefix("W/") in candidates
 
 
-def not_modified(environ: Mapping[str, Any], prepared: Prepared, use_gzip: bool) -> bool:
-    """Whether the client's copy of the representation it would be sent is current."""
+def not_modified(environ: Mapping[str, Any], prepared: Prepared, coding: str) -> bool:
+    """Whether the client's copy of the representation it would be sent (the identity body,
+    or the ``coding`` copy) is current."""
     if not prepared.status_line.startswith("2"):  # RFC 9110 §13.2.1: preconditions on 2xx only
         return False
     if_none_match = environ.get("HTTP_IF_NONE_MATCH")
     if if_none_match:
-        return etag_matches(if_none_match, prepared.gzip_etag if use_gzip else prepared.etag)
+        return etag_matches(if_none_match, _etag_of(prepared, coding))
     since = environ.get("HTTP_IF_MODIFIED_SINCE")
     if since:
         try:
@@ -183,34 +191,36 @@ def send_entry(
     count: Callable[[str], object],
     serve_filters: list[ServeFilter],
     use_304: bool,
+    coding: str | None = None,
 ) -> Iterable[bytes]:
     """Count ``outcome`` through ``count`` and send ``prepared`` with ``Age`` and the
     outcome's ``Cache-Status``: through the serve filters when there are some and it is HTML,
-    as 304 when the client's copy is current and ``use_304``, gzip when the client accepts it;
-    no body to HEAD."""
+    as 304 when the client's copy is current and ``use_304``, in ``coding`` (a copy the caller
+    made sure of) or else the copy the client accepts best among those made; no body to
+    HEAD."""
     outcome.count(count)
     expires = prepared.expires
     extra = [
         ("Age", str(max(0, int(now - prepared.born)))),
         ("Cache-Status", outcome.header(int(expires - now) if expires else None, prepared.rule)),
     ]
-    accept_encoding = environ.get("HTTP_ACCEPT_ENCODING", "")
-    use_gzip = bool(prepared.gzip_body and accept_encoding) and accepts_gzip(accept_encoding)
+    if coding is None or coding not in prepared.copies:
+        coding = prepared.coding_for(environ.get("HTTP_ACCEPT_ENCODING", ""))
     if serve_filters and not prepared.entry.encoded and is_html(prepared.identity_headers):
         body = _filtered(prepared.body, environ, serve_filters)
         if body is not prepared.body:
             return _send_changed(environ, start_response, prepared, body, extra)
     # PERF: most requests are not conditional and ask for no range; they skip the calls.
     conditional = "HTTP_IF_NONE_MATCH" in environ or "HTTP_IF_MODIFIED_SINCE" in environ
-    if use_304 and conditional and not_modified(environ, prepared, use_gzip):
-        return _send_not_modified(start_response, prepared, use_gzip, extra)
+    if use_304 and conditional and not_modified(environ, prepared, coding):
+        return _send_not_modified(start_response, prepared, coding, extra)
     if "HTTP_RANGE" in environ and prepared.status_line.startswith("200"):
         part = _requested_range(environ, prepared)
         if part is not None:
             return _send_range(environ, start_response, prepared, part, extra)
-    if use_gzip:
-        start_response(prepared.status_line, prepared.gzip_headers + extra)
-        body = prepared.gzip_body
+    if coding != IDENTITY:
+        body, headers = prepared.copies[coding]
+        start_response(prepared.status_line, headers + extra)
     else:
         start_response(prepared.status_line, prepared.identity_headers + extra)
         body = prepared.body
@@ -302,11 +312,11 @@ def _send_changed(
 def _send_not_modified(
     start_response: StartResponse,
     prepared: Prepared,
-    use_gzip: bool,
+    coding: str,
     extra: list[tuple[str, str]],
 ) -> Iterable[bytes]:
     """Send 304 for the representation the client would get (its entity tag)."""
-    etag = prepared.gzip_etag if use_gzip else prepared.etag
+    etag = _etag_of(prepared, coding)
     headers = [
         (name, value)
         for name, value in prepared.identity_headers
@@ -325,3 +335,10 @@ def _filtered(
     for serve_filter in serve_filters:
         body = serve_filter(body, environ)
     return body
+
+
+def _etag_of(prepared: Prepared, coding: str) -> str:
+    """The entity tag of the ``coding`` copy of ``prepared`` (its own for `IDENTITY`)."""
+    if coding == IDENTITY or not prepared.etag:
+        return prepared.etag
+    return coding_etag(prepared.etag, coding)

@@ -110,6 +110,9 @@ class CacheEngine:
         self.fills = FillCoordinator(
             self.locks if fill_locks is storage else Locks(fill_locks, warn), warn
         )
+        #: a render's store frees its fill lock in the same write (`Storage.put`'s
+        #: ``release``: no round trip of its own)
+        self.fill_release_in_store = fill_locks is storage and storage.frees_locks_in_put
         # A store found damaged starts empty (#29): what the listeners keep of its entries
         # (static copies, downstream caches) must go with them.
         storage.on_reset(self._storage_reset)
@@ -251,12 +254,23 @@ class CacheEngine:
         return decode_entry(self.storage.get(key, generation))
 
     def store(
-        self, key: str, entry: CacheEntry, stale_while_revalidate: int, generation: object
+        self,
+        key: str,
+        entry: CacheEntry,
+        stale_while_revalidate: int,
+        generation: object,
+        *,
+        replaces: bytes | None = None,
+        release: tuple[str, str] | None = None,
     ) -> bool:
         """Write ``entry`` under ``key`` with a storage lifetime covering its stale window
         (``stale_while_revalidate`` seconds) and its ``stale-if-error`` time, unless the
         purge generation moved from ``generation`` (read before the page was rendered):
         whether it was stored.
+
+        ``replaces`` (`CacheEntry.times` of the entry read): a store-back, refused unless that
+        very entry is still stored (`Storage.put`). ``release`` (lock name, owner): the fill
+        lock this render holds, freed by the same write where the backend can (Redis).
 
         Raises:
             StorageError: the storage failed.
@@ -266,7 +280,13 @@ class CacheEngine:
             window = stale_while_revalidate + entry.fresh.error_window
             ttl = max(1.0, entry.expires - self.clock()) + window + 60
         return self.storage.put(
-            key, encode_entry(entry), entry.info(key), ttl, generation=generation
+            key,
+            encode_entry(entry),
+            entry.info(key),
+            ttl,
+            generation=generation,
+            replaces=replaces,
+            release=release,
         )
 
     # ------------------------------------------------------------------ locks

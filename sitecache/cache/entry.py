@@ -2,21 +2,27 @@
 
 An entry is bytes: a fixed prefix (magic and format version, created and expiry times, the
 length of a JSON header, a CRC-32 of everything after the prefix), the JSON header (URL, status,
-headers, tags, ...), the body and its gzip copy. No pickle anywhere: a stored entry can be read
-by anything that speaks JSON. An unknown version, a short read or a checksum mismatch decodes to
-``None`` (a miss), never to a broken page (cachecontrol's rule).
+headers, tags, ...), the body and its compressed copies. No pickle anywhere: a stored entry can
+be read by anything that speaks JSON. An unknown version, a short read or a checksum mismatch
+decodes to ``None`` (a miss), never to a broken page (cachecontrol's rule).
 
 `CacheEntry.from_response` builds the entry of a response the guards let through: which headers
 are replayed (never `UNSTORED_HEADERS`, nor the fields a ``Connection`` field or a qualified
-``no-cache``/``private`` names: RFC 9111 §3.1), its tags, validators, gzip copy
-(`COMPRESSIBLE`) and `StoredFreshness` (what a stale copy may do, decided once when stored).
-The application's ``Date``, ``ETag`` (weak ones stay weak) and ``Last-Modified`` are kept as
-sent; a response without ``Last-Modified`` gets the time it was stored, one without ``ETag`` a
-strong tag of its body.
+``no-cache``/``private`` names: RFC 9111 §3.1), its tags, validators, whether it is worth
+compressed copies (`COMPRESSIBLE`) and `StoredFreshness` (what a stale copy may do, decided
+once when stored). The application's ``Date``, ``ETag`` (weak ones stay weak) and
+``Last-Modified`` are kept as sent; a response without ``Last-Modified`` gets the time it was
+stored, one without ``ETag`` a strong tag of its own (`body_etag`).
 
 The bodies follow the JSON header: the identity body, then each encoded copy named in its
-``codings`` list (``[["gzip", length]]`` today), so that other encodings can join later; an
-older entry that names only a ``gzip`` length reads the same.
+``codings`` list (``[["gzip", length], ["br", length]]``); an older entry that names only a
+``gzip`` length reads the same.
+
+Compressed copies are not made on the miss (#32): the entry records that its body is worth them
+(``compressible``, `COMPRESSIBLE` and at least `MIN_GZIP_SIZE` bytes), and the first hit whose
+client asks for a coding makes that copy (`coded_copy`: gzip, or brotli, `CODINGS`) and stores
+the entry back, only over the very entry it read (`CacheEntry.times`). The entity tag of the
+identity body is built from the entry's own facts, not a hash of the body (`body_etag`).
 
 The expiry time sits at a fixed offset (`EXPIRES_OFFSET`) so that a soft purge can rewrite it in
 place (Redis ``SETRANGE``) without touching the checksummed part. The two times are outside the
@@ -26,31 +32,44 @@ before the creation by more than the soft purge allows. Anything else reads as a
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import struct
-import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
+from sitecache.cache.codings import (
+    BROTLI_QUALITY,
+    CODINGS,
+    COMPRESSIBLE,
+    DEFLATE,
+    GZIP_LEVEL,
+    MIN_GZIP_SIZE,
+    coded_copy,
+    crc32,
+    gzip_copy,
+)
 from sitecache.cache.fields import connection_named, entity_tag
 from sitecache.cache.freshness import Freshness
 from sitecache.cache.http_dates import format_http_date, parse_http_date
 
 __all__ = [
+    "BROTLI_QUALITY",
+    "CODINGS",
     "COMPRESSIBLE",
     "DEFLATE",
     "EXPIRES_OFFSET",
     "FORMAT_MAGIC",
     "GZIP_LEVEL",
     "MIN_GZIP_SIZE",
+    "TIMES_OFFSET",
     "UNSTORED_HEADERS",
     "CacheEntry",
     "EntryInfo",
     "StoredFreshness",
     "body_etag",
+    "coded_copy",
     "decode_entry",
     "encode_entry",
     "encode_expires",
@@ -60,6 +79,10 @@ __all__ = [
 FORMAT_MAGIC: Final = b"SCE1"
 _PREFIX: Final = struct.Struct(">4sddII")  # magic, created, expires, header length, crc32
 EXPIRES_OFFSET: Final = 12
+#: Where the creation and expiry times (16 bytes) sit in an encoded entry: what a store-back
+#: compares (`CacheEntry.times`).
+TIMES_OFFSET: Final = 4
+_TIMES: Final = struct.Struct(">dd")
 PREFIX_SIZE: Final = _PREFIX.size
 
 #: Response headers never stored: per-connection (RFC 9111 §3.1: hop-by-hop fields and
@@ -85,37 +108,6 @@ UNSTORED_HEADERS: Final = frozenset(
         "x-site-nonce",
     }
 )
-
-#: Content types worth a gzip copy.
-COMPRESSIBLE: Final = (
-    "text/",
-    "application/json",
-    "application/xml",
-    "application/rss+xml",
-    "application/atom+xml",
-    "application/javascript",
-    "application/xhtml+xml",
-    "image/svg+xml",
-)
-#: The smallest body worth a gzip copy.
-MIN_GZIP_SIZE: Final = 256
-#: The level of the gzip copies (#18). Made once per stored page, on the miss, and sent many
-#: times: speed won (nginx's own default ``gzip_comp_level`` is 1 too).
-GZIP_LEVEL: Final = 1
-_GZIP_WBITS: Final = 31  # the gzip container: a 10-byte header with mtime 0, and a CRC-32
-
-try:  # PERF (#18 point 3): ISA-L's deflate and CRC-32 where its wheel installs
-    from isal import isal_zlib as _deflate
-except ImportError:  # pragma: no cover - platforms without an isal wheel
-    _deflate = zlib  # type: ignore[misc]
-
-#: Which deflate makes the gzip copies and the entries' CRC-32: ISA-L (``isal``, a declared
-#: dependency) or, where it does not install, zlib. On a 20 KB page ISA-L's level 1 takes a
-#: third of zlib's level 1 (~15 against ~50 µs on a quiet core) for a slightly smaller copy,
-#: and its CRC-32 (the same function as zlib's) a quarter; both are standard gzip/CRC-32, so
-#: any client, and any process of either kind, reads them.
-DEFLATE: Final = _deflate.__name__.rsplit(".", 1)[-1]
-_crc32 = _deflate.crc32
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +189,7 @@ class CacheEntry:
         status: the HTTP status code.
         headers: the response headers replayed on a hit (never ``Set-Cookie``).
         body: the identity body.
-        gzip_body: the gzip copy, or ``b""`` when none is kept.
+        gzip_body: the gzip copy, or ``b""`` when none is made yet.
         created: Unix time it was stored.
         expires: Unix time it stops being fresh; ``0`` means fresh until purged.
         tags: the purge tags from the response's ``Cache-Tag`` header.
@@ -208,7 +200,10 @@ class CacheEntry:
         fresh: what was decided about its freshness when it was stored.
         encoded: the body is the application's own encoding (``Content-Encoding``): sent as
             it is, keyed on ``Accept-Encoding``, no gzip copy of the cache's.
-        codings: encoded copies beyond gzip, ``(coding, bytes)``, kept as read.
+        codings: encoded copies beyond gzip, ``(coding, bytes)`` (brotli).
+        compressible: the body is worth compressed copies (`COMPRESSIBLE`, at least
+            `MIN_GZIP_SIZE` bytes, not encoded by the application): a hit makes the copy its
+            client asks for when the entry has none yet (`coded_copy`).
     """
 
     url: str
@@ -228,6 +223,7 @@ class CacheEntry:
     fresh: StoredFreshness = SETTINGS_FRESHNESS
     encoded: bool = False
     codings: tuple[tuple[str, bytes], ...] = ()
+    compressible: bool = False
 
     @classmethod
     def from_response(
@@ -246,7 +242,8 @@ class CacheEntry:
         compress: bool,
         freshness: Freshness | None = None,
         omit: Iterable[str] = (),
-        gzip_body: bytes | None = None,
+        copies: tuple[tuple[str, bytes], ...] = (),
+        etag: str = "",
     ) -> CacheEntry:
         """The entry to store for a response the guards let through.
 
@@ -262,29 +259,31 @@ class CacheEntry:
             now: the time it arrived (``created``).
             max_age: seconds it stays fresh when ``freshness`` is not given (``0``: fresh
                 until purged).
-            compress: make a gzip copy of a compressible identity body (`COMPRESSIBLE`, at
-                least `MIN_GZIP_SIZE` bytes).
+            compress: mark a compressible identity body (`COMPRESSIBLE`, at least
+                `MIN_GZIP_SIZE` bytes) as worth compressed copies; none is made here (a hit
+                makes the one its client asks for).
             freshness: its freshness (`sitecache.cache.freshness.response_freshness`);
                 ``None``: ``max_age`` and nothing else said.
             omit: lower-case names of fields never stored (a qualified ``no-cache`` or
                 ``private`` names them).
-            gzip_body: the gzip copy already made of this body (a refreshed entry), instead
-                of making one.
+            copies: the compressed copies already made of this body (a refreshed entry),
+                ``(coding, bytes)``.
+            etag: the entry's own entity tag of this body already given (a refreshed entry
+                keeps it when the application sends none).
 
         The entry always has an ``etag`` and a ``Last-Modified`` header; its ``Vary`` header
-        names ``vary`` and ``Accept-Encoding`` when there is a gzip copy or the body is
-        encoded.
+        names ``vary`` and ``Accept-Encoding`` when it is compressible or the body is encoded.
         """
         if freshness is None:
             freshness = Freshness("max_age", float(max_age), forever=not max_age)
         replayed = _replayed_headers(headers, now, frozenset(omit))
         kept = replayed.headers
         encoded = replayed.encoding not in ("", "identity")
-        if gzip_body is None:
-            worth = len(body) >= MIN_GZIP_SIZE and replayed.content_type.startswith(COMPRESSIBLE)
-            gzip_body = gzip_copy(body) if compress and not encoded and worth else b""
+        worth = len(body) >= MIN_GZIP_SIZE and replayed.content_type.startswith(COMPRESSIBLE)
+        compressible = (compress or bool(copies)) and not encoded and worth
+        copied = dict(copies) if compressible else {}
         names = [name for name in vary if name != "accept-encoding"]
-        if gzip_body or encoded:
+        if compressible or encoded:
             names.append("accept-encoding")
         if names:
             kept.append(("Vary", ", ".join(_title(name) for name in names)))
@@ -296,11 +295,11 @@ class CacheEntry:
             status=status,
             headers=tuple(kept),
             body=body,
-            gzip_body=gzip_body,
+            gzip_body=copied.pop("gzip", b""),
             created=now,
             expires=freshness.expires(now),
             tags=tuple(dict.fromkeys(replayed.tags)),
-            etag=replayed.etag or body_etag(body),
+            etag=replayed.etag or etag or body_etag(body, now),
             vary=(),
             extra={"last_modified": replayed.last_modified},
             fresh=StoredFreshness(
@@ -313,6 +312,8 @@ class CacheEntry:
                 last_modified=replayed.last_modified_text,
             ),
             encoded=encoded,
+            codings=tuple(copied.items()),
+            compressible=compressible,
         )
 
     @property
@@ -335,7 +336,7 @@ class CacheEntry:
             variant=self.variant,
             status=self.status,
             size=len(self.body),
-            compressed_size=len(self.gzip_body),
+            compressed_size=len(self.gzip_body) + sum(len(data) for _, data in self.codings),
             created=self.created,
             expires=self.expires,
             tags=self.tags,
@@ -346,21 +347,44 @@ class CacheEntry:
         """The same entry with another expiry time (a soft purge)."""
         return replace(self, expires=expires)
 
+    @property
+    def copies(self) -> tuple[tuple[str, bytes], ...]:
+        """Every compressed copy made, ``(coding, bytes)``."""
+        gzip = (("gzip", self.gzip_body),) if self.gzip_body else ()
+        return (*gzip, *self.codings)
 
-def body_etag(body: bytes) -> str:
-    """A strong ``ETag`` for ``body``: 96 bits of its SHA-1, quoted.
+    def copy(self, coding: str) -> bytes:
+        """The ``coding`` copy of the body (``gzip``, ``br``), or ``b""`` when none is made."""
+        if coding == "gzip":
+            return self.gzip_body
+        return next((data for name, data in self.codings if name == coding), b"")
 
-    A validator, not a signature: any change of the bytes changes it (short of a collision
-    crafted against SHA-1 by whoever writes the pages, which gains nothing but a stale copy of
-    their own page). SHA-1 runs on the CPU's SHA instructions through OpenSSL, about 15 µs for a
-    20 KB page where BLAKE2b took 50-85 µs of every miss.
+    def with_copy(self, coding: str, data: bytes) -> CacheEntry:
+        """The same entry holding ``data`` as its ``coding`` copy too."""
+        if coding == "gzip":
+            return replace(self, gzip_body=data)
+        others = tuple(item for item in self.codings if item[0] != coding)
+        return replace(self, codings=(*others, (coding, data)))
+
+    @property
+    def times(self) -> bytes:
+        """Its creation and expiry times as encoded (16 bytes at `TIMES_OFFSET`): a store-back
+        of this entry replaces only the stored entry with these bytes, never a newer render, a
+        purged one, or one a soft purge made stale since it was read."""
+        return _TIMES.pack(self.created, self.expires)
+
+
+def body_etag(body: bytes, created: float) -> str:
+    """A strong ``ETag`` for ``body`` stored at ``created``: the time in microseconds, the
+    length and the CRC-32 of the bytes, quoted (``"<µs>-<length>-<crc>"``, hexadecimal).
+
+    Any change of the bytes changes it, and it never repeats for another body of the same URL
+    (another render is stored at another time, and would also need the same length and CRC-32
+    to collide). It costs about 1 µs for a 20 KB page where SHA-1 took ~15 µs of every miss; the
+    tag of a page stored again changes even when its bytes did not, as with nginx's tags of a
+    file's time and length.
     """
-    return '"' + hashlib.sha1(body, usedforsecurity=False).hexdigest()[:24] + '"'
-
-
-def gzip_copy(body: bytes) -> bytes:
-    """The gzip copy of ``body`` (`GZIP_LEVEL`, no name, mtime 0: the same bytes every time)."""
-    return _deflate.compress(body, GZIP_LEVEL, _GZIP_WBITS)
+    return f'"{int(created * 1_000_000):x}-{len(body):x}-{crc32(body):08x}"'
 
 
 @dataclass(slots=True)
@@ -498,12 +522,13 @@ def encode_entry(entry: CacheEntry) -> bytes:
             "extra": entry.extra,
             "fresh": entry.fresh.as_json(),
             "encoded": entry.encoded,
+            "z": entry.compressible,
         },
         separators=(",", ":"),
         ensure_ascii=False,
     ).encode("utf-8")
     payload = b"".join([header, entry.body, *(data for _, data in codings)])
-    prefix = _PREFIX.pack(FORMAT_MAGIC, entry.created, entry.expires, len(header), _crc32(payload))
+    prefix = _PREFIX.pack(FORMAT_MAGIC, entry.created, entry.expires, len(header), crc32(payload))
     return prefix + payload
 
 
@@ -535,7 +560,7 @@ def decode_entry(data: bytes | None) -> CacheEntry | None:
         if magic != FORMAT_MAGIC or not _valid_times(created, expires):
             return None
         payload = memoryview(data)[PREFIX_SIZE:]
-        if len(payload) < header_length or _crc32(payload) != checksum:
+        if len(payload) < header_length or crc32(payload) != checksum:
             return None
         header = json.loads(bytes(payload[:header_length]))
         body_length = int(header["body"])
@@ -569,6 +594,7 @@ def decode_entry(data: bytes | None) -> CacheEntry | None:
             fresh=StoredFreshness.from_json(header.get("fresh")),
             encoded=bool(header.get("encoded", False)),
             codings=tuple(item for item in copies if item[0] != "gzip"),
+            compressible=bool(header.get("z", bool(gzip_body))),
         )
     except (ValueError, KeyError, TypeError, struct.error):
         return None

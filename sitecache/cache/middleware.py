@@ -222,8 +222,16 @@ class PageCache:
         if prepared is not None:
             expires = prepared.expires
             if not expires or now < expires:
+                coding = None
+                if prepared.offered and settings.compression:
+                    accept = environ.get("HTTP_ACCEPT_ENCODING")
+                    if accept:  # the copy it asks for, made by the first hit that does (#32)
+                        swr = settings.stale_while_revalidate
+                        prepared, coding = self._entries.with_copy(
+                            key, prepared, accept, generation, swr)  # fmt: skip
                 return send_entry(environ, start_response, prepared, now, FRESH_HIT,
-                                  engine.count, self.serve_filters, settings.use_304)  # fmt: skip
+                                  engine.count, self.serve_filters, settings.use_304,
+                                  coding)  # fmt: skip
             request = CacheRequest(environ, start_response, decision, settings)
             if now < expires + stale_window(prepared.entry.fresh, settings.stale_while_revalidate):
                 return self._revalidate(request, key, prepared, now, generation)
@@ -308,6 +316,9 @@ class PageCache:
         fill = engine.fills.begin(base)
         if fill.lead:
             stored = unstorable = False
+            if fill.owner is not None and engine.fill_release_in_store:
+                request = CacheRequest(request.environ, request.start_response,
+                                       request.decision, request.settings, fill)  # fmt: skip
             try:
                 answer, stored, unstorable = self._renderer.render(
                     request, now, fwd, generation, stale

@@ -33,6 +33,7 @@ from sitecache.cache.classify import Decision
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.entry import CacheEntry
 from sitecache.cache.fields import end_to_end
+from sitecache.cache.fills import Fill
 from sitecache.cache.freshness import Freshness, response_freshness
 from sitecache.cache.outcome import Fwd, Outcome, OutcomeReason
 from sitecache.cache.policy import CacheRules, ResponseFacts, response_refusal_reason
@@ -90,6 +91,8 @@ class CacheRequest:
     start_response: StartResponse
     decision: Decision
     settings: CacheSettings
+    #: the fill this request leads (`sitecache.cache.fills`), when it holds its lock
+    fill: Fill | None = None
 
 
 class Renderer:
@@ -222,8 +225,9 @@ class Renderer:
         refreshed = CacheEntry.from_response(
             entry.status, headers, entry.body,
             url=decision.url, host=decision.host, path=decision.path, variant=decision.variant,
-            vary=facts.vary, now=arrived, compress=False, max_age=request.settings.max_age,
-            freshness=facts.freshness, omit=_withheld(facts), gzip_body=entry.gzip_body,
+            vary=facts.vary, now=arrived, compress=entry.compressible,
+            max_age=request.settings.max_age, freshness=facts.freshness, omit=_withheld(facts),
+            etag=entry.etag, copies=entry.copies,
         )  # fmt: skip
         reason = response_refusal_reason(facts, request.settings, self.hooks.rules)
         prepared = Prepared(refreshed)
@@ -279,10 +283,16 @@ class Renderer:
         """Store ``entry`` unless a purge began since ``generation`` and tell the stored
         listeners: the outcome, and the key it was stored under (``None``: not stored)."""
         window = stale_window(entry.fresh, request.settings.stale_while_revalidate)
+        fill = request.fill
+        release = None
+        if fill is not None and fill.owner is not None and self.engine.fill_release_in_store:
+            release = (fill.name, fill.owner)  # freed by the write itself: no round trip
         try:
             key = self.entries.save(
-                request.decision.base, entry, vary, request.environ, window, generation
+                request.decision.base, entry, vary, request.environ, window, generation, release
             )
+            if key is not None and fill is not None and release is not None:
+                fill.owner = None  # the entry's write freed it
         except StorageError as exc:
             self.engine.storage_warning("cache storage unavailable, page not stored: %s", exc)
             return Outcome.failed(fwd, storage_failure(exc)), None

@@ -69,7 +69,7 @@ SETTING_TITLES: Final[dict[str, str]] = {
     "max_age": "Page lifetime (seconds)",
     "stale_while_revalidate": "Serve stale pages while refreshing (seconds)",
     "gc_interval": "Clean-up interval (seconds)",
-    "compression": "Compressed copies (gzip)",
+    "compression": "Compressed copies (brotli, gzip)",
     "known_users": "Visitors with a login or other cookie",
     "cache_query_strings": "Cache URLs with a query string",
     "ignored_query_params": "Query parameters to ignore",
@@ -189,7 +189,7 @@ SETTINGS_SCHEMA: Final[dict[str, Any]] = {
         },
         "compression": {
             "type": "boolean",
-            "description": "Store a gzip copy and serve it to clients that accept gzip.",
+            "description": "Keep brotli and gzip copies (each made by the first hit asking).",
         },
         "known_users": {
             "type": "string",
@@ -438,7 +438,7 @@ def _gained(old: Any, new: Any) -> bool:
 PURGING_CHANGES: Final[Mapping[str, tuple[Callable[[Any, Any], bool], str]]] = {
     "enabled": (_turned_off, "no copy outlives caching turned off (nor do static copies)"),
     "lock_down": (_turned_off, "the edits lock down held back are seen at once"),
-    "compression": (_changed, "gzip copies are kept or served by the new rule only"),
+    "compression": (_changed, "compressed copies are kept or served by the new rule only"),
     "cache_404": (_turned_off, "stored 404 pages are no longer served"),
     "pages": (_gained, "a page type now never cached is no longer served from the cache"),
     "rejected_uris": (_gained, "static copies of newly rejected paths go"),

@@ -16,17 +16,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from sitecache.cache.answers import Prepared
+from sitecache.cache.codings import CODINGS, IDENTITY, choose_coding, coded_copy
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.entry import CacheEntry
+from sitecache.cache.revalidation import stale_window
+from sitecache.cache.storage import StorageError
 from sitecache.cache.tier import MemoryTier
 from sitecache.cache.vary import keyed_vary, pointer_entry, variant_key
 
-__all__ = ["CopyWriter", "TieredEntries"]
+__all__ = ["CHOSEN_MEMO_SIZE", "CopyWriter", "TieredEntries"]
 
 logger = logging.getLogger("sitecache.cache")
+
+#: Distinct ``Accept-Encoding`` values whose coding is remembered before the memo is emptied.
+CHOSEN_MEMO_SIZE: Final = 256
 
 #: ``(entry, vary, generation, stored)``: told of each page this process stored (``stored``)
 #: or read from the storage into its memory tier, with the purge generation that store or read
@@ -54,6 +60,8 @@ class TieredEntries:
         self.tier = tier
         #: told of each page stored or read from the storage (empty: one test per read)
         self.copy_writers: list[CopyWriter] = copy_writers if copy_writers is not None else []
+        #: ``Accept-Encoding`` value -> the coding its client gets of a compressible page
+        self._chosen: dict[str, str] = {}
 
     def generation(self) -> object:
         """The purge generation now (read before anything a request renders or looks up);
@@ -117,9 +125,12 @@ class TieredEntries:
         environ: Mapping[str, Any],
         stale_while_revalidate: int,
         generation: object,
+        release: tuple[str, str] | None = None,
     ) -> str | None:
         """Store ``entry`` of the page under ``base`` (which varies on ``vary``, lower case)
         unless a purge began since ``generation``: the key it was stored under, else ``None``.
+        ``release``: the fill lock the entry's own write frees (`CacheEngine.store`: once the
+        entry is there, never before).
 
         Raises:
             StorageError: the storage failed.
@@ -132,7 +143,7 @@ class TieredEntries:
             if not engine.store(base, pointer, stale_while_revalidate, generation):
                 return None
             self.tier.forget(base)
-        if not engine.store(key, entry, stale_while_revalidate, generation):
+        if not engine.store(key, entry, stale_while_revalidate, generation, release=release):
             return None
         if self.copy_writers:
             self._tell_copy_writers(entry, vary, generation, stored=True)
@@ -146,6 +157,44 @@ class TieredEntries:
                 writer(entry, vary, generation, stored)
             except Exception:  # a copy is extra: its failure never fails the request
                 logger.exception("copy writer %r failed", writer)
+
+    def with_copy(
+        self,
+        key: str,
+        prepared: Prepared,
+        accept_encoding: str,
+        generation: object,
+        stale_while_revalidate: int,
+    ) -> tuple[Prepared, str]:
+        """``prepared`` (fresh under ``key``, read under ``generation``) and the coding its
+        client is sent: the one it accepts best (`choose_coding`); ``stale_while_revalidate``
+        is the setting (the store-back keeps the entry's stale window). A copy in that coding not
+        made yet is made now, kept in the memory tier and stored back (#32): only over the
+        very entry read (`CacheEntry.times`) and unless a purge began since ``generation``,
+        so it never brings back a purged or softly purged page. A failed store-back is
+        logged; the copy is sent all the same.
+        """
+        if prepared.offered is CODINGS:  # PERF: a site's clients send a few distinct values
+            coding = self._chosen.get(accept_encoding)
+            if coding is None:
+                coding = choose_coding(accept_encoding, CODINGS)
+                if len(self._chosen) >= CHOSEN_MEMO_SIZE:
+                    self._chosen.clear()
+                self._chosen[accept_encoding] = coding
+        else:
+            coding = choose_coding(accept_encoding, prepared.offered)
+        if coding == IDENTITY or coding in prepared.copies:
+            return prepared, coding
+        entry = prepared.entry
+        updated = entry.with_copy(coding, coded_copy(coding, entry.body))
+        richer = Prepared(updated)
+        self.tier.put(key, richer, generation)
+        try:
+            window = stale_window(entry.fresh, stale_while_revalidate)
+            self.engine.store(key, updated, window, generation, replaces=entry.times)
+        except StorageError as exc:
+            self.engine.storage_warning("cache storage unavailable, copy not stored: %s", exc)
+        return richer, coding
 
     def remember(self, key: str, prepared: Prepared, generation: object) -> None:
         """Keep ``prepared``, just stored under ``key``, for this process's next requests."""

@@ -362,4 +362,11 @@ def add_nginx_command(commands: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="do not check that --user can read static_root (nginx runs on another machine)",
     )
+    parser.add_argument(
+        "--brotli",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="brotli_static on for the index.html.br copies: auto (when this machine has "
+        "nginx's brotli_static module), on, or off (auto)",
+    )
     return parser

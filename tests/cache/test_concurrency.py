@@ -64,8 +64,9 @@ class PurgedRightAfterStoring(MemoryStorage):
         self.purges = 0
 
     def put(self, key: str, data: bytes, info: EntryInfo, ttl: float | None, *,
-            generation: object = ANY_GENERATION) -> bool:  # fmt: skip
-        stored = super().put(key, data, info, ttl, generation=generation)
+            generation: object = ANY_GENERATION, replaces: bytes | None = None,
+            release: tuple[str, str] | None = None) -> bool:  # fmt: skip
+        stored = super().put(key, data, info, ttl, generation=generation, replaces=replaces)
         if stored and info.status and self.cache is not None and not self.purges:
             self.purges += 1
             self.cache.purge_all()

@@ -9,6 +9,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import brotli
 import pytest
 
 from sitecache.cache.capture import call_app, response_facts
@@ -19,6 +20,8 @@ from sitecache.cache.entry import (
     PREFIX_SIZE,
     UNSTORED_HEADERS,
     CacheEntry,
+    body_etag,
+    coded_copy,
     decode_entry,
     encode_entry,
 )
@@ -83,28 +86,56 @@ def test_last_modified_is_read_from_the_response_or_set_to_the_store_time() -> N
         ("text/html", 1000, False, False),
     ],
 )
-def test_a_gzip_copy_is_kept_for_compressible_bodies(
+def test_compressible_bodies_are_marked_and_no_copy_is_made_on_the_miss(
     content_type: str, size: int, compress: bool, zipped: bool
 ) -> None:
+    # #32: the miss makes no compressed copy; the first hit asking for one does.
     body = b"a" * size
     entry = build([("Content-Type", content_type)], body=body, compress=compress)
-    assert bool(entry.gzip_body) is zipped
-    if zipped:
-        assert gzip.decompress(entry.gzip_body) == body
-        assert ("Vary", "Accept-Encoding") in entry.headers
+    assert entry.compressible is zipped
+    assert entry.gzip_body == b""
+    assert entry.codings == ()
+    assert (("Vary", "Accept-Encoding") in entry.headers) is zipped
+    assert decode_entry(encode_entry(entry)) == entry  # the mark is stored
 
 
 def test_the_gzip_copy_is_made_for_speed_and_is_the_same_bytes_every_time() -> None:
-    # #18: level 1, no file name, mtime 0: a miss pays little, and two processes storing one
-    # page store one copy. ISA-L makes it where installed (a standard gzip member either way).
+    # #18: level 1, no file name, mtime 0: a copy costs little, and two processes making one
+    # page's copy make the same bytes. ISA-L makes it where installed (standard gzip either way).
     entry = build([("Content-Type", "text/html")])
+    copied = entry.with_copy("gzip", coded_copy("gzip", entry.body))
     assert GZIP_LEVEL == 1
     assert DEFLATE in {"isal_zlib", "zlib"}
-    assert gzip.decompress(entry.gzip_body) == BODY
-    assert zlib.decompress(entry.gzip_body, 47) == BODY  # any zlib reader
-    assert entry.gzip_body[:4] == b"\x1f\x8b\x08\x00"  # gzip, deflate, no name
-    assert entry.gzip_body[4:8] == b"\x00\x00\x00\x00"  # mtime 0
-    assert build([("Content-Type", "text/html")]).gzip_body == entry.gzip_body
+    assert gzip.decompress(copied.gzip_body) == BODY
+    assert zlib.decompress(copied.gzip_body, 47) == BODY  # any zlib reader
+    assert copied.gzip_body[:4] == b"\x1f\x8b\x08\x00"  # gzip, deflate, no name
+    assert copied.gzip_body[4:8] == b"\x00\x00\x00\x00"  # mtime 0
+    assert coded_copy("gzip", BODY) == copied.gzip_body
+
+
+def test_copies_in_both_codings_read_back_and_keep_the_entrys_times() -> None:
+    entry = build([("Content-Type", "text/html")])
+    copied = entry.with_copy("gzip", coded_copy("gzip", BODY))
+    copied = copied.with_copy("br", coded_copy("br", BODY))
+    assert brotli.decompress(copied.copy("br")) == BODY
+    assert copied.times == entry.times
+    back = decode_entry(encode_entry(copied))
+    assert back == copied
+    assert back is not None
+    assert back.copy("br") == copied.copy("br")
+    assert copied.info("k").compressed_size == len(copied.gzip_body) + len(copied.copy("br"))
+    with pytest.raises(ValueError, match="zstd"):
+        coded_copy("zstd", BODY)
+
+
+def test_the_entrys_own_etag_changes_with_the_body_and_with_each_store() -> None:
+    first = body_etag(BODY, 1000.0)
+    assert first.startswith('"')
+    assert first.endswith('"')
+    assert body_etag(BODY, 1000.0) == first  # a function of the bytes and the time
+    assert body_etag(BODY + b" ", 1000.0) != first
+    assert body_etag(BODY.replace(b"words", b"wordz", 1), 1000.0) != first  # same length
+    assert body_etag(BODY, 1000.000001) != first  # another render, another tag
 
 
 def test_the_entry_checksum_is_zlibs_crc32_whichever_deflate_made_it() -> None:

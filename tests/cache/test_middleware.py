@@ -100,6 +100,90 @@ def test_the_gzip_copy_goes_to_clients_that_accept_gzip(page_app: PageApp) -> No
     assert zipped.headers["ETag"] != plain.headers["ETag"]
 
 
+def test_a_miss_sends_the_identity_body_and_the_first_hit_asking_makes_the_copy(
+    page_app: PageApp, storage: Storage
+) -> None:
+    # #32: no compressed copy is made on the miss; the first hit asking for a coding makes it
+    # and stores it back, so other processes (a fresh cache on the same storage) read it.
+    import gzip
+
+    import brotli
+
+    cache = build(page_app, storage)
+    miss = get(cache, **{"Accept-Encoding": "gzip, br"})
+    assert miss.headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
+    assert "Content-Encoding" not in miss.headers
+    assert "Accept-Encoding" in miss.headers["Vary"]
+    key = next(iter(cache.engine.keys_for("url", ["http://example.org/"])))
+    first = cache.engine.load(key)
+    assert first is not None
+    assert first.copies == ()
+    zipped = get(cache, **{"Accept-Encoding": "gzip"})
+    assert zipped.headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(zipped.data) == miss.data
+    squeezed = get(cache, **{"Accept-Encoding": "gzip, deflate, br"})
+    assert squeezed.headers["Content-Encoding"] == "br"
+    assert brotli.decompress(squeezed.data) == miss.data
+    assert len({miss.headers["ETag"], zipped.headers["ETag"], squeezed.headers["ETag"]}) == 3
+    stored = cache.engine.load(key)
+    assert stored is not None
+    assert {coding for coding, _ in stored.copies} == {"gzip", "br"}
+    assert (stored.created, stored.expires, stored.etag) == (first.created, first.expires,
+                                                              first.etag)  # fmt: skip
+    other = build(page_app, storage)  # another process: reads the copies, makes none
+    again = get(other, **{"Accept-Encoding": "br"})
+    assert again.headers["Cache-Status"].startswith("sitecache; hit")
+    assert again.data == squeezed.data
+    assert page_app.calls == 1
+
+
+def test_a_miss_frees_its_fill_lock_with_its_write_where_the_storage_can(
+    page_app: PageApp, storage: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # #32: on Redis the put script frees the fill lock: no round trip of its own.
+    cache = build(page_app, storage)
+    fill_store = cache.engine.fills.locks.storage  # type: ignore[attr-defined]
+    released: list[str] = []
+    original = fill_store.release_lock
+
+    def counting(name: str, owner: str) -> None:
+        released.append(name)
+        original(name, owner)
+
+    monkeypatch.setattr(fill_store, "release_lock", counting)
+    assert get(cache, "/post/").headers["Cache-Status"] == "sitecache; fwd=uri-miss; stored"
+    key = next(iter(cache.engine.keys_for("url", ["http://example.org/post/"])))
+    assert fill_store.lock_owner(f"fill:{key}") is None
+    assert (released == []) is storage.frees_locks_in_put
+    assert cache.engine.fill_release_in_store is storage.frees_locks_in_put
+
+
+def test_each_accept_encoding_value_gets_its_own_coding_every_time(page_app: PageApp) -> None:
+    # The coding chosen for a value is remembered per cache; it never leaks to other values.
+    cache = build(page_app)
+    get(cache)
+    cases = {"br;q=0, gzip": "gzip", "gzip;q=0, br": "br", "identity": None, "zstd": None}
+    for _ in range(3):
+        for value, coding in cases.items():
+            answer = get(cache, **{"Accept-Encoding": value})
+            assert answer.headers.get("Content-Encoding") == coding, value
+
+
+def test_a_copy_made_after_a_purge_began_is_never_stored(page_app: PageApp) -> None:
+    cache = build(page_app)
+    get(cache)
+    key = next(iter(cache.engine.keys_for("url", ["http://example.org/"])))
+    entries = cache._entries
+    generation = entries.generation()
+    prepared = entries.prepared(key, cache.engine.clock(), generation)
+    assert prepared is not None
+    cache.purge_url("http://example.org/")  # between the hit's read and its copy
+    sent, coding = entries.with_copy(key, prepared, "gzip", generation, 0)
+    assert coding == "gzip"  # the client still gets its copy
+    assert sent.copies["gzip"][0]
+    assert cache.engine.load(key) is None  # but the purged page is not brought back
+
+
 def test_compression_off_stores_no_gzip_copy(page_app: PageApp) -> None:
     cache = build(page_app, compression=False)
     get(cache)
@@ -438,6 +522,8 @@ class BrokenStorage(MemoryStorage):
         ttl: float | None,
         *,
         generation: object = ANY_GENERATION,
+        replaces: bytes | None = None,
+        release: tuple[str, str] | None = None,
     ) -> bool:
         raise StorageError("disk full")
 

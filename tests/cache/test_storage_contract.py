@@ -571,3 +571,49 @@ def test_a_reader_learns_of_announcements_it_can_no_longer_read(
     cleared = storage.announcements(gap.cursor)
     assert cleared is not None
     assert (cleared.records, cleared.complete) == ([], False)
+
+
+def test_a_store_back_replaces_only_the_very_entry_it_read(storage: Storage) -> None:
+    # #32: a compressed copy made by a hit is stored back over the entry that hit read, never
+    # over a purged entry, one a soft purge made stale, another render, or another epoch's.
+    key = "s" * 32
+    value = entry("http://example.org/a", tags=("post-1",), expires=5000.0)
+    put(storage, key, value)
+    richer = value.with_copy("br", b"brotli bytes")
+
+    def store_back(read: CacheEntry) -> bool:
+        return storage.put(key, encode_entry(richer), richer.info(key), None,
+                           replaces=read.times)  # fmt: skip
+
+    assert store_back(entry("http://example.org/a", expires=5000.0, created=999.0)) is False
+    assert decode_entry(storage.get(key)) == value
+    assert store_back(value) is True
+    assert decode_entry(storage.get(key)) == richer
+    storage.mark_stale([key], 2000.0)
+    assert store_back(value) is False  # the soft purge stands
+    stale = decode_entry(storage.get(key))
+    assert stale is not None
+    assert stale.expires == 2000.0
+    storage.delete([key])
+    assert store_back(value) is False  # the purge stands
+    assert storage.get(key) is None
+    assert storage.keys_for("tag", ["post-1"]) == set()
+    put(storage, key, value)
+    storage.invalidate_all()
+    assert store_back(value) is False  # a purge of everything stands
+    assert storage.get(key) is None
+
+
+def test_a_put_frees_the_fill_lock_it_names_where_the_backend_can(storage: Storage) -> None:
+    value = entry("http://example.org/a")
+    for generation in (storage.generation(), b"an older generation"):
+        assert storage.acquire_lock("fill:k", "me", 30)
+        storage.put("k" * 32, encode_entry(value), value.info("k" * 32), None,
+                    generation=generation, release=("fill:k", "me"))  # fmt: skip
+        expected = None if storage.frees_locks_in_put else "me"
+        assert storage.lock_owner("fill:k") == expected  # stored or refused alike
+        storage.release_lock("fill:k", "me")
+    assert storage.acquire_lock("fill:k", "another", 30)
+    storage.put("k" * 32, encode_entry(value), value.info("k" * 32), None,
+                release=("fill:k", "me"))  # fmt: skip
+    assert storage.lock_owner("fill:k") == "another"  # never someone else's

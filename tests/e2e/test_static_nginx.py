@@ -20,8 +20,10 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import brotli
 import pytest
 
+from sitecache.cache.api.static_nginx import BROTLI_STATIC_MODULES
 from tests.e2e.deployment import Deployment
 from tests.e2e.server import free_port
 
@@ -69,9 +71,13 @@ def write_nginx_conf(deployment: Deployment, port: int, tmp_path: Path, public_d
     ).stdout  # fmt: skip
     conf = tmp_path / "nginx.conf"
     temporary = public_dir / "nginx"  # the workers (www-data) write here
+    # The block turns brotli_static on where the module is installed; a stock nginx.conf
+    # loads it from modules-enabled, this one names it.
+    modules = [path for path in BROTLI_STATIC_MODULES if path.suffix == ".so" and path.exists()]
+    load = f"load_module {modules[0]};\n" if "brotli_static on;" in block and modules else ""
     conf.write_text(
-        f"user {WEB_USER};\npid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/nginx-error.log;\n"
-        "daemon on;\nevents {}\n"
+        f"{load}user {WEB_USER};\npid {tmp_path}/nginx.pid;\n"
+        f"error_log {tmp_path}/nginx-error.log;\ndaemon on;\nevents {{}}\n"
         f"http {{\n access_log off;\n client_body_temp_path {temporary}-body;\n"
         f" proxy_temp_path {temporary}-proxy;\n fastcgi_temp_path {temporary}-fastcgi;\n"
         f" uwsgi_temp_path {temporary}-uwsgi;\n scgi_temp_path {temporary}-scgi;\n"
@@ -174,6 +180,11 @@ def test_a_stock_nginx_serves_stored_pages_with_sitecaches_headers(
     assert gzip.decompress(compressed) == first
     for name in SECURITY_HEADERS:
         assert zipped[name] == own[name], name
+    if BROTLI_STATIC_MODULES[-1].exists():  # #32: index.html.br for brotli_static
+        status, squeezed, compressed = get(port, "/", {"Accept-Encoding": "br"})
+        assert (status, squeezed["cache-status"]) == (200, "nginx; hit")
+        assert squeezed.get("content-encoding") == "br"
+        assert brotli.decompress(compressed) == first
 
     for headers, path in (({"Cookie": "sitecache_session=abc"}, "/"), ({}, "/?s=x")):
         _, answered, _ = get(port, path, headers)

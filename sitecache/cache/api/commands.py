@@ -26,6 +26,7 @@ from sitecache.cache.api.preload import Preloader
 from sitecache.cache.api.purge_request import purge_request
 from sitecache.cache.api.routes import parse_list_query
 from sitecache.cache.api.static import nginx_config, unreadable_reason, uploads_location
+from sitecache.cache.api.static_nginx import wants_brotli_static
 from sitecache.cache.api.timers import PRELOAD_REQUEST_NAME
 from sitecache.cache.engine import CacheEngine
 from sitecache.cache.middleware import PageCache
@@ -475,10 +476,11 @@ def print_nginx_config(
     if uploads_root is not None and not args.no_check:
         unreadable = unreadable_reason(uploads_root, args.user)
     uploads = uploads_location(uploads_root, upload_types, unreadable)
+    brotli = wants_brotli_static(getattr(args, "brotli", "auto"))
     try:
         text = nginx_config(server_name=host, static_root=static_root, upstream=args.upstream,
                             listen=args.listen, headers=headers, user=args.user,
-                            uploads=uploads, settings=settings)  # fmt: skip
+                            uploads=uploads, settings=settings, brotli=brotli)  # fmt: skip
     except ValueError as exc:
         raise CommandError("site_cache_nginx_unwritable", f"static-file mode: {exc}") from exc
     print(text, end="")

@@ -4,8 +4,9 @@ When the setting is on, every page the cache stores that an anonymous visitor ma
 a web server without asking Python (a 200 HTML page of a served host, no query string, no
 variant, varying on nothing but ``Accept-Encoding``, whose lifetime is the ``max_age`` setting:
 the web server cannot honour one the response states) is also written as
-``<root>/<host>/<path>/index.html`` and ``index.html.gz``, atomically. nginx serves them with
-``try_files`` and ``gzip_static`` (`nginx_config`); everything else goes to gunicorn.
+``<root>/<host>/<path>/index.html``, ``index.html.gz`` and ``index.html.br``, atomically. nginx
+serves them with ``try_files``, ``gzip_static`` and, where its module is installed,
+``brotli_static`` (`nginx_config`); everything else goes to gunicorn.
 
 Purges remove the files of the purged URLs (soft purges too, so the web server falls through to
 Python, which serves the stale page while one request regenerates it). A purge of everything
@@ -60,7 +61,7 @@ from sitecache.cache.api.static_nginx import (
     uploads_location,
 )
 from sitecache.cache.engine import CacheEngine
-from sitecache.cache.entry import CacheEntry, gzip_copy
+from sitecache.cache.entry import CacheEntry, coded_copy
 from sitecache.cache.purging import PurgeResult
 from sitecache.cache.storage import StorageError
 
@@ -80,6 +81,9 @@ logger = logging.getLogger("sitecache.cache.static")
 
 INDEX: Final = "index.html"
 GZIP_INDEX: Final = "index.html.gz"
+BROTLI_INDEX: Final = "index.html.br"
+#: Every file of a page's static copy.
+_COPY_FILES: Final = (INDEX, GZIP_INDEX, BROTLI_INDEX)
 DIRECTORY_MODE: Final = 0o755
 FILE_MODE: Final = 0o644
 
@@ -186,14 +190,16 @@ class StaticFiles:
         directory = self.directory(entry.url)
         if directory is None or (not stored and (directory / INDEX).is_file()):
             return
-        gzip_body = entry.gzip_body or gzip_copy(entry.body)
+        gzip_body = entry.gzip_body or coded_copy("gzip", entry.body)
+        brotli_body = entry.copy("br") or coded_copy("br", entry.body)
         written: list[tuple[str, Path]] = []
         try:
             self.check_owner()  # copies of a store that started again go first
             self._make_directories(directory)
-            # The gzip copy first: the web server finds it once index.html is in place.
+            # The compressed copies first: the web server finds them once index.html is there.
             for path, data in (
                 (directory / GZIP_INDEX, gzip_body),
+                (directory / BROTLI_INDEX, brotli_body),
                 (directory / INDEX, entry.body),
             ):
                 written.append((_write_temporary(directory, data), path))
@@ -278,7 +284,7 @@ class StaticFiles:
             directory = self.directory(url)
             if directory is None:
                 continue
-            for name in (INDEX, GZIP_INDEX):
+            for name in _COPY_FILES:
                 try:
                     (directory / name).unlink()
                     removed += 1

@@ -25,6 +25,7 @@ from sitecache.cache.policy import AUTH_COOKIE_PREFIXES
 from sitecache.cache.settings import DEFAULT_SETTINGS
 
 __all__ = [
+    "BROTLI_STATIC_MODULES",
     "DEFAULT_WEB_USER",
     "NGINX_RULES_NAME",
     "NGINX_RULE_SETTINGS",
@@ -34,10 +35,28 @@ __all__ = [
     "outdated_nginx_rules",
     "unreadable_reason",
     "uploads_location",
+    "wants_brotli_static",
 ]
 
 #: the user Debian's (and Ubuntu's) nginx workers run as
 DEFAULT_WEB_USER: Final = "www-data"
+#: Where nginx's ``brotli_static`` module is found when installed (Debian's
+#: ``libnginx-mod-http-brotli-static`` package: its load snippet, and the module itself).
+BROTLI_STATIC_MODULES: Final = (
+    Path("/usr/share/nginx/modules-available/mod-http-brotli-static.conf"),
+    Path("/usr/lib/nginx/modules/ngx_http_brotli_static_module.so"),
+)
+
+
+def wants_brotli_static(
+    choice: str = "auto", modules: Iterable[Path] = BROTLI_STATIC_MODULES
+) -> bool:
+    """Whether the server block turns ``brotli_static`` on: ``on``/``off`` as said, ``auto``
+    when one of ``modules`` exists on this machine (nginx refuses a directive of a module it
+    has not loaded, so it is never written blindly)."""
+    if choice in ("on", "off"):
+        return choice == "on"
+    return any(path.exists() for path in modules)
 
 
 def host_name(host: str) -> str:
@@ -109,7 +128,7 @@ server {{
     server_name {server_name};
     root {root};
     gzip_static on;
-    # Vary is added with the copies below: gzip_vary opens index.html.gz for every request,
+{brotli}    # Vary is added with the copies below: gzip_vary opens index.html.gz for every request,
     # even from a client that cannot take it, only to learn whether to say it.
     gzip_vary off;
     charset utf-8;
@@ -234,14 +253,17 @@ def nginx_config(
     user: str = DEFAULT_WEB_USER,
     uploads: str = "",
     settings: Mapping[str, Any] | None = None,
+    brotli: bool = False,
 ) -> str:
     """An nginx ``server`` block for static-file mode.
 
     Anonymous ``GET``/``HEAD`` requests without a query string, credentials or a logged-in,
     comment-author or post-password cookie get the static copy when one exists
-    (``gzip_static on`` sends ``index.html.gz`` to clients that accept gzip; every copy says
-    ``Vary: Accept-Encoding``, without the look for ``index.html.gz`` that ``gzip_vary``
-    would make for each request); everything else is proxied to sitecache (run it with
+    (``gzip_static on`` sends ``index.html.gz`` to clients that accept gzip, and with
+    ``brotli`` ``brotli_static on`` sends ``index.html.br`` to clients that accept ``br``: the
+    module must be loaded, `wants_brotli_static`; every copy says ``Vary: Accept-Encoding``,
+    without the look for ``index.html.gz`` that ``gzip_vary`` would make for each request);
+    everything else is proxied to sitecache (run it with
     ``proxy_count = 1``). ``headers`` are sent with every copy, as sitecache sends them with
     its own pages (security headers, the API ``Link``); ``user`` is the user nginx's workers
     run as, who must be able to read the static root. ``uploads`` is the uploaded media's
@@ -278,6 +300,7 @@ def nginx_config(
         root=root, user=user, upstream=upstream, listen=listen, server_name=server_name,
         cookies=cookies, added=added, uploads=uploads, extra_rules=extra_rules,
         made_for=_nginx_comment(made_for),
+        brotli="    brotli_static on;\n" if brotli else "",
     )  # fmt: skip
 
 

@@ -161,6 +161,8 @@ class StorageBase(EpochOperations, Storage):
 
     #: The backend's errors that mean "the store failed" (raised as `StorageError`).
     storage_errors: ClassVar[tuple[type[BaseException], ...]] = ()
+    #: `put` frees the lock its ``release`` names (Redis: in the write's own script).
+    frees_locks_in_put: bool = False
     #: The backend's errors that mean "the store did not answer" (`StorageUnavailable`).
     unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = ()
     #: How error messages name the store (``"disk cache"``, ``"Redis"``).

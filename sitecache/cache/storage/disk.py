@@ -34,6 +34,7 @@ import contextlib
 import os
 import shutil
 import sqlite3
+import struct
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -100,6 +101,11 @@ _GET: Final = (
     f"WHERE e.key = ?1 AND +e.{LIVE}"
 )
 
+
+#: The row a put replaces: its rowid, tags, whether it is of the current epoch, its times.
+_OLD_ROW: Final = f"SELECT rowid, tags, {LIVE}, created, expires FROM entries WHERE key = ?"  # noqa: S608
+#: The two times of `sitecache.cache.entry.CacheEntry.times`.
+_TIMES: Final = struct.Struct(">dd")
 
 #: Where `info_row` puts the tags (a JSON list) in an index row.
 _TAGS: Final = COLUMNS.split(", ").index("tags")
@@ -194,17 +200,22 @@ class DiskStorage(StorageBase):
         ttl: float | None,
         *,
         generation: object = ANY_GENERATION,
+        replaces: bytes | None = None,
+        release: tuple[str, str] | None = None,
     ) -> bool:
         del ttl  # expiry lives in the entry and the index; GC removes what is dead
+        del release  # the fill locks are the rendering process's file locks: it frees them
         row = info_row(key, info)
         with self.translate_errors("write"), self._transaction() as connection:
             # Under the write lock, which `bump_generation` takes too: no purge can begin
             # between this check and the commit.
             if generation is not ANY_GENERATION and self.generation() != generation:
                 return False
-            old = connection.execute(
-                "SELECT rowid, tags FROM entries WHERE key = ?", (key,)
-            ).fetchone()
+            old = connection.execute(_OLD_ROW, (key,)).fetchone()
+            if replaces is not None and (
+                old is None or not old[2] or old[3:] != _TIMES.unpack(replaces)
+            ):
+                return False  # not the entry this store-back read (see `Storage.put`)
             cursor = connection.execute(UPSERT, row)
             if old is None:
                 # A new row: the insert trigger queued it, and the catch-up writes its tag
@@ -214,7 +225,7 @@ class DiskStorage(StorageBase):
                 # Tag rows only when they change (a regenerated page keeps its tags): each
                 # tag is a page of the tag index written to the WAL. No tag row outlives
                 # its entry row.
-                rowid, old_tags = old
+                rowid, old_tags = old[0], old[1]
                 if old_tags != row[_TAGS]:
                     stale = f"DELETE FROM entry_tags WHERE {TAG_ROWS}"  # noqa: S608
                     connection.execute(stale, (rowid, old_tags))

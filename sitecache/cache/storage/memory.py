@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from itertools import islice
 
-from sitecache.cache.entry import EntryInfo
+from sitecache.cache.entry import TIMES_OFFSET, EntryInfo
 from sitecache.cache.storage.base import (
     ANY_GENERATION,
     Dimension,
@@ -222,11 +222,18 @@ class MemoryStorage(StorageBase):
         ttl: float | None,
         *,
         generation: object = ANY_GENERATION,
+        replaces: bytes | None = None,
+        release: tuple[str, str] | None = None,
     ) -> bool:
+        del release  # this process's own locks: the caller frees them
         with self._lock:
             if generation is not ANY_GENERATION and generation != self._generation:
                 return False
             shelf = self._shelf
+            if replaces is not None:
+                old = shelf.data.get(key)
+                if old is None or old[TIMES_OFFSET : TIMES_OFFSET + len(replaces)] != replaces:
+                    return False
             shelf.remove(key)
             if shelf.size + len(data) > self.max_bytes:
                 self._invalidated.clear()  # what purges left goes before any live entry

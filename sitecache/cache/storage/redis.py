@@ -65,7 +65,12 @@ from sitecache.cache.storage.redis_listing import (
     hidden_totals,
     search_rows,
 )
-from sitecache.cache.storage.redis_repair import dropping_foreign, is_wrong_type, repair
+from sitecache.cache.storage.redis_repair import (
+    dropping_foreign,
+    is_wrong_type,
+    repair,
+    unlink_namespace,
+)
 from sitecache.cache.storage.redis_scripts import (
     ACQUIRE,
     ANNOUNCE,
@@ -141,6 +146,7 @@ class RedisStorage(StorageBase):
     """The store in Redis under ``sitecache:<namespace>:`` (see the module docstring)."""
 
     backend = "redis"
+    frees_locks_in_put = True
     storage_errors: ClassVar[tuple[type[BaseException], ...]] = (redis.RedisError,)
     unavailable_errors: ClassVar[tuple[type[BaseException], ...]] = (
         redis.ConnectionError,
@@ -252,17 +258,22 @@ class RedisStorage(StorageBase):
         ttl: float | None,
         *,
         generation: object = ANY_GENERATION,
+        replaces: bytes | None = None,
+        release: tuple[str, str] | None = None,
     ) -> bool:
         ttl_ms = 0 if ttl is None else max(1, int(ttl * 1000))
+        lock, owner = (self._key("l:", release[0]), release[1]) if release else ("", "")
+        check = "0" if replaces is None else "1"
         conditional = "0" if generation is ANY_GENERATION else "1"
         # Epochs (#18): the token carries the generation beside the epoch; only the
         # generation is compared (every purge moves it).
         seen = generation.generation if isinstance(generation, RedisToken) else None
         seen = seen or (generation if isinstance(generation, bytes) else b"")
         row = json.dumps(info.as_json())
+        head = [self.prefix, key, data, ttl_ms, row, conditional]
         with self.translate_errors("write"):
             stored = self._commands.script(
-                self._put, [], [self.prefix, key, data, ttl_ms, row, conditional, seen]
+                self._put, [], [*head, seen, check, replaces or b"", lock, owner]
             )
         return bool(stored)
 
@@ -530,20 +541,10 @@ class RedisStorage(StorageBase):
             self.client.incr(self._key("gen"))
 
     def clear_namespace(self) -> int:
-        """Delete every key of this namespace (tests and `sitecache cache flush --all`).
-        ``UNLINK``: Redis frees a large value (the search index's sorted set) in the
-        background, where ``DEL`` would hold every client for as long."""
-        removed = 0
+        """Delete every key of this namespace (tests, `sitecache cache flush --all`), with
+        ``UNLINK`` (`unlink_namespace`: a large value is freed without holding Redis)."""
         with self.translate_errors("clear"):
-            batch: list[bytes] = []
-            for key in self.client.scan_iter(match=f"{self.prefix}*", count=1000):
-                batch.append(key)
-                if len(batch) >= 500:
-                    removed += int(self.client.unlink(*batch))
-                    batch = []
-            if batch:
-                removed += int(self.client.unlink(*batch))
-        return removed
+            return unlink_namespace(self.client, self.prefix)
 
     def close(self) -> None:
         self._commands.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from sitecache.cache.entry import EXPIRES_OFFSET
+from sitecache.cache.entry import EXPIRES_OFFSET, TIMES_OFFSET
 from sitecache.cache.storage.redis_search import FORGET
 
 __all__ = [
@@ -64,6 +64,12 @@ PUT: Final = (
     + FORGET
     + """
 local shared, key, data, ttl, info = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
+-- The fill lock of this render (ARGV[10], owned by ARGV[11]; "" for none) is freed whatever
+-- happens to the write, in the same round trip (#32). A key of another type is left alone.
+if ARGV[10] ~= '' then
+    local held = redis.pcall('GET', ARGV[10])
+    if held == ARGV[11] then redis.call('DEL', ARGV[10]) end
+end
 -- A conditional put (ARGV[6] = "1") is refused once the purge generation moved: a page
 -- rendered before a purge began must not outlive it. ARGV[7] is the generation the renderer
 -- saw ("" when there was none yet).
@@ -73,6 +79,12 @@ if ARGV[6] == '1' then
 end
 -- Epochs (#18): the entry is written under the current epoch's prefix.
 local p = data_prefix(shared)
+-- A store-back (ARGV[8] = "1") replaces only the entry it read: the one whose creation and
+-- expiry times are ARGV[9] (never a purged one, one made stale since, or a newer render).
+if ARGV[8] == '1' then
+    local times = redis.call('GETRANGE', p .. 'e:' .. key, {offset}, {last})
+    if times ~= ARGV[9] then return 0 end
+end
 local old = unindex(p, key)
 local row = cjson.decode(info)
 search_put(p, key, old, row['url'])
@@ -97,7 +109,7 @@ redis.call('SADD', p .. 'p:' .. row['path'], key)
 redis.call('HINCRBY', p .. 'tot', 'bytes', row['size'])
 redis.call('HINCRBY', p .. 'tot', 'compressed_bytes', row['compressed_size'])
 return 1
-"""
+""".replace("{offset}", str(TIMES_OFFSET)).replace("{last}", str(TIMES_OFFSET + 15))
 )
 
 DELETE: Final = (

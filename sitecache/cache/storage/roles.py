@@ -60,6 +60,9 @@ class LockStore(Protocol):
 class EntryStore(Protocol):
     """The encoded entries under opaque keys, and their index."""
 
+    #: `put` frees the lock its ``release`` names (in the write's own round trip).
+    frees_locks_in_put: bool
+
     def get(self, key: str, generation: object = None) -> bytes | None:
         """The encoded entry under ``key`` (of the current epoch), or ``None``.
 
@@ -76,13 +79,22 @@ class EntryStore(Protocol):
         ttl: float | None,
         *,
         generation: object = ANY_GENERATION,
+        replaces: bytes | None = None,
+        release: tuple[str, str] | None = None,
     ) -> bool:
         """Store ``data`` under ``key`` atomically and index it; ``ttl`` seconds of life
         (``None``: until deleted). Replaces any entry under ``key``.
 
         With ``generation`` (a value `generation` returned), the put is refused, atomically
         with respect to `bump_generation`, when the generation has moved since: a page rendered
-        before a purge began must not outlive it. Returns whether the entry was stored.
+        before a purge began must not outlive it. With ``replaces`` (16 bytes), it is refused
+        too unless an entry of the current epoch is stored under ``key`` whose creation and
+        expiry times (the bytes at `sitecache.cache.entry.TIMES_OFFSET` of its encoding) are
+        these: a store-back of an entry read earlier (a compressed copy added) never brings back
+        a purged entry, undoes a soft purge, or replaces a newer render. ``release`` (lock
+        name, owner token): a lock of `acquire_lock` this write frees too, stored or refused,
+        where that costs no round trip of its own (Redis: `frees_locks_in_put`); other
+        backends leave it to the caller. Returns whether the entry was stored.
         """
 
     def delete(self, keys: Iterable[str]) -> RemovalReport:

@@ -1,4 +1,4 @@
-"""Static-file mode: index.html / index.html.gz under the static root, purges, expiry, nginx."""
+"""Static-file mode: index.html / .gz / .br under the static root, purges, expiry, nginx."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import brotli
 import pytest
 
 from sitecache.cache import CacheEngine, CacheEntry
@@ -41,13 +42,14 @@ def test_nothing_is_written_while_the_mode_is_off(api: Api) -> None:
     assert not (root(api) / "example.org" / "post" / "index.html").exists()
 
 
-def test_a_stored_page_is_written_as_index_html_and_its_gzip_copy(api: Api) -> None:
+def test_a_stored_page_is_written_as_index_html_and_its_gzip_and_brotli_copies(api: Api) -> None:
     api.json("POST", "/settings", {"static_files": True})
     add_page(api.site, "/post/")
     body = api.page("/post/").get_data()
     directory = root(api) / "example.org" / "post"
     assert (directory / "index.html").read_bytes() == body
     assert gzip.decompress((directory / "index.html.gz").read_bytes()) == body
+    assert brotli.decompress((directory / "index.html.br").read_bytes()) == body
     home = api.page("/").get_data()
     assert (root(api) / "example.org" / "index.html").read_bytes() == home
     assert not [name for name in os.listdir(directory) if name.startswith(".tmp")]
@@ -127,6 +129,34 @@ def test_the_nginx_config_serves_static_copies_to_anonymous_gets_only(tmp_path: 
     assert "$query_string" in text
     assert "$http_authorization" in text
     assert "proxy_pass http://sitecache;" in text
+    assert "brotli_static" not in text  # nginx refuses the directive of a module not loaded
+
+
+def test_brotli_static_is_turned_on_when_nginx_has_the_module(tmp_path: Path) -> None:
+    from sitecache.cache.api.static_nginx import wants_brotli_static
+
+    module = tmp_path / "ngx_http_brotli_static_module.so"
+    assert not wants_brotli_static("auto", [module])
+    module.write_bytes(b"")
+    assert wants_brotli_static("auto", [module])
+    assert not wants_brotli_static("off", [module])
+    assert wants_brotli_static("on", [tmp_path / "absent.so"])
+    text = nginx_config(server_name="example.org", static_root=tmp_path, brotli=True)
+    assert "    gzip_static on;\n    brotli_static on;\n" in text
+
+
+def test_the_command_turns_brotli_static_on_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SITECACHE_CONFIG", raising=False)
+    config = tmp_path / "sitecache.toml"
+    config.write_text('site_url = "https://example.org"\n', encoding="utf-8")
+    base = ["--config", str(config), "--data-dir", str(tmp_path / "var"), "nginx-config",
+            "--no-check"]  # fmt: skip
+    assert main([*base, "--brotli", "on"]) == 0
+    assert "brotli_static on;" in capsys.readouterr().out
+    assert main([*base, "--brotli", "off"]) == 0
+    assert "brotli_static" not in capsys.readouterr().out
 
 
 def test_the_command_prints_the_server_block_for_the_configured_site(
@@ -147,21 +177,28 @@ def test_the_command_prints_the_server_block_for_the_configured_site(
 
 
 @pytest.mark.skipif(shutil.which("nginx") is None, reason="nginx is not installed")
-def test_nginx_accepts_the_config(tmp_path: Path) -> None:
+@pytest.mark.parametrize("brotli", [False, True])
+def test_nginx_accepts_the_config(tmp_path: Path, brotli: bool) -> None:
     nginx = shutil.which("nginx")
     assert nginx is not None
+    from sitecache.cache.api.static_nginx import BROTLI_STATIC_MODULES
     from sitecache.config import load_config
     from sitecache.page_headers import page_headers
 
+    module = BROTLI_STATIC_MODULES[-1]
+    if brotli and not module.exists():
+        pytest.skip("nginx's brotli_static module is not installed")
     server = nginx_config(
         server_name="example.org",
         static_root=tmp_path / "static",
         listen="127.0.0.1:18080",
         headers=page_headers(load_config({"site_url": "https://example.org"})),
+        brotli=brotli,
     )
     conf = tmp_path / "nginx.conf"
     conf.write_text(
-        f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\n"
+        (f"load_module {module};\n" if brotli else "")
+        + f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\n"
         "events {}\n"
         f"http {{\n access_log off;\n client_body_temp_path {tmp_path};\n{server}\n}}\n",
         encoding="utf-8",
@@ -201,7 +238,7 @@ def test_copies_are_readable_by_the_web_server_whatever_the_umask(api: Api) -> N
     for directory in (static, static / "example.org", static / "example.org" / "deep",
                       static / "example.org" / "deep" / "page"):  # fmt: skip
         assert stat.S_IMODE(directory.stat().st_mode) == 0o755, directory
-    for name in ("index.html", "index.html.gz"):
+    for name in ("index.html", "index.html.gz", "index.html.br"):
         page = static / "example.org" / "deep" / "page" / name
         assert stat.S_IMODE(page.stat().st_mode) == 0o644, page
 
@@ -494,7 +531,7 @@ def test_a_purge_on_one_machine_reaches_the_copies_of_the_others(
     one.purge_urls(["http://example.org/a/"])
     assert not one_copy.exists()
     assert two_copy.exists()  # until the other machine's next tick
-    assert two_static.follow() == 2
+    assert two_static.follow() == 3  # index.html, index.html.gz, index.html.br
     assert not two_copy.exists()
     assert kept.exists()
     assert one_static.follow() == 0  # its own purge: applied already
