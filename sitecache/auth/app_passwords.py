@@ -30,6 +30,7 @@ from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import SiteStore
 from sitecache.auth.throttle import login_account
 from sitecache.auth.users import USER_COLUMNS, UserRepository, user_from_row
+from sitecache.bounded_memo import BoundedMemo
 from sitecache.domain_errors import (
     ConflictError,
     InvalidValueError,
@@ -360,7 +361,9 @@ class ApplicationPasswords:
         self.users = users
         self.key = key
         self.clock = clock
-        self._kept: dict[str, tuple[DbConnection, tuple[int, int], _Credentials | None]] = {}
+        self._kept: BoundedMemo[str, tuple[DbConnection, tuple[int, int], _Credentials | None]] = (
+            BoundedMemo(_CREDENTIALS_KEPT)
+        )
         """Credentials read per login, with the connection and `SiteStore.change_stamp` they
         were read under (`_credentials`; at most `_CREDENTIALS_KEPT`, then all are dropped)."""
 
@@ -537,9 +540,7 @@ class ApplicationPasswords:
         found = _read_credentials(connection, login)
         # An unknown login is kept too: answered as fast as a known one (no user enumeration
         # by timing), and no guesser makes every attempt read the database.
-        if len(self._kept) >= _CREDENTIALS_KEPT:
-            self._kept.clear()
-        self._kept[login] = (connection, stamp, found)
+        self._kept.keep(login, (connection, stamp, found))
         return found, connection, stamp
 
     def _record_use(self, password: ApplicationPassword, ip: str) -> ApplicationPassword:

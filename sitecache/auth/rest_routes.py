@@ -287,24 +287,27 @@ class ApplicationPasswordRoutes:
         )
 
     # ------------------------------------------------------------------ permissions
-    def target_user(
-        self, request: RestRequest, capability: str = "edit_user"
-    ) -> SiteUser | RestError:
+    def target_user(self, request: RestRequest, capability: str = "edit_user") -> SiteUser:
         """The user the URL names (``me`` or an id), after the login and availability checks.
 
         Without ``edit_users``, an unknown id is refused exactly as someone else's id is for
-        ``capability``, so the answer does not tell which user ids exist."""
+        ``capability``, so the answer does not tell which user ids exist.
+
+        Raises:
+            RestError: 401 ``rest_not_logged_in``, 501 ``application_passwords_disabled``,
+                404 ``rest_user_invalid_id`` or the refusal of ``capability``.
+        """
         current = request.user
         if not current.id:
-            return _not_logged_in()
+            raise _not_logged_in()
         return self._target(request, current, self._targets(request, current), capability)
 
     def _target(
         self, request: RestRequest, current: User, targets: _Targets, capability: str
-    ) -> SiteUser | RestError:
+    ) -> SiteUser:
         """`target_user` for a logged-in ``current`` user, with the request's `_Targets`."""
         if not targets.available:
-            return RestError(
+            raise RestError(
                 "application_passwords_disabled",
                 "Application passwords are not available.",
                 {"status": 501},
@@ -318,9 +321,9 @@ class ApplicationPasswordRoutes:
             found = self._resolve(request, current, raw)
         if found is None:
             if current.can("edit_users"):
-                return RestError("rest_user_invalid_id", "Invalid user ID.", {"status": 404})
+                raise RestError("rest_user_invalid_id", "Invalid user ID.", {"status": 404})
             # SECURITY: without edit_users, an unknown id looks like someone else's.
-            return self._forbidden(capability, request)
+            raise self._forbidden(capability, request)
         return found  # type: ignore[no-any-return]  # a SiteUser (found is typed loosely)
 
     def _targets(self, request: RestRequest, current: User) -> _Targets:
@@ -350,15 +353,13 @@ class ApplicationPasswordRoutes:
         return users[user_id]
 
     def _permission(self, capability: str) -> Any:
-        def check(request: RestRequest) -> bool | RestError:
+        def check(request: RestRequest) -> bool:
             current = request.user
             if not current.id:
-                return _not_logged_in()
+                raise _not_logged_in()
             user = self._target(request, current, self._targets(request, current), capability)
-            if isinstance(user, RestError):
-                return user
             if not current.can(capability, user.id):
-                return self._forbidden(capability, request)
+                raise self._forbidden(capability, request)
             return True
 
         return check
@@ -418,13 +419,11 @@ class ApplicationPasswordRoutes:
         response.add_link("self", self._item_url(user, record.uuid))
         return response
 
-    def _item(self, request: RestRequest) -> tuple[SiteUser, ApplicationPassword] | RestError:
+    def _item(self, request: RestRequest) -> tuple[SiteUser, ApplicationPassword]:
         user = self.target_user(request)
-        if isinstance(user, RestError):
-            return user
         record = self.passwords.get(user, str(request.get_url_params().get("uuid", "")))
         if record is None:
-            return RestError(
+            raise RestError(
                 "rest_application_password_not_found",
                 "Application password not found.",
                 {"status": 404},
@@ -435,8 +434,6 @@ class ApplicationPasswordRoutes:
     def get_items(self, request: RestRequest) -> Any:
         """GET: every application password of the user."""
         user = self.target_user(request)
-        if isinstance(user, RestError):
-            return user
         items = []
         listing = shared_memo(request).get(PASSWORD_LISTING)
         for record in self.passwords.listed(user, listing):
@@ -447,8 +444,6 @@ class ApplicationPasswordRoutes:
     def create_item(self, request: RestRequest) -> Any:
         """POST: a new password, shown once (201, ``Location`` header)."""
         user = self.target_user(request)
-        if isinstance(user, RestError):
-            return user
         name = str(request["name"]).strip()
         app_id = request["app_id"] or ""
         password, record = self.passwords.create(user, name, app_id)
@@ -461,13 +456,11 @@ class ApplicationPasswordRoutes:
     def get_item(self, request: RestRequest) -> Any:
         """GET one password."""
         found = self._item(request)
-        return found if isinstance(found, RestError) else self.prepare(*found)
+        return self.prepare(*found)
 
     def update_item(self, request: RestRequest) -> Any:
         """POST/PUT/PATCH: rename a password."""
         found = self._item(request)
-        if isinstance(found, RestError):
-            return found
         user, record = found
         name = request["name"]
         if isinstance(name, str) and name.strip():
@@ -478,8 +471,6 @@ class ApplicationPasswordRoutes:
     def delete_item(self, request: RestRequest) -> Any:
         """DELETE one password: ``{"deleted": true, "previous": item}``."""
         found = self._item(request)
-        if isinstance(found, RestError):
-            return found
         user, record = found
         previous = self.server.response_to_data(self.prepare(user, record), False)
         self.passwords.delete(user, record.uuid)
@@ -488,17 +479,13 @@ class ApplicationPasswordRoutes:
     def delete_items(self, request: RestRequest) -> Any:
         """DELETE every password of the user: ``{"deleted": true, "count": n}``."""
         user = self.target_user(request)
-        if isinstance(user, RestError):
-            return user
         return {"deleted": True, "count": self.passwords.delete_all(user)}
 
     def introspect(self, request: RestRequest) -> Any:
         """GET the application password that authenticated this request."""
         user = self.target_user(request)
-        if isinstance(user, RestError):
-            return user
         if user.id != request.user.id:
-            return RestError(
+            raise RestError(
                 "rest_cannot_introspect_app_password_for_non_authenticated_user",
                 "The authenticated application password can only be introspected for the "
                 "current user.",
@@ -506,7 +493,7 @@ class ApplicationPasswordRoutes:
             )
         record = self.passwords.get(user, request.app_password or "")
         if record is None:
-            return RestError(
+            raise RestError(
                 "rest_no_authenticated_app_password",
                 "Cannot introspect application password.",
                 {"status": 404},

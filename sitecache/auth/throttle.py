@@ -26,6 +26,7 @@ from typing import Final
 from sitecache.auth.db import DbConnection
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.store import SiteStore
+from sitecache.bounded_memo import BoundedMemo
 
 __all__ = ["LIMITS", "Limit", "LoginThrottle", "describe_wait", "login_account", "wait_message"]
 
@@ -62,7 +63,9 @@ class LoginThrottle:
     def __init__(self, store: SiteStore, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.clock = clock
-        self._clear: dict[tuple[str, str], tuple[DbConnection, tuple[int, int]]] = {}
+        self._clear: BoundedMemo[tuple[str, str], tuple[DbConnection, tuple[int, int]]] = (
+            BoundedMemo(_CLEAR_KEPT)
+        )
         """The (account, address) pairs last found with no wait and no failure of the pair,
         with the connection and `SiteStore.change_stamp` of that read (`check`; at most
         `_CLEAR_KEPT`, then all are dropped)."""
@@ -124,9 +127,7 @@ class LoginThrottle:
         wait = max([0, *(int(row[1]) - now for row in rows)])
         failed_here = any(str(row[0]) == "pair" for row in rows)
         if stamp is not None and wait == 0 and not failed_here:
-            if len(self._clear) >= _CLEAR_KEPT:
-                self._clear.clear()
-            self._clear[pair] = (connection, stamp)
+            self._clear.keep(pair, (connection, stamp))
         return wait, failed_here
 
     def begin_attempt(self, account: str, ip: str) -> int:

@@ -17,6 +17,7 @@ from sitecache.auth.db import DbConnection, IntegrityError, Row
 from sitecache.auth.passwords import PasswordHasher
 from sitecache.auth.roles import ROLES, SiteUser
 from sitecache.auth.store import SiteStore, sql_values
+from sitecache.bounded_memo import BoundedMemo
 from sitecache.domain_errors import ConflictError, InvalidValueError, NotFoundError
 from sitecache.schema import is_email
 
@@ -155,7 +156,7 @@ class UserRepository:
         self.clock = clock
         self.change_listeners: list[UserChangeListener] = []
         """Told of every profile change and deletion (`UserChangeListener`)."""
-        self._built: dict[tuple[Any, ...], SiteUser] = {}
+        self._built: BoundedMemo[tuple[Any, ...], SiteUser] = BoundedMemo(_BUILT_KEPT)
         """Users built from single-row reads, by the row's values: a `SiteUser` is immutable
         and an edited row is another key (at most `_BUILT_KEPT`, then all are dropped)."""
 
@@ -165,9 +166,7 @@ class UserRepository:
         key = tuple(row)
         user = self._built.get(key)
         if user is None:
-            if len(self._built) >= _BUILT_KEPT:
-                self._built.clear()
-            user = self._built[key] = user_from_row(row)
+            user = self._built.keep(key, user_from_row(row))
         return user
 
     def create(

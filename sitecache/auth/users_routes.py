@@ -12,10 +12,8 @@ content store answers it; until then nobody has published anything).
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Sequence
 from typing import Any, Final
-from urllib.parse import urlencode
 
 from sitecache.auth.roles import ROLE_CAPABILITIES, ROLES, SiteUser
 from sitecache.auth.users import UserQuery, UserRepository
@@ -30,6 +28,7 @@ from sitecache.rest import (
     return_true,
 )
 from sitecache.rest.collection_args import context_param
+from sitecache.rest.pagination import paginated_response
 from sitecache.schema import filter_response_by_context, get_endpoint_args_for_schema
 from sitecache.schema.dates import format_timestamp
 
@@ -58,6 +57,10 @@ def _rfc3339(timestamp: int) -> str:
 
 def _error(code: str, message: str, request: RestRequest) -> RestError:
     return RestError(code, message, {"status": authorization_required_status(request.user)})
+
+
+def _invalid_id() -> RestError:
+    return RestError("rest_user_invalid_id", "Invalid user ID.", {"status": 404})
 
 
 def _is_id(raw: object) -> bool:
@@ -187,90 +190,98 @@ class UserRoutes:
         ids = self.server.hooks.apply_filters("published_author_ids", set())
         return {int(value) for value in ids or () if isinstance(value, int)}
 
-    def _user(self, request: RestRequest) -> SiteUser | RestError:
-        """The user the request's ``id`` names, or ``rest_user_invalid_id`` (404).
+    def _find_user(self, request: RestRequest) -> SiteUser | None:
+        """The user the request's ``id`` names, or ``None``.
 
         The query's (or body's) ``id`` overrides the URL's, as WordPress reads ``$request['id']``;
         anything but the digits of a 64-bit id names no user (never an exception: the ``Allow``
         header asks the permission checks before validation refuses ``?id=x``).
         """
         raw = str(request.get_param("id"))
-        found = self.users.get(int(raw)) if _is_id(raw) and int(raw) > 0 else None
+        return self.users.get(int(raw)) if _is_id(raw) and int(raw) > 0 else None
+
+    def _user(self, request: RestRequest) -> SiteUser:
+        """The user the request's ``id`` names.
+
+        Raises:
+            RestError: 404 ``rest_user_invalid_id`` when it names none.
+        """
+        found = self._find_user(request)
         if found is None:
-            return RestError("rest_user_invalid_id", "Invalid user ID.", {"status": 404})
+            raise _invalid_id()
         return found
 
     # ------------------------------------------------------------------ permissions
-    def get_items_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def get_items_permissions_check(self, request: RestRequest) -> bool:
         """``list_users`` for the edit context, ordering by e-mail or date, and role filters;
         ``edit_posts`` for ``who=authors``."""
         can_list = request.user.can("list_users")
         if request["context"] == "edit" and not can_list:
-            return _error(
+            raise _error(
                 "rest_forbidden_context", "Sorry, you are not allowed to edit users.", request
             )
         if request["orderby"] in ("email", "registered_date") and not can_list:
-            return _error(
+            raise _error(
                 "rest_forbidden_orderby",
                 "Sorry, you are not allowed to order users by this parameter.",
                 request,
             )
         if request["who"] == "authors" and not request.user.can("edit_posts"):
-            return _error(
+            raise _error(
                 "rest_forbidden_who",
                 "Sorry, you are not allowed to query users by this parameter.",
                 request,
             )
         if request["roles"] and not can_list:
-            return _error(
+            raise _error(
                 "rest_user_cannot_view",
                 "Sorry, you are not allowed to filter users by role.",
                 request,
             )
         return True
 
-    def get_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def get_item_permissions_check(self, request: RestRequest) -> bool:
         """Yourself always; anyone with ``list_users``; a published author for everybody in
         the view and embed contexts. Callers without ``list_users`` get the same answer for an
         unknown id as for a user they may not see."""
         can_list = request.user.can("list_users")
-        user = self._user(request)
-        if isinstance(user, RestError):
+        user = self._find_user(request)
+        if user is None:
             # SECURITY: without list_users, an unknown id looks like a hidden user.
-            return user if can_list else self._cannot_view(request)
+            raise _invalid_id() if can_list else self._cannot_view(request)
         if request.user.id and user.id == request.user.id:
             return True
         if request["context"] == "edit" and not can_list:
-            return _error(
+            raise _error(
                 "rest_forbidden_context", "Sorry, you are not allowed to edit users.", request
             )
         if can_list or user.id in self.published_author_ids():
             return True
-        return self._cannot_view(request)
+        raise self._cannot_view(request)
 
     @staticmethod
     def _cannot_view(request: RestRequest) -> RestError:
         return _error("rest_user_cannot_view", "Sorry, you are not allowed to list users.", request)
 
-    def create_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def create_item_permissions_check(self, request: RestRequest) -> bool:
         """``create_users``; giving a role other than the default needs ``promote_users``."""
         if not request.user.can("create_users"):
-            return _error(
+            raise _error(
                 "rest_cannot_create_user",
                 "Sorry, you are not allowed to create new users.",
                 request,
             )
         return True
 
-    def update_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def update_item_permissions_check(self, request: RestRequest) -> bool:
         """``edit_user`` on the user; changing roles needs ``promote_user``."""
-        user = self._user(request)
-        if isinstance(user, RestError):
-            return user if request.user.can("list_users") else self._cannot_edit(request)
+        user = self._find_user(request)
+        if user is None:
+            raise _invalid_id() if request.user.can("list_users") else self._cannot_edit(request)
         if not request.user.can("edit_user", user.id):
-            return self._cannot_edit(request)
+            raise self._cannot_edit(request)
         if request["roles"] is not None and not request.user.can("promote_user", user.id):
-            return _error(
+            raise _error(
                 "rest_cannot_edit_roles",
                 "Sorry, you are not allowed to edit roles of this user.",
                 request,
@@ -281,13 +292,13 @@ class UserRoutes:
     def _cannot_edit(request: RestRequest) -> RestError:
         return _error("rest_cannot_edit", "Sorry, you are not allowed to edit this user.", request)
 
-    def delete_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def delete_item_permissions_check(self, request: RestRequest) -> bool:
         """``delete_user`` (the ``delete_users`` capability), even on yourself."""
-        user = self._user(request)
-        if isinstance(user, RestError):
-            return user if request.user.can("list_users") else self._cannot_delete(request)
+        user = self._find_user(request)
+        if user is None:
+            raise _invalid_id() if request.user.can("list_users") else self._cannot_delete(request)
         if not request.user.can("delete_user", user.id):
-            return self._cannot_delete(request)
+            raise self._cannot_delete(request)
         return True
 
     @staticmethod
@@ -300,20 +311,24 @@ class UserRoutes:
     def _not_logged_in() -> RestError:
         return RestError("rest_not_logged_in", "You are not currently logged in.", {"status": 401})
 
-    def _as_current(self, request: RestRequest) -> RestError | None:
-        """Point the request at the current user (``me``), or 401 ``rest_not_logged_in``."""
+    def _as_current(self, request: RestRequest) -> RestRequest:
+        """Point the request at the current user (``me``); returns it.
+
+        Raises:
+            RestError: 401 ``rest_not_logged_in`` for an anonymous caller.
+        """
         if not request.user.id:
-            return self._not_logged_in()
+            raise self._not_logged_in()
         request.set_url_params({"id": str(request.user.id)})
-        return None
+        return request
 
-    def update_current_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def update_current_item_permissions_check(self, request: RestRequest) -> bool:
         """A logged-in user may edit themself (roles still need ``promote_user``)."""
-        return self._as_current(request) or self.update_item_permissions_check(request)
+        return self.update_item_permissions_check(self._as_current(request))
 
-    def delete_current_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def delete_current_item_permissions_check(self, request: RestRequest) -> bool:
         """Deleting yourself needs ``delete_users`` like deleting anyone."""
-        return self._as_current(request) or self.delete_item_permissions_check(request)
+        return self.delete_item_permissions_check(self._as_current(request))
 
     # ------------------------------------------------------------------ shaping
     def item_url(self, user: SiteUser) -> str:
@@ -394,61 +409,35 @@ class UserRoutes:
         )
         users, total = self.users.query(query)
         items = [self.server.response_to_data(self.prepare(user), False) for user in users]
-        response = RestResponse(items)
-        max_pages = math.ceil(total / per_page) if total else 0
-        response.header("X-Site-Total", str(total))
-        response.header("X-Site-TotalPages", str(max_pages))
-        links = []
-        if page > 1 and max_pages:
-            links.append(f'<{self._page_url(request, min(page - 1, max_pages))}>; rel="prev"')
-        if max_pages > page:
-            links.append(f'<{self._page_url(request, page + 1)}>; rel="next"')
-        if links:
-            response.header("Link", ", ".join(links))
-        return response
-
-    def _page_url(self, request: RestRequest, page: int) -> str:
-        params = {**request.get_query_params(), "page": page}
-        params.pop("rest_route", None)
-        pairs: list[tuple[str, str]] = []
-        for key, value in params.items():
-            if isinstance(value, list):
-                pairs.extend((f"{key}[]", str(item)) for item in value)
-            elif isinstance(value, dict):
-                pairs.extend((f"{key}[{name}]", str(item)) for name, item in value.items())
-            else:
-                pairs.append((key, str(value)))
-        base = self.server.rest_url(f"/{NAMESPACE}/{REST_BASE}")
-        return f"{base}{'&' if '?' in base else '?'}{urlencode(pairs)}"
+        return paginated_response(self.server, request, items, total, per_page, page)
 
     def get_item(self, request: RestRequest) -> Any:
         """GET one user."""
-        user = self._user(request)
-        return user if isinstance(user, RestError) else self.prepare(user)
+        return self.prepare(self._user(request))
 
     def get_current_item(self, request: RestRequest) -> Any:
         """GET the current user (401 ``rest_not_logged_in`` for an anonymous caller)."""
         if not request.user.id:
-            return self._not_logged_in()
+            raise self._not_logged_in()
         user = self.users.get(request.user.id)
         if user is None:
-            return self._not_logged_in()
+            raise self._not_logged_in()
         return self.prepare(user)
 
     # ------------------------------------------------------------------ writing
-    def _role(self, request: RestRequest, user: SiteUser | None) -> str | RestError | None:
+    def _role(self, request: RestRequest, user: SiteUser | None) -> str | None:
         """The one role of ``roles`` (``None`` when not given), after WordPress's checks."""
         roles = request["roles"]
         if roles is None:
             return None
         names = [str(role) for role in roles]
         if len(names) != 1:
-            return RestError(
+            raise RestError(
                 "rest_user_invalid_role", "A user has exactly one role here.", {"status": 400}
             )
         role = names[0]
         if role not in ROLES:
-            return RestError(
+            raise RestError(
                 "rest_user_invalid_role", f"The role {role} does not exist.", {"status": 400}
             )
         if (
@@ -456,7 +445,7 @@ class UserRoutes:
             and user.id == request.user.id
             and "edit_users" not in ROLE_CAPABILITIES[role]
         ):
-            return _error(
+            raise _error(
                 "rest_user_invalid_role",
                 "Sorry, you are not allowed to give users that role.",
                 request,
@@ -481,10 +470,8 @@ class UserRoutes:
     def create_item(self, request: RestRequest) -> Any:
         """POST: a new user (201, ``Location``, the edit context)."""
         role = self._role(request, None)
-        if isinstance(role, RestError):
-            return role
         if role is not None and role != "subscriber" and not request.user.can("promote_users"):
-            return _error(
+            raise _error(
                 "rest_cannot_edit_roles",
                 "Sorry, you are not allowed to edit roles of this user.",
                 request,
@@ -510,23 +497,19 @@ class UserRoutes:
     def update_item(self, request: RestRequest) -> Any:
         """POST/PUT/PATCH: change the user's profile, e-mail, role or password."""
         user = self._user(request)
-        if isinstance(user, RestError):
-            return user
         username = request["username"]
         if username is not None and str(username) != user.login:
-            return RestError(
+            raise RestError(
                 "rest_user_invalid_argument", "Username isn't editable.", {"status": 400}
             )
         role = self._role(request, user)
-        if isinstance(role, RestError):
-            return role
         changes = self._profile(request)
         if role is not None:
             changes["role"] = role
         if "email" in changes:
             existing = self.users.find(str(changes["email"]))
             if existing is not None and existing.id != user.id:
-                return RestError(
+                raise RestError(
                     "rest_user_invalid_email", "Invalid email address.", {"status": 400}
                 )
         updated = self.users.update(user, changes)
@@ -538,7 +521,7 @@ class UserRoutes:
 
     def update_current_item(self, request: RestRequest) -> Any:
         """POST/PUT/PATCH ``me``."""
-        return self._as_current(request) or self.update_item(request)
+        return self.update_item(self._as_current(request))
 
     def delete_item(self, request: RestRequest) -> Any:
         """DELETE with ``force=true``: ``{"deleted": true, "previous": user}``.
@@ -547,10 +530,8 @@ class UserRoutes:
         ``delete_user`` action, which the content store uses to give the posts away.
         """
         user = self._user(request)
-        if isinstance(user, RestError):
-            return user
         if request["force"] is not True:
-            return RestError(
+            raise RestError(
                 "rest_trash_not_supported",
                 "Users do not support trashing. Set 'force' to true to delete.",
                 {"status": 501},
@@ -559,7 +540,7 @@ class UserRoutes:
         if reassign is not None:
             target = self.users.get(int(reassign))
             if target is None or target.id == user.id:
-                return RestError(
+                raise RestError(
                     "rest_user_invalid_reassign",
                     "Invalid user ID for reassignment.",
                     {"status": 400},
@@ -567,7 +548,7 @@ class UserRoutes:
         if self.users.is_last_administrator(user):
             # Refused before the delete_user action runs (it may give the posts away); the
             # repository checks again inside its transaction.
-            return RestError(
+            raise RestError(
                 "rest_user_last_administrator",
                 "The site's last administrator cannot be deleted.",
                 {"status": 409},
@@ -575,10 +556,10 @@ class UserRoutes:
         previous = self._edit_data(user)
         self.server.hooks.do_action("delete_user", user.id, reassign, user)
         if not self.users.delete(user):
-            return RestError("rest_cannot_delete", "The user cannot be deleted.", {"status": 500})
+            raise RestError("rest_cannot_delete", "The user cannot be deleted.", {"status": 500})
         self.server.hooks.do_action("deleted_user", user.id, reassign, user)
         return {"deleted": True, "previous": previous}
 
     def delete_current_item(self, request: RestRequest) -> Any:
         """DELETE ``me``."""
-        return self._as_current(request) or self.delete_item(request)
+        return self.delete_item(self._as_current(request))

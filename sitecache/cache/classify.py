@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import parse_qsl, urlencode
 
+from sitecache.bounded_memo import BoundedMemo
 from sitecache.cache.keys import base_key, canonical_url, normalize_host, normalize_path
 from sitecache.cache.policy import (
     BYPASS_QUERY_PARAMS,
@@ -80,14 +81,17 @@ class RequestClassifier:
         #: alias host -> canonical host (normalized names): keyed under the canonical one
         self.host_aliases: dict[str, str] = {}
         self._hosts: dict[tuple[str, str], str] = {}
-        self._memo: tuple[CacheSettings | None, dict[tuple[Any, ...], Decision]] = (None, {})
+        self._memo: tuple[CacheSettings | None, BoundedMemo[tuple[Any, ...], Decision]] = (
+            None,
+            BoundedMemo(PLAIN_MEMO_SIZE),
+        )
 
     def set_host_aliases(self, aliases: Mapping[str, str]) -> None:
         """Key requests for each alias host under its canonical host; forget what was decided
         under the former aliases."""
         self.host_aliases = {alias.lower(): host.lower() for alias, host in aliases.items()}
         self._hosts = {}
-        self._memo = (None, {})  # its decisions name the hosts
+        self._memo = (None, BoundedMemo(PLAIN_MEMO_SIZE))  # its decisions name the hosts
 
     @property
     def remembered(self) -> int:
@@ -141,14 +145,12 @@ class RequestClassifier:
             return self._decide(environ, settings)
         memo_settings, memo = self._memo
         if memo_settings is not settings:
-            memo = {}
+            memo = BoundedMemo(PLAIN_MEMO_SIZE)
             self._memo = (settings, memo)
         decision = memo.get(memo_key)
         if decision is None:
             environ, decision = self._decide(environ, settings)
-            if len(memo) >= PLAIN_MEMO_SIZE:
-                memo.clear()
-            memo[memo_key] = decision
+            memo.keep(memo_key, decision)
         return environ, decision
 
     def host(self, environ: Mapping[str, Any], scheme: str) -> str:

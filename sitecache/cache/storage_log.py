@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable
 from typing import Final, Protocol
 
+from sitecache.bounded_memo import BoundedMemo
+
 __all__ = ["STORAGE_ERROR_COUNTER", "RateLimitedLog", "Warn"]
 
 #: The counter every reported storage failure adds one to (``/site-admin/metrics``, #19).
@@ -39,7 +41,7 @@ class RateLimitedLog:
 
     def __init__(self, interval: float = 60.0) -> None:
         self.interval = interval
-        self._last: dict[str, float] = {}
+        self._last: BoundedMemo[str, float] = BoundedMemo(MAX_TEMPLATES + 1)
         #: told of every failure, logged or not (the engine counts them: `STORAGE_ERROR_COUNTER`)
         self.count: Callable[[str], object] | None = None
 
@@ -50,7 +52,5 @@ class RateLimitedLog:
             self.count(STORAGE_ERROR_COUNTER)
         now = time.monotonic()
         if now - self._last.get(message, float("-inf")) >= self.interval:
-            if len(self._last) > MAX_TEMPLATES:
-                self._last.clear()
-            self._last[message] = now
+            self._last.keep(message, now)
             logger.warning(message, *args)

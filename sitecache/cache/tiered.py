@@ -18,6 +18,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from sitecache.bounded_memo import BoundedMemo
 from sitecache.cache.answers import Prepared
 from sitecache.cache.codings import CODINGS, IDENTITY, choose_coding, coded_copy
 from sitecache.cache.engine import CacheEngine
@@ -61,7 +62,7 @@ class TieredEntries:
         #: told of each page stored or read from the storage (empty: one test per read)
         self.copy_writers: list[CopyWriter] = copy_writers if copy_writers is not None else []
         #: ``Accept-Encoding`` value -> the coding its client gets of a compressible page
-        self._chosen: dict[str, str] = {}
+        self._chosen: BoundedMemo[str, str] = BoundedMemo(CHOSEN_MEMO_SIZE)
 
     def generation(self) -> object:
         """The purge generation now (read before anything a request renders or looks up);
@@ -178,9 +179,7 @@ class TieredEntries:
             coding = self._chosen.get(accept_encoding)
             if coding is None:
                 coding = choose_coding(accept_encoding, CODINGS)
-                if len(self._chosen) >= CHOSEN_MEMO_SIZE:
-                    self._chosen.clear()
-                self._chosen[accept_encoding] = coding
+                self._chosen.keep(accept_encoding, coding)
         else:
             coding = choose_coding(accept_encoding, prepared.offered)
         if coding == IDENTITY or coding in prepared.copies:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from sitecache.bounded_memo import BoundedMemo
 from sitecache.rest.urls import RequestContext
 
 __all__ = ["ADMIN_PREFIX", "Host", "HostDefaults"]
@@ -58,7 +59,7 @@ class HostDefaults:
     """The per-host memo of one REST server."""
 
     def __init__(self) -> None:
-        self._hosts: dict[tuple[Any, ...], Host] = {}
+        self._hosts: BoundedMemo[tuple[Any, ...], Host] = BoundedMemo(_LIMIT)
 
     def lookup(self, environ: Mapping[str, Any]) -> Host:
         """The host of ``environ``: its `RequestContext` (as ``RequestContext.from_environ``
@@ -74,7 +75,5 @@ class HostDefaults:
         )
         host = self._hosts.get(key)
         if host is None:
-            if len(self._hosts) >= _LIMIT:
-                self._hosts.clear()
-            host = self._hosts[key] = Host(RequestContext.from_environ(environ, ADMIN_PREFIX))
+            host = self._hosts.keep(key, Host(RequestContext.from_environ(environ, ADMIN_PREFIX)))
         return host

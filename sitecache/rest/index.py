@@ -37,7 +37,7 @@ FRONT_PAGE_DEFAULTS: Final[Mapping[str, Any]] = {
 }
 """The index's front-page keys, in WordPress's order, with their values on a site that shows
 its latest posts (`RestServer.front_page` gives the site's own)."""
-_CACHE_LIMIT = 32
+CACHE_LIMIT: Final = 32
 """Most cached route descriptions kept per server (one per context, host and namespace)."""
 
 
@@ -118,10 +118,7 @@ def cached_data_for_routes(
     key = (registry.version, namespace, context, server.request_context)
     data = cache.get(key)
     if data is None:
-        data = get_data_for_routes(server, registry.get_routes(namespace), context)
-        if len(cache) >= _CACHE_LIMIT:
-            cache.clear()
-        cache[key] = data
+        data = cache.keep(key, get_data_for_routes(server, registry.get_routes(namespace), context))
     return dict(data)
 
 

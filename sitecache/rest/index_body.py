@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from sitecache.bounded_memo import BoundedMemo
 from sitecache.hooks import Hooks
 from sitecache.rest.json_encoding import encode_json
 from sitecache.rest.request import RestRequest
@@ -57,7 +58,7 @@ class IndexBodies:
     def __init__(self, hooks: Hooks, own_callbacks: Mapping[str, tuple[Callable[..., Any], ...]]):
         self._hooks = hooks
         self._own = {name: tuple(own_callbacks.get(name, ())) for name in BODY_FILTERS}
-        self._bodies: dict[tuple[Any, ...], str] = {}
+        self._bodies: BoundedMemo[tuple[Any, ...], str] = BoundedMemo(_LIMIT)
         self._verdict: tuple[int, bool] = (-1, False)
         """(hooks version, whether the body filters ran only the server's callbacks then)."""
 
@@ -100,6 +101,4 @@ class IndexBodies:
 
     def put(self, key: tuple[Any, ...], body: str) -> None:
         """Keep ``body`` under ``key`` (all bodies are dropped when `_LIMIT` is reached)."""
-        if len(self._bodies) >= _LIMIT:
-            self._bodies.clear()
-        self._bodies[key] = body
+        self._bodies.keep(key, body)

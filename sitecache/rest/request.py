@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
+from sitecache.bounded_memo import BoundedMemo
 from sitecache.errors import RestError
 from sitecache.rest.authentication import ANONYMOUS, User
 from sitecache.rest.json_body import decode_json_body
@@ -22,7 +23,7 @@ from sitecache.schema.arguments import (
 )
 from sitecache.schema.compiled import CompiledSchema
 
-__all__ = ["ARG_RESULTS", "COMPILED_ARGS", "RestRequest"]
+__all__ = ["ARG_RESULTS", "ARG_RESULTS_KEPT", "COMPILED_ARGS", "RestRequest"]
 
 COMPILED_ARGS: Final = "compiled_args"
 """The handler attribute holding each argument definition's `CompiledSchema` by name (set when
@@ -476,7 +477,7 @@ class RestRequest:
         parameter's name, so an accepted text value's result is kept when it is immutable
         (text, a number, a boolean, ``None``); errors and containers are worked out anew."""
         memo = self._attributes.get(ARG_RESULTS)
-        if memo.__class__ is not dict:
+        if memo.__class__ is not BoundedMemo:
             memo = None
         else:
             kept = memo.get((kind, key, value))
@@ -487,9 +488,7 @@ class RestRequest:
             return callback(value, self, key)
         result = _run_compiled(compiled, kind, value, key)
         if memo is not None and result.__class__ in _IMMUTABLE:
-            if len(memo) >= ARG_RESULTS_KEPT:
-                memo.clear()
-            memo[(kind, key, value)] = (arg, result)  # the definition it was worked out for
+            memo.keep((kind, key, value), (arg, result))  # the definition it was worked out for
         return result
 
     def _compiled_arg(self, key: str, arg: Mapping[str, Any]) -> CompiledSchema | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
+from sitecache.errors import RestError
 from sitecache.rest.request import RestRequest
 
 __all__ = ["PERMISSIONS", "check_permission", "inherit_caller", "shared_memo"]
@@ -21,14 +22,19 @@ def check_permission(callback: Callable[[RestRequest], Any], request: RestReques
     """What ``callback(request)`` answers, computed once per (callback, request).
 
     Dispatch, the ``Allow`` header and target hints all ask the same callbacks about the same
-    request; the first answer is kept in ``request.memo`` and reused (an exception is not kept:
-    the next caller sees it again). Matching the request anew forgets the answers.
+    request; the first answer is kept in ``request.memo`` and reused. A `RestError` the
+    callback raises is its answer, as if returned (callbacks raise their refusals); any other
+    exception is not kept: the next caller sees it again. Matching the request anew forgets
+    the answers.
     """
     verdicts: dict[int, tuple[Any, Any]] = request.memo.setdefault(PERMISSIONS, {})
     known = verdicts.get(id(callback))
     if known is not None and known[0] is callback:
         return known[1]
-    verdict = callback(request)
+    try:
+        verdict = callback(request)
+    except RestError as refused:
+        verdict = refused
     verdicts[id(callback)] = (callback, verdict)
     return verdict
 

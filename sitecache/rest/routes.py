@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
+from sitecache.bounded_memo import BoundedMemo
 from sitecache.errors import RestError
-from sitecache.rest.request import ARG_RESULTS, COMPILED_ARGS
+from sitecache.rest.request import ARG_RESULTS, ARG_RESULTS_KEPT, COMPILED_ARGS
 from sitecache.rest.route_index import RouteIndex
 from sitecache.schema.compiled import CompiledSchema
 from sitecache.schema.patterns import compile_pcre
@@ -108,8 +109,10 @@ class RouteRegistry:
         """Counts changes to the routes (caches built from them compare it)."""
         self._index: RouteIndex | None = None
         self._namespace_lengths: tuple[int, ...] = ()
-        self._candidates: dict[str, list[Route]] = {}
-        self._matches: dict[tuple[str, str], tuple[Route, Handler, dict[str, str]]] = {}
+        self._candidates: BoundedMemo[str, list[Route]] = BoundedMemo(_CANDIDATES_KEPT)
+        self._matches: BoundedMemo[tuple[str, str], tuple[Route, Handler, dict[str, str]]] = (
+            BoundedMemo(_CANDIDATES_KEPT)
+        )
         """What `match` found per (method, path), until the routes change (at most
         `_CANDIDATES_KEPT`)."""
         self._read = False
@@ -331,7 +334,7 @@ class RouteRegistry:
         self._changed()
         for handler in handlers:
             handler[COMPILED_ARGS] = self._compiled_args(handler.get("args"))
-            handler[ARG_RESULTS] = {}
+            handler[ARG_RESULTS] = BoundedMemo(ARG_RESULTS_KEPT)
         if namespace and namespace not in self.namespaces:
             self.namespaces = self._writable(self.namespaces)
             self.namespaces[namespace] = {}
@@ -441,8 +444,8 @@ class RouteRegistry:
         """Forget what was derived from the routes (call after changing them)."""
         self.version += 1
         self._index = None
-        self._candidates = {}
-        self._matches = {}
+        self._candidates = BoundedMemo(_CANDIDATES_KEPT)
+        self._matches = BoundedMemo(_CANDIDATES_KEPT)
 
     def _route_index(self) -> RouteIndex:
         index = self._index
@@ -499,10 +502,7 @@ class RouteRegistry:
             routes = [route for route in routes if route.namespace in wanted]
         if version != self.version:
             return routes  # the routes changed meanwhile: answer, keep nothing
-        if len(self._candidates) >= _CANDIDATES_KEPT:
-            self._candidates = {}
-        self._candidates[path] = routes
-        return routes
+        return self._candidates.keep(path, routes)
 
     def match(self, method: str, path: str) -> tuple[Route, Handler, dict[str, str]] | RestError:
         """The route, handler and URL parameters for a request, or 404 ``rest_no_route``.
@@ -518,9 +518,7 @@ class RouteRegistry:
         found = self._match(method, path)
         if isinstance(found, RestError) or version != self.version:
             return found  # not kept: an error is built anew, a change meanwhile keeps nothing
-        if len(self._matches) >= _CANDIDATES_KEPT:
-            self._matches = {}
-        self._matches[(method, path)] = (found[0], found[1], dict(found[2]))
+        self._matches.keep((method, path), (found[0], found[1], dict(found[2])))
         return found
 
     def _match(self, method: str, path: str) -> tuple[Route, Handler, dict[str, str]] | RestError:

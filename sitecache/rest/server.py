@@ -3,7 +3,8 @@
 Mirrors ``WP_REST_Server``: `dispatch` matches a request to a handler, validates and sanitizes
 its arguments, checks the permission callback and calls the handler; `response_to_data` adds
 ``_links`` and ``_embedded``. Serving an HTTP request (headers, CORS, JSONP, envelopes) lives in
-`sitecache.rest.http`. The order of work and the statuses are WordPress's.
+`sitecache.rest.http`; the server's own post-dispatch filters in `sitecache.rest.post_dispatch`.
+The order of work and the statuses are WordPress's.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from sitecache.bounded_memo import BoundedMemo
 from sitecache.domain_errors import DomainError, NumberOutOfRange
 from sitecache.errors import RestError
 from sitecache.hooks import Hooks
@@ -35,6 +37,7 @@ from sitecache.rest.index_body import IndexBodies
 from sitecache.rest.links import default_curies
 from sitecache.rest.number_range import name_out_of_range_arguments
 from sitecache.rest.params import parse_query_string
+from sitecache.rest.post_dispatch import PostDispatchFilters
 from sitecache.rest.request import RestRequest
 from sitecache.rest.request_memo import (
     PERMISSIONS,
@@ -46,8 +49,6 @@ from sitecache.rest.response import RestResponse, ensure_response, error_to_resp
 from sitecache.rest.routes import Handler, Route, RouteRegistry
 from sitecache.rest.urls import RequestContext, RestSettings, home_url, rest_url
 from sitecache.schema import (
-    filter_response_by_context,
-    filter_response_fields,
     get_date_with_gmt,
 )
 
@@ -102,7 +103,7 @@ def forbidden(request: RestRequest) -> RestError:
     )
 
 
-class RestServer:
+class RestServer(PostDispatchFilters):
     """The REST server of one application.
 
     Args:
@@ -119,7 +120,9 @@ class RestServer:
         self._authenticators: list[tuple[int, int, Authenticator]] = []
         self.error_handlers = ErrorHandlers()
         """The REST error each domain exception answers with (`add_error_handler`)."""
-        self.index_cache: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.index_cache: BoundedMemo[tuple[Any, ...], dict[str, Any]] = BoundedMemo(
+            index.CACHE_LIMIT
+        )
         """Route descriptions of the API and namespace indexes (`index.cached_data_for_routes`)."""
         self.hosts = HostDefaults()
         """Host contexts and default headers per host (`sitecache.rest.http_hosts`)."""
@@ -469,92 +472,6 @@ class RestServer:
         response.set_matched_route(route.pattern)
         response.set_matched_handler(handler)
         return response
-
-    # ------------------------------------------------------------------ post-dispatch filters
-    def allowed_methods(self, route_pattern: str, request: RestRequest) -> list[str]:
-        """Methods of the route whose permission callback returns exactly ``True`` for
-        ``request`` (methods without a permission callback count), in first-seen order."""
-        route = self.registry.routes.get(route_pattern)
-        if route is None:
-            return []
-        verdicts: dict[str, bool] = {}
-        for handler in route.handlers:
-            callback = handler.get("permission_callback")
-            allowed = True
-            if callback:
-                # One verdict per handler, for each of its methods (as WordPress asks).
-                try:
-                    allowed = check_permission(callback, request) is True
-                except Exception:
-                    logger.exception("Permission callback failed while computing Allow")
-                    allowed = False
-            for method in handler["methods"]:
-                verdicts[method] = allowed
-        return [method.upper() for method, allowed in verdicts.items() if allowed]
-
-    def send_allow_header(
-        self, response: RestResponse, server: RestServer, request: RestRequest
-    ) -> RestResponse:
-        """``rest_post_dispatch`` callback: the ``Allow`` header of the matched route."""
-        if not isinstance(response, RestResponse) or not response.get_matched_route():
-            return response
-        allowed = self.allowed_methods(response.get_matched_route(), request)
-        if allowed:
-            response.header("Allow", ", ".join(allowed))
-        return response
-
-    def filter_response_by_context(
-        self, response: RestResponse, server: RestServer, request: RestRequest
-    ) -> RestResponse:
-        """``rest_post_dispatch`` callback: drop fields the route's schema hides in ``context``.
-
-        Applies when the matched route publishes a ``schema`` and the request has a ``context``
-        (given or defaulted); a list response is filtered item by item against the schema.
-        Errors and OPTIONS answers (route descriptions) are left alone.
-        """
-        if not isinstance(response, RestResponse) or response.is_error():
-            return response
-        if request.get_method() == "OPTIONS":
-            return response
-        context = request.get_param("context")
-        route = self.registry.routes.get(response.get_matched_route())
-        if not isinstance(context, str) or route is None:
-            return response
-        schema_callback = route.options.get("schema")
-        if schema_callback is None:
-            return response
-        schema = schema_callback() if callable(schema_callback) else schema_callback
-        if not isinstance(schema, Mapping):
-            return response
-        data = response.get_data()
-        if isinstance(data, list) and schema.get("type") != "array":
-            data = [filter_response_by_context(item, schema, context) for item in data]
-        else:
-            data = filter_response_by_context(data, schema, context)
-        response.set_data(data)
-        return response
-
-    def filter_response_fields(
-        self, response: RestResponse, server: RestServer, request: RestRequest
-    ) -> RestResponse:
-        """``rest_post_dispatch`` callback: apply ``_fields`` (never to errors)."""
-        if not isinstance(response, RestResponse) or response.is_error():
-            return response
-        fields = request.get_param("_fields")
-        if fields is None:
-            return response
-        response.set_data(filter_response_fields(response.get_data(), fields))
-        return response
-
-    def post_dispatch(self, response: RestResponse, request: RestRequest) -> RestResponse:
-        """Run the ``rest_post_dispatch`` filters (Allow header, ``_fields``, plugins')."""
-        if self.runs_only_own("rest_post_dispatch"):
-            result = self.filter_response_by_context(response, self, request)
-            result = self.send_allow_header(result, self, request)
-            result = self.filter_response_fields(result, self, request)
-        else:
-            result = self.hooks.apply_filters("rest_post_dispatch", response, self, request)
-        return result if isinstance(result, RestResponse) else response
 
     # ------------------------------------------------------------------ links and embedding
     def curies(self) -> list[dict[str, Any]]:

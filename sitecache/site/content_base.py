@@ -82,6 +82,9 @@ class ContentBase:
         self._local = threading.local()
         #: told of each transaction's hook calls before and after it commits
         self.transaction_listeners: list[TransactionListener] = []
+        #: changes with every committed write transaction: what was read before it moved may
+        #: be stale (a request's memo of posts reads again)
+        self.generation = 0
         register_content(store)
 
     # ------------------------------------------------------------------ transactions and hooks
@@ -122,6 +125,7 @@ class ContentBase:
                     listener.before_commit(db, queue)
         finally:
             self._local.queue = None
+        self.generation += 1
         # The change is committed whatever its actions do: an action that raises (a plugin's
         # bug) stops the actions after it, as a fatal error would, but never keeps the
         # listeners from applying what the change owes (its cache purge) before the error

@@ -33,8 +33,7 @@ from sitecache.cache.storage import EntryStatus, StorageError
 from sitecache.domain_errors import InvalidFields, InvalidURL
 from sitecache.errors import RestError
 from sitecache.rest.json_body import decode_json_body
-from sitecache.rest.pagination import pagination_link_header
-from sitecache.rest.response import RestResponse
+from sitecache.rest.pagination import check_page_number, page_count, paginated_response
 
 if TYPE_CHECKING:
     from sitecache.rest.request import RestRequest
@@ -110,11 +109,9 @@ class CacheRoutes:
     def update_settings(self, request: RestRequest) -> Any:
         """POST /settings: a partial update (all or nothing), or ``{"reset": true}``."""
         body = _json_body(request)
-        if isinstance(body, RestError):
-            return body
         if "reset" in body:
             if body != {"reset": True}:
-                return invalid_params(
+                raise invalid_params(
                     {
                         "reset": {
                             "code": "rest_invalid_param",
@@ -140,39 +137,23 @@ class CacheRoutes:
         ``Link`` prev/next (the query kept), as the other collections."""
         page, per_page, search, status = parse_list_query(request.get_query_params())
         rows, total = self.engine.list_entries(page, per_page, search=search, status=status)
-        pages = (total + per_page - 1) // per_page
-        if page > 1 and total > 0 and page > pages:  # as WordPress: no entries is an empty list
-            return RestError(
-                "rest_invalid_page_number",
-                "The page number requested is larger than the number of pages available.",
-                {"status": 400},
-            )
-        response = RestResponse(rows)
-        response.header("X-Site-Total", str(total))
-        response.header("X-Site-TotalPages", str(pages))
-        if self.server is not None:
-            links = pagination_link_header(self.server, request, page, pages)
-            if links:
-                response.header("Link", links)
-        return response
+        if total > 0:  # as WordPress: no entries is an empty list, whatever the page
+            check_page_number(page, page_count(total, per_page))
+        if self.server is None:  # only a registered route calls this
+            raise RuntimeError("the cache routes are not registered yet")
+        return paginated_response(self.server, request, rows, total, per_page, page)
 
     def purge(self, request: RestRequest) -> Any:
         """POST /cache: purge exactly one scope (``{}`` is this site), through
         `purge_request`, as ``sitecache cache flush`` does."""
         body = _json_body(request)
-        if isinstance(body, RestError):
-            return body
         return purge_request(self.api, body).as_json()
 
     # ------------------------------------------------------------------ preload and test
     def preload(self, request: RestRequest) -> Any:
         """POST /preload: ``{"enable": true}`` starts (no-op while running), false cancels."""
         body = _json_body(request)
-        if isinstance(body, RestError):
-            return body
-        clean = validate_body(body, PRELOAD_SCHEMA, required=("enable",))
-        if isinstance(clean, RestError):
-            return clean
+        clean = _validated(body, PRELOAD_SCHEMA, required=("enable",))
         preloader = self.api.preloader
         if clean["enable"]:
             return preloader.start(self.api.base_url(request.environ))
@@ -181,17 +162,13 @@ class CacheRoutes:
     def test_cache(self, request: RestRequest) -> Any:
         """POST /cache/test: prime, then two fetches that must hit the same stored entry."""
         body = _json_body(request)
-        if isinstance(body, RestError):
-            return body
-        clean = validate_body(body, TEST_SCHEMA)
-        if isinstance(clean, RestError):
-            return clean
+        clean = _validated(body, TEST_SCHEMA)
         try:
             return self.api.test_page(
                 str(clean.get("url", "/")), self.api.base_url(request.environ)
             )
         except InvalidURL as refused:
-            return url_error(refused, "url", "url")
+            raise url_error(refused, "url", "url") from None
 
     # ------------------------------------------------------------------ plugins
     def get_plugins(self, request: RestRequest) -> Any:
@@ -201,27 +178,43 @@ class CacheRoutes:
     def update_plugins(self, request: RestRequest) -> Any:
         """POST /plugins: ``{"<key>": bool}``, validated as a whole."""
         body = _json_body(request)
-        if isinstance(body, RestError):
-            return body
         return self.api.plugins.update(body)
 
 
 # ---------------------------------------------------------------------- helpers
-def _json_body(request: RestRequest) -> dict[str, Any] | RestError:
-    """The JSON object the client sent (``{}`` for an empty body)."""
+def _json_body(request: RestRequest) -> dict[str, Any]:
+    """The JSON object the client sent (``{}`` for an empty body).
+
+    Raises:
+        RestError: 400 ``rest_invalid_param`` on ``body`` when it is not a JSON object.
+    """
     raw = request.get_body().strip()
     if not raw:
         return {}
     if not request.is_json_content_type():
-        return _one_error("body", "Send a JSON object with Content-Type: application/json.")
+        raise _one_error("body", "Send a JSON object with Content-Type: application/json.")
     # The same decoder as the server's (an over-long integer is a float, as in PHP), which
     # answers a malformed JSON body before any handler runs; this is a guard.
     decoded, malformed = decode_json_body(raw)
     if malformed is not None:
-        return _one_error("body", "The body is not valid JSON.")
+        raise _one_error("body", "The body is not valid JSON.")
     if not isinstance(decoded, dict):
-        return _one_error("body", "The body must be a JSON object.")
+        raise _one_error("body", "The body must be a JSON object.")
     return decoded
+
+
+def _validated(
+    body: dict[str, Any], schema: Mapping[str, Any], required: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """`validate_body` for a handler: the clean fields.
+
+    Raises:
+        RestError: the schema's refusal (400 ``rest_invalid_param``).
+    """
+    clean = validate_body(body, schema, required)
+    if isinstance(clean, RestError):
+        raise clean
+    return clean
 
 
 def _one_error(field: str, message: str) -> RestError:

@@ -103,40 +103,36 @@ class AutosavesController(RoutedController):
         return self.schema
 
     # ------------------------------------------------------------------ permissions
-    def _readable_parent(self, request: RestRequest, parent_id: Any) -> Post | RestError:
+    def _readable_parent(self, request: RestRequest, parent_id: Any) -> Post:
         parent = self.revisions.get_parent(parent_id)
-        if isinstance(parent, RestError):
-            return parent
         if not self.posts.can_edit(request, parent):
-            return denied(
+            raise denied(
                 request,
                 "rest_cannot_read",
                 "Sorry, you are not allowed to view autosaves of this post.",
             )
         return parent
 
-    def get_items_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def get_items_permissions_check(self, request: RestRequest) -> bool:
         """The right to edit the post (``rest_cannot_read`` otherwise)."""
-        parent = self._readable_parent(request, request.get_param("id"))
-        return parent if isinstance(parent, RestError) else True
+        self._readable_parent(request, request.get_param("id"))
+        return True
 
-    def get_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def get_item_permissions_check(self, request: RestRequest) -> bool:
         """The right to edit the post the autosave belongs to."""
-        parent = self._readable_parent(request, request.get_param("parent"))
-        return parent if isinstance(parent, RestError) else True
+        self._readable_parent(request, request.get_param("parent"))
+        return True
 
-    def create_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def create_item_permissions_check(self, request: RestRequest) -> bool:
         """The right to update the post (the posts controller's check)."""
         if not request.get_param("id"):
-            return RestError("rest_post_invalid_id", "Invalid item ID.", {"status": 404})
+            raise RestError("rest_post_invalid_id", "Invalid item ID.", {"status": 404})
         return self.posts.update_item_permissions_check(request)
 
     # ------------------------------------------------------------------ reading
-    def get_items(self, request: RestRequest) -> RestResponse | RestError:
+    def get_items(self, request: RestRequest) -> RestResponse:
         """Every user's autosave of the post (not paginated, as in WordPress)."""
         parent = self.revisions.get_parent(request.get_param("id"))
-        if isinstance(parent, RestError):
-            return parent
         return RestResponse(
             [
                 self.server.response_to_data(self.prepare(autosave), False)
@@ -144,15 +140,18 @@ class AutosavesController(RoutedController):
             ]
         )
 
-    def get_item(self, request: RestRequest) -> RestResponse | RestError:
+    def get_item(self, request: RestRequest) -> RestResponse:
         """One autosave of the post."""
-        parent = self.revisions.get_parent(request.get_param("parent"))
-        if isinstance(parent, RestError):
-            return RestError("rest_post_invalid_id", "Invalid post parent ID.", {"status": 404})
+        try:
+            parent = self.revisions.get_parent(request.get_param("parent"))
+        except RestError:
+            raise RestError(
+                "rest_post_invalid_id", "Invalid post parent ID.", {"status": 404}
+            ) from None
         autosave_id = path_id(request.get_param("id"))
         found = [a for a in self.content.get_autosaves(parent.id) if a.id == autosave_id]
         if not found:
-            return RestError(
+            raise RestError(
                 "rest_post_no_autosave",
                 "There is no autosave revision for this post.",
                 {"status": 404},
@@ -164,15 +163,11 @@ class AutosavesController(RoutedController):
         return revision_response(self.server, self.content, self.parent_base, autosave)
 
     # ------------------------------------------------------------------ writing
-    def create_item(self, request: RestRequest) -> RestResponse | RestError:
+    def create_item(self, request: RestRequest) -> RestResponse:
         """Autosave: the author's own draft is updated in place (no revision); otherwise the
         caller's autosave of the post is created or overwritten. Answers in ``context=edit``."""
         parent = self.revisions.get_parent(request.get_param("id"))
-        if isinstance(parent, RestError):
-            return parent
         fields = self.posts.prepare_for_database(request, parent)
-        if isinstance(fields, RestError):
-            return fields
         fields.pop("featured_media", None)  # set by the posts route only, as in WordPress
         user_id = int(getattr(request.user, "id", 0))
         if parent.status == "draft" and parent.author == user_id:

@@ -1,64 +1,59 @@
-"""What every ``site/v2`` controller shares: arguments, pagination, permissions, dates, and
-what the post-type controllers (posts, pages, media) share on top: their collection arguments,
-query, statuses, fields and links."""
+"""What every ``site/v2`` controller shares: arguments, pagination, permissions, dates, links
+and the routes of a collection and its items (the post types share more:
+`sitecache.site.rest.post_types`)."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Final, Protocol
-from urllib.parse import urlencode
-
-from markupsafe import escape
+from typing import Any, Final, Protocol, TypeVar, cast
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer, authorization_required_status
 from sitecache.rest.collection_args import collection_params, context_param, id_list_param
+from sitecache.rest.pagination import check_page_number, page_count, paginated_response
 from sitecache.schema import get_date_with_gmt, get_endpoint_args_for_schema, parse_date
-from sitecache.site.content import ContentService, PostQuery
+from sitecache.site.content import ContentService
 from sitecache.site.dates import rfc3339_local
-from sitecache.site.models import Post
 
 __all__ = [
     "CONTEXT_PARAM",
     "NAMESPACE",
+    "CollectionController",
     "CrudChecks",
     "CrudController",
     "CrudPermissions",
     "RoutedController",
     "add_item_links",
-    "add_post_links",
     "collection_params",
     "context_param",
     "created",
+    "date_field",
     "deleted",
     "denied",
     "edit_context_check",
     "id_list_param",
     "id_param",
+    "int_columns",
     "int_list",
     "int_param",
+    "listing_args",
     "order_params",
     "page_args",
     "paginated",
-    "paginated_posts",
     "path_id",
-    "post_collection_params",
-    "post_fields",
-    "post_query",
     "raw_text",
     "register_crud_routes",
-    "requested_statuses",
+    "require_capability",
+    "require_force",
+    "require_found",
     "rest_dates",
-    "status_error",
-    "timestamp_from_request",
     "timestamp_param",
-    "title_field",
 ]
 
 NAMESPACE: Final = "site/v2"
+T = TypeVar("T")
 CONTEXT_PARAM: Final = context_param()
 
 
@@ -95,6 +90,13 @@ def id_param(request: RestRequest, name: str = "id") -> int:
     return path_id(request.get_param(name))
 
 
+def int_columns(request: RestRequest, columns: Iterable[tuple[str, str]]) -> dict[str, int]:
+    """The integer arguments ``request`` gives among ``columns`` (``(argument, column)``
+    pairs), by column; an argument absent or not an integer is left out."""
+    given = {column: int_param(request.get_param(name)) for name, column in columns}
+    return {column: value for column, value in given.items() if value is not None}
+
+
 def int_param(value: Any) -> int | None:
     """An integer argument's value, ``None`` when absent or not an integer (a bool is not)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -127,6 +129,23 @@ def page_args(request: RestRequest) -> tuple[int, int, int | None]:
     )
 
 
+def listing_args(request: RestRequest, *, orderby: str, order: str = "desc") -> dict[str, Any]:
+    """The arguments every listing query takes from a collection request, by query field:
+    ``search``, ``include``, ``exclude``, ``orderby`` (``orderby`` when absent), ``order``
+    (``order`` when absent), ``page``, ``per_page`` and ``offset`` (`page_args`)."""
+    page, per_page, offset = page_args(request)
+    return {
+        "search": str(request.get_param("search") or ""),
+        "include": int_list(request.get_param("include")),
+        "exclude": int_list(request.get_param("exclude")),
+        "orderby": str(request.get_param("orderby") or orderby),
+        "order": str(request.get_param("order") or order),
+        "page": page,
+        "per_page": per_page,
+        "offset": offset,
+    }
+
+
 def order_params(orderby: list[str], *, default: str, noun: str) -> dict[str, Any]:
     """``order`` (``asc`` or ``desc``, ``desc`` by default) and ``orderby`` (one of
     ``orderby``, ``default`` by default) of a collection of ``noun`` items."""
@@ -151,15 +170,52 @@ def denied(request: RestRequest, code: str, message: str) -> RestError:
     return RestError(code, message, {"status": authorization_required_status(request.user)})
 
 
-def edit_context_check(request: RestRequest, capability: str, *args: object) -> RestError | None:
-    """``rest_forbidden_context`` when ``context=edit`` is asked without ``capability``."""
+def require_capability(request: RestRequest, capability: str, code: str, message: str) -> bool:
+    """``True`` when the caller has ``capability`` (a permission callback's answer).
+
+    Raises:
+        RestError: ``code`` with ``message`` (401 for the anonymous caller, 403 for a
+            logged-in one) otherwise.
+    """
+    if not request.user.can(capability):
+        raise denied(request, code, message)
+    return True
+
+
+def require_found(item: T | None, code: str, message: str) -> T:
+    """``item``, looked up by the id a request names.
+
+    Raises:
+        RestError: 404 ``code`` with ``message`` when there is none (``None``).
+    """
+    if item is None:
+        raise RestError(code, message, {"status": 404})
+    return item
+
+
+def require_force(request: RestRequest, message: str) -> None:
+    """Pass when the request deletes for good (``force=true``).
+
+    Raises:
+        RestError: 501 ``rest_trash_not_supported`` with ``message`` otherwise (the resource
+            has no trash).
+    """
+    if not request.get_param("force"):
+        raise RestError("rest_trash_not_supported", message, {"status": 501})
+
+
+def edit_context_check(request: RestRequest, capability: str, *args: object) -> None:
+    """Pass when ``context=edit`` is not asked or the caller has ``capability``.
+
+    Raises:
+        RestError: ``rest_forbidden_context`` (401 or 403) otherwise.
+    """
     if request.get_param("context") == "edit" and not request.user.can(capability, *args):
-        return denied(
+        raise denied(
             request,
             "rest_forbidden_context",
             "Sorry, you are not allowed to edit posts in this post type.",
         )
-    return None
 
 
 def paginated(
@@ -172,38 +228,17 @@ def paginated(
     invalid_page_code: str = "rest_invalid_page_number",
     *,
     check_page: bool = True,
-) -> RestResponse | RestError:
+) -> RestResponse:
     """A collection answer with ``X-Site-Total``, ``X-Site-TotalPages`` and ``Link`` prev/next
-    (keeping the request's query string); a page past the end is a 400 unless ``check_page``
-    is false (the caller checked it its own way)."""
-    pages = math.ceil(total / per_page) if per_page else 0
-    if check_page and page > max(pages, 1):
-        return RestError(
-            invalid_page_code,
-            "The page number requested is larger than the number of pages available.",
-            {"status": 400},
-        )
-    response = RestResponse(data)
-    response.header("X-Site-Total", str(total))
-    response.header("X-Site-TotalPages", str(pages))
-    base = server.rest_url(request.get_route())
-    query = {
-        key: value
-        for key, value in request.get_query_params().items()
-        if isinstance(value, str | int) and key != "rest_route"
-    }
-    links = []
-    if page > 1:
-        links.append(f'<{_with_query(base, {**query, "page": min(page - 1, pages)})}>; rel="prev"')
-    if page < pages:
-        links.append(f'<{_with_query(base, {**query, "page": page + 1})}>; rel="next"')
-    if links:
-        response.header("Link", ", ".join(links))
-    return response
+    (keeping the request's query string): `sitecache.rest.pagination`.
 
-
-def _with_query(base: str, query: Mapping[str, Any]) -> str:
-    return f"{base}{'&' if '?' in base else '?'}{urlencode(query)}"
+    Raises:
+        RestError: 400 ``invalid_page_code`` for a page past the end, unless ``check_page``
+            is false (the caller checked it its own way).
+    """
+    if check_page:
+        check_page_number(page, max(page_count(total, per_page), 1), invalid_page_code)
+    return paginated_response(server, request, data, total, per_page, page)
 
 
 def rest_dates(timestamp: int, content: ContentService) -> tuple[str, str]:
@@ -212,25 +247,23 @@ def rest_dates(timestamp: int, content: ContentService) -> tuple[str, str]:
     return rfc3339_local(local), rfc3339_local(datetime.fromtimestamp(timestamp, UTC))
 
 
-def timestamp_from_request(
-    request: RestRequest,
-    content: ContentService,
-    local_key: str = "date",
-    gmt_key: str = "date_gmt",
-) -> int | RestError | None:
-    """The UTC timestamp a write asks for (``date_gmt`` wins over ``date``), ``None`` if none."""
-    for key, is_utc in ((gmt_key, True), (local_key, False)):
+def date_field(request: RestRequest, content: ContentService) -> dict[str, int]:
+    """``{"date_gmt": <UTC timestamp>}`` of the date a write asks for (``date_gmt`` wins over
+    ``date``), ``{}`` when it asks for none.
+
+    Raises:
+        RestError: 400 ``rest_invalid_date`` when the date given is not one.
+    """
+    for key, is_utc in (("date_gmt", True), ("date", False)):
         value = request.get_param(key)
         if value is None:
             continue
         dates = get_date_with_gmt(value, is_utc, timezone=content.timezone())
-        if dates is None:
-            return RestError("rest_invalid_date", "Invalid date.", {"status": 400})
-        stamp = parse_date(dates[1])
+        stamp = False if dates is None else parse_date(dates[1])
         if isinstance(stamp, bool):
-            return RestError("rest_invalid_date", "Invalid date.", {"status": 400})
-        return int(stamp)
-    return None
+            raise RestError("rest_invalid_date", "Invalid date.", {"status": 400})
+        return {"date_gmt": int(stamp)}
+    return {}
 
 
 def created(server: RestServer, response: RestResponse, path: str) -> RestResponse:
@@ -352,6 +385,42 @@ def register_crud_routes(
     )
 
 
+class CollectionController(RoutedController):
+    """A controller of one collection, ``/<rest_base>``, and its items, described by
+    ``schema``, with the five handlers of a `CrudController`."""
+
+    rest_base: str
+    schema: dict[str, Any]
+
+    def collection_params(self) -> dict[str, Any]:
+        """The collection's GET arguments."""
+        raise NotImplementedError
+
+    def register_collection(
+        self,
+        server: RestServer,
+        permissions: CrudPermissions,
+        *,
+        item_noun: str,
+        force_description: str = "Whether to bypass Trash and force deletion.",
+        read_args: dict[str, Any] | None = None,
+    ) -> None:
+        """Learn ``server`` and register the collection and its items there
+        (`register_crud_routes`, ``OPTIONS`` answering ``self.schema``)."""
+        self._server = server
+        register_crud_routes(
+            server,
+            f"/{self.rest_base}",
+            cast(CrudController, self),
+            permissions,
+            schema=lambda: self.schema,
+            collection_args=self.collection_params(),
+            item_noun=item_noun,
+            force_description=force_description,
+            read_args=read_args,
+        )
+
+
 def _item_handlers(
     controller: CrudController,
     permissions: CrudPermissions,
@@ -391,154 +460,6 @@ def _item_handlers(
     ]
 
 
-# ---------------------------------------------------------------- post-type controllers
-def post_collection_params(
-    *,
-    orderby: list[str],
-    statuses: list[str],
-    default_status: str,
-    date_words: str,
-    filters: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The collection arguments of a post type: `collection_params`, then ``after`` and
-    ``before`` (described as "a given ``date_words`` date"), ``author``, ``author_exclude``,
-    ``exclude``, ``include``, ``order``, ``orderby`` (one of ``orderby``, ``date`` by
-    default), the type's own ``filters``, ``slug`` and ``status`` (some of ``statuses``,
-    ``default_status`` by default), in that order."""
-    params = collection_params()
-    for name, when in (("after", "after"), ("before", "before")):
-        params[name] = {
-            "description": f"Limit response to posts published {when} a given {date_words} date.",
-            "type": "string",
-            "format": "date-time",
-        }
-    params.update(
-        {
-            "author": id_list_param("Limit result set to posts assigned to specific authors."),
-            "author_exclude": id_list_param(
-                "Ensure result set excludes posts assigned to specific authors."
-            ),
-            "exclude": id_list_param("Ensure result set excludes specific IDs."),
-            "include": id_list_param("Limit result set to specific IDs."),
-            **order_params(orderby, default="date", noun="post"),
-            **(filters or {}),
-            "slug": {
-                "description": "Limit result set to posts with one or more specific slugs.",
-                "type": "array",
-                "items": {"type": "string"},
-            },
-            "status": {
-                "default": default_status,
-                "description": "Limit result set to posts assigned one or more statuses.",
-                "type": "array",
-                "items": {"enum": statuses, "type": "string"},
-            },
-        }
-    )
-    return params
-
-
-def requested_statuses(request: RestRequest, default: str) -> tuple[str, ...]:
-    """The statuses a post-type collection request asks for (``default`` when none)."""
-    statuses = request.get_param("status")
-    return tuple(statuses) if isinstance(statuses, list) else (str(statuses or default),)
-
-
-def status_error(
-    request: RestRequest, statuses: tuple[str, ...], capability_of: Callable[[str], str | None]
-) -> RestError | None:
-    """400 ``rest_invalid_param`` on ``status`` when the caller lacks the capability one of
-    ``statuses`` needs (``capability_of`` names it; ``None``: the status is public)."""
-    for status in statuses:
-        needed = capability_of(status)
-        if needed is not None and not request.user.can(needed):
-            return RestError(
-                "rest_invalid_param",
-                "Invalid parameter(s): status",
-                {"status": 400, "params": {"status": "Status is forbidden."}},
-            )
-    return None
-
-
-def post_query(
-    request: RestRequest, types: tuple[str, ...], statuses: tuple[str, ...]
-) -> PostQuery:
-    """The query of a post-type collection request: posts of ``types`` in ``statuses``, with
-    the filters every post type takes from the request (``author``, ``author_exclude``,
-    ``include``, ``exclude``, ``slug``, ``search``, ``after``, ``before``, ``orderby``,
-    ``order``, ``page``, ``per_page``, ``offset``); a type adds its own with
-    `dataclasses.replace`."""
-    page, per_page, offset = page_args(request)
-    return PostQuery(
-        types=types,
-        statuses=statuses,
-        authors=int_list(request.get_param("author")),
-        authors_exclude=int_list(request.get_param("author_exclude")),
-        include=int_list(request.get_param("include")),
-        exclude=int_list(request.get_param("exclude")),
-        slugs=tuple(str(s) for s in request.get_param("slug") or ()),
-        search=str(request.get_param("search") or ""),
-        after=timestamp_param(request.get_param("after")),
-        before=timestamp_param(request.get_param("before")),
-        orderby=str(request.get_param("orderby") or "date"),
-        order=str(request.get_param("order") or "desc"),
-        page=page,
-        per_page=per_page,
-        offset=offset,
-    )
-
-
-def paginated_posts(
-    server: RestServer, request: RestRequest, data: Any, total: int, query: PostQuery
-) -> RestResponse | RestError:
-    """`paginated` for a post-type collection: ``query``'s page and page size, and
-    ``rest_post_invalid_page_number`` for a page past the end."""
-    return paginated(
-        server,
-        request,
-        data,
-        total,
-        query.per_page,
-        query.page,
-        "rest_post_invalid_page_number",
-    )
-
-
-def title_field(post: Post) -> dict[str, str]:
-    """A post's ``title``: raw, and rendered (escaped)."""
-    return {"raw": post.title, "rendered": str(escape(post.title))}
-
-
-def post_fields(
-    post: Post, content: ContentService, *, guid: str, link: str, texts: Mapping[str, Any]
-) -> dict[str, Any]:
-    """The fields every post type answers with, in WordPress's order: ``id``, the dates,
-    ``guid``, ``slug``, ``status``, ``type``, ``link``, then the type's ``texts`` (its
-    ``title``, ``content``…), then ``author``, ``featured_media``, the comment and ping
-    statuses, ``template`` and ``meta``."""
-    date, date_gmt = rest_dates(post.date_gmt, content)
-    modified, modified_gmt = rest_dates(post.modified_gmt, content)
-    return {
-        "id": post.id,
-        "date": date,
-        "date_gmt": date_gmt,
-        "guid": {"rendered": guid, "raw": guid},
-        "modified": modified,
-        "modified_gmt": modified_gmt,
-        "slug": post.slug,
-        "status": post.status,
-        "type": post.type,
-        "link": link,
-        **texts,
-        "author": post.author,
-        "featured_media": post.featured_media,
-        "comment_status": post.comment_status,
-        "ping_status": post.ping_status,
-        "template": "",
-        "meta": {},
-    }
-
-
 def add_item_links(
     server: RestServer,
     response: RestResponse,
@@ -559,15 +480,3 @@ def add_item_links(
         response.add_link("about", rest(f"/{NAMESPACE}/types/{about}"))
     if author:
         response.add_link("author", rest(f"/{NAMESPACE}/users/{author}"), {"embeddable": True})
-
-
-def add_post_links(server: RestServer, response: RestResponse, rest_base: str, post: Post) -> None:
-    """A post's (page's, attachment's) first links: ``self``, ``collection``, ``about`` (its
-    type), the embeddable ``author`` when it has one and the embeddable ``replies`` (its
-    comments)."""
-    add_item_links(server, response, rest_base, post.id, author=post.author, about=post.type)
-    response.add_link(
-        "replies",
-        server.rest_url(f"/{NAMESPACE}/comments?post={post.id}"),
-        {"embeddable": True},
-    )

@@ -167,23 +167,23 @@ class BlockRoutes(RoutedController):
         return sanitize_value_from_schema(value, schema, param)
 
     # ------------------------------------------------------------------ permissions
-    def block_types_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def block_types_permissions_check(self, request: RestRequest) -> bool:
         """Block types are for users who can edit posts."""
         if request.user.can("edit_posts"):
             return True
-        return denied(
+        raise denied(
             request,
             "rest_block_type_cannot_view",
             "Sorry, you are not allowed to manage block types.",
         )
 
-    def render_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def render_permissions_check(self, request: RestRequest) -> bool:
         """With ``post_id``: the right to edit that post; else: ``edit_posts``."""
         post_id = request.get_param("post_id")
         if isinstance(post_id, int) and post_id > 0:
             post = self.content.get_post(post_id)
             if post is None or not self.can_edit(request, post):
-                return denied(
+                raise denied(
                     request,
                     "block_cannot_read",
                     "Sorry, you are not allowed to read blocks of this post.",
@@ -191,7 +191,7 @@ class BlockRoutes(RoutedController):
             return True
         if request.user.can("edit_posts"):
             return True
-        return denied(
+        raise denied(
             request, "block_cannot_read", "Sorry, you are not allowed to read blocks as this user."
         )
 
@@ -231,16 +231,16 @@ class BlockRoutes(RoutedController):
             if not namespace or block_type.namespace == namespace
         ]
 
-    def get_block_type(self, request: RestRequest) -> RestResponse | RestError:
+    def get_block_type(self, request: RestRequest) -> RestResponse:
         """One block type, or 404 ``rest_block_type_invalid``."""
         name = f"{request.get_param('namespace')}/{request.get_param('name')}"
         block_type = self.blocks.registry.get(name)
         if block_type is None:
-            return RestError("rest_block_type_invalid", "Invalid block type.", {"status": 404})
+            raise RestError("rest_block_type_invalid", "Invalid block type.", {"status": 404})
         return self._block_type(block_type)
 
     # ------------------------------------------------------------------ renderer
-    def render(self, request: RestRequest) -> dict[str, Any] | RestError:
+    def render(self, request: RestRequest) -> dict[str, Any]:
         """``{"rendered": <HTML>}`` of the named block with the given attributes."""
         post_id = request.get_param("post_id")
         post = self.content.get_post(post_id) if isinstance(post_id, int) and post_id > 0 else None
@@ -250,7 +250,7 @@ class BlockRoutes(RoutedController):
         if isinstance(rendered, RestError):
             if rendered.code not in ("block_invalid", "block_render_failed"):
                 rendered.data = {**(rendered.data or {}), "status": 400}
-            return rendered
+            raise rendered
         return {"rendered": str(rendered.html)}
 
 

@@ -24,20 +24,21 @@ from sitecache.site.rest.base import (
     add_item_links,
     collection_params,
     created,
+    date_field,
     deleted,
     denied,
     edit_context_check,
     id_list_param,
     id_param,
+    int_columns,
     int_list,
-    int_param,
+    listing_args,
     order_params,
-    page_args,
     paginated,
     raw_text,
     register_crud_routes,
+    require_found,
     rest_dates,
-    timestamp_from_request,
 )
 from sitecache.site.rest.comment_status import requested_status, status_for_response
 
@@ -266,46 +267,43 @@ class CommentsController(RoutedController):
         )
 
     # ------------------------------------------------------------------ permissions
-    def _comment(self, request: RestRequest) -> Comment | RestError:
-        comment = self.content.get_comment(id_param(request))
-        if comment is None:
-            return RestError("rest_comment_invalid_id", "Invalid comment ID.", {"status": 404})
-        return comment
+    def _comment(self, request: RestRequest) -> Comment:
+        return require_found(
+            self.content.get_comment(id_param(request)),
+            "rest_comment_invalid_id",
+            "Invalid comment ID.",
+        )
 
     def _post_is_public(self, post_id: int) -> bool:
         post = self.content.get_post(post_id)
         return post is not None and post.is_public
 
-    def get_items_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def get_items_permissions_check(self, request: RestRequest) -> bool:
         """Approved comments are public; other statuses and ``context=edit`` need moderation."""
-        context_error = edit_context_check(request, "moderate_comments")
-        if context_error is not None:
-            return context_error
+        edit_context_check(request, "moderate_comments")
         if request.get_param("status") != "approve" and not request.user.can("moderate_comments"):
-            return denied(request, "rest_forbidden_param", "Query parameter not permitted: status")
+            raise denied(request, "rest_forbidden_param", "Query parameter not permitted: status")
         return True
 
-    def get_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def get_item_permissions_check(self, request: RestRequest) -> bool:
         """An approved comment on a public post is public; others need moderation."""
         comment = self._comment(request)
-        if isinstance(comment, RestError):
-            return comment
         if request.user.can("moderate_comments"):
             return True
         if request.get_param("context") == "edit":
-            return denied(
+            raise denied(
                 request, "rest_forbidden_context", "Sorry, you are not allowed to edit comments."
             )
         if comment.status == "approve" and self._post_is_public(comment.post_id):
             return True
-        return denied(
+        raise denied(
             request, "rest_cannot_read", "Sorry, you are not allowed to read this comment."
         )
 
-    def create_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def create_item_permissions_check(self, request: RestRequest) -> bool:
         """Logged-in users only; setting the author or status needs moderation."""
         if not is_logged_in(request.user):
-            return RestError(
+            raise RestError(
                 "rest_comment_login_required",
                 "Sorry, you must be logged in to comment.",
                 {"status": 401},
@@ -313,13 +311,13 @@ class CommentsController(RoutedController):
         moderator = bool(request.user.can("moderate_comments"))
         author = request.get_param("author")
         if isinstance(author, int) and author != getattr(request.user, "id", 0) and not moderator:
-            return denied(
+            raise denied(
                 request,
                 "rest_comment_invalid_author",
                 "Sorry, you are not allowed to edit 'author' for comments.",
             )
         if request.get_param("status") is not None and not moderator:
-            return denied(
+            raise denied(
                 request,
                 "rest_comment_invalid_status",
                 "Sorry, you are not allowed to edit 'status' for comments.",
@@ -327,66 +325,53 @@ class CommentsController(RoutedController):
         post_id = request.get_param("post")
         post = self.content.get_post(post_id) if isinstance(post_id, int) and post_id else None
         if post is None:
-            return RestError(
+            raise RestError(
                 "rest_comment_invalid_post_id",
                 "Sorry, you are not allowed to create this comment without a post.",
                 {"status": 403},
             )
         if post.comment_status != "open" and not moderator:
-            return RestError(
+            raise RestError(
                 "rest_comment_closed", "Sorry, comments are closed for this item.", {"status": 403}
             )
         if not post.is_public and not moderator:
-            return denied(
+            raise denied(
                 request,
                 "rest_cannot_read_post",
                 "Sorry, you are not allowed to read the post for this comment.",
             )
         return True
 
-    def moderate_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def moderate_permissions_check(self, request: RestRequest) -> bool:
         """Editing and deleting comments needs ``moderate_comments``."""
-        comment = self._comment(request)
-        if isinstance(comment, RestError):
-            return comment
+        self._comment(request)
         if not request.user.can("moderate_comments"):
             code = "rest_cannot_delete" if request.get_method() == "DELETE" else "rest_cannot_edit"
-            return denied(request, code, "Sorry, you are not allowed to edit this comment.")
+            raise denied(request, code, "Sorry, you are not allowed to edit this comment.")
         return True
 
     # ------------------------------------------------------------------ handlers
-    def get_items(self, request: RestRequest) -> RestResponse | RestError:
+    def get_items(self, request: RestRequest) -> RestResponse:
         """One page of comments, with totals and prev/next links."""
-        page, per_page, offset = page_args(request)
         status = str(request.get_param("status") or "approve")
-        statuses = tuple(COMMENT_STATUSES) if status == "all" else (status,)
-        comments, total = self.content.query_comments(
-            CommentQuery(
-                statuses=statuses,
-                posts=int_list(request.get_param("post")),
-                parents=int_list(request.get_param("parent")),
-                authors=int_list(request.get_param("author")),
-                author_email=str(request.get_param("author_email") or ""),
-                search=str(request.get_param("search") or ""),
-                include=int_list(request.get_param("include")),
-                exclude=int_list(request.get_param("exclude")),
-                orderby=str(request.get_param("orderby") or "date_gmt"),
-                order=str(request.get_param("order") or "desc"),
-                page=page,
-                per_page=per_page,
-                offset=offset,
-            )
+        query = CommentQuery(
+            statuses=tuple(COMMENT_STATUSES) if status == "all" else (status,),
+            posts=int_list(request.get_param("post")),
+            parents=int_list(request.get_param("parent")),
+            authors=int_list(request.get_param("author")),
+            author_email=str(request.get_param("author_email") or ""),
+            **listing_args(request, orderby="date_gmt"),
         )
+        comments, total = self.content.query_comments(query)
         if not request.user.can("moderate_comments"):
             public = {c.post_id for c in comments if self._post_is_public(c.post_id)}
             comments = [c for c in comments if c.post_id in public]
         data = [self.server.response_to_data(self.prepare(c), False) for c in comments]
-        return paginated(self.server, request, data, total, per_page, page)
+        return paginated(self.server, request, data, total, query.per_page, query.page)
 
-    def get_item(self, request: RestRequest) -> RestResponse | RestError:
+    def get_item(self, request: RestRequest) -> RestResponse:
         """One comment."""
-        comment = self._comment(request)
-        return comment if isinstance(comment, RestError) else self.prepare(comment)
+        return self.prepare(self._comment(request))
 
     def prepare(self, comment: Comment) -> RestResponse:
         """A comment's data with its links."""
@@ -428,7 +413,7 @@ class CommentsController(RoutedController):
             )
         return response
 
-    def _fields(self, request: RestRequest, current: Comment | None) -> dict[str, Any] | RestError:
+    def _fields(self, request: RestRequest, current: Comment | None) -> dict[str, Any]:
         """The columns a create (``current`` is ``None``) or an update of ``current`` sets.
 
         Raises:
@@ -453,22 +438,14 @@ class CommentsController(RoutedController):
             stored = requested_status(status, current.status if current else None)
             if stored is not None:
                 fields["status"] = stored
-        for name, column in (("author", "user_id"), ("parent", "parent"), ("post", "post_id")):
-            number = int_param(request.get_param(name))
-            if number is not None:
-                fields[column] = number
-        stamp = timestamp_from_request(request, self.content)
-        if isinstance(stamp, RestError):
-            return stamp
-        if stamp is not None:
-            fields["date_gmt"] = stamp
+        numbers = (("author", "user_id"), ("parent", "parent"), ("post", "post_id"))
+        fields.update(int_columns(request, numbers))
+        fields.update(date_field(request, self.content))
         return fields
 
-    def create_item(self, request: RestRequest) -> RestResponse | RestError:
+    def create_item(self, request: RestRequest) -> RestResponse:
         """Add a comment as the current user (201)."""
         fields = self._fields(request, None)
-        if isinstance(fields, RestError):
-            return fields
         fields.setdefault("user_id", int(getattr(request.user, "id", 0)))
         profile = self.user_profile(int(fields["user_id"]))
         if profile is not None:
@@ -482,21 +459,15 @@ class CommentsController(RoutedController):
         comment = self.content.add_comment(check_flood=not moderator, **fields)
         return created(self.server, self.prepare(comment), f"/comments/{comment.id}")
 
-    def update_item(self, request: RestRequest) -> RestResponse | RestError:
+    def update_item(self, request: RestRequest) -> RestResponse:
         """Update a comment (moderation included)."""
         comment = self._comment(request)
-        if isinstance(comment, RestError):
-            return comment
         fields = self._fields(request, comment)
-        if isinstance(fields, RestError):
-            return fields
         return self.prepare(self.content.update_comment(comment.id, **fields))
 
-    def delete_item(self, request: RestRequest) -> RestResponse | RestError:
+    def delete_item(self, request: RestRequest) -> RestResponse:
         """Trash a comment, or delete it for good with ``force``."""
         comment = self._comment(request)
-        if isinstance(comment, RestError):
-            return comment
         request.set_param("context", "edit")
         if request.get_param("force"):
             answer = deleted(self.server, self.prepare(comment))

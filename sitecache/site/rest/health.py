@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
+from sitecache.rest.server import FORBIDDEN_MESSAGE
 from sitecache.site.health import HEALTH_TESTS, HealthInputs, directory_sizes, run_health_test
-from sitecache.site.rest.base import NAMESPACE, denied
+from sitecache.site.rest.base import NAMESPACE, require_capability
 
 __all__ = ["HEALTH_TEST_SCHEMA", "HealthRoutes"]
 
@@ -128,11 +128,9 @@ class HealthRoutes:
             schema=_schema(SIZES_SCHEMA),
         )
 
-    def check(self, request: RestRequest) -> bool | RestError:
+    def check(self, request: RestRequest) -> bool:
         """Site health is for administrators (``manage_options``)."""
-        if not request.user.can("manage_options"):
-            return denied(request, "rest_forbidden", "Sorry, you are not allowed to do that.")
-        return True
+        return require_capability(request, "manage_options", "rest_forbidden", FORBIDDEN_MESSAGE)
 
     def _href(self, name: str) -> str:
         if self.server is None:

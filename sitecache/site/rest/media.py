@@ -24,29 +24,32 @@ from sitecache.site.media_library import Attachment, MediaLibrary
 from sitecache.site.models import Post
 from sitecache.site.render import paragraphs
 from sitecache.site.rest.base import (
+    CollectionController,
     CrudPermissions,
-    RoutedController,
-    add_post_links,
     created,
+    date_field,
     deleted,
     denied,
     edit_context_check,
     id_list_param,
     id_param,
+    int_columns,
     int_list,
-    int_param,
+    raw_text,
+    require_force,
+    require_found,
+)
+from sitecache.site.rest.media_schema import ATTACHMENT_STATUSES, media_schema
+from sitecache.site.rest.post_types import (
+    add_post_links,
+    check_statuses,
     paginated_posts,
     post_collection_params,
     post_fields,
     post_query,
-    raw_text,
-    register_crud_routes,
     requested_statuses,
-    status_error,
-    timestamp_from_request,
     title_field,
 )
-from sitecache.site.rest.media_schema import ATTACHMENT_STATUSES, media_schema
 from sitecache.site.upload_types import FILE_TYPES
 
 __all__ = ["MediaController"]
@@ -63,7 +66,7 @@ _BAD_DISPOSITION: Final = (
 )
 
 
-class MediaController(RoutedController):
+class MediaController(CollectionController):
     """The ``/media`` routes.
 
     Args:
@@ -115,27 +118,13 @@ class MediaController(RoutedController):
 
     def register(self, server: RestServer) -> None:
         """Register the collection and item routes (``rest_api_init``)."""
-        self._server = server
-
-        def schema() -> dict[str, Any]:
-            return self.schema
-
-        register_crud_routes(
-            server,
-            f"/{self.rest_base}",
-            self,
-            CrudPermissions.of(self),
-            schema=schema,
-            collection_args=self.collection_params(),
-            item_noun="attachment",
-        )
+        self.register_collection(server, CrudPermissions.of(self), item_noun="attachment")
 
     # ------------------------------------------------------------------ permissions
-    def _attachment(self, request: RestRequest) -> Attachment | RestError:
-        found = self.library.get(id_param(request))
-        if found is None:
-            return RestError("rest_post_invalid_id", "Invalid post ID.", {"status": 404})
-        return found
+    def _attachment(self, request: RestRequest) -> Attachment:
+        return require_found(
+            self.library.get(id_param(request)), "rest_post_invalid_id", "Invalid post ID."
+        )
 
     def _can_edit_post(self, request: RestRequest, post: Post) -> bool:
         """``edit_post`` of a post, page or attachment."""
@@ -162,36 +151,35 @@ class MediaController(RoutedController):
             return True
         return self._can_edit_post(request, post)
 
-    def get_items_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def get_items_permissions_check(self, request: RestRequest) -> bool:
         """Anybody may list; ``context=edit`` needs ``edit_posts``."""
-        return edit_context_check(request, "edit_posts") or True
+        edit_context_check(request, "edit_posts")
+        return True
 
-    def get_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def get_item_permissions_check(self, request: RestRequest) -> bool:
         """A readable attachment; ``context=edit`` needs the right to edit it."""
         found = self._attachment(request)
-        if isinstance(found, RestError):
-            return found
         if request.get_param("context") == "edit" and not self._can_edit_post(request, found.post):
-            return denied(
+            raise denied(
                 request, "rest_forbidden_context", "Sorry, you are not allowed to edit this post."
             )
         if not self.can_read(request, found.post):
-            return denied(request, "rest_forbidden", "Sorry, you are not allowed to do that.")
+            raise denied(request, "rest_forbidden", "Sorry, you are not allowed to do that.")
         return True
 
-    def create_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def create_item_permissions_check(self, request: RestRequest) -> bool:
         """``upload_files``, and the right to edit the post given as ``post``."""
         if request.get_param("id"):
-            return RestError("rest_post_exists", "Cannot create existing post.", {"status": 400})
+            raise RestError("rest_post_exists", "Cannot create existing post.", {"status": 400})
         if not request.user.can("upload_files"):
-            return denied(
+            raise denied(
                 request,
                 "rest_cannot_create",
                 "Sorry, you are not allowed to upload media on this site.",
             )
         return self._check_parent(request)
 
-    def _check_parent(self, request: RestRequest) -> bool | RestError:
+    def _check_parent(self, request: RestRequest) -> bool:
         """The ``author`` and ``post`` a write asks for: someone else as the author needs
         ``edit_others_posts``; the post must be one the caller may edit (not a revision or an
         attachment)."""
@@ -202,7 +190,7 @@ class MediaController(RoutedController):
             and author != getattr(user, "id", 0)
             and not user.can("edit_others_posts")
         ):
-            return denied(
+            raise denied(
                 request,
                 "rest_cannot_edit_others",
                 "Sorry, you are not allowed to update posts as this user.",
@@ -212,54 +200,48 @@ class MediaController(RoutedController):
             return True
         parent = self.content.get_post(parent_id)
         if parent is not None and parent.type in ("revision", "attachment"):
-            return RestError(
+            raise RestError(
                 "rest_invalid_param",
                 "Invalid parent type.",
                 {"status": 400, "params": {"post": "Invalid parent type."}},
             )
         if parent is None or not self._can_edit_post(request, parent):
-            return denied(
+            raise denied(
                 request,
                 "rest_cannot_edit",
                 "Sorry, you are not allowed to upload media to this post.",
             )
         return True
 
-    def update_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def update_item_permissions_check(self, request: RestRequest) -> bool:
         """The right to edit this attachment (and the post given as ``post``)."""
         found = self._attachment(request)
-        if isinstance(found, RestError):
-            return found
         if not self._can_edit_post(request, found.post):
-            return denied(
+            raise denied(
                 request, "rest_cannot_edit", "Sorry, you are not allowed to edit this post."
             )
         return self._check_parent(request)
 
-    def delete_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def delete_item_permissions_check(self, request: RestRequest) -> bool:
         """``delete_posts``, plus ``delete_others_posts`` for someone else's attachment."""
         found = self._attachment(request)
-        if isinstance(found, RestError):
-            return found
         user = request.user
         allowed = bool(user.can("delete_posts"))
         if found.post.author != getattr(user, "id", 0):
             allowed = allowed and bool(user.can("delete_others_posts"))
         if not allowed:
-            return denied(
+            raise denied(
                 request, "rest_cannot_delete", "Sorry, you are not allowed to delete this post."
             )
         return True
 
     # ------------------------------------------------------------------ reading
-    def get_items(self, request: RestRequest) -> RestResponse | RestError:
+    def get_items(self, request: RestRequest) -> RestResponse:
         """One page of attachments, with totals and prev/next links."""
         wanted = requested_statuses(request, "inherit")
-        forbidden = status_error(
+        check_statuses(
             request, wanted, {"private": "read_private_posts", "trash": "edit_posts"}.get
         )
-        if forbidden is not None:
-            return forbidden
         query = replace(
             post_query(request, ("attachment",), wanted),
             parents=int_list(request.get_param("parent")),
@@ -278,10 +260,9 @@ class MediaController(RoutedController):
         ]
         return paginated_posts(self.server, request, data, total, query)
 
-    def get_item(self, request: RestRequest) -> RestResponse | RestError:
+    def get_item(self, request: RestRequest) -> RestResponse:
         """One attachment."""
-        found = self._attachment(request)
-        return found if isinstance(found, RestError) else self.prepare(found)
+        return self.prepare(self._attachment(request))
 
     def source_url(self, attachment: Attachment) -> str:
         """The public URL of an attachment's file."""
@@ -325,7 +306,7 @@ class MediaController(RoutedController):
         return response
 
     # ------------------------------------------------------------------ writing
-    def _fields(self, request: RestRequest) -> dict[str, Any] | RestError:
+    def _fields(self, request: RestRequest) -> dict[str, Any]:
         """The attachment fields a create or update request sets."""
         fields: dict[str, Any] = {}
         for param, column in _TEXT_FIELDS:
@@ -338,25 +319,14 @@ class MediaController(RoutedController):
         slug = request.get_param("slug")
         if isinstance(slug, str):
             fields["slug"] = slug
-        for param, column in (("post", "parent"), ("author", "author")):
-            value = int_param(request.get_param(param))
-            if value is not None:
-                fields[column] = value
-        stamp = timestamp_from_request(request, self.content)
-        if isinstance(stamp, RestError):
-            return stamp
-        if stamp is not None:
-            fields["date_gmt"] = stamp
+        fields.update(int_columns(request, (("post", "parent"), ("author", "author"))))
+        fields.update(date_field(request, self.content))
         return fields
 
-    def create_item(self, request: RestRequest) -> RestResponse | RestError:
+    def create_item(self, request: RestRequest) -> RestResponse:
         """Upload a file (201, ``Location`` of the new attachment)."""
         upload = _upload_of(request)
-        if isinstance(upload, RestError):
-            return upload
         fields = self._fields(request)
-        if isinstance(fields, RestError):
-            return fields
         fields.setdefault("author", int(getattr(request.user, "id", 0)))
         data, declared, name = upload
         try:
@@ -364,41 +334,30 @@ class MediaController(RoutedController):
         except OSError:
             # The details (paths, errno) go to the log, never to the client.
             logger.exception("an upload could not be written")
-            return RestError(
+            raise RestError(
                 "rest_upload_unknown_error", "The file could not be stored.", {"status": 500}
-            )
+            ) from None
         return created(
             self.server, self.prepare(attachment), f"/{self.rest_base}/{attachment.post.id}"
         )
 
-    def update_item(self, request: RestRequest) -> RestResponse | RestError:
+    def update_item(self, request: RestRequest) -> RestResponse:
         """Change an attachment's title, caption, description, alternative text or post."""
         found = self._attachment(request)
-        if isinstance(found, RestError):
-            return found
         fields = self._fields(request)
-        if isinstance(fields, RestError):
-            return fields
         return self.prepare(self.library.update(found.post.id, **fields))
 
-    def delete_item(self, request: RestRequest) -> RestResponse | RestError:
+    def delete_item(self, request: RestRequest) -> RestResponse:
         """Delete an attachment and its file for good (``force`` is required)."""
         found = self._attachment(request)
-        if isinstance(found, RestError):
-            return found
-        if not request.get_param("force"):
-            return RestError(
-                "rest_trash_not_supported",
-                "The post does not support trashing. Set 'force=true' to delete.",
-                {"status": 501},
-            )
+        require_force(request, "The post does not support trashing. Set 'force=true' to delete.")
         request.set_param("context", "edit")
         answer = deleted(self.server, self.prepare(found))
         self.library.delete(found.post.id)
         return answer
 
 
-def _upload_of(request: RestRequest) -> tuple[bytes, str, str] | RestError:
+def _upload_of(request: RestRequest) -> tuple[bytes, str, str]:
     """``(bytes, declared type, client file name)`` of the upload a request carries: the
     ``file`` part of a form, else the raw body with its ``Content-Type`` and
     ``Content-Disposition`` (WordPress's ``upload_from_file`` / ``upload_from_data``)."""
@@ -406,19 +365,17 @@ def _upload_of(request: RestRequest) -> tuple[bytes, str, str] | RestError:
     if files:
         part = files.get("file")
         if not isinstance(part, UploadedFile):
-            return RestError("rest_upload_no_data", "No data supplied.", {"status": 400})
+            raise RestError("rest_upload_no_data", "No data supplied.", {"status": 400})
         return part.data, part.type, part.name
     body = request.get_body()
     if not body:
-        return RestError("rest_upload_no_data", "No data supplied.", {"status": 400})
+        raise RestError("rest_upload_no_data", "No data supplied.", {"status": 400})
     content_type = request.get_header("content_type")
     if not content_type:
-        return RestError(
-            "rest_upload_no_content_type", "No Content-Type supplied.", {"status": 400}
-        )
+        raise RestError("rest_upload_no_content_type", "No Content-Type supplied.", {"status": 400})
     disposition = request.get_header("content_disposition")
     if not disposition:
-        return RestError(
+        raise RestError(
             "rest_upload_no_content_disposition",
             "No Content-Disposition supplied.",
             {"status": 400},
@@ -426,5 +383,5 @@ def _upload_of(request: RestRequest) -> tuple[bytes, str, str] | RestError:
     _, options = parse_options_header(disposition)
     name = options.get("filename", "")
     if not name.strip():
-        return RestError("rest_upload_invalid_disposition", _BAD_DISPOSITION, {"status": 400})
+        raise RestError("rest_upload_invalid_disposition", _BAD_DISPOSITION, {"status": 400})
     return body, content_type, name

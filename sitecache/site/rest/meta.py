@@ -7,6 +7,7 @@ from typing import Any, Final
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
+from sitecache.rest.server import FORBIDDEN_MESSAGE
 from sitecache.schema import filter_response_by_context, get_endpoint_args_for_schema
 from sitecache.site.content import ContentService, PostQuery, TermQuery
 from sitecache.site.models import Post, Term
@@ -21,6 +22,7 @@ from sitecache.site.rest.base import (
     id_list_param,
     int_list,
     paginated,
+    require_capability,
 )
 from sitecache.site.rest.meta_schemas import (
     SEARCH_SCHEMA,
@@ -290,27 +292,24 @@ class MetaRoutes(RoutedController):
         return data
 
     # ------------------------------------------------------------------ permissions
-    def types_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def types_permissions_check(self, request: RestRequest) -> bool:
         """Public; ``context=edit`` needs ``edit_posts``."""
-        return edit_context_check(request, "edit_posts") or True
+        edit_context_check(request, "edit_posts")
+        return True
 
-    def statuses_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def statuses_permissions_check(self, request: RestRequest) -> bool:
         """Public for ``publish``; other statuses need ``edit_posts``."""
-        context_error = edit_context_check(request, "edit_posts")
-        if context_error is not None:
-            return context_error
+        edit_context_check(request, "edit_posts")
         status = request.get_param("status")
         if isinstance(status, str) and status != "publish" and not request.user.can("edit_posts"):
             if status not in _STATUSES:
-                return RestError("rest_status_invalid", "Invalid status.", {"status": 404})
-            return denied(request, "rest_cannot_read_status", "Cannot view status.")
+                raise RestError("rest_status_invalid", "Invalid status.", {"status": 404})
+            raise denied(request, "rest_cannot_read_status", "Cannot view status.")
         return True
 
-    def settings_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def settings_permissions_check(self, request: RestRequest) -> bool:
         """Settings are for administrators (``manage_options``)."""
-        if not request.user.can("manage_options"):
-            return denied(request, "rest_forbidden", "Sorry, you are not allowed to do that.")
-        return True
+        return require_capability(request, "manage_options", "rest_forbidden", FORBIDDEN_MESSAGE)
 
     # ------------------------------------------------------------------ types
     def _type(self, slug: str, request: RestRequest) -> RestResponse:
@@ -354,11 +353,11 @@ class MetaRoutes(RoutedController):
             request, TYPE_SCHEMA, {slug: self._type(slug, request) for slug in _TYPES}
         )
 
-    def get_type(self, request: RestRequest) -> RestResponse | RestError:
+    def get_type(self, request: RestRequest) -> RestResponse:
         """One post type."""
         slug = str(request.get_param("type"))
         if slug not in _TYPES:
-            return RestError("rest_type_invalid", "Invalid post type.", {"status": 404})
+            raise RestError("rest_type_invalid", "Invalid post type.", {"status": 404})
         return self._type(slug, request)
 
     # ------------------------------------------------------------------ statuses
@@ -374,11 +373,11 @@ class MetaRoutes(RoutedController):
         visible = _STATUSES if request.user.can("edit_posts") else {"publish": _STATUSES["publish"]}
         return self._keyed(request, STATUS_SCHEMA, {slug: self._status(slug) for slug in visible})
 
-    def get_status(self, request: RestRequest) -> RestResponse | RestError:
+    def get_status(self, request: RestRequest) -> RestResponse:
         """One status."""
         slug = str(request.get_param("status"))
         if slug not in _STATUSES:
-            return RestError("rest_status_invalid", "Invalid status.", {"status": 404})
+            raise RestError("rest_status_invalid", "Invalid status.", {"status": 404})
         return self._status(slug)
 
     # ------------------------------------------------------------------ taxonomies
@@ -413,15 +412,15 @@ class MetaRoutes(RoutedController):
         }
         return self._keyed(request, TAXONOMY_SCHEMA, chosen)
 
-    def get_taxonomy(self, request: RestRequest) -> RestResponse | RestError:
+    def get_taxonomy(self, request: RestRequest) -> RestResponse:
         """One taxonomy."""
         slug = str(request.get_param("taxonomy"))
         if slug not in _TAXONOMIES:
-            return RestError("rest_taxonomy_invalid", "Invalid taxonomy.", {"status": 404})
+            raise RestError("rest_taxonomy_invalid", "Invalid taxonomy.", {"status": 404})
         return self._taxonomy(slug)
 
     # ------------------------------------------------------------------ search
-    def search(self, request: RestRequest) -> RestResponse | RestError:
+    def search(self, request: RestRequest) -> RestResponse:
         """Published posts and pages (``type=post``) or terms (``type=term``) matching
         ``search``, with totals and prev/next links."""
         page = int(request.get_param("page") or 1)

@@ -9,15 +9,23 @@ WordPress, which searches wordpress.org).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
 from sitecache.site.extensions import CONFIGURED_MESSAGE, InstalledPlugin, PluginManager
-from sitecache.site.rest.base import NAMESPACE, context_param, denied
+from sitecache.site.rest.base import (
+    NAMESPACE,
+    collection_params,
+    context_param,
+    denied,
+)
 
 __all__ = ["BLOCK_DIRECTORY_SCHEMA", "PLUGIN_SCHEMA", "PluginsController"]
+
+_CANNOT_MANAGE: Final = "Sorry, you are not allowed to manage plugins."
 
 _ALL: Final = ["view", "edit", "embed"]
 _VE: Final = ["view", "edit"]
@@ -223,6 +231,7 @@ class PluginsController:
             ],
             schema=_schema(PLUGIN_SCHEMA),
         )
+        paging = collection_params(offset=False, search=False)
         server.register_rest_route(
             NAMESPACE,
             "/block-directory/search",
@@ -238,70 +247,33 @@ class PluginsController:
                         "required": True,
                         "minLength": 1,
                     },
-                    "page": {
-                        "description": "Current page of the collection.",
-                        "type": "integer",
-                        "default": 1,
-                        "minimum": 1,
-                    },
-                    "per_page": {
-                        "description": "Maximum number of items to be returned in result set.",
-                        "type": "integer",
-                        "default": 10,
-                        "minimum": 1,
-                        "maximum": 100,
-                    },
+                    "page": paging["page"],
+                    "per_page": paging["per_page"],
                 },
             },
             schema=_schema(BLOCK_DIRECTORY_SCHEMA),
         )
 
     # ------------------------------------------------------------------ permissions
-    def view_check(self, request: RestRequest) -> bool | RestError:
+    def view_check(self, request: RestRequest) -> bool:
         """Listing plugins needs ``activate_plugins`` (administrators)."""
-        if not request.user.can("activate_plugins"):
-            return denied(
-                request, "rest_cannot_view_plugins", "Sorry, you are not allowed to manage plugins."
-            )
-        return True
+        return _require("view", request)
 
-    def view_item_check(self, request: RestRequest) -> bool | RestError:
+    def view_item_check(self, request: RestRequest) -> bool:
         """Reading a plugin needs ``activate_plugins``."""
-        if not request.user.can("activate_plugins"):
-            return denied(
-                request, "rest_cannot_view_plugin", "Sorry, you are not allowed to manage plugins."
-            )
-        return True
+        return _require("view_item", request)
 
-    def manage_check(self, request: RestRequest) -> bool | RestError:
+    def manage_check(self, request: RestRequest) -> bool:
         """Activating, deactivating (and deleting) need ``activate_plugins``."""
-        if not request.user.can("activate_plugins"):
-            return denied(
-                request,
-                "rest_cannot_manage_plugins",
-                "Sorry, you are not allowed to manage plugins for this site.",
-            )
-        return True
+        return _require("manage", request)
 
-    def install_check(self, request: RestRequest) -> bool | RestError:
+    def install_check(self, request: RestRequest) -> bool:
         """Installing needs ``install_plugins``."""
-        if not request.user.can("install_plugins"):
-            return denied(
-                request,
-                "rest_cannot_install_plugin",
-                "Sorry, you are not allowed to install plugins on this site.",
-            )
-        return True
+        return _require("install", request)
 
-    def directory_check(self, request: RestRequest) -> bool | RestError:
+    def directory_check(self, request: RestRequest) -> bool:
         """The block directory needs ``install_plugins`` and ``activate_plugins``."""
-        if not (request.user.can("install_plugins") and request.user.can("activate_plugins")):
-            return denied(
-                request,
-                "rest_block_directory_cannot_view",
-                "Sorry, you are not allowed to browse the block directory.",
-            )
-        return True
+        return _require("directory", request)
 
     # ------------------------------------------------------------------ callbacks
     def get_items(self, request: RestRequest) -> RestResponse:
@@ -318,21 +290,17 @@ class PluginsController:
             items.append(data)
         return RestResponse(items)
 
-    def get_item(self, request: RestRequest) -> RestResponse | RestError:
+    def get_item(self, request: RestRequest) -> RestResponse:
         """One plugin by id."""
         plugin = self._plugin(request)
-        if isinstance(plugin, RestError):
-            return plugin
         return RestResponse(self._data(plugin))
 
-    def update_item(self, request: RestRequest) -> RestResponse | RestError:
+    def update_item(self, request: RestRequest) -> RestResponse:
         """Activate or deactivate a plugin (``status``), for every process."""
         plugin = self._plugin(request)
-        if isinstance(plugin, RestError):
-            return plugin
         status = request.get_param("status")
         if status == "inactive" and self.manager.is_configured(plugin.plugin):
-            return RestError(
+            raise RestError(
                 "rest_plugin_configured",
                 CONFIGURED_MESSAGE,
                 {"status": 400, "plugin": plugin.plugin},
@@ -340,23 +308,22 @@ class PluginsController:
         if status in ("active", "inactive"):
             failure = self.manager.set_active(plugin.plugin, status == "active")
             if failure is not None:
-                return RestError(
+                raise RestError(
                     "rest_plugin_activation_failed",
                     f"The plugin could not be activated: {failure}",
                     {"status": 500},
                 )
         return RestResponse(self._data(plugin))
 
-    def delete_item(self, request: RestRequest) -> RestError:
-        """Deleting is not supported: plugins are Python packages."""
-        plugin = self._plugin(request)
-        if isinstance(plugin, RestError):
-            return plugin
-        return _pip_error()
+    def delete_item(self, request: RestRequest) -> NoReturn:
+        """Deleting is not supported: plugins are Python packages (404 for an unknown one,
+        else 400)."""
+        self._plugin(request)
+        raise _pip_error()
 
-    def create_item(self, request: RestRequest) -> RestError:
-        """Installing is not supported: plugins are Python packages."""
-        return _pip_error()
+    def create_item(self, request: RestRequest) -> NoReturn:
+        """Installing is not supported: plugins are Python packages (400)."""
+        raise _pip_error()
 
     def search_directory(self, request: RestRequest) -> RestResponse:
         """Installed plugins that are not active and match ``term``, paginated."""
@@ -372,11 +339,11 @@ class PluginsController:
         return RestResponse(items)
 
     # ------------------------------------------------------------------ helpers
-    def _plugin(self, request: RestRequest) -> InstalledPlugin | RestError:
+    def _plugin(self, request: RestRequest) -> InstalledPlugin:
         plugin_id = str(request.get_param("plugin"))
         plugin = self.manager.installed().get(plugin_id)
         if plugin is None:
-            return RestError(
+            raise RestError(
                 "rest_plugin_not_found", "Plugin not found.", {"status": 404, "plugin": plugin_id}
             )
         return plugin
@@ -420,6 +387,41 @@ def _block_item(plugin: InstalledPlugin) -> dict[str, Any]:
         "last_updated": "",
         "humanized_updated": "",
     }
+
+
+_CHECKS: Final[Mapping[str, tuple[tuple[str, ...], str, str]]] = {
+    "view": (("activate_plugins",), "rest_cannot_view_plugins", _CANNOT_MANAGE),
+    "view_item": (("activate_plugins",), "rest_cannot_view_plugin", _CANNOT_MANAGE),
+    "manage": (
+        ("activate_plugins",),
+        "rest_cannot_manage_plugins",
+        "Sorry, you are not allowed to manage plugins for this site.",
+    ),
+    "install": (
+        ("install_plugins",),
+        "rest_cannot_install_plugin",
+        "Sorry, you are not allowed to install plugins on this site.",
+    ),
+    "directory": (
+        ("install_plugins", "activate_plugins"),
+        "rest_block_directory_cannot_view",
+        "Sorry, you are not allowed to browse the block directory.",
+    ),
+}
+"""Each permission check of the plugin routes: the capabilities it needs (all of them), and
+the code and message of its refusal."""
+
+
+def _require(check: str, request: RestRequest) -> bool:
+    """``True`` when the caller has every capability of ``check`` (`_CHECKS`).
+
+    Raises:
+        RestError: the check's refusal (401 anonymous, 403 logged in) otherwise.
+    """
+    capabilities, code, message = _CHECKS[check]
+    if not all(request.user.can(capability) for capability in capabilities):
+        raise denied(request, code, message)
+    return True
 
 
 def _pip_error() -> RestError:

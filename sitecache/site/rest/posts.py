@@ -21,26 +21,28 @@ from sitecache.site.models import POST_STATUSES, Post
 from sitecache.site.render import excerpt_text, paragraphs
 from sitecache.site.rest.base import (
     NAMESPACE,
+    CollectionController,
     CrudPermissions,
-    RoutedController,
-    add_post_links,
     created,
+    date_field,
     deleted,
     denied,
     edit_context_check,
     id_list_param,
     id_param,
+    int_columns,
     int_list,
-    int_param,
+    raw_text,
+)
+from sitecache.site.rest.post_types import (
+    add_post_links,
+    check_statuses,
     paginated_posts,
     post_collection_params,
     post_fields,
     post_query,
-    raw_text,
-    register_crud_routes,
+    read_post,
     requested_statuses,
-    status_error,
-    timestamp_from_request,
     title_field,
 )
 from sitecache.site.rest.posts_schema import post_schema
@@ -83,7 +85,7 @@ _ORDERBY: Final = [
 ]
 
 
-class PostsController(RoutedController):
+class PostsController(CollectionController):
     """The routes of one post type (``post`` → ``/posts``, ``page`` → ``/pages``).
 
     Args:
@@ -138,27 +140,23 @@ class PostsController(RoutedController):
 
     def register(self, server: RestServer) -> None:
         """Register the collection and item routes (``rest_api_init``)."""
-        self._server = server
-
-        def schema() -> dict[str, Any]:
-            return self.schema
-
-        register_crud_routes(
+        self.register_collection(
             server,
-            f"/{self.rest_base}",
-            self,
             CrudPermissions.of(self),
-            schema=schema,
-            collection_args=self.collection_params(),
             item_noun="post",
             read_args={"password": _PASSWORD_ARG},
         )
 
     # ------------------------------------------------------------------ permissions
-    def _post(self, request: RestRequest) -> Post | RestError:
-        post = self.content.get_post(id_param(request))
+    def _post(self, request: RestRequest) -> Post:
+        """The post the request names, read once per request.
+
+        Raises:
+            RestError: 404 ``rest_post_invalid_id`` when there is none of this type.
+        """
+        post = read_post(request, self.content, id_param(request))
         if post is None or post.type != self.post_type:
-            return RestError("rest_post_invalid_id", "Invalid post ID.", {"status": 404})
+            raise RestError("rest_post_invalid_id", "Invalid post ID.", {"status": 404})
         return post
 
     def can_read(self, request: RestRequest, post: Post) -> bool:
@@ -192,25 +190,24 @@ class PostsController(RoutedController):
             allowed = allowed and bool(user.can(self.caps["delete_published"]))
         return allowed
 
-    def get_items_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def get_items_permissions_check(self, request: RestRequest) -> bool:
         """Anybody may list published posts; ``context=edit`` needs the edit capability."""
-        return edit_context_check(request, self.caps["edit"]) or True
+        edit_context_check(request, self.caps["edit"])
+        return True
 
-    def get_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def get_item_permissions_check(self, request: RestRequest) -> bool:
         """Readable posts only; ``context=edit`` needs the right to edit this one."""
         post = self._post(request)
-        if isinstance(post, RestError):
-            return post
         if request.get_param("context") == "edit" and not self.can_edit(request, post):
-            return denied(
+            raise denied(
                 request, "rest_forbidden_context", "Sorry, you are not allowed to edit this post."
             )
         if not self.can_read(request, post):
-            return denied(request, "rest_forbidden", "Sorry, you are not allowed to do that.")
+            raise denied(request, "rest_forbidden", "Sorry, you are not allowed to do that.")
         given = request.get_param("password")
         # WordPress checks a given password even against a post without one (403 either way).
         if isinstance(given, str) and given and not _same_password(post.password, given):
-            return RestError(
+            raise RestError(
                 "rest_post_incorrect_password", "Incorrect post password.", {"status": 403}
             )
         return True
@@ -226,15 +223,15 @@ class PostsController(RoutedController):
         given = request.get_param("password")
         return isinstance(given, str) and bool(given) and _same_password(post.password, given)
 
-    def _check_write(self, request: RestRequest, post: Post | None) -> bool | RestError:
+    def _check_write(self, request: RestRequest, post: Post | None) -> bool:
         user = request.user
         if not user.can(self.caps["edit"]):
             code = "rest_cannot_create" if post is None else "rest_cannot_edit"
-            return denied(
+            raise denied(
                 request, code, "Sorry, you are not allowed to edit posts in this post type."
             )
         if post is not None and not self.can_edit(request, post):
-            return denied(
+            raise denied(
                 request, "rest_cannot_edit", "Sorry, you are not allowed to edit this post."
             )
         author = request.get_param("author")
@@ -243,53 +240,45 @@ class PostsController(RoutedController):
             and author != getattr(user, "id", 0)
             and not user.can(self.caps["edit_others"])
         ):
-            return denied(
+            raise denied(
                 request,
                 "rest_cannot_edit_others",
                 "Sorry, you are not allowed to update posts as this user.",
             )
         status = request.get_param("status")
         if status in ("publish", "future", "private") and not user.can(self.caps["publish"]):
-            return denied(
+            raise denied(
                 request,
                 "rest_cannot_publish",
                 "Sorry, you are not allowed to publish posts in this post type.",
             )
         return True
 
-    def create_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def create_item_permissions_check(self, request: RestRequest) -> bool:
         """``edit_posts`` (``edit_pages``), and ``publish_posts`` to publish."""
         if request.get_param("id"):
-            return RestError("rest_post_exists", "Cannot create existing post.", {"status": 400})
+            raise RestError("rest_post_exists", "Cannot create existing post.", {"status": 400})
         return self._check_write(request, None)
 
-    def update_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def update_item_permissions_check(self, request: RestRequest) -> bool:
         """The right to edit this post (and to publish, when asked)."""
-        post = self._post(request)
-        if isinstance(post, RestError):
-            return post
-        return self._check_write(request, post)
+        return self._check_write(request, self._post(request))
 
-    def delete_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def delete_item_permissions_check(self, request: RestRequest) -> bool:
         """``delete_posts``, plus ``delete_others_posts`` / ``delete_published_posts``."""
-        post = self._post(request)
-        if isinstance(post, RestError):
-            return post
-        if not self.can_delete(request, post):
-            return denied(
+        if not self.can_delete(request, self._post(request)):
+            raise denied(
                 request, "rest_cannot_delete", "Sorry, you are not allowed to delete this post."
             )
         return True
 
     # ------------------------------------------------------------------ reading
-    def get_items(self, request: RestRequest) -> RestResponse | RestError:
+    def get_items(self, request: RestRequest) -> RestResponse:
         """One page of posts, with totals and prev/next links."""
         wanted = requested_statuses(request, "publish")
         if "any" in wanted:
             wanted = tuple(s for s in POST_STATUSES if s != "trash")
-        forbidden = status_error(request, wanted, self._status_capability)
-        if forbidden is not None:
-            return forbidden
+        check_statuses(request, wanted, self._status_capability)
         query = replace(
             post_query(request, (self.post_type,), wanted),
             term_groups=tuple(
@@ -318,10 +307,9 @@ class PostsController(RoutedController):
             return None
         return self.caps["read_private"] if status == "private" else self.caps["edit"]
 
-    def get_item(self, request: RestRequest) -> RestResponse | RestError:
+    def get_item(self, request: RestRequest) -> RestResponse:
         """One post."""
-        post = self._post(request)
-        return post if isinstance(post, RestError) else self.prepare(post, request)
+        return self.prepare(self._post(request), request)
 
     def prepare(self, post: Post, request: RestRequest) -> RestResponse:
         """A post's data (every field; the server filters by context) with its links."""
@@ -393,21 +381,19 @@ class PostsController(RoutedController):
         return response
 
     # ------------------------------------------------------------------ writing
-    def prepare_for_database(
-        self, request: RestRequest, post: Post | None
-    ) -> dict[str, Any] | RestError:
+    def prepare_for_database(self, request: RestRequest, post: Post | None) -> dict[str, Any]:
         """The columns a create or update of ``post`` (``None``: a new one) asks for
-        (WordPress's ``prepare_item_for_database``); the autosaves share it."""
+        (WordPress's ``prepare_item_for_database``); the autosaves share it.
+
+        Raises:
+            RestError: 400 for a bad date, term or parent.
+        """
         return self._fields(request, post)
 
-    def _fields(self, request: RestRequest, post: Post | None) -> dict[str, Any] | RestError:
+    def _fields(self, request: RestRequest, post: Post | None) -> dict[str, Any]:
         """The columns a create or update request sets (``post`` is the post updated)."""
         fields = _scalar_fields(request, with_sticky=self.post_type == "post")
-        stamp = timestamp_from_request(request, self.content)
-        if isinstance(stamp, RestError):
-            return stamp
-        if stamp is not None:
-            fields["date_gmt"] = stamp
+        fields.update(date_field(request, self.content))
         if self.post_type == "post":
             term_ids = self._term_ids(request, post)
             if term_ids is not None:
@@ -419,7 +405,7 @@ class PostsController(RoutedController):
                 or parent.type != "page"
                 or (post is not None and parent.id == post.id)
             ):
-                return RestError("rest_post_invalid_id", "Invalid post parent ID.", {"status": 400})
+                raise RestError("rest_post_invalid_id", "Invalid post parent ID.", {"status": 400})
         return fields
 
     def _term_ids(self, request: RestRequest, post: Post | None) -> list[int] | None:
@@ -449,32 +435,24 @@ class PostsController(RoutedController):
             raise RestError("rest_invalid_term_id", "Invalid term ID.", {"status": 400})
         return term_ids
 
-    def create_item(self, request: RestRequest) -> RestResponse | RestError:
+    def create_item(self, request: RestRequest) -> RestResponse:
         """Create a post (201, ``Location`` of the new post)."""
         fields = self._fields(request, None)
-        if isinstance(fields, RestError):
-            return fields
         editor = int(getattr(request.user, "id", 0))
         fields.setdefault("author", editor)
         post = self.content.create_post(type=self.post_type, editor=editor, **fields)
         return created(self.server, self.prepare(post, request), f"/{self.rest_base}/{post.id}")
 
-    def update_item(self, request: RestRequest) -> RestResponse | RestError:
+    def update_item(self, request: RestRequest) -> RestResponse:
         """Update a post."""
         post = self._post(request)
-        if isinstance(post, RestError):
-            return post
         fields = self._fields(request, post)
-        if isinstance(fields, RestError):
-            return fields
         editor = int(getattr(request.user, "id", 0))
         return self.prepare(self.content.update_post(post.id, editor=editor, **fields), request)
 
-    def delete_item(self, request: RestRequest) -> RestResponse | RestError:
+    def delete_item(self, request: RestRequest) -> RestResponse:
         """Trash a post, or delete it for good with ``force``."""
         post = self._post(request)
-        if isinstance(post, RestError):
-            return post
         request.set_param("context", "edit")
         if request.get_param("force"):
             answer = deleted(self.server, self.prepare(post, request))
@@ -513,10 +491,8 @@ def _scalar_fields(request: RestRequest, *, with_sticky: bool) -> dict[str, Any]
         value = request.get_param(name)
         if isinstance(value, str):
             fields[name] = value
-    for name in ("author", "parent", "menu_order", "featured_media"):
-        number = int_param(request.get_param(name))
-        if number is not None:
-            fields[name] = number
+    numbers = ("author", "parent", "menu_order", "featured_media")
+    fields.update(int_columns(request, ((name, name) for name in numbers)))
     if with_sticky and isinstance(request.get_param("sticky"), bool):
         fields["sticky"] = request.get_param("sticky")
     return fields

@@ -16,6 +16,7 @@ from markupsafe import escape
 
 from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
+from sitecache.rest.pagination import check_page_number, paginated_response
 from sitecache.site.content import ContentService, PostQuery
 from sitecache.site.models import Post
 from sitecache.site.render import excerpt_text, paragraphs
@@ -26,8 +27,8 @@ from sitecache.site.rest.base import (
     deleted,
     denied,
     int_list,
-    paginated,
     path_id,
+    require_force,
     rest_dates,
 )
 from sitecache.site.rest.posts import PostsController
@@ -139,79 +140,73 @@ class RevisionsController(RoutedController):
         return self.schema
 
     # ------------------------------------------------------------------ lookups
-    def get_parent(self, parent_id: Any) -> Post | RestError:
-        """The post or page the revisions belong to, or 404 ``rest_post_invalid_parent``."""
-        error = RestError("rest_post_invalid_parent", "Invalid post parent ID.", {"status": 404})
+    def get_parent(self, parent_id: Any) -> Post:
+        """The post or page the revisions belong to.
+
+        Raises:
+            RestError: 404 ``rest_post_invalid_parent`` when there is none.
+        """
         parent_id = path_id(parent_id)
-        if parent_id <= 0:
-            return error
-        parent = self.content.get_post(parent_id)
+        parent = self.content.get_post(parent_id) if parent_id > 0 else None
         if parent is None or parent.type != self.post_type:
-            return error
+            raise RestError("rest_post_invalid_parent", "Invalid post parent ID.", {"status": 404})
         return parent
 
-    def get_revision(self, revision_id: Any) -> Post | RestError:
-        """The revision (or autosave) with this id, or 404 ``rest_post_invalid_id``."""
-        error = RestError("rest_post_invalid_id", "Invalid revision ID.", {"status": 404})
+    def get_revision(self, revision_id: Any) -> Post:
+        """The revision (or autosave) with this id.
+
+        Raises:
+            RestError: 404 ``rest_post_invalid_id`` when there is none.
+        """
         revision_id = path_id(revision_id)
-        if revision_id <= 0:
-            return error
-        revision = self.content.get_post(revision_id)
+        revision = self.content.get_post(revision_id) if revision_id > 0 else None
         if revision is None or revision.type != "revision":
-            return error
+            raise RestError("rest_post_invalid_id", "Invalid revision ID.", {"status": 404})
         return revision
 
     # ------------------------------------------------------------------ permissions
-    def get_items_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def get_items_permissions_check(self, request: RestRequest) -> bool:
         """The right to edit the parent (``rest_cannot_read`` otherwise)."""
         parent = self.get_parent(request.get_param("parent"))
-        if isinstance(parent, RestError):
-            return parent
         if not self.posts.can_edit(request, parent):
-            return denied(
+            raise denied(
                 request,
                 "rest_cannot_read",
                 "Sorry, you are not allowed to view revisions of this post.",
             )
         return True
 
-    def get_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def get_item_permissions_check(self, request: RestRequest) -> bool:
         """As for the list."""
         return self.get_items_permissions_check(request)
 
-    def delete_item_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def delete_item_permissions_check(self, request: RestRequest) -> bool:
         """The right to delete the parent, an existing revision, and the right to read it."""
         parent = self.get_parent(request.get_param("parent"))
-        if isinstance(parent, RestError):
-            return parent
         if not self.posts.can_delete(request, parent):
-            return denied(
+            raise denied(
                 request,
                 "rest_cannot_delete",
                 "Sorry, you are not allowed to delete revisions of this post.",
             )
-        revision = self.get_revision(request.get_param("id"))
-        if isinstance(revision, RestError):
-            return revision
+        self.get_revision(request.get_param("id"))
         return self.get_items_permissions_check(request)
 
     # ------------------------------------------------------------------ reading
-    def get_items(self, request: RestRequest) -> RestResponse | RestError:
+    def get_items(self, request: RestRequest) -> RestResponse:
         """The parent's revisions, newest first unless asked otherwise, with totals."""
         parent = self.get_parent(request.get_param("parent"))
-        if isinstance(parent, RestError):
-            return parent
         orderby = str(request.get_param("orderby") or "date")
         search = str(request.get_param("search") or "")
         include = int_list(request.get_param("include"))
         if orderby == "relevance" and not search:
-            return RestError(
+            raise RestError(
                 "rest_no_search_term_defined",
                 "You need to define a search term to order by relevance.",
                 {"status": 400},
             )
         if orderby == "include" and not include:
-            return RestError(
+            raise RestError(
                 "rest_orderby_include_missing_include",
                 "You need to define an include parameter to order by include.",
                 {"status": 400},
@@ -243,35 +238,25 @@ class RevisionsController(RoutedController):
         pages = (-(-total // per_page) if per_page else 1) if total else 0
         if total > 0:
             if offset >= total:
-                return RestError(
+                raise RestError(
                     "rest_revision_invalid_offset_number",
                     "The offset number requested is larger than or equal to the number of "
                     "available revisions.",
                     {"status": 400},
                 )
-            if not offset and page > pages:
-                return RestError(
-                    "rest_revision_invalid_page_number",
-                    "The page number requested is larger than the number of pages available.",
-                    {"status": 400},
-                )
+            if not offset:
+                check_page_number(page, pages, "rest_revision_invalid_page_number")
         data = [
             self.server.response_to_data(self.prepare(item, request), False) for item in revisions
         ]
-        return paginated(
-            self.server, request, data, total, per_page or total, page, check_page=False
-        )
+        return paginated_response(self.server, request, data, total, per_page or total, page)
 
-    def get_item(self, request: RestRequest) -> RestResponse | RestError:
+    def get_item(self, request: RestRequest) -> RestResponse:
         """One revision of the parent."""
         parent = self.get_parent(request.get_param("parent"))
-        if isinstance(parent, RestError):
-            return parent
         revision = self.get_revision(request.get_param("id"))
-        if isinstance(revision, RestError):
-            return revision
         if revision.parent != parent.id:
-            return RestError(
+            raise RestError(
                 "rest_revision_parent_id_mismatch",
                 f'The revision does not belong to the specified parent with id of "{parent.id}"',
                 {"status": 404},
@@ -284,17 +269,10 @@ class RevisionsController(RoutedController):
         return revision_response(self.server, self.content, self.parent_base, revision)
 
     # ------------------------------------------------------------------ deleting
-    def delete_item(self, request: RestRequest) -> RestResponse | RestError:
+    def delete_item(self, request: RestRequest) -> RestResponse:
         """Delete a revision for good (``force=true`` required)."""
         revision = self.get_revision(request.get_param("id"))
-        if isinstance(revision, RestError):
-            return revision
-        if not request.get_param("force"):
-            return RestError(
-                "rest_trash_not_supported",
-                "Revisions do not support trashing. Set 'force=true' to delete.",
-                {"status": 501},
-            )
+        require_force(request, "Revisions do not support trashing. Set 'force=true' to delete.")
         answer = deleted(self.server, self.prepare(revision, request))
         self.content.delete_revision(revision.id)
         return answer

@@ -10,14 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
 from sitecache.site.content import ContentService, TermQuery
 from sitecache.site.models import Term
 from sitecache.site.rest.base import (
     NAMESPACE,
+    CollectionController,
     CrudPermissions,
-    RoutedController,
     collection_params,
     created,
     deleted,
@@ -25,9 +24,10 @@ from sitecache.site.rest.base import (
     edit_context_check,
     id_list_param,
     id_param,
-    int_list,
+    listing_args,
     paginated,
-    register_crud_routes,
+    require_force,
+    require_found,
 )
 
 __all__ = ["TermsController", "term_schema"]
@@ -108,7 +108,7 @@ def _term_properties(taxonomy: str) -> dict[str, Any]:
     }
 
 
-class TermsController(RoutedController):
+class TermsController(CollectionController):
     """The routes of one taxonomy (``category`` → ``/categories``, ``post_tag`` → ``/tags``).
 
     Args:
@@ -170,16 +170,9 @@ class TermsController(RoutedController):
 
     def register(self, server: RestServer) -> None:
         """Register the collection and item routes (``rest_api_init``)."""
-        self._server = server
-
-        def schema() -> dict[str, Any]:
-            return self.schema
-
         manage = self.manage_permissions_check
-        register_crud_routes(
+        self.register_collection(
             server,
-            f"/{self.rest_base}",
-            self,
             CrudPermissions(
                 list=self.get_items_permissions_check,
                 create=manage,
@@ -187,78 +180,66 @@ class TermsController(RoutedController):
                 update=manage,
                 delete=self.delete_permissions_check,
             ),
-            schema=schema,
-            collection_args=self.collection_params(),
             item_noun="term",
             force_description="Required to be true, as terms do not support trashing.",
         )
 
     # ------------------------------------------------------------------ permissions
-    def get_items_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def get_items_permissions_check(self, request: RestRequest) -> bool:
         """Public; ``context=edit`` needs ``manage_categories``."""
-        return edit_context_check(request, "manage_categories") or True
+        edit_context_check(request, "manage_categories")
+        return True
 
-    def manage_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def manage_permissions_check(self, request: RestRequest) -> bool:
         """Creating and editing terms needs ``manage_categories``."""
         if not request.user.can("manage_categories"):
             code = "rest_cannot_create" if request.get_method() == "POST" else "rest_cannot_update"
             if request.get_param("id") is not None:
                 code = "rest_cannot_update"
-            return denied(
+            raise denied(
                 request, code, "Sorry, you are not allowed to manage terms in this taxonomy."
             )
         return True
 
-    def delete_permissions_check(self, request: RestRequest) -> bool | RestError:
+    def delete_permissions_check(self, request: RestRequest) -> bool:
         """Deleting terms needs ``manage_categories`` (the default category: never)."""
         if not request.user.can("manage_categories"):
-            return denied(
+            raise denied(
                 request, "rest_cannot_delete", "Sorry, you are not allowed to delete this term."
             )
-        term = self._term(request)
+        term = self.content.get_term(id_param(request), self.taxonomy)
         default = int(self.content.get_option("default_category"))
-        if self.taxonomy == "category" and isinstance(term, Term) and term.id == default:
-            return denied(request, "rest_cannot_delete", "The default category cannot be deleted.")
+        if self.taxonomy == "category" and term is not None and term.id == default:
+            raise denied(request, "rest_cannot_delete", "The default category cannot be deleted.")
         return True
 
     # ------------------------------------------------------------------ handlers
-    def _term(self, request: RestRequest) -> Term | RestError:
-        term = self.content.get_term(id_param(request), self.taxonomy)
-        if term is None:
-            return RestError("rest_term_invalid", "Term does not exist.", {"status": 404})
-        return term
+    def _term(self, request: RestRequest) -> Term:
+        return require_found(
+            self.content.get_term(id_param(request), self.taxonomy),
+            "rest_term_invalid",
+            "Term does not exist.",
+        )
 
-    def get_items(self, request: RestRequest) -> RestResponse | RestError:
+    def get_items(self, request: RestRequest) -> RestResponse:
         """One page of terms, with totals and prev/next links."""
-        page = int(request.get_param("page") or 1)
-        per_page = int(request.get_param("per_page") or 10)
-        offset = request.get_param("offset")
         post = request.get_param("post")
         parent = request.get_param("parent")
-        terms, total = self.content.query_terms(
-            TermQuery(
-                taxonomy=self.taxonomy,
-                search=str(request.get_param("search") or ""),
-                include=int_list(request.get_param("include")),
-                exclude=int_list(request.get_param("exclude")),
-                slugs=tuple(str(s) for s in request.get_param("slug") or ()),
-                parent=parent if isinstance(parent, int) else None,
-                post=post if isinstance(post, int) else None,
-                hide_empty=bool(request.get_param("hide_empty")),
-                orderby=str(request.get_param("orderby") or "name"),
-                order=str(request.get_param("order") or "asc"),
-                page=page,
-                per_page=per_page,
-                offset=offset if isinstance(offset, int) else None,
-            )
+        query = TermQuery(
+            taxonomy=self.taxonomy,
+            slugs=tuple(str(s) for s in request.get_param("slug") or ()),
+            parent=parent if isinstance(parent, int) else None,
+            post=post if isinstance(post, int) else None,
+            hide_empty=bool(request.get_param("hide_empty")),
+            **listing_args(request, orderby="name", order="asc"),
         )
+        terms, total = self.content.query_terms(query)
         data = [self.server.response_to_data(self.prepare(term), False) for term in terms]
-        return paginated(self.server, request, data, total, per_page, page)
+        return paginated(self.server, request, data, total, query.per_page, query.page)
 
-    def get_item(self, request: RestRequest) -> RestResponse | RestError:
+    def get_item(self, request: RestRequest) -> RestResponse:
         """One term."""
-        term = self._term(request)
-        return term if isinstance(term, RestError) else self.prepare(term)
+        return self.prepare(self._term(request))
 
     def prepare(self, term: Term) -> RestResponse:
         """A term's data with its links."""
@@ -288,7 +269,7 @@ class TermsController(RoutedController):
         )
         return response
 
-    def create_item(self, request: RestRequest) -> RestResponse | RestError:
+    def create_item(self, request: RestRequest) -> RestResponse:
         """Create a term (201)."""
         parent = request.get_param("parent")
         term = self.content.create_term(
@@ -300,11 +281,9 @@ class TermsController(RoutedController):
         )
         return created(self.server, self.prepare(term), f"/{self.rest_base}/{term.id}")
 
-    def update_item(self, request: RestRequest) -> RestResponse | RestError:
+    def update_item(self, request: RestRequest) -> RestResponse:
         """Update a term's name, slug, description or parent."""
         term = self._term(request)
-        if isinstance(term, RestError):
-            return term
         fields = {
             name: request.get_param(name)
             for name in ("name", "slug", "description", "parent")
@@ -313,17 +292,10 @@ class TermsController(RoutedController):
         }
         return self.prepare(self.content.update_term(term.id, **fields))
 
-    def delete_item(self, request: RestRequest) -> RestResponse | RestError:
+    def delete_item(self, request: RestRequest) -> RestResponse:
         """Delete a term (``force=true`` required)."""
         term = self._term(request)
-        if isinstance(term, RestError):
-            return term
-        if not request.get_param("force"):
-            return RestError(
-                "rest_trash_not_supported",
-                'Terms do not support trashing. Set "force=true" to delete.',
-                {"status": 501},
-            )
+        require_force(request, 'Terms do not support trashing. Set "force=true" to delete.')
         request.set_param("context", "view")
         answer = deleted(self.server, self.prepare(term))
         self.content.delete_term(term.id)

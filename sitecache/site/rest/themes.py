@@ -10,9 +10,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any, Final
 
-from sitecache.errors import RestError
 from sitecache.rest import RestRequest, RestResponse, RestServer
-from sitecache.site.rest.base import NAMESPACE, denied
+from sitecache.site.rest.base import NAMESPACE, denied, require_capability, require_found
 from sitecache.site.themes import Theme, ThemeManager
 
 __all__ = ["THEME_SCHEMA", "ThemesController"]
@@ -143,17 +142,17 @@ class ThemesController:
         )
 
     # ------------------------------------------------------------------ permissions
-    def list_check(self, request: RestRequest) -> bool | RestError:
+    def list_check(self, request: RestRequest) -> bool:
         """``switch_themes``; only ``status=active`` is open to those who can ``edit_posts``."""
         if request.user.can("switch_themes"):
             return True
         if request.get_param("status") == ["active"] and request.user.can("edit_posts"):
             return True
-        return denied(
+        raise denied(
             request, "rest_cannot_view_themes", "Sorry, you are not allowed to view themes."
         )
 
-    def item_check(self, request: RestRequest) -> bool | RestError:
+    def item_check(self, request: RestRequest) -> bool:
         """``switch_themes``; the active theme is open to those who can ``edit_posts``."""
         if request.user.can("switch_themes"):
             return True
@@ -161,15 +160,16 @@ class ThemesController:
         if active and request.user.can("edit_posts"):
             return True
         code = "rest_cannot_view_active_theme" if active else "rest_cannot_view_themes"
-        return denied(request, code, "Sorry, you are not allowed to view this theme.")
+        raise denied(request, code, "Sorry, you are not allowed to view this theme.")
 
-    def switch_check(self, request: RestRequest) -> bool | RestError:
+    def switch_check(self, request: RestRequest) -> bool:
         """Switching needs ``switch_themes`` (administrators)."""
-        if not request.user.can("switch_themes"):
-            return denied(
-                request, "rest_cannot_switch_themes", "Sorry, you are not allowed to switch themes."
-            )
-        return True
+        return require_capability(
+            request,
+            "switch_themes",
+            "rest_cannot_switch_themes",
+            "Sorry, you are not allowed to switch themes.",
+        )
 
     # ------------------------------------------------------------------ callbacks
     def get_items(self, request: RestRequest) -> RestResponse:
@@ -186,28 +186,23 @@ class ThemesController:
         response.header("X-Site-TotalPages", "1")
         return response
 
-    def get_item(self, request: RestRequest) -> RestResponse | RestError:
+    def get_item(self, request: RestRequest) -> RestResponse:
         """One theme by stylesheet."""
         theme = self._theme(request)
-        if isinstance(theme, RestError):
-            return theme
         return RestResponse(self._data(theme, self.manager.active().stylesheet))
 
-    def update_item(self, request: RestRequest) -> RestResponse | RestError:
+    def update_item(self, request: RestRequest) -> RestResponse:
         """Make the theme active for every process (purges the page cache)."""
         theme = self._theme(request)
-        if isinstance(theme, RestError):
-            return theme
         self.manager.switch(theme.stylesheet)
         return RestResponse(self._data(theme, self.manager.active().stylesheet))
 
     # ------------------------------------------------------------------ helpers
-    def _theme(self, request: RestRequest) -> Theme | RestError:
+    def _theme(self, request: RestRequest) -> Theme:
         stylesheet = str(request.get_param("stylesheet"))
-        theme = self.manager.installed().get(stylesheet)
-        if theme is None:
-            return RestError("rest_theme_not_found", "Theme not found.", {"status": 404})
-        return theme
+        return require_found(
+            self.manager.installed().get(stylesheet), "rest_theme_not_found", "Theme not found."
+        )
 
     @staticmethod
     def _status(theme: Theme, active: str) -> str:
