@@ -18,6 +18,7 @@ from sitecache.auth.db import DbConnection
 from sitecache.domain_errors import DomainError
 from sitecache.errors import RestError
 from sitecache.rest.error_handlers import ErrorHandlers
+from tests.postgres import WorkerSchema
 from tests.tiers import ServerGuard, tier_mark
 from tests.xdist_scheduling import ScopeScheduling
 
@@ -49,16 +50,24 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture
 def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
     """The site database of the test's applications: "" (SQLite under the data directory),
-    or, for a module marked `both_engines`, also a migrated PostgreSQL schema of its own
-    (`tests.postgres`), dropped afterwards."""
+    or, for a module marked `both_engines`, also a migrated PostgreSQL schema the test has to
+    itself: its worker's, holding only what the migrations wrote (`tests.postgres.WorkerSchema`)."""
     engine = getattr(request, "param", "sqlite")
     if engine == "sqlite":
         yield ""
         return
-    from tests.postgres import migrated_schema
-
-    with migrated_schema() as url:
+    worker_schema = request.getfixturevalue("postgres_worker_schema")
+    with worker_schema.lease() as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def postgres_worker_schema() -> Iterator[WorkerSchema]:
+    """This test process's migrated PostgreSQL schema (migrated once, put back after each
+    test that used it), dropped when the session ends."""
+    schema = WorkerSchema()
+    yield schema
+    schema.close()
 
 
 @pytest.fixture

@@ -22,6 +22,9 @@ from tests.xdist_scheduling import ScopeScheduling, worker_count
         ("tests/examples/test_flask_app.py::test_page", (), "e2e"),
         ("tests/faults/test_abuse.py::test_flood", (), "faults"),
         ("tests/cache/test_http_semantics_e2e.py::test_post", (), "e2e"),
+        # a build, not a unit test: the documentation site through Sphinx
+        ("tests/docs/test_site.py::test_builds", (), "e2e"),
+        ("tests/docs/test_drift.py::test_keys", (), None),
         ("tests/cache/test_breaker.py::test_hung", ("tmp_path", "private_redis"), "faults"),
         ("tests/cache/test_breaker.py::test_opens", ("tmp_path",), None),
         ("tests/test_app.py::test_ok", ("app", "client"), None),

@@ -28,9 +28,12 @@ DIRECTORY_MARKS = {
     "tests/faults/": "faults",
 }
 
-#: Modules outside those directories that start a server in every test.
+#: Modules outside those directories that start a server in every test, or that are a build
+#: rather than unit tests (the whole documentation site through Sphinx: tens of seconds of
+#: CPU, which `make docs` and `make test` still spend).
 MODULE_MARKS = {
     "tests/cache/test_http_semantics_e2e.py": "e2e",
+    "tests/docs/test_site.py": "e2e",
 }
 
 #: Fixtures that start server processes, and the mark a test using one gets.
