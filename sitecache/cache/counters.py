@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Final
 
 from sitecache.cache.named_values import NamedValues
@@ -32,6 +33,7 @@ OWN_LABEL: Final = "own"
 PRELOAD_LABEL: Final = "preload"
 
 
+@dataclass(eq=False, repr=False)
 class Counters:
     """This process's counts and their flushes (see the module docstring).
 
@@ -43,26 +45,21 @@ class Counters:
         warn: reports storage failures (rate-limited by the caller).
     """
 
-    def __init__(
-        self,
-        storage: SharedState,
-        values: NamedValues,
-        *,
-        clock: Callable[[], float],
-        interval: float,
-        warn: Warn,
-    ) -> None:
-        self.storage = storage
-        self.values = values
-        self.clock = clock
-        self.interval = interval
-        self.warn = warn
-        #: when the last flush ran (read on every request: keep it a plain attribute)
-        self.flushed = clock()
-        self._counts: dict[str, int] = {}
-        self._lock = threading.Lock()
-        self._label = _Label()
-        self._since_recorded = False
+    storage: SharedState
+    values: NamedValues
+    _: KW_ONLY
+    clock: Callable[[], float]
+    interval: float
+    warn: Warn
+    #: when the last flush ran (read on every request: keep it a plain attribute)
+    flushed: float = field(init=False)
+    _counts: dict[str, int] = field(default_factory=dict, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    _label: _Label = field(default_factory=lambda: _Label(), init=False)  # defined below
+    _since_recorded: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
+        self.flushed = self.clock()
 
     @contextlib.contextmanager
     def counting_as(self, label: str) -> Iterator[None]:

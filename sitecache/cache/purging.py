@@ -74,6 +74,7 @@ class PurgedStore(EntryStore, Generations, Protocol):
     """What the purges use: the entries and their index, the generation and the invalidations."""
 
 
+@dataclass(eq=False, repr=False)
 class Invalidator:
     """The one purge path and the purge scopes (see the module docstring).
 
@@ -85,21 +86,13 @@ class Invalidator:
         clock: Unix time.
     """
 
-    def __init__(
-        self,
-        storage: PurgedStore,
-        counters: Counters,
-        settings: Callable[[], CacheSettings],
-        rules: CacheRules,
-        clock: Callable[[], float],
-    ) -> None:
-        self.storage = storage
-        self.counters = counters
-        self.settings = settings
-        self.rules = rules
-        self.clock = clock
-        #: told of every purge, in order
-        self.listeners: list[PurgeListener] = []
+    storage: PurgedStore
+    counters: Counters
+    settings: Callable[[], CacheSettings]
+    rules: CacheRules
+    clock: Callable[[], float]
+    #: told of every purge, in order
+    listeners: list[PurgeListener] = field(default_factory=list, init=False)
 
     # ------------------------------------------------------------------ finding
     def keys_for(self, dimension: KeyDimension, values: Iterable[str] | None) -> set[str]:

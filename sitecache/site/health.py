@@ -78,10 +78,18 @@ def _result(
     }
 
 
+def _verdict(name: str, problem: str | None, good: tuple[str, str], bad: str) -> dict[str, Any]:
+    """A performance test's answer: good with ``good`` (label, description) when there is no
+    ``problem``, otherwise critical under the label ``bad`` with the problem as description."""
+    if problem is None:
+        return _result(name, good[0], "good", good[1], "performance")
+    return _result(name, bad, "critical", problem, "performance")
+
+
 def data_directory_writable(inputs: HealthInputs, environ: Mapping[str, Any]) -> dict[str, Any]:
     """Critical unless a temporary file can be written, renamed and removed in the data
     directory (the way every atomic write of the site goes)."""
-    name = "data-directory-writable"
+    problem = None
     try:
         handle, temp = tempfile.mkstemp(dir=inputs.data_dir, prefix=".health-")
         try:
@@ -92,43 +100,29 @@ def data_directory_writable(inputs: HealthInputs, environ: Mapping[str, Any]) ->
         os.replace(temp, target)
         os.unlink(target)
     except OSError as exc:
-        return _result(
-            name,
-            "The data directory is not writable",
-            "critical",
-            f"Writing a file in the data directory failed: {exc.strerror or exc}.",
-            "performance",
-        )
-    return _result(
-        name,
-        "The data directory is writable",
-        "good",
-        "A file was written and renamed in the data directory.",
-        "performance",
+        problem = f"Writing a file in the data directory failed: {exc.strerror or exc}."
+    return _verdict(
+        "data-directory-writable",
+        problem,
+        ("The data directory is writable", "A file was written and renamed in the data directory."),
+        "The data directory is not writable",
     )
 
 
 def database_integrity(inputs: HealthInputs, environ: Mapping[str, Any]) -> dict[str, Any]:
     """Critical unless the store's own integrity check answers ``ok``."""
-    name = "database-integrity"
     try:
         verdict = inputs.store.integrity_check()
     except (DatabaseError, OSError) as exc:  # the engine's failure is the finding itself
         verdict = f"the check failed: {type(exc).__name__}"
-    if verdict == "ok":
-        return _result(
-            name,
+    return _verdict(
+        "database-integrity",
+        None if verdict == "ok" else f"The database's integrity check answered: {verdict[:200]}",
+        (
             "The database passes its integrity check",
-            "good",
             f"The {inputs.store.engine} database answered its integrity check.",
-            "performance",
-        )
-    return _result(
-        name,
+        ),
         "The database reports damage",
-        "critical",
-        f"The database's integrity check answered: {verdict[:200]}",
-        "performance",
     )
 
 
@@ -144,20 +138,14 @@ def cache_storage(inputs: HealthInputs, environ: Mapping[str, Any]) -> dict[str,
             "performance",
         )
     problem = inputs.cache_probe()
-    if problem is None:
-        return _result(
-            name,
-            "The page cache storage is reachable and writable",
-            "good",
-            f"A probe entry was stored, read back and deleted ({inputs.storage_name}).",
-            "performance",
-        )
-    return _result(
+    return _verdict(
         name,
+        None if problem is None else f"The probe entry failed ({inputs.storage_name}): {problem}",
+        (
+            "The page cache storage is reachable and writable",
+            f"A probe entry was stored, read back and deleted ({inputs.storage_name}).",
+        ),
         "The page cache storage is not usable",
-        "critical",
-        f"The probe entry failed ({inputs.storage_name}): {problem}",
-        "performance",
     )
 
 
@@ -173,20 +161,14 @@ def static_root_readable(inputs: HealthInputs, environ: Mapping[str, Any]) -> di
             "performance",
         )
     problems = inputs.static_check()
-    if not problems:
-        return _result(
-            name,
-            "The web server can read the static root",
-            "good",
-            "Every directory on the way to the static root can be read by the web server.",
-            "performance",
-        )
-    return _result(
+    return _verdict(
         name,
+        "; ".join(problems) if problems else None,
+        (
+            "The web server can read the static root",
+            "Every directory on the way to the static root can be read by the web server.",
+        ),
         "The web server cannot read the static root",
-        "critical",
-        "; ".join(problems),
-        "performance",
     )
 
 

@@ -12,14 +12,11 @@ refused (403). Every answer is ``no-store, private``.
 from __future__ import annotations
 
 import hmac
+from dataclasses import dataclass
 
 from werkzeug.wrappers import Request, Response
 
 from sitecache.auth.throttle import LoginThrottle
-from sitecache.rest.server import RestServer
-from sitecache.site.content import ContentService
-from sitecache.site.links import SiteLinks
-from sitecache.site.page import PageRenderer
 from sitecache.site.postpass import COOKIE_LIFETIME, postpass_cookie_name, postpass_token
 from sitecache.site.site_form import SiteForm
 from sitecache.site.targets import REST_BASES, number
@@ -27,6 +24,7 @@ from sitecache.site.targets import REST_BASES, number
 __all__ = ["PostPassForm"]
 
 
+@dataclass(eq=False, repr=False)
 class PostPassForm(SiteForm):
     """Takes password form POSTs.
 
@@ -42,17 +40,7 @@ class PostPassForm(SiteForm):
     refused_title = "Password not accepted"
     cross_site_message = "Sorry, the password must be sent from this site."
 
-    def __init__(
-        self,
-        server: RestServer,
-        content: ContentService,
-        links: SiteLinks,
-        renderer: PageRenderer,
-        secret: bytes,
-        throttle: LoginThrottle | None = None,
-    ) -> None:
-        super().__init__(server, content, links, renderer, secret)
-        self.throttle = throttle
+    throttle: LoginThrottle | None = None
 
     def take(self, request: Request, home: str) -> Response:
         """Check the password of the post the form names; set the cookie and redirect."""

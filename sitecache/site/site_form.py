@@ -9,6 +9,7 @@ site). Refusals and redirects are ``no-store, private``: they belong to one visi
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import ClassVar, Final
 
 from werkzeug.wrappers import Request, Response
@@ -25,6 +26,7 @@ __all__ = ["NO_STORE", "SiteForm"]
 NO_STORE: Final = "no-store, private"
 
 
+@dataclass(eq=False, repr=False)
 class SiteForm(ABC):
     """One POST form of the front site.
 
@@ -43,19 +45,11 @@ class SiteForm(ABC):
     #: ``Cache-Control`` of the 405 answered to another method (empty: none).
     not_allowed_cache_control: ClassVar[str] = NO_STORE
 
-    def __init__(
-        self,
-        server: RestServer,
-        content: ContentService,
-        links: SiteLinks,
-        renderer: PageRenderer,
-        secret: bytes,
-    ) -> None:
-        self.server = server
-        self.content = content
-        self.links = links
-        self.renderer = renderer
-        self.secret = secret
+    server: RestServer
+    content: ContentService
+    links: SiteLinks
+    renderer: PageRenderer
+    secret: bytes
 
     def __call__(self, request: Request) -> Response:
         """Answer a request to the form's URL: POST only, from this site's own pages."""

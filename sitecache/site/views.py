@@ -11,6 +11,7 @@ the words of a post without its blocks.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from markupsafe import Markup
@@ -39,6 +40,7 @@ COMMENT_POST_PATH = "/comment-post"
 """Where the comment form posts."""
 
 
+@dataclass(eq=False, repr=False)
 class SiteViews:
     """Listing and single-post pages.
 
@@ -50,19 +52,11 @@ class SiteViews:
         blocks: renders the blocks of a post's content.
     """
 
-    def __init__(
-        self,
-        content: ContentService,
-        links: SiteLinks,
-        reads: RequestReads,
-        secret: bytes,
-        blocks: BlockRenderer,
-    ) -> None:
-        self.content = content
-        self.links = links
-        self.reads = reads
-        self.secret = secret
-        self.blocks = blocks
+    content: ContentService
+    links: SiteLinks
+    reads: RequestReads
+    secret: bytes
+    blocks: BlockRenderer
 
     # ------------------------------------------------------------------ listings
     def items(self, posts: list[Post]) -> list[dict[str, Any]]:

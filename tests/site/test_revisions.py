@@ -306,6 +306,13 @@ def test_refusals_have_wordpress_codes(
     assert (response.status_code, body(response)["code"]) == (status, code), response.text
 
 
+@pytest.mark.parametrize("kind", ["revisions", "autosaves"])
+def test_a_refused_read_names_what_was_asked_for(site: Site, kind: str) -> None:
+    response = site.call("GET", f"/posts/{site.post.id}/{kind}", "subscriber", None)
+    assert response.status_code == 403
+    assert body(response)["message"] == f"Sorry, you are not allowed to view {kind} of this post."
+
+
 @pytest.mark.parametrize("role", ["administrator", "editor"])
 def test_editors_read_revisions_with_totals_and_links(site: Site, role: str) -> None:
     path = f"/posts/{site.post.id}/revisions"

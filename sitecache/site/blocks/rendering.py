@@ -51,6 +51,7 @@ class RenderedContent:
     tags: tuple[str, ...] = ()
 
 
+@dataclass(eq=False, repr=False)
 class BlockRenderer:
     """Renders blocks with the site's data.
 
@@ -59,19 +60,11 @@ class BlockRenderer:
         content, links, reads, templates: what the `BlockContext` of a block holds.
     """
 
-    def __init__(
-        self,
-        registry: BlockTypeRegistry,
-        content: ContentService,
-        links: SiteLinks,
-        reads: RequestReads,
-        templates: Environment,
-    ) -> None:
-        self.registry = registry
-        self.content = content
-        self.links = links
-        self.reads = reads
-        self.templates = templates
+    registry: BlockTypeRegistry
+    content: ContentService
+    links: SiteLinks
+    reads: RequestReads
+    templates: Environment
 
     def context(self, post: Post | None = None) -> BlockContext:
         """The context of blocks in ``post`` (or of a block on its own)."""

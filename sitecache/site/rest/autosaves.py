@@ -22,7 +22,6 @@ from sitecache.site.rest.base import (
     CONTEXT_PARAM,
     NAMESPACE,
     RoutedController,
-    denied,
     path_id,
 )
 from sitecache.site.rest.posts import PostsController
@@ -104,14 +103,7 @@ class AutosavesController(RoutedController):
 
     # ------------------------------------------------------------------ permissions
     def _readable_parent(self, request: RestRequest, parent_id: Any) -> Post:
-        parent = self.revisions.get_parent(parent_id)
-        if not self.posts.can_edit(request, parent):
-            raise denied(
-                request,
-                "rest_cannot_read",
-                "Sorry, you are not allowed to view autosaves of this post.",
-            )
-        return parent
+        return self.revisions.readable_parent(request, parent_id, "autosaves")
 
     def get_items_permissions_check(self, request: RestRequest) -> bool:
         """The right to edit the post (``rest_cannot_read`` otherwise)."""

@@ -165,15 +165,24 @@ class RevisionsController(RoutedController):
         return revision
 
     # ------------------------------------------------------------------ permissions
+    def readable_parent(
+        self, request: RestRequest, parent_id: Any, kind: str = "revisions"
+    ) -> Post:
+        """The parent post ``parent_id`` names, when the request may edit it.
+
+        Raises:
+            RestError: `get_parent`'s, or ``rest_cannot_read`` ("Sorry, you are not allowed to
+                view <kind> of this post.") without the right to edit the parent.
+        """
+        parent = self.get_parent(parent_id)
+        if not self.posts.can_edit(request, parent):
+            message = f"Sorry, you are not allowed to view {kind} of this post."
+            raise denied(request, "rest_cannot_read", message)
+        return parent
+
     def get_items_permissions_check(self, request: RestRequest) -> bool:
         """The right to edit the parent (``rest_cannot_read`` otherwise)."""
-        parent = self.get_parent(request.get_param("parent"))
-        if not self.posts.can_edit(request, parent):
-            raise denied(
-                request,
-                "rest_cannot_read",
-                "Sorry, you are not allowed to view revisions of this post.",
-            )
+        self.readable_parent(request, request.get_param("parent"))
         return True
 
     def get_item_permissions_check(self, request: RestRequest) -> bool:
