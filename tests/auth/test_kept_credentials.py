@@ -214,9 +214,9 @@ def test_what_is_kept_holds_no_presented_secret(site: Site) -> None:
 def counted_hashes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """The application-password keyed hashes computed inside the block."""
     import sitecache.auth.app_passwords as module
+    from sitecache.auth.passwords import keyed_hash as real
 
     calls: list[str] = []
-    real = module.keyed_hash
 
     def counting(key: bytes, secret: str, purpose: str) -> str:
         calls.append(purpose)
