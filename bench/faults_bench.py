@@ -66,7 +66,10 @@ def scenarios() -> list[tuple[str, Scenario]]:
 
 
 def verdict(figures: dict[str, Any]) -> str:
-    """``met`` or ``**NOT met**`` (and why)."""
+    """``met`` or ``**NOT met**`` (and why); a scenario that broke (``broken`` holds its
+    exception) is never met, whatever its notes say."""
+    if figures.get("broken"):
+        return "**NOT met** (failed)"
     if not figures.get("requests"):
         return "skipped"
     why = []
@@ -120,13 +123,10 @@ def main(argv: list[str] | None = None) -> int:
                 figures = dict(run(Path(directory)))
             except Exception as exc:  # a scenario that broke is a row that says so
                 traceback.print_exc()
-                figures = {"requests": 0, "notes": f"failed: {type(exc).__name__}: {exc}"}
+                broken = f"{type(exc).__name__}: {exc}"
+                figures = {"requests": 0, "broken": broken, "notes": f"failed: {broken}"}
         figures.update(scenario=name, module=module, seconds=round(time.monotonic() - started))
-        figures["verdict"] = (
-            verdict(figures)
-            if "failed" not in str(figures.get("notes"))
-            else "**NOT met** (failed)"
-        )
+        figures["verdict"] = verdict(figures)
         results.append(figures)
     text = report(results, quick=options.quick)
     print(text)

@@ -173,3 +173,21 @@ def test_the_peer_rows_name_each_peer_and_flag_one_that_rendered_under_load(
     assert django.endswith("| 2 / 2 | valid |")
     (flask,) = [row for row in rows if row.startswith("| Flask-Caching @cached(), SimpleCache |")]
     assert "| 2 / 9 | **INVALID**" in flask
+
+
+def faults_bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("faults_bench", BENCH / "faults_bench.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_fault_scenario_is_judged_by_its_figures_not_by_words_in_its_notes() -> None:
+    verdict = faults_bench().verdict
+    served = {"requests": 10, "status_counts": {"200": 9, "503": 1}, "max_ms": 40, "lost": 0}
+    assert verdict({**served, "notes": "444 edits (0 failed), 0 errors"}) == "met"
+    assert verdict({**served, "status_counts": {"200": 9, "500": 1}}).startswith("**NOT met**")
+    broken = {"requests": 0, "broken": "OSError: no tmpfs", "notes": "failed: OSError: no tmpfs"}
+    assert verdict(broken) == "**NOT met** (failed)"
