@@ -7,10 +7,12 @@ from __future__ import annotations
 import errno
 import socket
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import pytest
+from hypothesis import settings
 from werkzeug.test import Client
 
 from sitecache.app import App, create_app
@@ -24,6 +26,13 @@ from tests.tiers import ServerGuard, tier_mark
 from tests.xdist_scheduling import ScopeScheduling
 
 AppFactory = Callable[..., App]
+
+#: How long one example of a property may take before Hypothesis fails it: two seconds rather
+#: than its 200 ms, a timing and not a property (on two cores shared with other work, an example
+#: of the cache's coding choice took 276 ms and failed the run).
+EXAMPLE_DEADLINE = timedelta(seconds=2)
+settings.register_profile("sitecache", deadline=EXAMPLE_DEADLINE)
+settings.load_profile("sitecache")
 
 #: The site store's engines; a test module marked `both_engines` runs on each.
 ENGINES = ("sqlite", "postgresql")
