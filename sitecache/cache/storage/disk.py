@@ -55,6 +55,7 @@ from sitecache.cache.storage.disk_connections import GENERATION_TEXT, IndexConne
 from sitecache.cache.storage.disk_listing import expired_page, search_page, visible_page
 from sitecache.cache.storage.disk_schema import (
     COLUMNS,
+    INDEXED,
     LIVE,
     LIVE_ROW,
     TAG_ROWS,
@@ -66,6 +67,7 @@ from sitecache.cache.storage.disk_schema import (
 )
 from sitecache.cache.storage.disk_search import (
     MIN_TERM,
+    PENDING_ROWS,
     PENDING_TAGGED,
     SEARCH_CATCH_UP,
     add_gram_counts,
@@ -83,16 +85,28 @@ _VISIBLE_E: Final = (
     f"{LIVE} AND NOT (e.expires > 0 AND e.expires <= (SELECT expired_before FROM epoch))"  # noqa: S608
 )
 
-#: What `DiskStorage._lookup` asks for each dimension (``{marks}``: one ``?`` per value; the
-#: tag lookup numbers them, ``?1`` on, and reads them twice).
+
+def _indexed_or_queued(column: str, visible: str) -> str:
+    """The lookup of the visible rows whose ``column`` is one of ``{marks}`` (numbered
+    parameters, read twice): through the column's partial index, and among the queued rows
+    the catch-up has not put in it yet (`PENDING_ROWS`)."""
+    pending = PENDING_ROWS.format(column=column, marks="{marks}")
+    return (
+        f"SELECT key FROM entries WHERE {column} IN ({{marks}}) AND {INDEXED} "  # noqa: S608
+        f"AND {visible} UNION SELECT key FROM ({pending} AND +e.{_VISIBLE_E})"
+    )
+
+
+#: What `DiskStorage._lookup` asks for each dimension (``{marks}``: one numbered parameter per
+#: value, ``?1`` on, each read twice: in the index and among the queued rows).
 _LOOKUP: Final[dict[str, str]] = {
     # The tag rows, and the queued rows whose tag rows are not written yet (`PENDING_TAGGED`).
     "tag": "SELECT e.key FROM entry_tags t JOIN entries e ON e.rowid = t.id "  # noqa: S608
     f"WHERE t.tag IN ({{marks}}) AND +e.{_VISIBLE_E} "
     f"UNION SELECT key FROM ({PENDING_TAGGED} AND +e.{_VISIBLE_E})",
-    "url": f"SELECT key FROM entries WHERE url IN ({{marks}}) AND {VISIBLE_ROW}",  # noqa: S608
-    "path": f"SELECT key FROM entries WHERE path IN ({{marks}}) AND {VISIBLE_ROW}",  # noqa: S608
-    "host": f"SELECT key FROM entries WHERE host IN ({{marks}}) AND {VISIBLE}",  # noqa: S608
+    "url": _indexed_or_queued("url", VISIBLE_ROW),
+    "path": _indexed_or_queued("path", VISIBLE_ROW),
+    "host": _indexed_or_queued("host", VISIBLE),
 }
 
 #: The body of a key, when its row is of the current epoch (one statement per lookup).
@@ -275,11 +289,8 @@ class DiskStorage(StorageBase):
 
     # ------------------------------------------------------------------ index queries
     def _lookup(self, dimension: Dimension, values: list[str]) -> set[str]:
-        """The keys of the visible rows matching ``values``; a tag lookup first writes the tag
-        rows of the queued rows when many wait (it reads the others' tags one by one)."""
-        if dimension != "tag":
-            sql = _LOOKUP[dimension].format(marks=_marks(values))
-            return {row[0] for row in self._query(sql, values)}
+        """The keys of the visible rows matching ``values``; the lookup first has the catch-up
+        index the queued rows when many wait (it reads the others one by one)."""
         self._catch_up_search(SEARCH_CATCH_UP, float("inf"))
         sql = _LOOKUP[dimension].format(marks=_numbered_marks(values))
         return {row[0] for row in self._query(sql, values)}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Final
 
-from sitecache.cache.storage.disk_schema import HIDDEN, LIVE
+from sitecache.cache.storage.disk_schema import HIDDEN, INDEXED, LIVE
 
 __all__ = [
     "anything_left",
@@ -22,17 +22,21 @@ __all__ = [
     "remove_batch",
 ]
 
-#: Every host that has a row of the current epoch (a skip over the host index: one step per
-#: distinct host, whatever the number of rows).
+#: Every host that has a row of the current epoch: a skip over the host index (one step per
+#: distinct host, whatever the number of rows), and the hosts of the queued rows the catch-up
+#: has not put in that index yet (`sitecache.cache.storage.disk_search.PENDING_ROWS`).
 _HOSTS: Final = f"""
 WITH RECURSIVE seen(host) AS (
-    SELECT MIN(host) FROM entries
+    SELECT MIN(host) FROM entries WHERE {INDEXED}
     UNION ALL
-    SELECT (SELECT MIN(host) FROM entries WHERE host > seen.host) FROM seen
+    SELECT (SELECT MIN(host) FROM entries WHERE host > seen.host AND {INDEXED}) FROM seen
     WHERE seen.host IS NOT NULL
 )
 SELECT host FROM seen WHERE host IS NOT NULL
-AND EXISTS (SELECT 1 FROM entries WHERE entries.host = seen.host AND entries.{LIVE})
+AND EXISTS (SELECT 1 FROM entries WHERE entries.host = seen.host AND {INDEXED}
+    AND entries.{LIVE})
+UNION SELECT e.host FROM search_pending p CROSS JOIN entries e ON e.rowid = p.id
+WHERE +e.{LIVE}
 """  # noqa: S608
 
 

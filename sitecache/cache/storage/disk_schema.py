@@ -36,11 +36,19 @@ the last page costs what the first does (an order-statistic over SQLite's own in
 Each index row names the rule that gave its page its lifetime (``lifetime``, layout 6: the
 ``max_age`` setting, the page's ``max-age``, ...), which ``GET /cache`` lists.
 
+The URL, path and host indexes wait for the catch-up too (layout 7): they are partial indexes
+of the rows whose ``indexed`` is 1 (`INDEXED`), and a new entry row is stored with 0, so a
+miss writes no page of them (three B-trees, about four pages of the WAL, a quarter of what a
+stored page wrote, and as many pages read again after another process wrote). The catch-up
+sets ``indexed`` for the batch it moves; a URL, path or host lookup reads the queued rows
+beside the index, as a tag lookup does (`disk_search.PENDING_ROWS`), so it stays exact.
+
 Older layouts (entry files under ``entries/``, entry tables without epochs, without the
-trigram index of ``search``, with tag rows and bodies found by key, or without ``lifetime``:
-layouts 1 to 5) are dropped and made again when opened: a cache is disposable; named values,
-counters and locks are kept. Each new store (and each whose entries were dropped) gets a new
-random name, the named value `STORE_IDENTITY`.
+trigram index of ``search``, with tag rows and bodies found by key, without ``lifetime``, or
+with URL, path and host indexes written by every store: layouts 1 to 6) are dropped and made
+again when opened: a cache is disposable; named values, counters and locks are kept. Each new
+store (and each whose entries were dropped) gets a new random name, the named value
+`STORE_IDENTITY`.
 """
 
 from __future__ import annotations
@@ -58,6 +66,7 @@ __all__ = [
     "CHUNK_MAX",
     "COLUMNS",
     "HIDDEN",
+    "INDEXED",
     "LAYOUT_VERSION",
     "LIVE",
     "TAG_ROWS",
@@ -70,7 +79,7 @@ __all__ = [
 ]
 
 #: The layout version, kept in SQLite's ``user_version``.
-LAYOUT_VERSION: Final = 6
+LAYOUT_VERSION: Final = 7
 #: Rows a chunk of the listing order keeps after a split.
 CHUNK_MIN: Final = 512
 #: Rows past which a chunk is split in two.
@@ -84,6 +93,9 @@ LIVE: Final = "epoch = (SELECT current FROM epoch)"
 #: The same condition as a filter only (``+`` keeps the query planner from walking the whole
 #: epoch through an ``epoch`` index when another index finds the rows: keys, URLs, tags).
 LIVE_ROW: Final = "+epoch = (SELECT current FROM epoch)"
+#: The condition of the rows in the URL, path and host indexes (partial indexes: a query names
+#: it, as written here, for SQLite to use them): the rows the catch-up moved out of the queue.
+INDEXED: Final = "indexed = 1"
 #: The condition of a row hidden by the expiry cut (an expired purge: GC deletes it).
 HIDDEN: Final = "(expires > 0 AND expires <= (SELECT expired_before FROM epoch))"
 #: The condition of a row counts, listings and lookups see.
@@ -123,11 +135,12 @@ CREATE TABLE IF NOT EXISTS entries (
     tags TEXT NOT NULL,
     neg_created REAL NOT NULL,
     epoch INTEGER NOT NULL,
-    lifetime TEXT NOT NULL DEFAULT 'max_age'
+    lifetime TEXT NOT NULL DEFAULT 'max_age',
+    indexed INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS entries_url ON entries (url);
-CREATE INDEX IF NOT EXISTS entries_host ON entries (host, epoch);
-CREATE INDEX IF NOT EXISTS entries_path ON entries (path);
+CREATE INDEX IF NOT EXISTS entries_url ON entries (url) WHERE {INDEXED};
+CREATE INDEX IF NOT EXISTS entries_host ON entries (host, epoch) WHERE {INDEXED};
+CREATE INDEX IF NOT EXISTS entries_path ON entries (path) WHERE {INDEXED};
 CREATE INDEX IF NOT EXISTS entries_order
     ON entries (epoch, neg_created DESC, url DESC, key DESC) WHERE status > 0;
 CREATE INDEX IF NOT EXISTS entries_age ON entries (epoch, created);
