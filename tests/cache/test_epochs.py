@@ -296,6 +296,9 @@ def disk(tmp_path: Path) -> Iterator[Storage]:
 
 
 def chunk_counts(storage: Storage) -> list[int]:
+    """The row counts of the current epoch's chunks, once the catch-up moved the rows stored
+    since into the listing order (layout 7: a new row waits for it)."""
+    storage._index_queued()  # type: ignore[attr-defined]
     rows = storage._connection().execute(  # type: ignore[attr-defined]
         "SELECT count FROM chunks WHERE epoch = (SELECT current FROM epoch) ORDER BY t, url, key"
     )
@@ -390,10 +393,14 @@ def test_tag_rows_wait_for_the_catch_up_and_lookups_see_them_meanwhile(tmp_path:
     assert tag_rows(directory) == [("t5", first), ("t6", second)]
     third = put(storage, 3, expires=1500.0)  # queued, then hidden by the expiry cut
     assert storage.keys_for("tag", ["t3"]) == {third}
-    storage.invalidate_expired(1600.0)
+    storage.invalidate_expired(1600.0)  # (which has the catch-up move it first)
     assert storage.keys_for("tag", ["t3", "all"]) == set()
+    ninth = put(storage, 9, expires=1550.0)  # queued, and hidden by the cut made before
+    assert storage.keys_for("tag", ["t2", "all"]) == set()
     storage.delete([second])
-    assert tag_rows(directory) == [("t5", first)]
+    # The hidden third row's tag rows stay until GC deletes it; the queued ninth has none.
+    assert tag_rows(directory) == [("all", third), ("t3", third), ("t5", first)]
+    assert ninth not in storage.keys_for("host", None)
     assert storage.keys_for("tag", ["t5", "t6"]) == {first}
     fourth = put(storage, 4)
     storage.invalidate_all()  # queued and caught-up rows of the old epoch: found by neither
@@ -467,6 +474,42 @@ def test_url_path_and_host_lookups_find_queued_rows_before_and_after_the_catch_u
     assert storage.keys_for("host", ["fourth.org", "other.org"]) == set()
     assert fourth not in storage.keys_for("path", ["/p4"])
     assert disk_epochs.hosts(connection) == set()
+    storage.close()
+
+
+def raw_totals(directory: Path) -> int:
+    """The current epoch's page count as the totals table holds it (no catch-up)."""
+    with sqlite3.connect(directory / "index.sqlite3") as connection:
+        found = connection.execute(
+            "SELECT entries FROM totals WHERE epoch = (SELECT current FROM epoch)"
+        ).fetchone()
+    return int(found[0])
+
+
+def test_a_miss_writes_no_index_row_and_every_reader_sees_it(tmp_path: Path) -> None:
+    """Layout 7: a stored page is counted, listed and ordered only by the catch-up, which the
+    listing, the counts, a purge of everything and of the expired pages, and GC's steps run
+    first: they see every stored page, and a purge reports every page it hid."""
+    directory = tmp_path / "cache"
+    storage = make_storage("disk", directory)
+    keys = [put(storage, number, created=1000.0 + number) for number in range(5)]
+    assert (indexed_rows(directory), raw_totals(directory)) == (0, 0)
+    assert storage.summary(2000.0).total == 5
+    assert (indexed_rows(directory), raw_totals(directory)) == (5, 5)
+    late = put(storage, 5, created=1100.0, expires=1500.0)
+    rows, total = storage.list_entries(0, 10, now=2000.0, status="expired")
+    assert ([info.key for info in rows], total) == ([late], 1)
+    put(storage, 6, created=900.0)
+    rows, total = storage.list_entries(0, 10, now=1200.0)
+    assert [info.key for info in rows] == [late, *reversed(keys), f"{6:032x}"]
+    assert total == 7
+    put(storage, 7, expires=1400.0)
+    assert storage.expired_keys(2000.0, 10) == [f"{7:032x}", late]
+    assert storage.invalidate_expired(1600.0).deleted == 2  # the queued row too
+    put(storage, 8)
+    # The epoch's totals: its nine rows, the two the cut hides (not yet deleted) among them.
+    assert storage.invalidate_all().deleted == 9
+    assert raw_totals(directory) == 0
     storage.close()
 
 

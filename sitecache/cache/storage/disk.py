@@ -5,9 +5,11 @@ Layout under the root directory (created 0700):
 - ``index.sqlite3``: every entry's index row and its encoded bytes (`bodies`), written in one
   transaction, so a reader, a purge or a crash never sees one without the other: there is no
   file a purge cannot reach and no row whose body is missing
-  (`sitecache.cache.storage.disk_schema`). A new entry's tag rows are written later, in
-  batches, and a tag lookup reads the tags of the rows still waiting: the queue entry is
-  written in the row's own transaction. Named values, counters and locks live here too.
+  (`sitecache.cache.storage.disk_schema`). A new entry's tag rows, its rows of the secondary
+  indexes and its share of the totals are written later, in batches (layout 7: a miss writes
+  its row, its key and its bytes); lookups read the rows still waiting beside the indexes, the
+  other readers have the batches written first: the queue entry is written in the row's own
+  transaction. Named values, counters and locks live here too.
   WAL mode and a busy timeout make it safe for several worker processes writing at once.
 - ``fill.lock``: the locks of misses being rendered, one byte each, held by the rendering
   process's open file (`sitecache.cache.storage.file_locks`; Linux), so a miss writes no lock
@@ -66,7 +68,6 @@ from sitecache.cache.storage.disk_schema import (
     row_to_info,
 )
 from sitecache.cache.storage.disk_search import (
-    MIN_TERM,
     PENDING_ROWS,
     PENDING_TAGGED,
     SEARCH_CATCH_UP,
@@ -299,27 +300,32 @@ class DiskStorage(StorageBase):
         return {row[0] for row in self._query(f"SELECT key FROM entries WHERE {VISIBLE}")}  # noqa: S608
 
     def _soonest_expiring(self, before: float, limit: int) -> list[str]:
+        self._index_queued()
         sql = (
-            f"SELECT key FROM entries WHERE {LIVE} AND expires > 0 AND expires <= ? "  # noqa: S608
-            "ORDER BY expires, key LIMIT ?"
+            f"SELECT key FROM entries WHERE {LIVE} AND {INDEXED} "  # noqa: S608
+            "AND expires > 0 AND expires <= ? ORDER BY expires, key LIMIT ?"
         )
         return [row[0] for row in self._query(sql, (before, limit))]
 
     def _oldest_stored(self, limit: int) -> list[str]:
-        sql = f"SELECT key FROM entries WHERE {LIVE} ORDER BY created, key LIMIT ?"  # noqa: S608
+        self._index_queued()
+        sql = (
+            f"SELECT key FROM entries WHERE {LIVE} AND {INDEXED} "  # noqa: S608
+            "ORDER BY created, key LIMIT ?"
+        )
         return [row[0] for row in self._query(sql, (limit,))]
 
     def _newest(self, offset: int, limit: int) -> tuple[list[EntryInfo], int]:
+        self._index_queued()
         with self._snapshot() as connection:
             return visible_page(connection, offset, limit, disk_epochs.cut(connection))
 
     def _matching(
         self, offset: int, limit: int, now: float, search: str, status: EntryStatus | None
     ) -> tuple[list[EntryInfo], int]:
-        """The filters through the indexes (`disk_listing`); a search first indexes the rows
-        stored since the last catch-up when many wait (`disk_search`)."""
-        if len(search) >= MIN_TERM:
-            self._catch_up_search(SEARCH_CATCH_UP, float("inf"))
+        """The filters through the indexes (`disk_listing`), once the rows stored since the
+        last catch-up are in them (`_index_queued`)."""
+        self._index_queued()
         with self._snapshot() as connection:
             cut = disk_epochs.cut(connection)
             if search:
@@ -333,6 +339,7 @@ class DiskStorage(StorageBase):
         return [row_to_info(row) for row in self._query(sql)]
 
     def _counts(self, now: float) -> tuple[int, int, int, int]:
+        self._index_queued()
         with self._snapshot() as connection:
             found = connection.execute(
                 f"SELECT entries, bytes, compressed_bytes FROM totals WHERE {LIVE}"  # noqa: S608
@@ -347,7 +354,7 @@ class DiskStorage(StorageBase):
                     compressed - hidden_compressed,
                 )
             sql = (
-                f"SELECT COUNT(*) FROM entries WHERE {LIVE} "  # noqa: S608
+                f"SELECT COUNT(*) FROM entries WHERE {LIVE} AND {INDEXED} "  # noqa: S608
                 "AND expires > ? AND expires <= ? AND status > 0"
             )
             expired = connection.execute(sql, (cut, now)).fetchone()[0]
@@ -355,10 +362,12 @@ class DiskStorage(StorageBase):
 
     # ------------------------------------------------------------------ epochs
     def _invalidate(self) -> tuple[int, int]:
+        self._index_queued()  # their pages and bytes are in the totals it reports
         with self._transaction() as connection:
             return disk_epochs.invalidate(connection)
 
     def _invalidate_expired(self, before: float) -> tuple[int, int]:
+        self._index_queued()
         with self._transaction() as connection:
             return disk_epochs.invalidate_expired(connection, before)
 
@@ -366,12 +375,14 @@ class DiskStorage(StorageBase):
         return disk_epochs.hosts(self._connection()) <= set(hosts)
 
     def _pending(self) -> tuple[int, int]:
+        self._index_queued()
         with self._snapshot() as connection:
             return disk_epochs.pending(connection)
 
     def _remove_invalidated_batch(self) -> int:
-        # A read first: the timers ask every second, and most of the time nothing is left
-        # (no write lock taken for nothing).
+        # Reads first: the timers ask every second, and most of the time nothing is queued
+        # and nothing is left (no write lock taken for nothing).
+        self._index_queued()
         if not disk_epochs.anything_left(self._connection()):
             return 0
         with self._transaction() as connection:
@@ -481,6 +492,11 @@ class DiskStorage(StorageBase):
                 connection.execute("PRAGMA incremental_vacuum(256)")
                 removed += min(free, 256)
         return removed
+
+    def _index_queued(self) -> None:
+        """Move every queued row into the indexes that wait for the catch-up (listing, age,
+        expiry, totals: what the readers of those read), before such a read."""
+        self._catch_up_search(0, float("inf"))
 
     def _catch_up_search(self, above: int, deadline: float) -> int:
         """Move the rows waiting for the search and tag indexes into them

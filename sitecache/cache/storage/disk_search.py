@@ -32,9 +32,9 @@ one) in the delete's own transaction, through the trigger.
 The same queue holds back the tag rows of a new entry row (``entry_tags``, layout 5,
 `sitecache.cache.storage.disk_schema`): the catch-up writes them with the FTS rows, and a tag
 lookup reads the queued rows' own tags beside the tag rows (`PENDING_TAGGED`). It holds back
-its rows of the URL, path and host indexes as well (layout 7: partial indexes of the rows whose
-``indexed`` is set): the catch-up sets it, and a lookup by URL, path or host reads the queued
-rows beside those indexes (`PENDING_ROWS`).
+its rows of every secondary index and its share of the totals as well (layout 7: partial
+indexes of the rows whose ``indexed`` is set): the catch-up sets it, and a lookup by URL, path
+or host reads the queued rows beside those indexes (`PENDING_ROWS`).
 
 Every statement here runs on a connection the caller holds in a transaction; the page
 query is `sitecache.cache.storage.disk_listing.search_page`'s.
@@ -132,7 +132,7 @@ def pending_count(connection: sqlite3.Connection) -> int:
 
 def catch_up(connection: sqlite3.Connection, limit: int = CATCH_UP_BATCH) -> tuple[int, list[str]]:
     """Move up to ``limit`` pending rows (the oldest) into the FTS table, write their tag rows
-    and put them in the URL, path and host indexes, inside the caller's write transaction; how
+    and put them in the secondary indexes and totals, inside the caller's write transaction; how
     many left the pending table, and the URLs indexed (for `gram_counts`, outside the write
     lock)."""
     last = connection.execute(
@@ -157,7 +157,8 @@ def catch_up(connection: sqlite3.Connection, limit: int = CATCH_UP_BATCH) -> tup
         "CROSS JOIN entries e ON e.rowid = p.id, json_each(e.tags) t WHERE p.id <= ?",
         (bound,),
     )
-    # Into the URL, path and host indexes (partial: a row enters them when this is set).
+    # Into the secondary indexes (partial: a row enters them when this is set), the totals
+    # and the chunks of the listing order (their triggers).
     connection.execute(
         "UPDATE entries SET indexed = 1 "
         "WHERE rowid IN (SELECT id FROM search_pending WHERE id <= ?) AND indexed = 0",
