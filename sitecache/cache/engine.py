@@ -236,13 +236,24 @@ class CacheEngine:
         self.counters.flush(now)
 
     # ------------------------------------------------------------------ entries
-    def generation(self) -> object:
-        """The purge generation now (read before anything a request renders or looks up).
+    def generation(self, key: str | None = None) -> object:
+        """The purge generation now (read before anything a request renders or looks up);
+        with ``key``, the key the request looks up first (`Storage.generation_for`).
 
         Raises:
             StorageError: the storage failed.
         """
-        return self.storage.generation()
+        if key is None:
+            return self.storage.generation()
+        # Where the fill locks are the storage's own, its lookup may take the lock too.
+        lock = self.fills.lock_ahead(key) if self.fill_release_in_store else None
+        return self.storage.generation_for(key, lock)
+
+    def forgo_lock(self, key: str) -> None:
+        """The request that read ``key`` with `generation` found it stored after all (in the
+        memory tier, put there meanwhile): free the fill lock that read may have taken."""
+        if self.fill_release_in_store:
+            self.fills.forgo(key)
 
     def load(self, key: str, generation: object = None) -> CacheEntry | None:
         """The stored entry under ``key`` (no memory tier), or ``None``; ``generation`` is

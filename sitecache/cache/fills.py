@@ -76,26 +76,72 @@ class FillCoordinator:
         self._inflight: dict[str, threading.Event] = {}
         self._passes: dict[str, float] = {}
         self._stored: dict[str, float] = {}
+        #: the lock this thread's last `lock_ahead` offered: ``offered`` = (name, when)
+        self._ahead = threading.local()
+
+    def lock_ahead(self, key: str) -> tuple[str, str, float] | None:
+        """The storage lock `begin` would take for ``key`` now (name, owner token, seconds),
+        for a storage that takes it in the round trip of the lookup when nothing is stored
+        (`Storage.generation_for`); ``None`` when `begin` would not take it."""
+        now = time.monotonic()
+        self._ahead.offered = None
+        with self._lock:
+            if self._early(key, now) is not None:
+                return None
+        name = f"fill:{key}"
+        self._ahead.offered = (name, now)
+        return name, self.locks.token(), LOCK_TTL
+
+    def forgo(self, key: str) -> None:
+        """The lookup the lock of ``key`` was offered with (`lock_ahead`) was answered by
+        something stored meanwhile: free the lock if it was taken (a failure is logged; the
+        lock then expires by itself)."""
+        name = f"fill:{key}"
+        offered, self._ahead.offered = getattr(self._ahead, "offered", None), None
+        if offered is not None and offered[0] == name:
+            self.locks.release(name, self.locks.token())
+
+    def _early(self, key: str, now: float) -> Fill | None:
+        """What `begin` answers without the storage lock (``self._lock`` held): a lead of a
+        page not storable lately, a waiter of this process's lead, or a look again."""
+        name = f"fill:{key}"
+        until = self._passes.get(key)
+        if until is not None and until > now:
+            return Fill(name, lead=True)  # not storable lately: render, do not collapse
+        event = self._inflight.get(key)
+        if event is not None:
+            return Fill(name, lead=False, event=event)
+        stored_at = self._stored.get(key)
+        if stored_at is not None and now - stored_at < STORED_TTL:
+            # Its lead stored it since this request's lookup: look again, do not render.
+            done = threading.Event()
+            done.set()
+            return Fill(name, lead=False, event=done, recheck=True)
+        return None
 
     def begin(self, key: str) -> Fill:
         """Become the lead for ``key`` or a waiter of the current one."""
         name = f"fill:{key}"
         now = time.monotonic()
+        offered, self._ahead.offered = getattr(self._ahead, "offered", None), None
         with self._lock:
-            until = self._passes.get(key)
-            if until is not None and until > now:
-                return Fill(name, lead=True)  # not storable lately: render, do not collapse
-            event = self._inflight.get(key)
-            if event is not None:
-                return Fill(name, lead=False, event=event)
-            stored_at = self._stored.get(key)
-            if stored_at is not None and now - stored_at < STORED_TTL:
-                # Its lead stored it since this request's lookup: look again, do not render.
-                done = threading.Event()
-                done.set()
-                return Fill(name, lead=False, event=done, recheck=True)
-            event = threading.Event()
-            self._inflight[key] = event
+            early = self._early(key, now)
+            if early is None:
+                event = threading.Event()
+                self._inflight[key] = event
+        if early is not None:
+            if offered is not None and offered[0] == name and now - offered[1] < STORED_TTL:
+                # The lookup may have taken the lock for this thread (`lock_ahead`) before
+                # another thread began: then this one renders, holding it (the lock decides,
+                # as between processes); never left taken.
+                try:
+                    owner = self.locks.acquire(name, LOCK_TTL)
+                except StorageError as exc:
+                    self.warn("cache fill lock unavailable: %s", exc)
+                    owner = None
+                if owner is not None:
+                    return Fill(name, lead=True, owner=owner)
+            return early
         try:
             owner = self.locks.acquire(name, LOCK_TTL)
         except StorageError as exc:

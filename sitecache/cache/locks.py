@@ -22,6 +22,9 @@ __all__ = ["LockService", "Locks"]
 class LockService(Protocol):
     """The lock operations the miss coalescer (`sitecache.cache.fills`) needs."""
 
+    def token(self) -> str:
+        """The owner token `acquire` would give the calling thread."""
+
     def acquire(self, name: str, ttl: float) -> str | None:
         """Take ``name`` for ``ttl`` seconds: the owner token, or ``None`` when it is held.
 

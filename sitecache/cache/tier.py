@@ -85,5 +85,9 @@ class MemoryTier(Generic[ItemT]):
         if found is not None:
             self._size -= found[1].weight
 
+    def __contains__(self, key: object) -> bool:
+        """Whether an item is kept under ``key`` (of any generation)."""
+        return key in self._items
+
     def __len__(self) -> int:
         return len(self._items)

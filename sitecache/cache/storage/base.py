@@ -230,6 +230,12 @@ class StorageBase(EpochOperations, Storage):
         """
         return _Translation(self, what)
 
+    def generation_for(self, key: str, lock: tuple[str, str, float] | None = None) -> object:
+        """`generation` alone: the entry under ``key`` is read by `get`, ``lock`` taken by
+        `acquire_lock`."""
+        del key, lock
+        return self.generation()
+
     # ------------------------------------------------------------------ composites
     def announce(self, record: bytes) -> None:
         del record  # one machine's store: its users share their files already

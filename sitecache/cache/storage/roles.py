@@ -169,6 +169,14 @@ class Generations(Protocol):
     def generation(self) -> object:
         """A cheap token that changes whenever `bump_generation` runs anywhere."""
 
+    def generation_for(self, key: str, lock: tuple[str, str, float] | None = None) -> object:
+        """`generation`, for a request about to look up ``key``: a backend may read that
+        entry in the same round trip, and answer the request's first `get` of ``key`` with
+        that token from what it read; ``lock`` (name, owner, ttl): the lock the request takes
+        (`acquire_lock`) when ``key`` holds nothing, which such a backend may take in that
+        round trip too, and answer that `acquire_lock` from it (`StorageBase`: `generation`
+        alone)."""
+
     def bump_generation(self) -> None:
         """Tell every process that cached copies of entries may be gone."""
 
