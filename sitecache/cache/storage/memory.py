@@ -89,15 +89,19 @@ class _Shelf:
         )
 
     def index_add(self, key: str, info: EntryInfo) -> None:
-        if not self.unordered and self.index:
-            last = next(reversed(self.index.values()))
-            self.unordered = _position(info) < _position(last)
-        self.index[key] = info
+        # PERF: a put's share of a miss; lookups hoisted, no call per index.
+        index = self.index
+        if not self.unordered and index:
+            last = next(reversed(index.values()))
+            self.unordered = (info.created, info.key) < (last.created, last.key)
+        index[key] = info
+        by = self.by
+        by_tag = by["tag"]
         for tag in info.tags:
-            self.by["tag"][tag].add(key)
-        self.by["url"][info.url].add(key)
-        self.by["path"][info.path].add(key)
-        self.by["host"][info.host].add(key)
+            by_tag[tag].add(key)
+        by["url"][info.url].add(key)
+        by["path"][info.path].add(key)
+        by["host"][info.host].add(key)
         self.search_pending.add(key)
         if info.expires:
             second = int(info.expires)
@@ -106,9 +110,10 @@ class _Shelf:
                 bucket = self.expiry[second] = set()
                 bisect.insort(self.expiry_seconds, second)
             bucket.add(key)
-        self.totals[0] += 1 if info.status else 0
-        self.totals[1] += info.size
-        self.totals[2] += info.compressed_size
+        totals = self.totals
+        totals[0] += 1 if info.status else 0
+        totals[1] += info.size
+        totals[2] += info.compressed_size
 
     def in_listing_order(self) -> dict[str, EntryInfo]:
         """The index, sorted first if a put broke its order (once, not per listing)."""
@@ -121,19 +126,17 @@ class _Shelf:
         info = self.index.pop(key, None)
         if info is None:
             return None
+        by = self.by
         for name, value in (("url", info.url), ("path", info.path), ("host", info.host)):
-            self.discard(name, value, key)
+            _discard(by[name], value, key)
+        by_tag = by["tag"]
         for tag in info.tags:
-            self.discard("tag", tag, key)
+            _discard(by_tag, tag, key)
         if key in self.search_pending:
             self.search_pending.discard(key)
         else:
             for gram in trigrams(info.url):
-                keys = self.grams.get(gram)
-                if keys is not None:
-                    keys.discard(key)
-                    if not keys:
-                        del self.grams[gram]
+                _discard(self.grams, gram, key)
         if info.expires:
             second = int(info.expires)
             bucket = self.expiry.get(second)
@@ -142,9 +145,10 @@ class _Shelf:
                 if not bucket:
                     del self.expiry[second]
                     del self.expiry_seconds[bisect.bisect_left(self.expiry_seconds, second)]
-        self.totals[0] -= 1 if info.status else 0
-        self.totals[1] -= info.size
-        self.totals[2] -= info.compressed_size
+        totals = self.totals
+        totals[0] -= 1 if info.status else 0
+        totals[1] -= info.size
+        totals[2] -= info.compressed_size
         return info
 
     def search_catch_up(self) -> None:
@@ -153,13 +157,6 @@ class _Shelf:
             for gram in trigrams(self.index[key].url):
                 self.grams[gram].add(key)
         self.search_pending.clear()
-
-    def discard(self, name: str, value: str, key: str) -> None:
-        keys = self.by[name].get(value)
-        if keys is not None:
-            keys.discard(key)
-            if not keys:
-                del self.by[name][value]
 
     def remove(self, key: str) -> EntryInfo | None:
         data = self.data.pop(key, None)
@@ -449,6 +446,15 @@ class MemoryStorage(StorageBase):
     def bump_generation(self) -> None:
         with self._lock:
             self._generation += 1
+
+
+def _discard(index: dict[str, set[str]], value: str, key: str) -> None:
+    """``key`` out of the set of ``value`` in ``index`` (the set dropped once empty)."""
+    keys = index.get(value)
+    if keys is not None:
+        keys.discard(key)
+        if not keys:
+            del index[value]
 
 
 def trigrams(text: str) -> set[str]:
