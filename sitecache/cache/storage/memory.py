@@ -19,8 +19,15 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from itertools import islice
+from typing import Final
 
-from sitecache.cache.entry import TIMES_OFFSET, EntryInfo
+from sitecache.cache.entry import (
+    TIMES_OFFSET,
+    CacheEntry,
+    EntryInfo,
+    decode_entry,
+    encode_entry,
+)
 from sitecache.cache.storage.base import (
     ANY_GENERATION,
     Dimension,
@@ -53,7 +60,8 @@ class _Shelf:
     )
 
     def __init__(self) -> None:
-        self.data: dict[str, bytes] = {}
+        #: encoded entries (`MemoryStorage.put`) or the entries themselves (`put_entry`)
+        self.data: dict[str, bytes | CacheEntry] = {}
         self.size = 0
         #: in listing order (`_position`: created, then key), newest last, unless
         #: ``unordered``: a put out of that order sets it, `in_listing_order` sorts once
@@ -161,7 +169,7 @@ class _Shelf:
     def remove(self, key: str) -> EntryInfo | None:
         data = self.data.pop(key, None)
         if data is not None:
-            self.size -= len(data)
+            self.size -= _held_size(data)
         self.deadline.pop(key, None)
         return self.index_remove(key)
 
@@ -209,7 +217,19 @@ class MemoryStorage(StorageBase):
         del generation  # one process: the current shelf is the current epoch
         with self._lock:
             self._expire_locked(key, time.time())
-            return self._shelf.data.get(key)
+            data = self._shelf.data.get(key)
+        return data if data is None or isinstance(data, bytes) else encode_entry(data)
+
+    def get_entry(self, key: str, generation: object = None) -> CacheEntry | None:
+        """The entry itself when `put_entry` kept it (decoded when `put` stored bytes).
+
+        A subclass that overrides `get` is read through it."""
+        if type(self).get is not MemoryStorage.get:
+            return super().get_entry(key, generation)
+        with self._lock:
+            self._expire_locked(key, time.time())
+            data = self._shelf.data.get(key)
+        return decode_entry(data) if data is None or isinstance(data, bytes) else data
 
     def put(
         self,
@@ -223,21 +243,52 @@ class MemoryStorage(StorageBase):
         release: tuple[str, str] | None = None,
     ) -> bool:
         del release  # this process's own locks: the caller frees them
+        return self._keep(key, data, info, ttl, generation, replaces)
+
+    def put_entry(
+        self,
+        key: str,
+        entry: CacheEntry,
+        ttl: float | None,
+        *,
+        generation: object = ANY_GENERATION,
+        replaces: bytes | None = None,
+        release: tuple[str, str] | None = None,
+    ) -> bool:
+        """Keep ``entry`` itself (PERF: it is encoded only if `get` is asked for its bytes;
+        entries are immutable, so the memory tier and the store share its body).
+
+        A subclass that overrides `put` is written through it."""
+        if type(self).put is not MemoryStorage.put:
+            return super().put_entry(key, entry, ttl, generation=generation,
+                                     replaces=replaces, release=release)  # fmt: skip
+        return self._keep(key, entry, entry.info(key), ttl, generation, replaces)
+
+    def _keep(
+        self,
+        key: str,
+        data: bytes | CacheEntry,
+        info: EntryInfo,
+        ttl: float | None,
+        generation: object,
+        replaces: bytes | None,
+    ) -> bool:
+        size = _held_size(data)
         with self._lock:
             if generation is not ANY_GENERATION and generation != self._generation:
                 return False
             shelf = self._shelf
             if replaces is not None:
                 old = shelf.data.get(key)
-                if old is None or old[TIMES_OFFSET : TIMES_OFFSET + len(replaces)] != replaces:
+                if old is None or _times(old, len(replaces)) != replaces:
                     return False
             shelf.remove(key)
-            if shelf.size + len(data) > self.max_bytes:
+            if shelf.size + size > self.max_bytes:
                 self._invalidated.clear()  # what purges left goes before any live entry
-            while shelf.data and shelf.size + len(data) > self.max_bytes:
+            while shelf.data and shelf.size + size > self.max_bytes:
                 shelf.remove(next(iter(shelf.data)))  # the oldest stored
             shelf.data[key] = data
-            shelf.size += len(data)
+            shelf.size += size
             shelf.index_add(key, info)
             if ttl is not None:
                 shelf.deadline[key] = time.time() + ttl
@@ -258,7 +309,11 @@ class MemoryStorage(StorageBase):
                 if info is None or data is None:
                     continue
                 if info.is_fresh(now):
-                    shelf.data[key] = rewrite_expires(data, now)  # same length
+                    shelf.data[key] = (
+                        rewrite_expires(data, now)  # same length
+                        if isinstance(data, bytes)
+                        else data.with_expires(now)
+                    )
                     shelf.index_remove(key)
                     shelf.index_add(key, replace(info, expires=now))
                 found.append(info)
@@ -446,6 +501,25 @@ class MemoryStorage(StorageBase):
     def bump_generation(self) -> None:
         with self._lock:
             self._generation += 1
+
+
+#: Bytes an entry kept as itself is counted for beyond its bodies (its header fields).
+ENTRY_OVERHEAD: Final = 512
+
+
+def _held_size(data: bytes | CacheEntry) -> int:
+    """Bytes ``data`` counts for against `MemoryStorage.max_bytes`: an encoding's length, or
+    an entry's bodies plus `ENTRY_OVERHEAD`."""
+    if isinstance(data, bytes):
+        return len(data)
+    return len(data.body) + sum(len(copy) for _, copy in data.copies) + ENTRY_OVERHEAD
+
+
+def _times(data: bytes | CacheEntry, length: int) -> bytes:
+    """The encoded creation and expiry times of ``data`` (`CacheEntry.times`)."""
+    if isinstance(data, bytes):
+        return data[TIMES_OFFSET : TIMES_OFFSET + length]
+    return data.times
 
 
 def _discard(index: dict[str, set[str]], value: str, key: str) -> None:
