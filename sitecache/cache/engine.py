@@ -29,7 +29,7 @@ from typing import Any, Final
 
 from sitecache.cache.counters import Counters
 from sitecache.cache.durable import DurableValues
-from sitecache.cache.entry import CacheEntry, decode_entry, encode_entry
+from sitecache.cache.entry import CacheEntry
 from sitecache.cache.fills import FillCoordinator
 from sitecache.cache.health_probe import probe_storage
 from sitecache.cache.hold import PurgeHold
@@ -262,7 +262,7 @@ class CacheEngine:
         Raises:
             StorageError: the storage failed.
         """
-        return decode_entry(self.storage.get(key, generation))
+        return self.storage.get_entry(key, generation)
 
     def store(
         self,
@@ -290,14 +290,8 @@ class CacheEngine:
         if entry.expires:
             window = stale_while_revalidate + entry.fresh.error_window
             ttl = max(1.0, entry.expires - self.clock()) + window + 60
-        return self.storage.put(
-            key,
-            encode_entry(entry),
-            entry.info(key),
-            ttl,
-            generation=generation,
-            replaces=replaces,
-            release=release,
+        return self.storage.put_entry(
+            key, entry, ttl, generation=generation, replaces=replaces, release=release
         )
 
     # ------------------------------------------------------------------ locks

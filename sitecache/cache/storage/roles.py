@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Literal, Protocol, overload
 
-from sitecache.cache.entry import EntryInfo
+from sitecache.cache.entry import CacheEntry, EntryInfo
 from sitecache.cache.storage.records import (
     ANY_GENERATION,
     Announcements,
@@ -96,6 +96,24 @@ class EntryStore(Protocol):
         where that costs no round trip of its own (Redis: `frees_locks_in_put`); other
         backends leave it to the caller. Returns whether the entry was stored.
         """
+
+    def get_entry(self, key: str, generation: object = None) -> CacheEntry | None:
+        """The entry under ``key`` as `get` reads it, decoded (`decode_entry`); ``None`` when
+        there is none or it does not decode. What the cache reads its pages with."""
+
+    def put_entry(
+        self,
+        key: str,
+        entry: CacheEntry,
+        ttl: float | None,
+        *,
+        generation: object = ANY_GENERATION,
+        replaces: bytes | None = None,
+        release: tuple[str, str] | None = None,
+    ) -> bool:
+        """`put` of ``entry`` encoded (`encode_entry`) with its index row (`CacheEntry.info`),
+        on the same terms; what the cache stores its pages with. A store in this process's
+        memory may keep the entry itself, encoded only if `get` is asked for its bytes."""
 
     def delete(self, keys: Iterable[str]) -> RemovalReport:
         """Remove the entries and their index rows; report what was there."""
