@@ -75,7 +75,7 @@ from sitecache.site.rest import SiteRoutes
 from sitecache.site.rest.health import HealthRoutes
 from sitecache.site.rest.plugins import PluginsController
 from sitecache.site.rest.themes import ThemesController
-from sitecache.site.stylesheet import STYLESHEET_PATH, SiteStylesheet
+from sitecache.site.stylesheet import STYLESHEET_PATH, SiteStylesheet, stylesheet_version
 from sitecache.site.themes import ThemeManager
 from sitecache.site.upload_files import UPLOADS_PATH, UploadFiles
 from sitecache.templating import make_template_environment
@@ -459,6 +459,8 @@ class App:
             if view is not None:  # login, account, dashboard, health, style sheet: never stored
                 self.plugins.sync()
                 return view(request)
+            if stylesheet_version(request.path) is not None:  # a versioned style sheet
+                return self.stylesheet.respond(request)
             # One more read: a page that may be stored is rendered with the plugins of the
             # moment, never those of before the purge another worker's (de)activation made.
             self.plugins.sync(force=True)

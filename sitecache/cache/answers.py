@@ -65,7 +65,6 @@ class Prepared:
         "entry",
         "etag",
         "expires",
-        "gzip_etag",
         "identity_headers",
         "last_modified",
         "offered",
@@ -89,7 +88,6 @@ class Prepared:
         self.weight = len(entry.body) + 512
         self.status_line = status_line(entry.status) if entry.status else ""
         self.etag = entry.etag
-        self.gzip_etag = coding_etag(entry.etag, "gzip") if entry.etag else ""
         self.last_modified = entry.extra.get("last_modified", entry.created)
         self.identity_headers = [
             *entry.headers,
@@ -118,6 +116,11 @@ class Prepared:
         self.weight += len(data)
 
     @property
+    def gzip_etag(self) -> str:
+        """The entity tag of the gzip copy (``""`` without a tag of its own)."""
+        return coding_etag(self.etag, "gzip") if self.etag else ""
+
+    @property
     def gzip_body(self) -> bytes:
         """The gzip copy, or ``b""`` when none is made yet."""
         copy = self.copies.get("gzip")
@@ -133,10 +136,19 @@ class Prepared:
 
 def status_line(status: int) -> str:
     """``"200 OK"`` for 200; ``"<status> Unknown"`` for a code HTTP does not name."""
-    try:
-        return f"{status} {HTTPStatus(status).phrase}"
-    except ValueError:
-        return f"{status} Unknown"
+    line = _STATUS_LINES.get(status)
+    if line is None:
+        try:
+            line = f"{status} {HTTPStatus(status).phrase}"
+        except ValueError:
+            line = f"{status} Unknown"
+        if len(_STATUS_LINES) < 1024:
+            _STATUS_LINES[status] = line
+    return line
+
+
+#: status code -> status line (`status_line`), made once per code
+_STATUS_LINES: dict[int, str] = {}
 
 
 def accepts_gzip(value: str) -> bool:

@@ -13,7 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final
 
-from sitecache.cache.directives import MAX_DELTA_SECONDS, parse_cache_control, parse_targeted
+from sitecache.cache.directives import (
+    EMPTY,
+    MAX_DELTA_SECONDS,
+    parse_cache_control,
+    parse_targeted,
+)
 from sitecache.cache.fields import entity_tag
 from sitecache.cache.freshness import HeaderFacts
 from sitecache.cache.http_dates import parse_http_date
@@ -157,7 +162,8 @@ def response_facts(captured: Captured) -> ResponseFacts:
         elif lower in _FIRST_LINE_FIELDS:
             first.setdefault(lower, value)
     status = status_code(captured.status)
-    cache_control = parse_cache_control(control)
+    # PERF: most pages send none of these fields; their facts are the shared empty values.
+    cache_control = parse_cache_control(control) if control else EMPTY
     in_force = parse_targeted(targeted) if targeted else None
     headers = HeaderFacts(
         directives=in_force if in_force is not None else cache_control,
@@ -168,18 +174,25 @@ def response_facts(captured: Captured) -> ResponseFacts:
         has_expires="expires" in first,
         age=_age(first.get("age")),
         last_modified=_date(first.get("last-modified")),
-        etag=entity_tag(first.get("etag", "")),
+        etag=entity_tag(first["etag"]) if "etag" in first else "",
     )
+    directives = headers.directives
     return ResponseFacts(
         status=status,
         has_set_cookie=set_cookie,
-        cache_control=frozenset(headers.directives.values) | headers.directives.invalid,
-        vary=tuple(dict.fromkeys(vary)),
+        cache_control=frozenset(directives.values) | directives.invalid
+        if directives is not EMPTY
+        else _NONE,
+        vary=tuple(dict.fromkeys(vary)) if vary else (),
         body_length=captured.size,
         content_encoding=encoding,
-        page_types=frozenset(page_types),
+        page_types=frozenset(page_types) if page_types else _NONE,
         headers=headers,
     )
+
+
+#: No names (the facts of a response without directives or page types).
+_NONE: Final[frozenset[str]] = frozenset()
 
 
 #: Fields whose first line alone counts (RFC 9111 §4.2.1, §5.1).

@@ -29,7 +29,7 @@ from typing import Any, Final
 
 from sitecache.cache.counters import Counters
 from sitecache.cache.durable import DurableValues
-from sitecache.cache.entry import CacheEntry, decode_entry, encode_entry
+from sitecache.cache.entry import CacheEntry
 from sitecache.cache.fills import FillCoordinator
 from sitecache.cache.health_probe import probe_storage
 from sitecache.cache.hold import PurgeHold
@@ -236,13 +236,24 @@ class CacheEngine:
         self.counters.flush(now)
 
     # ------------------------------------------------------------------ entries
-    def generation(self) -> object:
-        """The purge generation now (read before anything a request renders or looks up).
+    def generation(self, key: str | None = None) -> object:
+        """The purge generation now (read before anything a request renders or looks up);
+        with ``key``, the key the request looks up first (`Storage.generation_for`).
 
         Raises:
             StorageError: the storage failed.
         """
-        return self.storage.generation()
+        if key is None:
+            return self.storage.generation()
+        # Where the fill locks are the storage's own, its lookup may take the lock too.
+        lock = self.fills.lock_ahead(key) if self.fill_release_in_store else None
+        return self.storage.generation_for(key, lock)
+
+    def forgo_lock(self, key: str) -> None:
+        """The request that read ``key`` with `generation` found it stored after all (in the
+        memory tier, put there meanwhile): free the fill lock that read may have taken."""
+        if self.fill_release_in_store:
+            self.fills.forgo(key)
 
     def load(self, key: str, generation: object = None) -> CacheEntry | None:
         """The stored entry under ``key`` (no memory tier), or ``None``; ``generation`` is
@@ -251,7 +262,7 @@ class CacheEngine:
         Raises:
             StorageError: the storage failed.
         """
-        return decode_entry(self.storage.get(key, generation))
+        return self.storage.get_entry(key, generation)
 
     def store(
         self,
@@ -279,14 +290,8 @@ class CacheEngine:
         if entry.expires:
             window = stale_while_revalidate + entry.fresh.error_window
             ttl = max(1.0, entry.expires - self.clock()) + window + 60
-        return self.storage.put(
-            key,
-            encode_entry(entry),
-            entry.info(key),
-            ttl,
-            generation=generation,
-            replaces=replaces,
-            release=release,
+        return self.storage.put_entry(
+            key, entry, ttl, generation=generation, replaces=replaces, release=release
         )
 
     # ------------------------------------------------------------------ locks

@@ -50,9 +50,8 @@ from sitecache.cache.codings import (
     crc32,
     gzip_copy,
 )
-from sitecache.cache.fields import connection_named, entity_tag
 from sitecache.cache.freshness import Freshness
-from sitecache.cache.http_dates import format_http_date, parse_http_date
+from sitecache.cache.replayed import UNSTORED_HEADERS, replayed_headers, title_case
 
 __all__ = [
     "BROTLI_QUALITY",
@@ -84,30 +83,6 @@ EXPIRES_OFFSET: Final = 12
 TIMES_OFFSET: Final = 4
 _TIMES: Final = struct.Struct(">dd")
 PREFIX_SIZE: Final = _PREFIX.size
-
-#: Response headers never stored: per-connection (RFC 9111 §3.1: hop-by-hop fields and
-#: those of the proxy the cache forwards through), recomputed on each answer, or per-visitor.
-UNSTORED_HEADERS: Final = frozenset(
-    {
-        "set-cookie",
-        "connection",
-        "keep-alive",
-        "transfer-encoding",
-        "content-length",
-        "age",
-        "cache-status",
-        "server",
-        "proxy-authenticate",
-        "proxy-authentication-info",
-        "proxy-authorization",
-        "proxy-connection",
-        "trailer",
-        "trailers",
-        "te",
-        "upgrade",
-        "x-site-nonce",
-    }
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,7 +251,7 @@ class CacheEntry:
         """
         if freshness is None:
             freshness = Freshness("max_age", float(max_age), forever=not max_age)
-        replayed = _replayed_headers(headers, now, frozenset(omit))
+        replayed = replayed_headers(headers, now, frozenset(omit))
         kept = replayed.headers
         encoded = replayed.encoding not in ("", "identity")
         worth = len(body) >= MIN_GZIP_SIZE and replayed.content_type.startswith(COMPRESSIBLE)
@@ -286,7 +261,7 @@ class CacheEntry:
         if compressible or encoded:
             names.append("accept-encoding")
         if names:
-            kept.append(("Vary", ", ".join(_title(name) for name in names)))
+            kept.append(("Vary", ", ".join(title_case(name) for name in names)))
         return cls(
             url=url,
             host=host,
@@ -387,62 +362,6 @@ def body_etag(body: bytes, created: float) -> str:
     return f'"{int(created * 1_000_000):x}-{len(body):x}-{crc32(body):08x}"'
 
 
-@dataclass(slots=True)
-class _Replayed:
-    """What `_replayed_headers` read of a response's headers."""
-
-    headers: list[tuple[str, str]]
-    tags: list[str]
-    content_type: str = ""
-    encoding: str = ""
-    etag: str = ""
-    last_modified: float = 0.0
-    last_modified_text: str = ""
-
-
-def _replayed_headers(
-    headers: Iterable[tuple[str, str]], now: float, omit: frozenset[str]
-) -> _Replayed:
-    """The headers replayed on a hit of a response stored at ``now`` (a ``Last-Modified``
-    of ``now`` is added when it has none; ``ETag`` and ``Vary`` are written by the caller),
-    its tags, content type and coding, and its validators (the first ``ETag`` line as sent,
-    the ``Last-Modified`` date)."""
-    headers = list(headers)
-    skipped = UNSTORED_HEADERS | connection_named(headers) | omit
-    found = _Replayed(headers=[], tags=[], last_modified=now)
-    has_last_modified = False
-    for name, value in headers:
-        lower = name.lower()
-        if lower in skipped or lower == "vary":
-            continue
-        if lower == "cache-tag":
-            found.tags.extend(item.strip() for item in value.split(",") if item.strip())
-        elif lower == "content-type":
-            found.content_type = value.lower()
-        elif lower == "content-encoding":
-            found.encoding = value.strip().lower()
-        elif lower == "etag":
-            # An entity tag, strong or weak, is kept as sent; anything else is no validator.
-            found.etag = found.etag or entity_tag(value)
-            continue
-        elif lower == "last-modified":
-            stamp = parse_http_date(value)
-            if stamp is None or has_last_modified:
-                continue
-            has_last_modified = True
-            found.last_modified, found.last_modified_text = stamp, value
-        found.headers.append((name, value))
-    if not has_last_modified:
-        found.headers.append(("Last-Modified", format_http_date(now)))
-    return found
-
-
-def _title(name: str) -> str:
-    """A lower-case header name in its usual spelling (``accept-language``:
-    ``Accept-Language``)."""
-    return "-".join(part.capitalize() for part in name.split("-"))
-
-
 @dataclass(frozen=True, slots=True)
 class EntryInfo:
     """What the index keeps of an entry: everything but the bodies and headers."""
@@ -503,33 +422,39 @@ class EntryInfo:
 
 def encode_entry(entry: CacheEntry) -> bytes:
     """The entry as versioned bytes (see the module docstring)."""
+    # PERF: one encoder for every entry (tuples encode as arrays), the checksum run over the
+    # parts in turn and the bytes joined once: the body is copied once, into the result.
     codings = [("gzip", entry.gzip_body)] if entry.gzip_body else []
     codings.extend(entry.codings)
-    header = json.dumps(
+    header = _HEADER_JSON.encode(
         {
             "url": entry.url,
             "host": entry.host,
             "path": entry.path,
             "variant": entry.variant,
             "status": entry.status,
-            "headers": [list(pair) for pair in entry.headers],
-            "tags": list(entry.tags),
+            "headers": entry.headers,
+            "tags": entry.tags,
             "etag": entry.etag,
-            "vary": list(entry.vary),
+            "vary": entry.vary,
             "body": len(entry.body),
             "gzip": len(entry.gzip_body),
-            "codings": [[coding, len(data)] for coding, data in codings],
+            "codings": [(coding, len(data)) for coding, data in codings],
             "extra": entry.extra,
             "fresh": entry.fresh.as_json(),
             "encoded": entry.encoded,
             "z": entry.compressible,
-        },
-        separators=(",", ":"),
-        ensure_ascii=False,
+        }
     ).encode("utf-8")
-    payload = b"".join([header, entry.body, *(data for _, data in codings)])
-    prefix = _PREFIX.pack(FORMAT_MAGIC, entry.created, entry.expires, len(header), crc32(payload))
-    return prefix + payload
+    checksum = crc32(entry.body, crc32(header))
+    for _, data in codings:
+        checksum = crc32(data, checksum)
+    prefix = _PREFIX.pack(FORMAT_MAGIC, entry.created, entry.expires, len(header), checksum)
+    return b"".join([prefix, header, entry.body, *(data for _, data in codings)])
+
+
+#: The JSON header's encoder (compact, UTF-8 text as it is).
+_HEADER_JSON: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 def encode_expires(expires: float) -> bytes:

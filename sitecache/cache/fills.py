@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
 from sitecache.cache.locks import LockService
@@ -43,13 +43,21 @@ STORED_TTL: Final = 1.0
 STORED_MEMO_SIZE: Final = 1024
 
 
-@dataclass
+#: The event of a wait that is over before it began (a key stored a moment ago): set once,
+#: never cleared.
+_DONE: Final = threading.Event()
+_DONE.set()
+
+
+@dataclass(slots=True)
 class Fill:
     """One request's part in filling a key: lead (renders) or waiter."""
 
     name: str
     lead: bool
-    event: threading.Event = field(default_factory=threading.Event)
+    #: what a waiter waits on; a registered fill's own is made by the first local waiter
+    #: (PERF: a lead nobody waits for makes none)
+    event: threading.Event | None = None
     #: the storage lock's owner token while this lead holds it
     owner: str | None = None
     #: this waiter waits on another process (polling the lock), not on a local thread
@@ -73,42 +81,89 @@ class FillCoordinator:
         self.locks = locks
         self.warn = warn
         self._lock = threading.Lock()
-        self._inflight: dict[str, threading.Event] = {}
+        #: the registered fill of each key being filled in this process
+        self._inflight: dict[str, Fill] = {}
         self._passes: dict[str, float] = {}
         self._stored: dict[str, float] = {}
+        #: the lock this thread's last `lock_ahead` offered: ``offered`` = (name, when)
+        self._ahead = threading.local()
+
+    def lock_ahead(self, key: str) -> tuple[str, str, float] | None:
+        """The storage lock `begin` would take for ``key`` now (name, owner token, seconds),
+        for a storage that takes it in the round trip of the lookup when nothing is stored
+        (`Storage.generation_for`); ``None`` when `begin` would not take it."""
+        now = time.monotonic()
+        self._ahead.offered = None
+        with self._lock:
+            if self._early(key, now) is not None:
+                return None
+        name = f"fill:{key}"
+        self._ahead.offered = (name, now)
+        return name, self.locks.token(), LOCK_TTL
+
+    def forgo(self, key: str) -> None:
+        """The lookup the lock of ``key`` was offered with (`lock_ahead`) was answered by
+        something stored meanwhile: free the lock if it was taken (a failure is logged; the
+        lock then expires by itself)."""
+        name = f"fill:{key}"
+        offered, self._ahead.offered = getattr(self._ahead, "offered", None), None
+        if offered is not None and offered[0] == name:
+            self.locks.release(name, self.locks.token())
+
+    def _early(self, key: str, now: float) -> Fill | None:
+        """What `begin` answers without the storage lock (``self._lock`` held): a lead of a
+        page not storable lately, a waiter of this process's lead, or a look again."""
+        name = f"fill:{key}"
+        until = self._passes.get(key)
+        if until is not None and until > now:
+            return Fill(name, lead=True)  # not storable lately: render, do not collapse
+        current = self._inflight.get(key)
+        if current is not None:
+            if current.event is None:
+                current.event = threading.Event()
+            return Fill(name, lead=False, event=current.event)
+        stored_at = self._stored.get(key)
+        if stored_at is not None and now - stored_at < STORED_TTL:
+            # Its lead stored it since this request's lookup: look again, do not render.
+            return Fill(name, lead=False, event=_DONE, recheck=True)
+        return None
 
     def begin(self, key: str) -> Fill:
         """Become the lead for ``key`` or a waiter of the current one."""
         name = f"fill:{key}"
         now = time.monotonic()
+        offered, self._ahead.offered = getattr(self._ahead, "offered", None), None
         with self._lock:
-            until = self._passes.get(key)
-            if until is not None and until > now:
-                return Fill(name, lead=True)  # not storable lately: render, do not collapse
-            event = self._inflight.get(key)
-            if event is not None:
-                return Fill(name, lead=False, event=event)
-            stored_at = self._stored.get(key)
-            if stored_at is not None and now - stored_at < STORED_TTL:
-                # Its lead stored it since this request's lookup: look again, do not render.
-                done = threading.Event()
-                done.set()
-                return Fill(name, lead=False, event=done, recheck=True)
-            event = threading.Event()
-            self._inflight[key] = event
+            early = self._early(key, now)
+            if early is None:
+                fill = self._inflight[key] = Fill(name, lead=True, registered=True)
+        if early is not None:
+            if offered is not None and offered[0] == name and now - offered[1] < STORED_TTL:
+                # The lookup may have taken the lock for this thread (`lock_ahead`) before
+                # another thread began: then this one renders, holding it (the lock decides,
+                # as between processes); never left taken.
+                try:
+                    owner = self.locks.acquire(name, LOCK_TTL)
+                except StorageError as exc:
+                    self.warn("cache fill lock unavailable: %s", exc)
+                    owner = None
+                if owner is not None:
+                    return Fill(name, lead=True, owner=owner)
+            return early
         try:
-            owner = self.locks.acquire(name, LOCK_TTL)
+            fill.owner = self.locks.acquire(name, LOCK_TTL)
         except StorageError as exc:
             self.warn("cache fill lock unavailable: %s", exc)
-            return Fill(name, lead=True, event=event, registered=True)
-        if owner is not None:
-            return Fill(name, lead=True, event=event, owner=owner, registered=True)
-        return Fill(name, lead=False, event=event, remote=True, registered=True)
+            return fill
+        if fill.owner is None:
+            fill.lead, fill.remote = False, True
+        return fill
 
     def wait(self, fill: Fill, budget: float = WAIT_BUDGET) -> None:
         """Wait (at most ``budget`` seconds) until the lead of ``fill`` is done."""
         if not fill.remote:
-            fill.event.wait(budget)
+            if fill.event is not None:
+                fill.event.wait(budget)
             return
         deadline = time.monotonic() + budget
         pause = 0.002
@@ -160,7 +215,9 @@ class FillCoordinator:
                 if len(self._stored) >= STORED_MEMO_SIZE:
                     self._stored.clear()
                 self._stored[key] = time.monotonic()
-            if fill.registered and self._inflight.get(key) is fill.event:
+            if fill.registered and self._inflight.get(key) is fill:
                 del self._inflight[key]
-        if fill.registered:
-            fill.event.set()
+            # Read once it is no longer registered: no waiter can make it after this.
+            event = fill.event
+        if fill.registered and event is not None:
+            event.set()

@@ -209,11 +209,16 @@ def response_freshness(
     ``none`` and a lifetime of zero."""
     directives = facts.directives
     age = initial_age(facts, requested, arrived)
-    no_cache = directives.fields("no-cache") == ()
-    forbidden = no_cache or any(
-        directives.present(name) for name in ("must-revalidate", "proxy-revalidate", "s-maxage")
+    # PERF: most pages state no directive at all; nothing is looked up in them then.
+    stated = directives is not EMPTY and bool(directives.values or directives.invalid)
+    no_cache = stated and directives.fields("no-cache") == ()
+    forbidden = no_cache or (
+        stated
+        and any(
+            directives.present(name) for name in ("must-revalidate", "proxy-revalidate", "s-maxage")
+        )
     )
-    window = directives.seconds("stale-while-revalidate")
+    window = directives.seconds("stale-while-revalidate") if stated else None
     rule: LifetimeRule = "none"
     lifetime, forever = 0.0, False
     explicit = _explicit_lifetime(facts, arrived)
@@ -230,7 +235,7 @@ def response_freshness(
         forever=forever and not no_cache,
         stale_window=0 if forbidden else window,
         background=not forbidden and window is not None,
-        error_window=0 if forbidden else directives.seconds("stale-if-error") or 0,
+        error_window=0 if forbidden or not stated else directives.seconds("stale-if-error") or 0,
         revalidate=no_cache,
     )
 

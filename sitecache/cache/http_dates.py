@@ -15,9 +15,9 @@ Pure: no I/O.
 from __future__ import annotations
 
 import calendar
+import math
 import re
 import time
-from email.utils import formatdate
 from typing import Final
 
 __all__ = ["format_http_date", "parse_http_date"]
@@ -94,6 +94,24 @@ def _timestamp(
     return float(calendar.timegm((year, number, day, hours, minutes, seconds, 0, 0, 0)))
 
 
+_WEEKDAYS: Final = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTH_NAMES: Final = tuple(month.capitalize() for month in _MONTHS)
+#: The last second formatted and its text (a store formats the time it arrived: misses in the
+#: same second share one).
+_formatted: tuple[int, str] = (-1, "")
+
+
 def format_http_date(timestamp: float) -> str:
-    """``timestamp`` as an IMF-fixdate."""
-    return formatdate(timestamp, usegmt=True)
+    """``timestamp`` as an IMF-fixdate (its whole second, as ``Last-Modified`` sends it)."""
+    global _formatted  # a one-item memo, replaced whole (thread-safe)
+    second = math.floor(timestamp)
+    last, text = _formatted
+    if second != last:
+        moment = time.gmtime(second)
+        text = (
+            f"{_WEEKDAYS[moment.tm_wday]}, {moment.tm_mday:02d} "
+            f"{_MONTH_NAMES[moment.tm_mon - 1]} {moment.tm_year:04d} "
+            f"{moment.tm_hour:02d}:{moment.tm_min:02d}:{moment.tm_sec:02d} GMT"
+        )
+        _formatted = (second, text)
+    return text

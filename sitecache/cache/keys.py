@@ -10,7 +10,9 @@ every backend can use as a file name or a Redis key.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
+from typing import Final
 from urllib.parse import quote, unquote_to_bytes, urlencode
 
 __all__ = [
@@ -24,6 +26,8 @@ __all__ = [
 ]
 
 _PATH_SAFE = "/:@!$&'()*+,;=-._~"
+#: A path `quote` leaves as it is: ASCII letters, digits and `_PATH_SAFE` only.
+_UNQUOTED: Final = re.compile(r"[A-Za-z0-9/:@!$&'()*+,;=\-._~]+")
 
 
 def normalize_host(host: str, scheme: str) -> str:
@@ -39,6 +43,8 @@ def normalize_host(host: str, scheme: str) -> str:
 
 def normalize_path(path: str) -> str:
     """A WSGI ``PATH_INFO`` (the request's bytes decoded as latin-1) percent-encoded."""
+    if _UNQUOTED.fullmatch(path):  # PERF: most paths have nothing to encode
+        return path
     try:
         raw = path.encode("latin-1")
     except UnicodeEncodeError:  # a server that decoded as UTF-8 (or left surrogates)

@@ -22,6 +22,9 @@ __all__ = ["LockService", "Locks"]
 class LockService(Protocol):
     """The lock operations the miss coalescer (`sitecache.cache.fills`) needs."""
 
+    def token(self) -> str:
+        """The owner token `acquire` would give the calling thread."""
+
     def acquire(self, name: str, ttl: float) -> str | None:
         """Take ``name`` for ``ttl`` seconds: the owner token, or ``None`` when it is held.
 
@@ -40,6 +43,18 @@ class LockService(Protocol):
         """Free ``name`` if ``owner`` still holds it (a storage failure is only logged)."""
 
 
+#: This process's id (PERF: not a system call per lock; a forked child reads its own).
+_pid = os.getpid()
+
+
+def _forked() -> None:
+    global _pid  # refreshed in the child after a fork
+    _pid = os.getpid()
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
 class Locks:
     """The storage's named locks, with owner tokens of this process (a `LockService`).
 
@@ -56,7 +71,7 @@ class Locks:
 
     def token(self) -> str:
         """The owner token of the calling thread of this process."""
-        return f"{self._prefix}-{os.getpid()}-{threading.get_ident()}"
+        return f"{self._prefix}-{_pid}-{threading.get_ident()}"
 
     def acquire(self, name: str, ttl: float) -> str | None:
         """Take ``name`` for ``ttl`` seconds: the owner token to release it, or ``None`` when

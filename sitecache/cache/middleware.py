@@ -213,7 +213,7 @@ class PageCache:
         try:
             # Read before the app renders anything: what is stored under it may outlive no
             # purge that began later (the conditional put refuses it).
-            generation = self._entries.generation()
+            generation = self._entries.generation(decision.base)
             key, prepared = self._entries.lookup(decision.base, environ, now, generation)
         except StorageError as exc:
             engine.storage_warning("cache storage unavailable, passing through: %s", exc)

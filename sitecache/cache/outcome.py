@@ -61,6 +61,8 @@ OUTCOME_REASONS: Final[dict[OutcomeReason, str]] = {
 }
 
 _HIT: Final = f"{CACHE_NAME}; hit"
+#: `Outcome.stored_after` of each ``fwd`` made so far
+_STORED_AFTER: dict[str, Outcome] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +89,12 @@ class Outcome:
 
     @classmethod
     def stored_after(cls, fwd: Fwd) -> Outcome:
-        """The application answered and its page was stored."""
-        return cls("miss", fwd, stored=True)
+        """The application answered and its page was stored (one value per ``fwd``: outcomes
+        are immutable)."""
+        made = _STORED_AFTER.get(fwd)
+        if made is None:
+            made = _STORED_AFTER[fwd] = cls("miss", fwd, stored=True)
+        return made
 
     @classmethod
     def collapsed_into(cls, fwd: Fwd) -> Outcome:

@@ -222,7 +222,19 @@ def _rejected_cookie(facts: RequestFacts, settings: CacheSettings, rules: CacheR
 def is_under(path: str, prefixes: tuple[str, ...]) -> bool:
     """Whether ``path`` is one of ``prefixes`` or below one (``/login`` and ``/login/x``, not
     ``/login-tips/``), as the app routes them."""
-    return any(path == prefix or path.startswith(prefix + "/") for prefix in prefixes)
+    if path in prefixes:
+        return True
+    # PERF: one startswith over the prefixes with their slash, made once per prefix tuple.
+    below = _BELOW.get(prefixes)
+    if below is None:
+        if len(_BELOW) >= 64:
+            _BELOW.clear()
+        below = _BELOW[prefixes] = tuple(f"{prefix}/" for prefix in prefixes)
+    return path.startswith(below)
+
+
+#: prefixes -> the same with a trailing slash (`is_under`): the deployment's few tuples
+_BELOW: dict[tuple[str, ...], tuple[str, ...]] = {}
 
 
 def _rest_or_admin(facts: RequestFacts, settings: CacheSettings, rules: CacheRules) -> bool:
@@ -230,7 +242,7 @@ def _rest_or_admin(facts: RequestFacts, settings: CacheSettings, rules: CacheRul
     return (
         is_under(facts.path, prefixes)
         or is_under(facts.routed_path, prefixes)
-        or any(name in BYPASS_QUERY_PARAMS for name in facts.query_names)
+        or not BYPASS_QUERY_PARAMS.isdisjoint(facts.query_names)
     )
 
 

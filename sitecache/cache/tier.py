@@ -10,6 +10,7 @@ before a purge can never put it back for later requests: its stamp is already ol
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from typing import Generic, Protocol, TypeVar
 
 __all__ = ["MemoryTier", "TierItem"]
@@ -35,7 +36,9 @@ class MemoryTier(Generic[ItemT]):
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
-        self._items: dict[str, tuple[object, ItemT]] = {}
+        # PERF: an OrderedDict, whose oldest item is found at once; a dict emptied from its
+        # front walks past every slot freed there before it finds it (a miss evicts one).
+        self._items: OrderedDict[str, tuple[object, ItemT]] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
         self._observed: object = object()
@@ -84,6 +87,10 @@ class MemoryTier(Generic[ItemT]):
         found = self._items.pop(key, None)
         if found is not None:
             self._size -= found[1].weight
+
+    def __contains__(self, key: object) -> bool:
+        """Whether an item is kept under ``key`` (of any generation)."""
+        return key in self._items
 
     def __len__(self) -> int:
         return len(self._items)

@@ -15,6 +15,7 @@ answers.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -63,15 +64,21 @@ class TieredEntries:
         self.copy_writers: list[CopyWriter] = copy_writers if copy_writers is not None else []
         #: ``Accept-Encoding`` value -> the coding its client gets of a compressible page
         self._chosen: BoundedMemo[str, str] = BoundedMemo(CHOSEN_MEMO_SIZE)
+        #: ``ahead``: (key, generation) of this thread's last read ahead (`generation`)
+        self._read = threading.local()
 
-    def generation(self) -> object:
+    def generation(self, base: str | None = None) -> object:
         """The purge generation now (read before anything a request renders or looks up);
-        the memory tier gives back what older ones hold.
+        the memory tier gives back what older ones hold. ``base``: the key the request looks
+        up next; unless the memory tier holds it, the storage may read it in the same round
+        trip (`Storage.generation_for`).
 
         Raises:
             StorageError: the storage failed.
         """
-        generation = self.engine.generation()
+        ahead = base if base is not None and base not in self.tier else None
+        generation = self.engine.generation(ahead)
+        self._read.ahead = (ahead, generation) if ahead is not None else None
         self.tier.observe(generation)
         return generation
 
@@ -87,6 +94,12 @@ class TieredEntries:
         tier = self.tier
         prepared = tier.get(key, generation)
         fresh = prepared is not None and (not prepared.expires or now < prepared.expires)
+        ahead = getattr(self._read, "ahead", None)
+        if ahead is not None and ahead[0] == key:
+            self._read.ahead = None
+            if fresh and not refresh and ahead[1] is generation:
+                # Put in the tier since `generation` read nothing there (another thread).
+                self.engine.forgo_lock(key)
         if fresh and not refresh:
             return prepared
         # Not here, or stale here: another process may have stored a fresher copy.

@@ -4,11 +4,14 @@ key) and the environ the application sees; plain requests are remembered, never 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sitecache.cache.classify import PLAIN_MEMO_MAX_TEXT, Decision, RequestClassifier, plain_key
-from sitecache.cache.keys import base_key
+from sitecache.cache.keys import base_key, normalize_path
 from sitecache.cache.policy import CacheRules
 from sitecache.cache.settings import CacheSettings
 
@@ -214,3 +217,13 @@ def test_only_plain_requests_have_a_memo_key(changes: dict[str, Any]) -> None:
 )
 def test_every_value_a_plain_decision_reads_is_in_its_memo_key(changes: dict[str, Any]) -> None:
     assert plain_key({**BASE_ENVIRON, **changes}) != plain_key(BASE_ENVIRON)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x2FF), max_size=40))
+def test_a_path_is_keyed_percent_encoded_as_quote_spells_it(path: str) -> None:
+    # Paths with nothing to encode are returned as they are; the others go through quote.
+    try:
+        raw = path.encode("latin-1")
+    except UnicodeEncodeError:
+        raw = path.encode("utf-8", "surrogateescape")
+    assert normalize_path(path) == quote(raw or b"/", safe="/:@!$&'()*+,;=-._~")

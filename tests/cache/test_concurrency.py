@@ -23,6 +23,7 @@ from sitecache.cache import (
     Storage,
 )
 from sitecache.cache.entry import EXPIRES_OFFSET, EntryInfo
+from sitecache.cache.fills import Fill
 from sitecache.cache.storage import ANY_GENERATION, Dimension
 from tests.cache.conftest import BACKENDS, FakeClock, PageApp, make_storage
 
@@ -458,11 +459,40 @@ def test_a_request_that_missed_just_before_the_lead_stored_does_not_render_again
     late = fills.begin("k")
     assert not late.lead
     assert late.recheck
+    assert late.event is not None
     assert late.event.is_set()  # nothing to wait for
     fills.forget("k")  # its lookup found nothing (purged since): lead again
     again = fills.begin("k")
     assert again.lead
     fills.finish(again, stored=False)
+
+
+def test_a_lead_makes_no_event_until_a_waiter_of_its_process_asks_for_one(
+    page_app: PageApp,
+) -> None:
+    # Most misses have no waiter: their lead makes no event; the first local waiter makes the
+    # one every waiter of the key shares, and the lead's finish sets it.
+    cache = build(page_app)
+    fills = cache.engine.fills
+    lead = fills.begin("k")
+    assert lead.lead
+    assert _event(lead) is None
+    first, second = fills.begin("k"), fills.begin("k")
+    assert not first.lead
+    assert first.event is not None
+    assert second.event is first.event
+    assert _event(lead) is first.event
+    assert not first.event.is_set()
+    fills.finish(lead, stored=True)
+    assert first.event.is_set()
+    alone = fills.begin("other")
+    fills.finish(alone, stored=False)
+    assert alone.event is None
+
+
+def _event(fill: Fill) -> threading.Event | None:
+    """A fill's event now (read through a call: mypy keeps no narrowing across it)."""
+    return fill.event
 
 
 def test_a_page_purged_right_after_it_was_stored_is_rendered_and_stored_again(

@@ -3,6 +3,7 @@ dates (RFC 9110 §5.6.7), as tables."""
 
 from __future__ import annotations
 
+from email.utils import formatdate
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from sitecache.cache.directives import (
     parse_targeted,
     split_list,
 )
-from sitecache.cache.http_dates import parse_http_date
+from sitecache.cache.http_dates import format_http_date, parse_http_date
 
 # (field lines, directives with a valid value, directives present with an invalid one)
 CACHE_CONTROL_CASES: list[tuple[list[str], dict[str, Any], set[str]]] = [
@@ -131,3 +132,21 @@ def test_a_two_digit_year_more_than_50_years_ahead_is_of_the_century_before() ->
     assert parse_http_date("Friday, 18-Aug-89 02:01:18 GMT", now=1_800_000_000.0) == (
         parse_http_date("Fri, 18 Aug 1989 02:01:18 GMT")
     )
+
+
+@pytest.mark.parametrize(
+    "stamp",
+    [0.0, 784111777.0, 784111777.999, 1_800_000_000.5, 4_102_444_799.9, 951_782_400.25],
+)
+def test_http_dates_are_written_as_imf_fixdates_of_the_whole_second(stamp: float) -> None:
+    text = format_http_date(stamp)
+    assert text == formatdate(int(stamp), usegmt=True)
+    assert parse_http_date(text) == float(int(stamp))
+
+
+def test_the_formatted_date_follows_the_clock_from_one_second_to_the_next() -> None:
+    # The last second formatted is remembered: the next second must not reuse it.
+    assert format_http_date(784111777.2) == "Sun, 06 Nov 1994 08:49:37 GMT"
+    assert format_http_date(784111777.9) == "Sun, 06 Nov 1994 08:49:37 GMT"
+    assert format_http_date(784111778.0) == "Sun, 06 Nov 1994 08:49:38 GMT"
+    assert format_http_date(784111777.5) == "Sun, 06 Nov 1994 08:49:37 GMT"

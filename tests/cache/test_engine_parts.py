@@ -10,14 +10,23 @@ from typing import Any
 import pytest
 from werkzeug.test import Client
 
-from sitecache.cache import CacheEngine, CacheRules, DiskStorage, MemoryStorage, PageCache
+from sitecache.cache import (
+    CacheEngine,
+    CacheEntry,
+    CacheRules,
+    DiskStorage,
+    MemoryStorage,
+    PageCache,
+)
 from sitecache.cache.api import CacheApi
 from sitecache.cache.counters import SINCE_NAME, Counters
 from sitecache.cache.named_values import NamedValues
 from sitecache.cache.purging import PurgeResult
 from sitecache.cache.settings import CacheSettings
 from sitecache.cache.storage import StorageError
+from sitecache.cache.storage.memory import ENTRY_OVERHEAD
 from sitecache.cache.storage_log import RateLimitedLog
+from sitecache.cache.tier import MemoryTier
 from sitecache.cache.timeseries import PREFIX, read_series
 from sitecache.domain_errors import InvalidSettings, InvalidURL
 from sitecache.hooks import Hooks
@@ -311,3 +320,31 @@ def test_a_url_off_the_site_raises_what_the_rest_boundary_answers_with_400() -> 
         "url": "'http://evil.example/' is on a host this site does not serve (evil.example)"
     }
     assert engine.stats()["purges"] == {}  # nothing was purged
+
+
+class _Weighed:
+    """A tier item of a given weight."""
+
+    def __init__(self, weight: int) -> None:
+        self.weight = weight
+
+
+def test_the_memory_tier_and_the_memory_store_evict_the_oldest_stored_first() -> None:
+    # Both evict in the order items were stored, however many were evicted before (an
+    # OrderedDict: the oldest is found at once, where a dict emptied from its front walks
+    # past every slot freed there).
+    tier: MemoryTier[_Weighed] = MemoryTier(4000)
+    for number in range(5000):
+        tier.put(f"k{number}", _Weighed(1000), 0)
+    kept = [number for number in range(5000) if tier.get(f"k{number}", 0) is not None]
+    assert kept == [4996, 4997, 4998, 4999]
+    storage = MemoryStorage(max_bytes=3 * (100 + ENTRY_OVERHEAD))
+    for number in range(1000):
+        key = f"{number:032d}"
+        page = CacheEntry(
+            url=f"http://example.org/{number}", host="example.org", path=f"/{number}",
+            variant="", status=200, headers=(), body=b"x" * 100, gzip_body=b"",
+            created=1000.0 + number, expires=0.0,
+        )  # fmt: skip
+        assert storage.put_entry(key, page, None)
+    assert sorted(storage.keys_for("host", None)) == [f"{n:032d}" for n in (997, 998, 999)]

@@ -27,8 +27,8 @@ from sitecache.cache import (
     Storage,
 )
 from sitecache.cache.entry import encode_entry
-from sitecache.cache.storage import PendingRemoval
-from sitecache.cache.storage.disk_schema import CHUNK_MAX
+from sitecache.cache.storage import PendingRemoval, disk_epochs
+from sitecache.cache.storage.disk_schema import CHUNK_MAX, LAYOUT_VERSION
 from sitecache.cache.storage.disk_search import SEARCH_CATCH_UP
 from sitecache.cache.storage.redis_listing import visible_span
 from tests.cache.conftest import REDIS_URL, FakeClock, PageApp, make_storage
@@ -296,6 +296,9 @@ def disk(tmp_path: Path) -> Iterator[Storage]:
 
 
 def chunk_counts(storage: Storage) -> list[int]:
+    """The row counts of the current epoch's chunks, once the catch-up moved the rows stored
+    since into the listing order (layout 7: a new row waits for it)."""
+    storage._index_queued()  # type: ignore[attr-defined]
     rows = storage._connection().execute(  # type: ignore[attr-defined]
         "SELECT count FROM chunks WHERE epoch = (SELECT current FROM epoch) ORDER BY t, url, key"
     )
@@ -334,10 +337,11 @@ def test_disk_pages_stay_exact_through_splits_merges_moves_ties_and_purges(disk:
     assert_listings(disk, live, now=2000.0, limits=(100,))
 
 
-@pytest.mark.parametrize("version", [2, 3, 4, 5])
+@pytest.mark.parametrize("version", [2, 3, 4, 5, 6])
 def test_an_older_disk_layout_is_made_again_on_open(tmp_path: Path, version: int) -> None:
-    """Layouts before 6 (4: tag rows and bodies found by key; 5: rows without the lifetime
-    rule) are dropped and made again; named values stay."""
+    """Layouts before 7 (4: tag rows and bodies found by key; 5: rows without the lifetime
+    rule; 6: URL, path and host indexes written by every store) are dropped and made again;
+    named values stay."""
     directory = tmp_path / "cache"
     storage = make_storage("disk", directory)
     put(storage, 1)
@@ -353,7 +357,7 @@ def test_an_older_disk_layout_is_made_again_on_open(tmp_path: Path, version: int
     assert reopened.keys_for("tag", ["all"]) == {f"{2:032x}"}
     reopened.close()
     with sqlite3.connect(directory / "index.sqlite3") as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 6
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION
 
 
 def tag_rows(directory: Path) -> list[tuple[str, str]]:
@@ -389,10 +393,14 @@ def test_tag_rows_wait_for_the_catch_up_and_lookups_see_them_meanwhile(tmp_path:
     assert tag_rows(directory) == [("t5", first), ("t6", second)]
     third = put(storage, 3, expires=1500.0)  # queued, then hidden by the expiry cut
     assert storage.keys_for("tag", ["t3"]) == {third}
-    storage.invalidate_expired(1600.0)
+    storage.invalidate_expired(1600.0)  # (which has the catch-up move it first)
     assert storage.keys_for("tag", ["t3", "all"]) == set()
+    ninth = put(storage, 9, expires=1550.0)  # queued, and hidden by the cut made before
+    assert storage.keys_for("tag", ["t2", "all"]) == set()
     storage.delete([second])
-    assert tag_rows(directory) == [("t5", first)]
+    # The hidden third row's tag rows stay until GC deletes it; the queued ninth has none.
+    assert tag_rows(directory) == [("all", third), ("t3", third), ("t5", first)]
+    assert ninth not in storage.keys_for("host", None)
     assert storage.keys_for("tag", ["t5", "t6"]) == {first}
     fourth = put(storage, 4)
     storage.invalidate_all()  # queued and caught-up rows of the old epoch: found by neither
@@ -411,6 +419,108 @@ def test_a_tag_lookup_writes_a_long_queue_of_tag_rows_first(tmp_path: Path) -> N
     connection = storage._connection()  # type: ignore[attr-defined]
     assert connection.execute("SELECT COUNT(*) FROM search_pending").fetchone()[0] == 0
     assert len(tag_rows(tmp_path / "cache")) == 2 * len(keys)
+    storage.close()
+
+
+def indexed_rows(directory: Path) -> int:
+    """Entry rows in the URL, path and host indexes (moved there by the catch-up)."""
+    with sqlite3.connect(directory / "index.sqlite3") as connection:
+        found = connection.execute("SELECT COUNT(*) FROM entries WHERE indexed = 1").fetchone()
+    return int(found[0])
+
+
+def test_url_path_and_host_lookups_find_queued_rows_before_and_after_the_catch_up(
+    tmp_path: Path,
+) -> None:
+    """Layout 7: a new entry row is in none of the URL, path and host indexes (a miss writes
+    no page of them) until the catch-up; lookups by URL, path and host, and the hosts a purge
+    of the site checks, find it all the same, and an expiry cut or a new epoch hides it there
+    as in the indexes."""
+    directory = tmp_path / "cache"
+    storage = make_storage("disk", directory)
+    first, second = put(storage, 1), put(storage, 2, host="other.org")
+    assert indexed_rows(directory) == 0  # queued
+    connection = storage._connection()  # type: ignore[attr-defined]
+    plan = " ".join(
+        str(row)
+        for row in connection.execute(
+            "EXPLAIN QUERY PLAN SELECT key FROM entries WHERE url = 'x' AND indexed = 1"
+        )
+    )
+    assert "entries_url" in plan  # the partial index serves the lookups
+
+    def found() -> tuple[set[str], ...]:
+        return (
+            storage.keys_for("url", ["http://example.org/p1", "http://other.org/p2"]),
+            storage.keys_for("path", ["/p2"]),
+            storage.keys_for("host", ["other.org", "nowhere.org"]),
+        )
+
+    assert found() == ({first, second}, {second}, {second})
+    assert disk_epochs.hosts(connection) == {"example.org", "other.org"}
+    storage.housekeeping(1.0)  # the catch-up
+    assert indexed_rows(directory) == 2
+    assert found() == ({first, second}, {second}, {second})
+    assert disk_epochs.hosts(connection) == {"example.org", "other.org"}
+    third = put(storage, 3, host="third.org", expires=1500.0)  # queued, then hidden
+    assert storage.keys_for("url", ["http://third.org/p3"]) == {third}
+    assert disk_epochs.hosts(connection) == {"example.org", "other.org", "third.org"}
+    storage.invalidate_expired(1600.0)
+    assert storage.keys_for("url", ["http://third.org/p3"]) == set()
+    assert storage.keys_for("host", ["third.org"]) == set()
+    fourth = put(storage, 4, host="fourth.org")
+    storage.invalidate_all()  # queued and indexed rows of the old epoch: found by neither
+    assert storage.keys_for("url", ["http://example.org/p1", "http://fourth.org/p4"]) == set()
+    assert storage.keys_for("host", ["fourth.org", "other.org"]) == set()
+    assert fourth not in storage.keys_for("path", ["/p4"])
+    assert disk_epochs.hosts(connection) == set()
+    storage.close()
+
+
+def raw_totals(directory: Path) -> int:
+    """The current epoch's page count as the totals table holds it (no catch-up)."""
+    with sqlite3.connect(directory / "index.sqlite3") as connection:
+        found = connection.execute(
+            "SELECT entries FROM totals WHERE epoch = (SELECT current FROM epoch)"
+        ).fetchone()
+    return int(found[0])
+
+
+def test_a_miss_writes_no_index_row_and_every_reader_sees_it(tmp_path: Path) -> None:
+    """Layout 7: a stored page is counted, listed and ordered only by the catch-up, which the
+    listing, the counts, a purge of everything and of the expired pages, and GC's steps run
+    first: they see every stored page, and a purge reports every page it hid."""
+    directory = tmp_path / "cache"
+    storage = make_storage("disk", directory)
+    keys = [put(storage, number, created=1000.0 + number) for number in range(5)]
+    assert (indexed_rows(directory), raw_totals(directory)) == (0, 0)
+    assert storage.summary(2000.0).total == 5
+    assert (indexed_rows(directory), raw_totals(directory)) == (5, 5)
+    late = put(storage, 5, created=1100.0, expires=1500.0)
+    rows, total = storage.list_entries(0, 10, now=2000.0, status="expired")
+    assert ([info.key for info in rows], total) == ([late], 1)
+    put(storage, 6, created=900.0)
+    rows, total = storage.list_entries(0, 10, now=1200.0)
+    assert [info.key for info in rows] == [late, *reversed(keys), f"{6:032x}"]
+    assert total == 7
+    put(storage, 7, expires=1400.0)
+    assert storage.expired_keys(2000.0, 10) == [f"{7:032x}", late]
+    assert storage.invalidate_expired(1600.0).deleted == 2  # the queued row too
+    put(storage, 8)
+    # The epoch's totals: its nine rows, the two the cut hides (not yet deleted) among them.
+    assert storage.invalidate_all().deleted == 9
+    assert raw_totals(directory) == 0
+    storage.close()
+
+
+def test_a_url_lookup_indexes_a_long_queue_first(tmp_path: Path) -> None:
+    """More queued rows than a lookup reads one by one (`SEARCH_CATCH_UP`): a URL lookup has
+    the catch-up put them in the indexes first, and finds its entry."""
+    storage = make_storage("disk", tmp_path / "cache")
+    keys = [put(storage, number) for number in range(SEARCH_CATCH_UP + 100)]
+    assert indexed_rows(tmp_path / "cache") == 0
+    assert storage.keys_for("url", ["http://example.org/p7"]) == {keys[7]}
+    assert indexed_rows(tmp_path / "cache") == len(keys)
     storage.close()
 
 

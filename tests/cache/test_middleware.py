@@ -19,6 +19,7 @@ from sitecache.cache import (
     PurgeResult,
     Storage,
 )
+from sitecache.cache.entry import decode_entry
 from sitecache.cache.storage import ANY_GENERATION, StorageError
 from sitecache.domain_errors import InvalidURL
 from sitecache.rest.error_handlers import ErrorHandlers
@@ -690,6 +691,48 @@ def test_the_memory_backend_stays_within_its_bound(page_app: PageApp) -> None:
         get(cache, f"/p{number}/")
     assert storage.summary(0).bytes <= 20_000
     assert 0 < storage.summary(0).total < 100
+
+
+def test_the_memory_backend_keeps_each_page_as_the_entry_the_tier_holds(
+    page_app: PageApp,
+) -> None:
+    # A miss on the memory backend encodes nothing: the store keeps the very entry the memory
+    # tier serves (one copy of the body), and encodes it only when asked for its bytes.
+    storage = MemoryStorage()
+    cache = build(page_app, storage)
+    get(cache, "/p/")
+    (key,) = storage.keys_for("host", None)
+    kept = storage.get_entry(key)
+    assert kept is not None
+    prepared = cache.tier.get(key, storage.generation())
+    assert prepared is not None
+    assert kept is prepared.entry
+    assert decode_entry(storage.get(key)) == kept
+
+
+def test_a_memory_backend_that_overrides_put_and_get_sees_every_page_through_them(
+    page_app: PageApp,
+) -> None:
+    written: list[bytes] = []
+
+    class Recording(MemoryStorage):
+        def get(self, key: str, generation: object = None) -> bytes | None:
+            return super().get(key, generation)
+
+        def put(self, key: str, data: bytes, info: EntryInfo, ttl: float | None, *,
+                generation: object = ANY_GENERATION, replaces: bytes | None = None,
+                release: tuple[str, str] | None = None) -> bool:  # fmt: skip
+            written.append(data)
+            return super().put(key, data, info, ttl, generation=generation,
+                               replaces=replaces, release=release)  # fmt: skip
+
+    storage = Recording()
+    cache = build(page_app, storage)
+    get(cache, "/p/")
+    (key,) = storage.keys_for("host", None)
+    assert [decode_entry(data) for data in written] == [storage.get_entry(key)]
+    cache.tier.clear()
+    assert get(cache, "/p/").headers["Cache-Status"].startswith("sitecache; hit")
 
 
 def test_a_stale_copy_in_memory_is_refreshed_from_storage_before_regenerating(

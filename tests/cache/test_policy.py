@@ -15,6 +15,7 @@ from sitecache.cache.policy import (
     CacheRules,
     RequestFacts,
     ResponseFacts,
+    is_under,
     request_bypass_reason,
     response_refusal_reason,
 )
@@ -189,3 +190,24 @@ def test_without_configured_hosts_only_loopback_names_are_served() -> None:
     assert not rules.serves_host("example.org")
     assert not rules.serves_host("localhost:abc")
     assert not rules.serves_host("localhost:@evil.example")
+
+
+@pytest.mark.parametrize(
+    ("path", "prefixes", "expected"),
+    [
+        ("/login", ("/login", "/wp-admin"), True),
+        ("/login/", ("/login", "/wp-admin"), True),
+        ("/wp-admin/edit.php", ("/login", "/wp-admin"), True),
+        ("/login-tips/", ("/login", "/wp-admin"), False),
+        ("/logi", ("/login",), False),
+        ("/", ("/login",), False),
+        ("/anything", (), False),
+        ("/a/b", ("/a/b", "/a"), True),
+    ],
+)
+def test_a_path_is_under_a_prefix_when_it_is_the_prefix_or_below_it(
+    path: str, prefixes: tuple[str, ...], expected: bool
+) -> None:
+    # Twice: the second call reads the prefixes' slashed form made by the first.
+    assert is_under(path, prefixes) is expected
+    assert is_under(path, prefixes) is expected

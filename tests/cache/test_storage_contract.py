@@ -617,3 +617,42 @@ def test_a_put_frees_the_fill_lock_it_names_where_the_backend_can(storage: Stora
     storage.put("k" * 32, encode_entry(value), value.info("k" * 32), None,
                 release=("fill:k", "me"))  # fmt: skip
     assert storage.lock_owner("fill:k") == "another"  # never someone else's
+
+
+def test_an_entry_put_as_itself_reads_back_equal_as_an_entry_and_as_bytes(
+    storage: Storage,
+) -> None:
+    # put_entry / get_entry: what the cache stores and reads its pages with, on every backend.
+    key, value = "e" * 32, entry("http://example.org/a", tags=("post-1",), expires=5000.0)
+    assert storage.put_entry(key, value, None, generation=storage.generation())
+    assert storage.get_entry(key) == value
+    assert decode_entry(storage.get(key)) == value
+    assert storage.keys_for("tag", ["post-1"]) == {key}
+    assert storage.get_entry("0" * 32) is None
+    seen = storage.generation()
+    storage.bump_generation()
+    assert storage.put_entry("f" * 32, value, None, generation=seen) is False
+    assert storage.get_entry("f" * 32) is None
+
+
+def test_an_entry_stored_back_as_itself_replaces_only_the_very_entry_it_read(
+    storage: Storage,
+) -> None:
+    key = "s" * 32
+    value = entry("http://example.org/a", tags=("post-1",), expires=5000.0)
+    assert storage.put_entry(key, value, None)
+    richer = value.with_copy("br", b"brotli bytes")
+    other = entry("http://example.org/a", expires=5000.0, created=999.0)
+    assert storage.put_entry(key, richer, None, replaces=other.times) is False
+    assert storage.get_entry(key) == value
+    assert storage.put_entry(key, richer, None, replaces=value.times) is True
+    assert storage.get_entry(key) == richer
+    storage.mark_stale([key], 2000.0)
+    assert storage.put_entry(key, richer, None, replaces=richer.times) is False
+    stale = storage.get_entry(key)
+    assert stale is not None
+    assert stale.expires == 2000.0
+    assert decode_entry(storage.get(key)) == stale
+    storage.delete([key])
+    assert storage.put_entry(key, richer, None, replaces=richer.times) is False
+    assert storage.get_entry(key) is None

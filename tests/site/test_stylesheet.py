@@ -40,7 +40,7 @@ def test_pages_link_the_style_sheet_instead_of_carrying_it(client: Client, path:
     assert "box-sizing" not in html  # not a rule of the style sheet in the page
     href = stylesheet_href(html)
     version = hashlib.sha256(PACKAGED.read_bytes()).hexdigest()[:16]
-    assert href == f"{STYLESHEET_PATH}?ver={version}"
+    assert href == f"/site-style.{version}.css"
     assert len(html.encode()) < 2000  # the front page was 7 KB with the style sheet inline
 
 
@@ -53,16 +53,25 @@ def test_the_current_version_is_immutable_and_revalidates_to_304(client: Client)
     assert response.headers["Cache-Control"] == IMMUTABLE
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     etag = response.headers["ETag"]
-    assert etag == f'"{href.rsplit("=", 1)[1]}"'
+    assert etag == f'"{href.split(".")[1]}"'
     again = client.get(href, base_url=SITE, headers={"If-None-Match": etag})
     assert again.status_code == 304
     assert again.get_data() == b""
     assert client.head(href, base_url=SITE).status_code == 200
 
 
-@pytest.mark.parametrize("query", ["", "?ver=0123456789abcdef", "?ver="])
-def test_another_version_gets_the_same_bytes_not_kept(client: Client, query: str) -> None:
-    response = client.get(STYLESHEET_PATH + query, base_url=SITE)
+@pytest.mark.parametrize(
+    "path",
+    [
+        STYLESHEET_PATH,
+        STYLESHEET_PATH + "?ver=0123456789abcdef",
+        STYLESHEET_PATH + "?ver=",
+        "/site-style.0123456789abcdef.css",
+        "/site-style.0.css",
+    ],
+)
+def test_another_version_gets_the_same_bytes_not_kept(client: Client, path: str) -> None:
+    response = client.get(path, base_url=SITE)
     assert response.status_code == 200
     assert response.get_data() == PACKAGED.read_bytes()
     assert response.headers["Cache-Control"] == "no-cache"
@@ -78,7 +87,7 @@ def test_a_mounted_site_links_the_style_sheet_under_its_mount_point(app: App) ->
     client = Client(app, use_cookies=False)
     html = client.get("/", base_url=SITE + "/blog").get_data(as_text=True)
     href = stylesheet_href(html)
-    assert href.startswith(f"/blog{STYLESHEET_PATH}?ver=")
+    assert re.fullmatch(r"/blog/site-style\.[0-9a-f]{16}\.css", href)
     assert client.get(href.removeprefix("/blog"), base_url=SITE + "/blog").status_code == 200
 
 
@@ -99,7 +108,7 @@ def test_the_admin_pages_policies_allow_the_sites_own_style_sheet(app: App) -> N
             for part in response.headers["Content-Security-Policy"].split(";")
         )
         assert "'self'" in policy["style-src"].split(), (path, policy)
-        assert stylesheet_href(response.get_data(as_text=True)).startswith(STYLESHEET_PATH)
+        assert stylesheet_href(response.get_data(as_text=True)).startswith("/site-style.")
 
 
 def test_a_themes_style_sheet_has_a_version_of_its_own(
@@ -123,3 +132,29 @@ def test_a_themes_style_sheet_has_a_version_of_its_own(
     assert served.get_data() == b"body { color: rebeccapurple; }\n"
     assert served.headers["Cache-Control"] == IMMUTABLE
     assert client.get(before, base_url=SITE).headers["Cache-Control"] == "no-cache"
+
+
+def test_an_earlier_releases_query_string_url_still_counts_as_current(client: Client) -> None:
+    """Pages stored before the version moved into the path link ``?ver=<hash>``."""
+    version = hashlib.sha256(PACKAGED.read_bytes()).hexdigest()[:16]
+    response = client.get(f"{STYLESHEET_PATH}?ver={version}", base_url=SITE)
+    assert response.headers["Cache-Control"] == IMMUTABLE
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/site-style..css", "/site-style.ABCDEF.css", "/site-style.12.css.map", "/site-style.x"],
+)
+def test_what_only_looks_like_a_style_sheet_is_a_page_not_found(client: Client, path: str) -> None:
+    assert client.get(path, base_url=SITE).status_code == 404
+
+
+def test_the_page_cache_keeps_the_current_style_sheet(client: Client) -> None:
+    """The version is in the path, so the page cache stores the style sheet (a query string
+    would make every request a bypass)."""
+    href = stylesheet_href(client.get("/", base_url=SITE).get_data(as_text=True))
+    first = client.get(href, base_url=SITE)
+    second = client.get(href, base_url=SITE)
+    assert first.get_data() == second.get_data() == PACKAGED.read_bytes()
+    assert second.headers["Cache-Status"].startswith("sitecache; hit")
+    assert second.headers["Cache-Control"] == IMMUTABLE

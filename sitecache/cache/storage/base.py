@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import TYPE_CHECKING, ClassVar
 
-from sitecache.cache.entry import EntryInfo
+from sitecache.cache.entry import CacheEntry, EntryInfo, decode_entry, encode_entry
 from sitecache.cache.storage.epochs import EpochOperations
 from sitecache.cache.storage.records import (
     ANY_GENERATION,
@@ -230,7 +230,38 @@ class StorageBase(EpochOperations, Storage):
         """
         return _Translation(self, what)
 
+    def generation_for(self, key: str, lock: tuple[str, str, float] | None = None) -> object:
+        """`generation` alone: the entry under ``key`` is read by `get`, ``lock`` taken by
+        `acquire_lock`."""
+        del key, lock
+        return self.generation()
+
     # ------------------------------------------------------------------ composites
+    def get_entry(self, key: str, generation: object = None) -> CacheEntry | None:
+        """`get`, decoded."""
+        return decode_entry(self.get(key, generation))
+
+    def put_entry(
+        self,
+        key: str,
+        entry: CacheEntry,
+        ttl: float | None,
+        *,
+        generation: object = ANY_GENERATION,
+        replaces: bytes | None = None,
+        release: tuple[str, str] | None = None,
+    ) -> bool:
+        """`put` of ``entry`` encoded, with its index row."""
+        return self.put(
+            key,
+            encode_entry(entry),
+            entry.info(key),
+            ttl,
+            generation=generation,
+            replaces=replaces,
+            release=release,
+        )
+
     def announce(self, record: bytes) -> None:
         del record  # one machine's store: its users share their files already
 

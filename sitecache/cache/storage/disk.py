@@ -5,9 +5,11 @@ Layout under the root directory (created 0700):
 - ``index.sqlite3``: every entry's index row and its encoded bytes (`bodies`), written in one
   transaction, so a reader, a purge or a crash never sees one without the other: there is no
   file a purge cannot reach and no row whose body is missing
-  (`sitecache.cache.storage.disk_schema`). A new entry's tag rows are written later, in
-  batches, and a tag lookup reads the tags of the rows still waiting: the queue entry is
-  written in the row's own transaction. Named values, counters and locks live here too.
+  (`sitecache.cache.storage.disk_schema`). A new entry's tag rows, its rows of the secondary
+  indexes and its share of the totals are written later, in batches (layout 7: a miss writes
+  its row, its key and its bytes); lookups read the rows still waiting beside the indexes, the
+  other readers have the batches written first: the queue entry is written in the row's own
+  transaction. Named values, counters and locks live here too.
   WAL mode and a busy timeout make it safe for several worker processes writing at once.
 - ``fill.lock``: the locks of misses being rendered, one byte each, held by the rendering
   process's open file (`sitecache.cache.storage.file_locks`; Linux), so a miss writes no lock
@@ -55,6 +57,7 @@ from sitecache.cache.storage.disk_connections import GENERATION_TEXT, IndexConne
 from sitecache.cache.storage.disk_listing import expired_page, search_page, visible_page
 from sitecache.cache.storage.disk_schema import (
     COLUMNS,
+    INDEXED,
     LIVE,
     LIVE_ROW,
     TAG_ROWS,
@@ -65,7 +68,7 @@ from sitecache.cache.storage.disk_schema import (
     row_to_info,
 )
 from sitecache.cache.storage.disk_search import (
-    MIN_TERM,
+    PENDING_ROWS,
     PENDING_TAGGED,
     SEARCH_CATCH_UP,
     add_gram_counts,
@@ -83,16 +86,28 @@ _VISIBLE_E: Final = (
     f"{LIVE} AND NOT (e.expires > 0 AND e.expires <= (SELECT expired_before FROM epoch))"  # noqa: S608
 )
 
-#: What `DiskStorage._lookup` asks for each dimension (``{marks}``: one ``?`` per value; the
-#: tag lookup numbers them, ``?1`` on, and reads them twice).
+
+def _indexed_or_queued(column: str, visible: str) -> str:
+    """The lookup of the visible rows whose ``column`` is one of ``{marks}`` (numbered
+    parameters, read twice): through the column's partial index, and among the queued rows
+    the catch-up has not put in it yet (`PENDING_ROWS`)."""
+    pending = PENDING_ROWS.format(column=column, marks="{marks}")
+    return (
+        f"SELECT key FROM entries WHERE {column} IN ({{marks}}) AND {INDEXED} "  # noqa: S608
+        f"AND {visible} UNION SELECT key FROM ({pending} AND +e.{_VISIBLE_E})"
+    )
+
+
+#: What `DiskStorage._lookup` asks for each dimension (``{marks}``: one numbered parameter per
+#: value, ``?1`` on, each read twice: in the index and among the queued rows).
 _LOOKUP: Final[dict[str, str]] = {
     # The tag rows, and the queued rows whose tag rows are not written yet (`PENDING_TAGGED`).
     "tag": "SELECT e.key FROM entry_tags t JOIN entries e ON e.rowid = t.id "  # noqa: S608
     f"WHERE t.tag IN ({{marks}}) AND +e.{_VISIBLE_E} "
     f"UNION SELECT key FROM ({PENDING_TAGGED} AND +e.{_VISIBLE_E})",
-    "url": f"SELECT key FROM entries WHERE url IN ({{marks}}) AND {VISIBLE_ROW}",  # noqa: S608
-    "path": f"SELECT key FROM entries WHERE path IN ({{marks}}) AND {VISIBLE_ROW}",  # noqa: S608
-    "host": f"SELECT key FROM entries WHERE host IN ({{marks}}) AND {VISIBLE}",  # noqa: S608
+    "url": _indexed_or_queued("url", VISIBLE_ROW),
+    "path": _indexed_or_queued("path", VISIBLE_ROW),
+    "host": _indexed_or_queued("host", VISIBLE),
 }
 
 #: The body of a key, when its row is of the current epoch (one statement per lookup).
@@ -275,11 +290,8 @@ class DiskStorage(StorageBase):
 
     # ------------------------------------------------------------------ index queries
     def _lookup(self, dimension: Dimension, values: list[str]) -> set[str]:
-        """The keys of the visible rows matching ``values``; a tag lookup first writes the tag
-        rows of the queued rows when many wait (it reads the others' tags one by one)."""
-        if dimension != "tag":
-            sql = _LOOKUP[dimension].format(marks=_marks(values))
-            return {row[0] for row in self._query(sql, values)}
+        """The keys of the visible rows matching ``values``; the lookup first has the catch-up
+        index the queued rows when many wait (it reads the others one by one)."""
         self._catch_up_search(SEARCH_CATCH_UP, float("inf"))
         sql = _LOOKUP[dimension].format(marks=_numbered_marks(values))
         return {row[0] for row in self._query(sql, values)}
@@ -288,27 +300,32 @@ class DiskStorage(StorageBase):
         return {row[0] for row in self._query(f"SELECT key FROM entries WHERE {VISIBLE}")}  # noqa: S608
 
     def _soonest_expiring(self, before: float, limit: int) -> list[str]:
+        self._index_queued()
         sql = (
-            f"SELECT key FROM entries WHERE {LIVE} AND expires > 0 AND expires <= ? "  # noqa: S608
-            "ORDER BY expires, key LIMIT ?"
+            f"SELECT key FROM entries WHERE {LIVE} AND {INDEXED} "  # noqa: S608
+            "AND expires > 0 AND expires <= ? ORDER BY expires, key LIMIT ?"
         )
         return [row[0] for row in self._query(sql, (before, limit))]
 
     def _oldest_stored(self, limit: int) -> list[str]:
-        sql = f"SELECT key FROM entries WHERE {LIVE} ORDER BY created, key LIMIT ?"  # noqa: S608
+        self._index_queued()
+        sql = (
+            f"SELECT key FROM entries WHERE {LIVE} AND {INDEXED} "  # noqa: S608
+            "ORDER BY created, key LIMIT ?"
+        )
         return [row[0] for row in self._query(sql, (limit,))]
 
     def _newest(self, offset: int, limit: int) -> tuple[list[EntryInfo], int]:
+        self._index_queued()
         with self._snapshot() as connection:
             return visible_page(connection, offset, limit, disk_epochs.cut(connection))
 
     def _matching(
         self, offset: int, limit: int, now: float, search: str, status: EntryStatus | None
     ) -> tuple[list[EntryInfo], int]:
-        """The filters through the indexes (`disk_listing`); a search first indexes the rows
-        stored since the last catch-up when many wait (`disk_search`)."""
-        if len(search) >= MIN_TERM:
-            self._catch_up_search(SEARCH_CATCH_UP, float("inf"))
+        """The filters through the indexes (`disk_listing`), once the rows stored since the
+        last catch-up are in them (`_index_queued`)."""
+        self._index_queued()
         with self._snapshot() as connection:
             cut = disk_epochs.cut(connection)
             if search:
@@ -322,6 +339,7 @@ class DiskStorage(StorageBase):
         return [row_to_info(row) for row in self._query(sql)]
 
     def _counts(self, now: float) -> tuple[int, int, int, int]:
+        self._index_queued()
         with self._snapshot() as connection:
             found = connection.execute(
                 f"SELECT entries, bytes, compressed_bytes FROM totals WHERE {LIVE}"  # noqa: S608
@@ -336,7 +354,7 @@ class DiskStorage(StorageBase):
                     compressed - hidden_compressed,
                 )
             sql = (
-                f"SELECT COUNT(*) FROM entries WHERE {LIVE} "  # noqa: S608
+                f"SELECT COUNT(*) FROM entries WHERE {LIVE} AND {INDEXED} "  # noqa: S608
                 "AND expires > ? AND expires <= ? AND status > 0"
             )
             expired = connection.execute(sql, (cut, now)).fetchone()[0]
@@ -344,10 +362,12 @@ class DiskStorage(StorageBase):
 
     # ------------------------------------------------------------------ epochs
     def _invalidate(self) -> tuple[int, int]:
+        self._index_queued()  # their pages and bytes are in the totals it reports
         with self._transaction() as connection:
             return disk_epochs.invalidate(connection)
 
     def _invalidate_expired(self, before: float) -> tuple[int, int]:
+        self._index_queued()
         with self._transaction() as connection:
             return disk_epochs.invalidate_expired(connection, before)
 
@@ -355,12 +375,14 @@ class DiskStorage(StorageBase):
         return disk_epochs.hosts(self._connection()) <= set(hosts)
 
     def _pending(self) -> tuple[int, int]:
+        self._index_queued()
         with self._snapshot() as connection:
             return disk_epochs.pending(connection)
 
     def _remove_invalidated_batch(self) -> int:
-        # A read first: the timers ask every second, and most of the time nothing is left
-        # (no write lock taken for nothing).
+        # Reads first: the timers ask every second, and most of the time nothing is queued
+        # and nothing is left (no write lock taken for nothing).
+        self._index_queued()
         if not disk_epochs.anything_left(self._connection()):
             return 0
         with self._transaction() as connection:
@@ -470,6 +492,11 @@ class DiskStorage(StorageBase):
                 connection.execute("PRAGMA incremental_vacuum(256)")
                 removed += min(free, 256)
         return removed
+
+    def _index_queued(self) -> None:
+        """Move every queued row into the indexes that wait for the catch-up (listing, age,
+        expiry, totals: what the readers of those read), before such a read."""
+        self._catch_up_search(0, float("inf"))
 
     def _catch_up_search(self, above: int, deadline: float) -> int:
         """Move the rows waiting for the search and tag indexes into them

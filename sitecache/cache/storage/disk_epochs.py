@@ -1,7 +1,9 @@
 """The epochs of the disk backend (#18): the SQL of its invalidations and of GC's removal.
 
 Each function runs on a connection the caller holds in a transaction (a write) or a snapshot
-(a read), so `sitecache.cache.storage.disk.DiskStorage` keeps the connection handling.
+(a read), so `sitecache.cache.storage.disk.DiskStorage` keeps the connection handling. The
+rows they read and count are those of the age and expiry indexes and of the totals (layout 7:
+the rows the search catch-up moved there); the caller has the catch-up run first.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Final
 
-from sitecache.cache.storage.disk_schema import HIDDEN, LIVE
+from sitecache.cache.storage.disk_schema import HIDDEN, INDEXED, LIVE
 
 __all__ = [
     "anything_left",
@@ -22,24 +24,31 @@ __all__ = [
     "remove_batch",
 ]
 
-#: Every host that has a row of the current epoch (a skip over the host index: one step per
-#: distinct host, whatever the number of rows).
+#: Every host that has a row of the current epoch: a skip over the host index (one step per
+#: distinct host, whatever the number of rows), and the hosts of the queued rows the catch-up
+#: has not put in that index yet (`sitecache.cache.storage.disk_search.PENDING_ROWS`).
 _HOSTS: Final = f"""
 WITH RECURSIVE seen(host) AS (
-    SELECT MIN(host) FROM entries
+    SELECT MIN(host) FROM entries WHERE {INDEXED}
     UNION ALL
-    SELECT (SELECT MIN(host) FROM entries WHERE host > seen.host) FROM seen
+    SELECT (SELECT MIN(host) FROM entries WHERE host > seen.host AND {INDEXED}) FROM seen
     WHERE seen.host IS NOT NULL
 )
 SELECT host FROM seen WHERE host IS NOT NULL
-AND EXISTS (SELECT 1 FROM entries WHERE entries.host = seen.host AND entries.{LIVE})
+AND EXISTS (SELECT 1 FROM entries WHERE entries.host = seen.host AND {INDEXED}
+    AND entries.{LIVE})
+UNION SELECT e.host FROM search_pending p CROSS JOIN entries e ON e.rowid = p.id
+WHERE +e.{LIVE}
 """  # noqa: S608
 
 
 #: Rows of older epochs (and their bookkeeping).
 _OLD: Final = "epoch < (SELECT current FROM epoch)"
-#: Rows the expiry cut hides.
-_HIDDEN_ROWS: Final = f"{LIVE} AND {HIDDEN}"
+#: Entry rows of older epochs (through the age index: its rows, the caller has the catch-up
+#: move the queued ones into it first).
+_OLD_ROWS: Final = f"{_OLD} AND {INDEXED}"
+#: Rows the expiry cut hides (through the expiry index, as `_OLD_ROWS`).
+_HIDDEN_ROWS: Final = f"{LIVE} AND {INDEXED} AND {HIDDEN}"
 #: Delete a batch of the rows matching a condition (the delete trigger takes each row's tags,
 #: body and share of its epoch's totals).
 _DELETE: Final = "DELETE FROM entries WHERE rowid IN (SELECT rowid FROM entries WHERE {} LIMIT ?)"
@@ -54,7 +63,7 @@ def hidden_totals(connection: sqlite3.Connection) -> tuple[int, int, int]:
     """Pages, bytes and compressed bytes the expiry cut hides (through the expiry index)."""
     pages, size, compressed = connection.execute(
         "SELECT COALESCE(SUM(status > 0), 0), COALESCE(SUM(size), 0), "  # noqa: S608
-        f"COALESCE(SUM(compressed_size), 0) FROM entries WHERE {LIVE} AND {HIDDEN}"
+        f"COALESCE(SUM(compressed_size), 0) FROM entries WHERE {_HIDDEN_ROWS}"
     ).fetchone()
     return int(pages), int(size), int(compressed)
 
@@ -89,7 +98,7 @@ def invalidate_expired(connection: sqlite3.Connection, before: float) -> tuple[i
         return 0, 0
     pages, size = connection.execute(
         "SELECT COALESCE(SUM(status > 0), 0), COALESCE(SUM(size + compressed_size), 0) "  # noqa: S608
-        f"FROM entries WHERE {LIVE} AND expires > ? AND expires <= ?",
+        f"FROM entries WHERE {LIVE} AND {INDEXED} AND expires > ? AND expires <= ?",
         (max(old, 0.0), before),
     ).fetchone()
     connection.execute("UPDATE epoch SET expired_before = ?", (before,))
@@ -114,7 +123,7 @@ def pending(connection: sqlite3.Connection) -> tuple[int, int]:
 def anything_left(connection: sqlite3.Connection) -> bool:
     """Whether `remove_batch` has anything to do (a read)."""
     left = connection.execute(
-        f"SELECT EXISTS (SELECT 1 FROM entries WHERE {_OLD}), "  # noqa: S608
+        f"SELECT EXISTS (SELECT 1 FROM entries WHERE {_OLD_ROWS}), "  # noqa: S608
         f"EXISTS (SELECT 1 FROM totals WHERE {_OLD}), "
         f"EXISTS (SELECT 1 FROM entries WHERE {_HIDDEN_ROWS})"
     ).fetchone()
@@ -124,7 +133,7 @@ def anything_left(connection: sqlite3.Connection) -> bool:
 def remove_batch(connection: sqlite3.Connection, size: int) -> int:
     """Delete up to ``size`` rows of older epochs, else (their bookkeeping dropped) of the
     rows the expiry cut hides; how many went (at least 1 while anything was left)."""
-    removed = connection.execute(_DELETE.format(_OLD), (size,)).rowcount
+    removed = connection.execute(_DELETE.format(_OLD_ROWS), (size,)).rowcount
     if not removed:
         connection.execute(f"DELETE FROM totals WHERE {_OLD}")  # noqa: S608
         connection.execute(f"DELETE FROM chunks WHERE {_OLD}")  # noqa: S608

@@ -30,7 +30,7 @@ import sqlite3
 from typing import Any, Final
 
 from sitecache.cache.entry import EntryInfo
-from sitecache.cache.storage.disk_schema import COLUMNS, LIVE, row_to_info
+from sitecache.cache.storage.disk_schema import COLUMNS, INDEXED, LIVE, row_to_info
 from sitecache.cache.storage.disk_search import match_query
 
 __all__ = ["expired_page", "search_page", "visible_page"]
@@ -46,7 +46,7 @@ _RUNS: Final = (
 
 #: The listing positions of the rows expired at or before a time.
 _HIDDEN_KEYS: Final = (
-    f"SELECT neg_created, url, key FROM entries WHERE {LIVE} "  # noqa: S608
+    f"SELECT neg_created, url, key FROM entries WHERE {LIVE} AND {INDEXED} "  # noqa: S608
     "AND expires > 0 AND expires <= ? AND status > 0"
 )
 _START: Final = (-float("inf"), "", "")
@@ -64,7 +64,8 @@ def _page_from(
     them; ``extra`` is one more condition (with its ``parameters``)."""
     sql = (
         f"SELECT {COLUMNS} FROM entries INDEXED BY entries_order "  # noqa: S608
-        f"WHERE {LIVE} AND status > 0 AND (neg_created, url, key) >= (?, ?, ?) {extra} "
+        f"WHERE {LIVE} AND status > 0 AND {INDEXED} "
+        f"AND (neg_created, url, key) >= (?, ?, ?) {extra} "
         "ORDER BY neg_created, url, key LIMIT ? OFFSET ?"
     )
     rows = connection.execute(sql, (*start, *parameters, limit, skip)).fetchall()
@@ -132,7 +133,7 @@ def expired_page(
 ) -> tuple[list[EntryInfo], int]:
     """A page of the rows expired at ``now`` but not before the cut (through the expiry
     index), and their count."""
-    condition = f"{LIVE} AND expires > ? AND expires <= ? AND status > 0"
+    condition = f"{LIVE} AND {INDEXED} AND expires > ? AND expires <= ? AND status > 0"
     total = connection.execute(
         f"SELECT COUNT(*) FROM entries WHERE {condition}",  # noqa: S608
         (cut, now),
@@ -175,7 +176,7 @@ def search_page(
         return _indexed_page(connection, query, offset, limit, condition, parameters)
     count = connection.execute(
         f"SELECT COUNT(*) FROM entries INDEXED BY entries_order "  # noqa: S608
-        f"WHERE {LIVE} AND status > 0 {condition}",
+        f"WHERE {LIVE} AND status > 0 AND {INDEXED} {condition}",
         parameters,
     ).fetchone()[0]
     rows = _page_from(connection, _START, offset, limit, condition, parameters)

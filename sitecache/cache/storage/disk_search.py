@@ -31,7 +31,10 @@ one) in the delete's own transaction, through the trigger.
 
 The same queue holds back the tag rows of a new entry row (``entry_tags``, layout 5,
 `sitecache.cache.storage.disk_schema`): the catch-up writes them with the FTS rows, and a tag
-lookup reads the queued rows' own tags beside the tag rows (`PENDING_TAGGED`).
+lookup reads the queued rows' own tags beside the tag rows (`PENDING_TAGGED`). It holds back
+its rows of every secondary index and its share of the totals as well (layout 7: partial
+indexes of the rows whose ``indexed`` is set): the catch-up sets it, and a lookup by URL, path
+or host reads the queued rows beside those indexes (`PENDING_ROWS`).
 
 Every statement here runs on a connection the caller holds in a transaction; the page
 query is `sitecache.cache.storage.disk_listing.search_page`'s.
@@ -47,6 +50,7 @@ __all__ = [
     "CATCH_UP_BATCH",
     "GRAM_SPREAD",
     "MIN_TERM",
+    "PENDING_ROWS",
     "PENDING_TAGGED",
     "SEARCH_CATCH_UP",
     "SEARCH_OBJECTS",
@@ -113,15 +117,24 @@ PENDING_TAGGED: Final = (
 )
 
 
+#: The queued entry rows (``e``) whose column ``{column}`` (``url``, ``path``, ``host``) is one
+#: of ``{marks}`` (``?NNN`` parameters): they are not in that column's index yet.
+PENDING_ROWS: Final = (
+    "SELECT e.key FROM search_pending p CROSS JOIN entries e ON e.rowid = p.id "
+    "WHERE e.{column} IN ({marks})"
+)
+
+
 def pending_count(connection: sqlite3.Connection) -> int:
     """How many entry rows wait for the FTS table."""
     return int(connection.execute("SELECT COUNT(*) FROM search_pending").fetchone()[0])
 
 
 def catch_up(connection: sqlite3.Connection, limit: int = CATCH_UP_BATCH) -> tuple[int, list[str]]:
-    """Move up to ``limit`` pending rows (the oldest) into the FTS table and write their tag
-    rows, inside the caller's write transaction; how many left the pending table, and the
-    URLs indexed (for `gram_counts`, outside the write lock)."""
+    """Move up to ``limit`` pending rows (the oldest) into the FTS table, write their tag rows
+    and put them in the secondary indexes and totals, inside the caller's write transaction; how
+    many left the pending table, and the URLs indexed (for `gram_counts`, outside the write
+    lock)."""
     last = connection.execute(
         "SELECT id FROM search_pending ORDER BY id LIMIT 1 OFFSET ?", (limit - 1,)
     ).fetchone()
@@ -142,6 +155,13 @@ def catch_up(connection: sqlite3.Connection, limit: int = CATCH_UP_BATCH) -> tup
     connection.execute(
         "INSERT OR IGNORE INTO entry_tags (tag, id) SELECT t.value, p.id FROM search_pending p "
         "CROSS JOIN entries e ON e.rowid = p.id, json_each(e.tags) t WHERE p.id <= ?",
+        (bound,),
+    )
+    # Into the secondary indexes (partial: a row enters them when this is set), the totals
+    # and the chunks of the listing order (their triggers).
+    connection.execute(
+        "UPDATE entries SET indexed = 1 "
+        "WHERE rowid IN (SELECT id FROM search_pending WHERE id <= ?) AND indexed = 0",
         (bound,),
     )
     moved = connection.execute("DELETE FROM search_pending WHERE id <= ?", (bound,)).rowcount

@@ -15,12 +15,19 @@ import bisect
 import heapq
 import threading
 import time
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from itertools import islice
+from typing import Final
 
-from sitecache.cache.entry import TIMES_OFFSET, EntryInfo
+from sitecache.cache.entry import (
+    TIMES_OFFSET,
+    CacheEntry,
+    EntryInfo,
+    decode_entry,
+    encode_entry,
+)
 from sitecache.cache.storage.base import (
     ANY_GENERATION,
     Dimension,
@@ -53,7 +60,10 @@ class _Shelf:
     )
 
     def __init__(self) -> None:
-        self.data: dict[str, bytes] = {}
+        #: encoded entries (`MemoryStorage.put`) or the entries themselves (`put_entry`),
+        #: oldest stored first (PERF: an OrderedDict finds it at once where a dict emptied
+        #: from its front walks past every slot freed there)
+        self.data: OrderedDict[str, bytes | CacheEntry] = OrderedDict()
         self.size = 0
         #: in listing order (`_position`: created, then key), newest last, unless
         #: ``unordered``: a put out of that order sets it, `in_listing_order` sorts once
@@ -89,15 +99,19 @@ class _Shelf:
         )
 
     def index_add(self, key: str, info: EntryInfo) -> None:
-        if not self.unordered and self.index:
-            last = next(reversed(self.index.values()))
-            self.unordered = _position(info) < _position(last)
-        self.index[key] = info
+        # PERF: a put's share of a miss; lookups hoisted, no call per index.
+        index = self.index
+        if not self.unordered and index:
+            last = next(reversed(index.values()))
+            self.unordered = (info.created, info.key) < (last.created, last.key)
+        index[key] = info
+        by = self.by
+        by_tag = by["tag"]
         for tag in info.tags:
-            self.by["tag"][tag].add(key)
-        self.by["url"][info.url].add(key)
-        self.by["path"][info.path].add(key)
-        self.by["host"][info.host].add(key)
+            by_tag[tag].add(key)
+        by["url"][info.url].add(key)
+        by["path"][info.path].add(key)
+        by["host"][info.host].add(key)
         self.search_pending.add(key)
         if info.expires:
             second = int(info.expires)
@@ -106,9 +120,10 @@ class _Shelf:
                 bucket = self.expiry[second] = set()
                 bisect.insort(self.expiry_seconds, second)
             bucket.add(key)
-        self.totals[0] += 1 if info.status else 0
-        self.totals[1] += info.size
-        self.totals[2] += info.compressed_size
+        totals = self.totals
+        totals[0] += 1 if info.status else 0
+        totals[1] += info.size
+        totals[2] += info.compressed_size
 
     def in_listing_order(self) -> dict[str, EntryInfo]:
         """The index, sorted first if a put broke its order (once, not per listing)."""
@@ -121,19 +136,17 @@ class _Shelf:
         info = self.index.pop(key, None)
         if info is None:
             return None
+        by = self.by
         for name, value in (("url", info.url), ("path", info.path), ("host", info.host)):
-            self.discard(name, value, key)
+            _discard(by[name], value, key)
+        by_tag = by["tag"]
         for tag in info.tags:
-            self.discard("tag", tag, key)
+            _discard(by_tag, tag, key)
         if key in self.search_pending:
             self.search_pending.discard(key)
         else:
             for gram in trigrams(info.url):
-                keys = self.grams.get(gram)
-                if keys is not None:
-                    keys.discard(key)
-                    if not keys:
-                        del self.grams[gram]
+                _discard(self.grams, gram, key)
         if info.expires:
             second = int(info.expires)
             bucket = self.expiry.get(second)
@@ -142,9 +155,10 @@ class _Shelf:
                 if not bucket:
                     del self.expiry[second]
                     del self.expiry_seconds[bisect.bisect_left(self.expiry_seconds, second)]
-        self.totals[0] -= 1 if info.status else 0
-        self.totals[1] -= info.size
-        self.totals[2] -= info.compressed_size
+        totals = self.totals
+        totals[0] -= 1 if info.status else 0
+        totals[1] -= info.size
+        totals[2] -= info.compressed_size
         return info
 
     def search_catch_up(self) -> None:
@@ -154,17 +168,10 @@ class _Shelf:
                 self.grams[gram].add(key)
         self.search_pending.clear()
 
-    def discard(self, name: str, value: str, key: str) -> None:
-        keys = self.by[name].get(value)
-        if keys is not None:
-            keys.discard(key)
-            if not keys:
-                del self.by[name][value]
-
     def remove(self, key: str) -> EntryInfo | None:
         data = self.data.pop(key, None)
         if data is not None:
-            self.size -= len(data)
+            self.size -= _held_size(data)
         self.deadline.pop(key, None)
         return self.index_remove(key)
 
@@ -212,7 +219,19 @@ class MemoryStorage(StorageBase):
         del generation  # one process: the current shelf is the current epoch
         with self._lock:
             self._expire_locked(key, time.time())
-            return self._shelf.data.get(key)
+            data = self._shelf.data.get(key)
+        return data if data is None or isinstance(data, bytes) else encode_entry(data)
+
+    def get_entry(self, key: str, generation: object = None) -> CacheEntry | None:
+        """The entry itself when `put_entry` kept it (decoded when `put` stored bytes).
+
+        A subclass that overrides `get` is read through it."""
+        if type(self).get is not MemoryStorage.get:
+            return super().get_entry(key, generation)
+        with self._lock:
+            self._expire_locked(key, time.time())
+            data = self._shelf.data.get(key)
+        return decode_entry(data) if data is None or isinstance(data, bytes) else data
 
     def put(
         self,
@@ -226,21 +245,52 @@ class MemoryStorage(StorageBase):
         release: tuple[str, str] | None = None,
     ) -> bool:
         del release  # this process's own locks: the caller frees them
+        return self._keep(key, data, info, ttl, generation, replaces)
+
+    def put_entry(
+        self,
+        key: str,
+        entry: CacheEntry,
+        ttl: float | None,
+        *,
+        generation: object = ANY_GENERATION,
+        replaces: bytes | None = None,
+        release: tuple[str, str] | None = None,
+    ) -> bool:
+        """Keep ``entry`` itself (PERF: it is encoded only if `get` is asked for its bytes;
+        entries are immutable, so the memory tier and the store share its body).
+
+        A subclass that overrides `put` is written through it."""
+        if type(self).put is not MemoryStorage.put:
+            return super().put_entry(key, entry, ttl, generation=generation,
+                                     replaces=replaces, release=release)  # fmt: skip
+        return self._keep(key, entry, entry.info(key), ttl, generation, replaces)
+
+    def _keep(
+        self,
+        key: str,
+        data: bytes | CacheEntry,
+        info: EntryInfo,
+        ttl: float | None,
+        generation: object,
+        replaces: bytes | None,
+    ) -> bool:
+        size = _held_size(data)
         with self._lock:
             if generation is not ANY_GENERATION and generation != self._generation:
                 return False
             shelf = self._shelf
             if replaces is not None:
                 old = shelf.data.get(key)
-                if old is None or old[TIMES_OFFSET : TIMES_OFFSET + len(replaces)] != replaces:
+                if old is None or _times(old, len(replaces)) != replaces:
                     return False
             shelf.remove(key)
-            if shelf.size + len(data) > self.max_bytes:
+            if shelf.size + size > self.max_bytes:
                 self._invalidated.clear()  # what purges left goes before any live entry
-            while shelf.data and shelf.size + len(data) > self.max_bytes:
+            while shelf.data and shelf.size + size > self.max_bytes:
                 shelf.remove(next(iter(shelf.data)))  # the oldest stored
             shelf.data[key] = data
-            shelf.size += len(data)
+            shelf.size += size
             shelf.index_add(key, info)
             if ttl is not None:
                 shelf.deadline[key] = time.time() + ttl
@@ -261,7 +311,11 @@ class MemoryStorage(StorageBase):
                 if info is None or data is None:
                     continue
                 if info.is_fresh(now):
-                    shelf.data[key] = rewrite_expires(data, now)  # same length
+                    shelf.data[key] = (
+                        rewrite_expires(data, now)  # same length
+                        if isinstance(data, bytes)
+                        else data.with_expires(now)
+                    )
                     shelf.index_remove(key)
                     shelf.index_add(key, replace(info, expires=now))
                 found.append(info)
@@ -449,6 +503,34 @@ class MemoryStorage(StorageBase):
     def bump_generation(self) -> None:
         with self._lock:
             self._generation += 1
+
+
+#: Bytes an entry kept as itself is counted for beyond its bodies (its header fields).
+ENTRY_OVERHEAD: Final = 512
+
+
+def _held_size(data: bytes | CacheEntry) -> int:
+    """Bytes ``data`` counts for against `MemoryStorage.max_bytes`: an encoding's length, or
+    an entry's bodies plus `ENTRY_OVERHEAD`."""
+    if isinstance(data, bytes):
+        return len(data)
+    return len(data.body) + sum(len(copy) for _, copy in data.copies) + ENTRY_OVERHEAD
+
+
+def _times(data: bytes | CacheEntry, length: int) -> bytes:
+    """The encoded creation and expiry times of ``data`` (`CacheEntry.times`)."""
+    if isinstance(data, bytes):
+        return data[TIMES_OFFSET : TIMES_OFFSET + length]
+    return data.times
+
+
+def _discard(index: dict[str, set[str]], value: str, key: str) -> None:
+    """``key`` out of the set of ``value`` in ``index`` (the set dropped once empty)."""
+    keys = index.get(value)
+    if keys is not None:
+        keys.discard(key)
+        if not keys:
+            del index[value]
 
 
 def trigrams(text: str) -> set[str]:

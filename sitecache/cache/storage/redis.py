@@ -9,6 +9,11 @@ deletes run as Lua scripts, so the index never disagrees with the entries it des
 is one ``SUNION``. Locks are taken and released by Lua scripts (atomic compare-and-set and
 compare-and-delete); the purge generation is an ``INCR`` counter.
 
+A request's first read (`RedisStorage.generation_for`) is one script: the generation, the epoch
+and the entry of its key, and, when nothing is stored there, the key's fill lock; the request's
+`get` of that key and `acquire_lock` of that lock are answered from it (a miss: two round
+trips, that read and the put's script, which frees the lock).
+
 Epochs (#18): the entries and their index live under the namespace's current epoch
 (``<prefix><epoch>:``; epoch 0, the first, is the prefix itself, the layout before epochs), kept
 in the key ``ep``. The scripts read it themselves, atomically with what they write; a request
@@ -34,6 +39,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
@@ -81,6 +87,7 @@ from sitecache.cache.storage.redis_scripts import (
     MARK_STALE,
     ONLY_HOSTS,
     PUT,
+    READ_AHEAD,
     RELEASE,
 )
 from sitecache.cache.storage.redis_search import (
@@ -107,6 +114,9 @@ _SETS: Final[dict[str, str]] = {"tag": "t:", "url": "u:", "path": "p:", "host": 
 _EPOCH_KEYS: Final = ("i", "byc", "bye", "bxp", "tot", *SEARCH_KEYS)
 #: Entries a housekeeping call indexes for search at most (`redis_search.catch_up`).
 HOUSEKEEPING_BATCH: Final = 5000
+#: Seconds after `RedisStorage.generation_for` took a lock that `acquire_lock` answers from it
+#: (then it asks Redis again: the same owner takes it again).
+LOCK_AHEAD_AGE: Final = 1.0
 #: The sets an index row names (beside one per tag): (key prefix, row field).
 _ROW_SETS: Final = (("u", "url"), ("h", "host"), ("p", "path"))
 
@@ -184,6 +194,7 @@ class RedisStorage(StorageBase):
         self._release = self.client.register_script(RELEASE)
         self._announce = self.client.register_script(ANNOUNCE)
         self._acquire = self.client.register_script(ACQUIRE)
+        self._read_ahead = self.client.register_script(READ_AHEAD)
         self._index_search = self.client.register_script(INDEX)
         self._search = self.client.register_script(SEARCH)
         self._migrate_search = self.client.register_script(MIGRATE)
@@ -240,6 +251,11 @@ class RedisStorage(StorageBase):
         return {_text(key) for key in self.client.zrangebyscore(data + "bye", "(0", cut)}
 
     def get(self, key: str, generation: object = None) -> bytes | None:
+        ahead = getattr(self._local, "ahead", None)
+        if ahead is not None and ahead[0] is generation and ahead[1] == key:
+            # Read with this very token (`generation_for`), once: a later get reads again.
+            self._local.ahead = None
+            return ahead[2]  # type: ignore[no-any-return]
         with self.translate_errors("read"):
             if isinstance(generation, RedisToken):
                 # The epoch the request read with its generation: one plain GET.
@@ -506,6 +522,11 @@ class RedisStorage(StorageBase):
             self.client.delete(self._key("c"))
 
     def acquire_lock(self, name: str, owner: str, ttl: float) -> bool:
+        ahead = getattr(self._local, "lock_ahead", None)
+        if ahead is not None:
+            self._local.lock_ahead = None
+            if ahead[:2] == (name, owner) and time.monotonic() - ahead[3] < LOCK_AHEAD_AGE:
+                return bool(ahead[2])  # just taken (or found held) by `generation_for`
         milliseconds = max(1, int(ttl * 1000))
         key = self._key("l:", name)
         with self.translate_errors("lock"):
@@ -523,6 +544,9 @@ class RedisStorage(StorageBase):
         return _text(owner) if owner is not None else None
 
     def release_lock(self, name: str, owner: str) -> None:
+        ahead = getattr(self._local, "lock_ahead", None)
+        if ahead is not None and ahead[0] == name:
+            self._local.lock_ahead = None
         key = self._key("l:", name)
         with self.translate_errors("lock"):
             dropping_foreign(
@@ -533,8 +557,26 @@ class RedisStorage(StorageBase):
         # Every request asks (a purge anywhere is seen on the very next request): one MGET on
         # this thread's own connection (`redis_commands`), the epoch in the same round trip
         # (`RedisToken`).
+        self._local.lock_ahead = None  # a new request: no lock of an earlier one answers
         with self.translate_errors("generation"):
             return RedisToken(*self._commands.command("MGET", *self._generation_keys))
+
+    def generation_for(self, key: str, lock: tuple[str, str, float] | None = None) -> object:
+        """`generation` and the entry under ``key`` of the epoch read with it, in one script
+        (`READ_AHEAD`), which takes ``lock`` too when there is none: this thread's first
+        `get` of ``key`` with the token returned, and its next `acquire_lock` of ``lock``
+        (within `LOCK_AHEAD_AGE`), are answered from it (a miss: two round trips fewer)."""
+        name, owner, ttl = lock or ("", "", 0.0)
+        milliseconds = max(1, int(ttl * 1000))
+        arguments = [self.prefix, key, self._key("l:", name) if name else "", owner, milliseconds]
+        with self.translate_errors("generation"):
+            *found, taken = self._commands.script(self._read_ahead, [], arguments)
+        generation, epoch, value = (item if isinstance(item, bytes) else None for item in found)
+        token = RedisToken(generation, epoch)
+        self._local.ahead = (token, key, value)
+        known = name and int(taken) >= 0
+        self._local.lock_ahead = (name, owner, taken == 1, time.monotonic()) if known else None
+        return token
 
     def bump_generation(self) -> None:
         with self.translate_errors("generation"):

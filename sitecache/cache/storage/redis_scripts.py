@@ -22,6 +22,7 @@ __all__ = [
     "MARK_STALE",
     "ONLY_HOSTS",
     "PUT",
+    "READ_AHEAD",
     "RELEASE",
 ]
 
@@ -162,6 +163,35 @@ GET: Final = (
 return redis.call('GET', data_prefix(ARGV[1]) .. 'e:' .. ARGV[2])
 """
 )
+
+#: The purge generation and the epoch (`RedisStorage.generation`) with the entry ARGV[2] of
+#: that epoch, in one round trip (`RedisStorage.generation_for`). When there is none and
+#: ARGV[3] names a lock, it is taken as `ACQUIRE` would for owner ARGV[4], for ARGV[5] ms:
+#: the fourth item is 1 (taken), 0 (held by another) or -1 (not tried, or the key holds
+#: another type: `RedisStorage.acquire_lock` asks again).
+READ_AHEAD: Final = """
+local shared = ARGV[1]
+local found = redis.call('MGET', shared .. 'gen', shared .. 'ep')
+local p = shared
+if found[2] and found[2] ~= '0' then p = shared .. found[2] .. ':' end
+local value = redis.call('GET', p .. 'e:' .. ARGV[2])
+local taken = -1
+if not value and ARGV[3] ~= '' then
+    local held = redis.pcall('GET', ARGV[3])
+    if type(held) == 'table' and held['err'] then
+        taken = -1
+    elseif held == ARGV[4] then
+        redis.call('PEXPIRE', ARGV[3], ARGV[5])
+        taken = 1
+    elseif held then
+        taken = 0
+    else
+        redis.call('SET', ARGV[3], ARGV[4], 'PX', ARGV[5])
+        taken = 1
+    end
+end
+return {found[1], found[2], value, taken}
+"""
 
 #: Move to the next epoch; record the old one (its totals, its scan cursor) for removal.
 INVALIDATE: Final = (

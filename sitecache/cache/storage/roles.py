@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Literal, Protocol, overload
 
-from sitecache.cache.entry import EntryInfo
+from sitecache.cache.entry import CacheEntry, EntryInfo
 from sitecache.cache.storage.records import (
     ANY_GENERATION,
     Announcements,
@@ -97,6 +97,24 @@ class EntryStore(Protocol):
         backends leave it to the caller. Returns whether the entry was stored.
         """
 
+    def get_entry(self, key: str, generation: object = None) -> CacheEntry | None:
+        """The entry under ``key`` as `get` reads it, decoded (`decode_entry`); ``None`` when
+        there is none or it does not decode. What the cache reads its pages with."""
+
+    def put_entry(
+        self,
+        key: str,
+        entry: CacheEntry,
+        ttl: float | None,
+        *,
+        generation: object = ANY_GENERATION,
+        replaces: bytes | None = None,
+        release: tuple[str, str] | None = None,
+    ) -> bool:
+        """`put` of ``entry`` encoded (`encode_entry`) with its index row (`CacheEntry.info`),
+        on the same terms; what the cache stores its pages with. A store in this process's
+        memory may keep the entry itself, encoded only if `get` is asked for its bytes."""
+
     def delete(self, keys: Iterable[str]) -> RemovalReport:
         """Remove the entries and their index rows; report what was there."""
 
@@ -168,6 +186,14 @@ class Generations(Protocol):
 
     def generation(self) -> object:
         """A cheap token that changes whenever `bump_generation` runs anywhere."""
+
+    def generation_for(self, key: str, lock: tuple[str, str, float] | None = None) -> object:
+        """`generation`, for a request about to look up ``key``: a backend may read that
+        entry in the same round trip, and answer the request's first `get` of ``key`` with
+        that token from what it read; ``lock`` (name, owner, ttl): the lock the request takes
+        (`acquire_lock`) when ``key`` holds nothing, which such a backend may take in that
+        round trip too, and answer that `acquire_lock` from it (`StorageBase`: `generation`
+        alone)."""
 
     def bump_generation(self) -> None:
         """Tell every process that cached copies of entries may be gone."""
