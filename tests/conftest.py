@@ -7,10 +7,12 @@ from __future__ import annotations
 import errno
 import socket
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import pytest
+from hypothesis import settings
 from werkzeug.test import Client
 
 from sitecache.app import App, create_app
@@ -18,11 +20,19 @@ from sitecache.auth.db import DbConnection
 from sitecache.domain_errors import DomainError
 from sitecache.errors import RestError
 from sitecache.rest.error_handlers import ErrorHandlers
+from tests.data_dirs import DataDirTemplate
 from tests.postgres import WorkerSchema
 from tests.tiers import ServerGuard, tier_mark
 from tests.xdist_scheduling import ScopeScheduling
 
 AppFactory = Callable[..., App]
+
+#: How long one example of a property may take before Hypothesis fails it: two seconds rather
+#: than its 200 ms, a timing and not a property (on two cores shared with other work, an example
+#: of the cache's coding choice took 276 ms and failed the run).
+EXAMPLE_DEADLINE = timedelta(seconds=2)
+settings.register_profile("sitecache", deadline=EXAMPLE_DEADLINE)
+settings.load_profile("sitecache")
 
 #: The site store's engines; a test module marked `both_engines` runs on each.
 ENGINES = ("sqlite", "postgresql")
@@ -70,10 +80,31 @@ def postgres_worker_schema() -> Iterator[WorkerSchema]:
     schema.close()
 
 
+@pytest.fixture(scope="session")
+def data_dir_template(tmp_path_factory: pytest.TempPathFactory) -> DataDirTemplate:
+    """This test process's migrated data directory (`tests.data_dirs`), made on first use."""
+    return DataDirTemplate(tmp_path_factory.mktemp("data-dir-template") / "var")
+
+
+def uses_template(config: dict[str, Any]) -> bool:
+    """Whether an application of ``config`` starts on a copy of the migrated data directory:
+    its site database and page cache both live there (SQLite, disk) and its data directory
+    does not exist yet (a test building a second application on one directory restarts it)."""
+    return (
+        config.get("database_url", "") == ""
+        and config.get("cache_backend", "disk") == "disk"
+        and not Path(config["data_dir"]).exists()
+    )
+
+
 @pytest.fixture
-def app_factory(tmp_path: Path, database_url: str) -> Iterator[AppFactory]:
+def app_factory(
+    tmp_path: Path, database_url: str, data_dir_template: DataDirTemplate
+) -> Iterator[AppFactory]:
     """Build applications whose data lives under the test's temporary directory (and in the
-    test's own PostgreSQL schema when ``database_url`` names one); closed afterwards."""
+    test's own PostgreSQL schema when ``database_url`` names one); closed afterwards. A new
+    SQLite site starts on a copy of this process's migrated data directory
+    (`tests.data_dirs`): the same files its first start would make, made once."""
     built: list[App] = []
 
     def factory(**overrides: Any) -> App:
@@ -88,6 +119,8 @@ def app_factory(tmp_path: Path, database_url: str) -> Iterator[AppFactory]:
             "cache_timers": False,
         }
         config.update(overrides)
+        if uses_template(config):
+            data_dir_template.copy_to(Path(config["data_dir"]))
         app = create_app(config)
         built.append(app)
         return app

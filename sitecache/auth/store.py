@@ -477,9 +477,13 @@ class SiteStore:
             " (component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
         )
         if self.postgres is not None:
-            # Two nodes creating it at once would collide in PostgreSQL's catalog.
-            with self._locked_transaction(connection):
-                connection.execute(postgres_ddl(create))
+            # Looked for first: once it exists (every start but a new database's), a new
+            # connection takes no lock and runs no DDL. Two nodes creating it at once would
+            # collide in PostgreSQL's catalog, hence the lock when it does not.
+            found = connection.execute("SELECT to_regclass('schema_versions')").fetchone()
+            if found[0] is None:
+                with self._locked_transaction(connection):
+                    connection.execute(postgres_ddl(create))
         else:
             connection.execute(create)
         self._local.versions_table = True

@@ -21,6 +21,7 @@ from sitecache.auth.db import (
 from sitecache.auth.store import MIGRATIONS, SiteStore, sql_values
 from sitecache.config import ConfigError, load_config
 from sitecache.domain_errors import InvalidValueError
+from tests.conftest import traceable
 from tests.postgres import schema
 
 ENGINES = ("sqlite", "postgresql")
@@ -164,6 +165,27 @@ def test_postgresql_nodes_refuse_an_old_schema_until_it_is_migrated() -> None:
         node = SiteStore(url=url)
         assert node.connection().execute("SELECT COUNT(*) FROM users").fetchone()[0] == 0
         node.close()
+
+
+def _statements_of_preparing(store: SiteStore) -> list[str]:
+    """What ``store``'s first connection runs to check (or migrate) its schema."""
+    ran: list[str] = []
+    traceable(store._thread_connection()).set_trace_callback(ran.append)
+    store.connection()
+    return ran
+
+
+def test_a_node_on_a_migrated_postgresql_takes_no_migration_lock_to_start() -> None:
+    with schema() as url:
+        migrator = SiteStore(url=url, auto_migrate=True)
+        # A new database: the versions table is created under the migrations' lock.
+        assert any("pg_advisory_xact_lock" in sql for sql in _statements_of_preparing(migrator))
+        migrator.close()
+        node = SiteStore(url=url)
+        ran = _statements_of_preparing(node)
+        node.close()
+        assert ran, "nothing traced"
+        assert not [sql for sql in ran if "pg_advisory" in sql or "CREATE" in sql.upper()], ran
 
 
 def _migrate(url: str) -> int:
