@@ -5,7 +5,9 @@ workers (`tests.xdist_scheduling`)."""
 from __future__ import annotations
 
 import errno
+import importlib.metadata
 import socket
+import sys
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -47,6 +49,34 @@ def pytest_configure(config: pytest.Config) -> None:
     guard = ServerGuard()
     guard.install()
     config.pluginmanager.register(guard, "sitecache-server-guard")
+
+
+#: The modules that list installed packages' entry points (plugins, cache plugins, themes).
+ENTRY_POINT_READERS = (
+    "sitecache.cache.api.plugins",
+    "sitecache.site.extensions",
+    "sitecache.site.themes",
+)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def entry_points_read_once_per_path() -> Iterator[None]:
+    """Every application build lists the installed packages' entry points (about 2.6 ms, some
+    3,000 builds in `make check`): listed once per ``sys.path`` and group in a test process.
+    A test that installs a package puts a new directory on ``sys.path``, which lists again."""
+    read: dict[tuple[tuple[str, ...], str], importlib.metadata.EntryPoints] = {}
+
+    def entry_points(*, group: str) -> importlib.metadata.EntryPoints:
+        key = (tuple(sys.path), group)
+        found = read.get(key)
+        if found is None:
+            found = read[key] = importlib.metadata.entry_points(group=group)
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        for module in ENTRY_POINT_READERS:
+            patch.setattr(f"{module}.entry_points", entry_points)
+        yield
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

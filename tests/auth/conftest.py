@@ -25,6 +25,7 @@ from werkzeug.test import Client, TestResponse
 
 from sitecache.app import App
 from sitecache.auth import require_site_admin
+from sitecache.auth.passwords import PasswordHasher
 from sitecache.auth.roles import SiteUser
 from sitecache.auth.sessions import COOKIE_NAME
 from sitecache.rest import RestRequest, RestServer, return_true
@@ -209,11 +210,31 @@ def build_site(app: App, clock: FakeClock | None = None) -> Site:
     clock = clock or FakeClock()
     use_clock(app, clock)
     app.hooks.add_action("rest_api_init", register_probes)
-    users = {
-        role: app.auth.users.create(login, PASSWORD, role, f"{login}@example.org")
-        for role, login in ROLE_LOGINS.items()
-    }
+    # One scrypt hash of PASSWORD for the five users (the same salt for each: nothing here
+    # compares users' hashes), not five: the fixture builds some 1,400 sites in `make check`.
+    real = app.auth.users.hasher
+    app.auth.users.hasher = _HashedOnce(real.n, real.r, real.p)
+    try:
+        users = {
+            role: app.auth.users.create(login, PASSWORD, role, f"{login}@example.org")
+            for role, login in ROLE_LOGINS.items()
+        }
+    finally:
+        app.auth.users.hasher = real
     return Site(app, clock, users)
+
+
+@dataclass(frozen=True, slots=True)
+class _HashedOnce(PasswordHasher):
+    """A hasher giving the same stored hash each time a password is hashed again."""
+
+    kept: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def hash(self, password: str) -> str:
+        stored = self.kept.get(password)
+        if stored is None:
+            stored = self.kept[password] = PasswordHasher.hash(self, password)
+        return stored
 
 
 @pytest.fixture
