@@ -150,38 +150,52 @@ class WorkerSchema:
         self._tables: list[str] = []
         self._seed: dict[str, tuple[list[str], list[tuple[object, ...]]]] = {}
         self._sequences: list[tuple[str, int]] = []
+        #: the connection that creates, puts back and drops the schema, kept between leases
+        #: (a new server process per test costs the server more than the reset itself)
+        self._admin: Any = None
 
-    @contextlib.contextmanager
-    def lease(self) -> Iterator[str]:
-        """The URL of a migrated schema holding only what the migrations wrote, the test's
-        alone until the block ends."""
+    def _connection(self) -> Any:
+        """The kept admin connection, made again when it is gone (skips the test when the
+        server does not answer)."""
         import psycopg
 
+        admin = self._admin
+        if admin is not None and not admin.closed and not admin.broken:
+            return admin
         base = server_url()
         try:
             admin = psycopg.connect(base, autocommit=True, connect_timeout=5)
         except psycopg.OperationalError as exc:
             _unavailable(f"{base}: {str(exc).strip()}")
             raise  # pragma: no cover - skip and fail raise
-        with admin:
-            admin.execute("SET synchronous_commit = off")
-            if self._name is None:
-                self._create(admin)
-            assert self._name is not None
-            try:
-                yield with_search_path(base, self._name)
-            finally:
-                if not self._reset(admin):
-                    self._drop(admin)
+        admin.execute("SET synchronous_commit = off")
+        self._admin = admin
+        return admin
+
+    @contextlib.contextmanager
+    def lease(self) -> Iterator[str]:
+        """The URL of a migrated schema holding only what the migrations wrote, the test's
+        alone until the block ends."""
+        admin = self._connection()
+        if self._name is None:
+            self._create(admin)
+        assert self._name is not None
+        try:
+            yield with_search_path(server_url(), self._name)
+        finally:
+            admin = self._connection()  # the test may have restarted the server meanwhile
+            if not self._reset(admin):
+                self._drop(self._connection())  # made again if the reset lost it
 
     def close(self) -> None:
-        """Drop the schema (at the end of the test session)."""
-        if self._name is None:
-            return
-        import psycopg
-
-        with psycopg.connect(server_url(), autocommit=True, connect_timeout=5) as admin:
-            self._drop(admin)
+        """Drop the schema (at the end of the test session) and close the connection."""
+        try:
+            if self._name is not None:
+                self._drop(self._connection())
+        finally:
+            if self._admin is not None:
+                self._admin.close()
+                self._admin = None
 
     def _create(self, admin: Any) -> None:
         from psycopg import sql
