@@ -153,7 +153,7 @@ class App:
             self._entry = ProxyFix(
                 self.cache, x_for=count, x_proto=count, x_host=count, x_port=count
             )
-        # Metrics, health and the OpenAPI document (#19), each request timed for the metrics.
+        # Metrics, health and the OpenAPI document, each request timed for the metrics.
         self.ops = OpsViews(self.server, self.auth, self.cache_api, config.metrics_token, self.disk)
         self.views.update(self.ops.routes())
         self._entry = LatencyRecorder(self.cache.engine.counters.count_all).wrap(self._entry)
@@ -190,7 +190,7 @@ class App:
         )
         # The API index shows the front-page options (page_for_posts, page_on_front, ...).
         self.server.front_page = self.site.front_page_keys
-        # Uploaded media: files under the uploads directory, served at /uploads/ (#21).
+        # Uploaded media: files under the uploads directory, served at /uploads/.
         self.uploads = UploadFiles(config.uploads_directory)
         self.media = MediaLibrary(self.content, self.uploads)
         self.site_routes = SiteRoutes(
@@ -272,9 +272,9 @@ class App:
             self.cache.engine, self.site, Outbox(self.auth.store)
         )
         self.invalidation.install(self.content, self.auth.users)
-        # The site-cache/v1 routes, preload, GC timers and companion plugins (#8).
+        # The site-cache/v1 routes, preload, GC timers and companion plugins.
         #: the free space of the data directory's, the disk cache's and the static root's
-        #: disks (#29)
+        #: disks
         engine = self.cache.engine
         cache_dir = [Path(engine.location)] if engine.backend == "disk" else []
         self.disk = DiskSpace(
@@ -300,19 +300,19 @@ class App:
         # Scheduled posts are published by the timers' holder (about a second late at most),
         # never on a page read.
         timers.holder_jobs.append(self.content.publish_due_posts)
-        # The stats' per-minute series is kept to its window by one process (#19).
+        # The stats' per-minute series is kept to its window by one process.
         timers.holder_jobs.append(self.cache.engine.counters.prune_series)
         # GC and scheduled preloads start with the first request this process serves.
         self.cache_api.autostart_timers = config.cache_timers
         # The content site fills the cache API's seams: what a post purges, whether it exists,
         # what preload visits.
-        # Site health (#21): the site's tests, with the cache's probe and static check handed in.
+        # Site health: the site's tests, with the cache's probe and static check handed in.
         self.health = HealthRoutes(self.health_inputs)
         self.hooks.add_action("rest_api_init", self.health.register)
         self.hooks.add_filter("cache_post_tags", self._cache_post_tags)
         self.hooks.add_filter("cache_post_exists", self._cache_post_exists)
         self.hooks.add_filter("cache_preload_urls", self._cache_preload_urls)
-        # The cache dashboard (#19): drives the cache through the site-cache/v1 routes only.
+        # The cache dashboard: drives the cache through the site-cache/v1 routes only.
         dashboard = CacheDashboard(
             self.auth,
             self.server,

@@ -1,4 +1,4 @@
-"""The operator's endpoints outside the REST routes (#19): metrics, health, the OpenAPI document.
+"""The operator's endpoints outside the REST routes: metrics, health, the OpenAPI document.
 
 - ``GET /site-admin/metrics``: Prometheus text (`sitecache.cache.api.metrics`), for an
   administrator's session or ``Authorization: Bearer <metrics_token>``; anyone else gets a

@@ -293,7 +293,7 @@ class PasswordListing:
     """The passwords of one user as authentication read them, and the database state they
     were read in: `ApplicationPasswords.listed` gives them back while this thread's connection
     has written nothing since, so a request that authenticates with an application password
-    and lists the user's passwords reads them once (#18)."""
+    and lists the user's passwords reads them once."""
 
     __slots__ = (
         "_changes",

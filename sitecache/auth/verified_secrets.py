@@ -1,5 +1,5 @@
 """A memo of secrets verified against a database read, so that a run of requests with the
-same credentials and nothing written in between hashes each secret cheaply (#32).
+same credentials and nothing written in between hashes each secret cheaply.
 
 SECURITY: no presented secret is kept, only a fingerprint under a random key of this process
 (never stored, unrelated to the site key); fingerprints are compared in constant time; and an

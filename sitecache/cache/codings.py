@@ -2,7 +2,7 @@
 
 A stored page's copies are gzip (`gzip_copy`, ISA-L's deflate where its wheel installs, zlib
 elsewhere) and brotli (`brotli_copy`), made from the identity body by the first hit whose client
-asks for one (#32), never on the miss. `choose_coding` reads a request's ``Accept-Encoding``
+asks for one, never on the miss. `choose_coding` reads a request's ``Accept-Encoding``
 (RFC 9110 §12.5.3): quality values, ``q=0`` refusing a coding, ``*`` for any coding not named,
 ``identity`` always acceptable unless refused, and the cache's own preference (`CODINGS`) when a
 client accepts several equally.
@@ -44,10 +44,10 @@ COMPRESSIBLE: Final = (
 )
 #: The smallest body worth a compressed copy.
 MIN_GZIP_SIZE: Final = 256
-#: The level of the gzip copies (#18). Made once per stored page and sent many times: speed
+#: The level of the gzip copies. Made once per stored page and sent many times: speed
 #: won (nginx's own default ``gzip_comp_level`` is 1 too).
 GZIP_LEVEL: Final = 1
-#: The quality of the brotli copies (#32): on the demo site's pages quality 5 gives 0.81x the
+#: The quality of the brotli copies: on the demo site's pages quality 5 gives 0.81x the
 #: bytes of the gzip copies for ~0.5 ms per 10 KB page, made once by the first hit asking for
 #: ``br``; 9 saves nothing more and 11 (0.72x) takes 30 times as long.
 BROTLI_QUALITY: Final = 5
@@ -56,7 +56,7 @@ BROTLI_QUALITY: Final = 5
 CODINGS: Final = ("br", "gzip")
 _GZIP_WBITS: Final = 31  # the gzip container: a 10-byte header with mtime 0, and a CRC-32
 
-try:  # PERF (#18 point 3): ISA-L's deflate and CRC-32 where its wheel installs
+try:  # PERF: ISA-L's deflate and CRC-32 where its wheel installs
     from isal import isal_zlib as _deflate
 except ImportError:  # pragma: no cover - platforms without an isal wheel
     _deflate = zlib  # type: ignore[misc]

@@ -67,7 +67,7 @@ def rules_for(site_url: str | None, rest_prefix: str) -> CacheRules:
         parts = urlsplit(site_url)
         hosts = frozenset({normalize_host(parts.netloc, parts.scheme)})
     prefix = "/" + rest_prefix.strip("/")
-    # The OpenAPI document and the health check are never looked up or stored (#19).
+    # The OpenAPI document and the health check are never looked up or stored.
     namespace_paths = (prefix, "/index.php" + prefix, prefix + "-openapi", HEALTH_PATH)
     return CacheRules(
         hosts=hosts,

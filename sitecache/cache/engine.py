@@ -98,7 +98,7 @@ class CacheEngine:
         self.counters = Counters(
             storage, self.values, clock=clock, interval=flush_interval, warn=warn
         )
-        warn.count = self.counters.count  # every storage failure is counted (metrics, #19)
+        warn.count = self.counters.count  # every storage failure is counted (metrics)
         self._settings = SettingsStore(self.values, self.locks)
         self.invalidator = Invalidator(storage, self.counters, self.settings, self.rules, clock)
         self.reports = CacheReports(storage, self.counters, clock)
@@ -113,7 +113,7 @@ class CacheEngine:
         #: a render's store frees its fill lock in the same write (`Storage.put`'s
         #: ``release``: no round trip of its own)
         self.fill_release_in_store = fill_locks is storage and storage.frees_locks_in_put
-        # A store found damaged starts empty (#29): what the listeners keep of its entries
+        # A store found damaged starts empty: what the listeners keep of its entries
         # (static copies, downstream caches) must go with them.
         storage.on_reset(self._storage_reset)
 

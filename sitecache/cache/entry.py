@@ -18,7 +18,7 @@ The bodies follow the JSON header: the identity body, then each encoded copy nam
 ``codings`` list (``[["gzip", length], ["br", length]]``); an older entry that names only a
 ``gzip`` length reads the same.
 
-Compressed copies are not made on the miss (#32): the entry records that its body is worth them
+Compressed copies are not made on the miss: the entry records that its body is worth them
 (``compressible``, `COMPRESSIBLE` and at least `MIN_GZIP_SIZE` bytes), and the first hit whose
 client asks for a coding makes that copy (`coded_copy`: gzip, or brotli, `CODINGS`) and stores
 the entry back, only over the very entry it read (`CacheEntry.times`). The entity tag of the

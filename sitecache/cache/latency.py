@@ -1,4 +1,4 @@
-"""The request latency histogram, kept as shared counters in the cache's storage (#19).
+"""The request latency histogram, kept as shared counters in the cache's storage.
 
 Each request's duration is counted in the first bucket whose upper bound holds it
 (``latency_le:<bound>``, ``latency_le:+Inf`` past the last), and its microseconds are added to

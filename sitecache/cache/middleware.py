@@ -225,7 +225,7 @@ class PageCache:
                 coding = None
                 if prepared.offered and settings.compression:
                     accept = environ.get("HTTP_ACCEPT_ENCODING")
-                    if accept:  # the copy it asks for, made by the first hit that does (#32)
+                    if accept:  # the copy it asks for, made by the first hit that does
                         swr = settings.stale_while_revalidate
                         prepared, coding = self._entries.with_copy(
                             key, prepared, accept, generation, swr)  # fmt: skip

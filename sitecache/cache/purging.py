@@ -9,7 +9,7 @@ carry a stamp no later request matches. Eviction removes pages that are still co
 skips the bumps, and still tells the listeners.
 
 A purge of everything (and of the site, when its hosts are all the storage holds) walks
-nothing (#18): between the same two bumps it moves the storage to a new epoch
+nothing: between the same two bumps it moves the storage to a new epoch
 (`Storage.invalidate_all`), which makes every entry a miss at once and answers how many
 entries and bytes it held from the running totals; GC removes them later in slices. A purge of
 the expired entries moves a cut in time the same way (`Storage.invalidate_expired`). A soft

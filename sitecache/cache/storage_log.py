@@ -16,7 +16,7 @@ from sitecache.bounded_memo import BoundedMemo
 
 __all__ = ["STORAGE_ERROR_COUNTER", "RateLimitedLog", "Warn"]
 
-#: The counter every reported storage failure adds one to (``/site-admin/metrics``, #19).
+#: The counter every reported storage failure adds one to (``/site-admin/metrics``).
 STORAGE_ERROR_COUNTER: Final = "storage_error"
 
 logger = logging.getLogger("sitecache.cache")

@@ -183,7 +183,7 @@ class TieredEntries:
         """``prepared`` (fresh under ``key``, read under ``generation``) and the coding its
         client is sent: the one it accepts best (`choose_coding`); ``stale_while_revalidate``
         is the setting (the store-back keeps the entry's stale window). A copy in that coding not
-        made yet is made now, kept in the memory tier and stored back (#32): only over the
+        made yet is made now, kept in the memory tier and stored back: only over the
         very entry read (`CacheEntry.times`) and unless a purge began since ``generation``,
         so it never brings back a purged or softly purged page. A failed store-back is
         logged; the copy is sent all the same.

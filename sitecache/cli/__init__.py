@@ -11,7 +11,7 @@ whole site. Configuration comes from the environment as for ``create_app()``
 As Django finds its management commands by name, each command here is a function of one
 module of this package (`COMMAND_MODULES`), imported when the command runs; the grammar is
 `sitecache.cli.parser`. So ``--help``, ``--version`` and every command load only what they
-use: the cache commands never load the site, its templates or its image library (#18).
+use: the cache commands never load the site, its templates or its image library.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ loaded, as the server's workers load them), so a purge from here reaches the sam
 and webhooks as one over REST. A ``flush`` that no site code can hear (no configured
 ``plugins``, no ``--post-id`` for the site's filters) runs on the cache's own API instead,
 with the same listeners (static-file copies, the companion and installed cache plugins) and
-the same failures, without loading the site (#18): neither do the commands that only read.
+the same failures, without loading the site: neither do the commands that only read.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Each subcommand's parser sets ``handler`` to the function `sitecache.cli` gives 
 the names of `COMMANDS`, so the grammar and the commands are written once each.
 
 Building the parser imports nothing but the standard library: ``--version``, ``--help`` and
-every command pay for what they use only (#18: ``cache flush --all`` is mostly process start).
+every command pay for what they use only (``cache flush --all`` is mostly process start).
 The few values the grammar shows from other modules (the roles, gunicorn's defaults, the web
 server's user) are written here; ``tests/test_cli_imports.py`` checks they are the same.
 """

@@ -1,4 +1,4 @@
-"""The methods of a route a request may use: the ``Allow`` header and ``targetHints`` (#32).
+"""The methods of a route a request may use: the ``Allow`` header and ``targetHints``.
 
 Each handler's permission callback answers for all of that handler's methods; a method listed
 by several handlers takes the verdict of the last one, and methods keep their first-seen order,

@@ -1,4 +1,4 @@
-"""What serving a REST request works out from its host alone, kept per host (#18).
+"""What serving a REST request works out from its host alone, kept per host.
 
 The host context of a request (`RequestContext`: scheme, host, port, admin area) and the
 headers every answer starts with (Content-Type, X-Robots-Tag, the API-root ``Link``,

@@ -51,7 +51,7 @@ _BODY_HEADERS: Final = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH", "CONTENT_MD5
 
 
 class BodilessRequest(Request):
-    """werkzeug's `Request` of a GET or HEAD without a body, made lazily (#18).
+    """werkzeug's `Request` of a GET or HEAD without a body, made lazily.
 
     Serving a REST GET reads the request's environ, method and path only, while werkzeug's
     constructor works out every part of the URL and the headers. This one sets those three

@@ -1,4 +1,4 @@
-"""The encoded body of the API index, kept while nothing that shapes it changes (#18).
+"""The encoded body of the API index, kept while nothing that shapes it changes.
 
 The index (``GET /``) is about 48 KB of JSON describing every route; building and encoding it
 costs far more than the rest of a request. Its body depends on the server's settings, the host

@@ -1,4 +1,4 @@
-"""The OpenAPI 3.1 document of a REST server, generated from its route registry (#19).
+"""The OpenAPI 3.1 document of a REST server, generated from its route registry.
 
 Every route registered on ``rest_api_init`` (the core routes, the cache's, any plugin's) becomes
 a path: its ``(?P<name>…)`` groups become path parameters, each handler's methods become

@@ -27,7 +27,7 @@ __all__ = ["ARG_RESULTS", "ARG_RESULTS_KEPT", "COMPILED_ARGS", "RestRequest"]
 
 COMPILED_ARGS: Final = "compiled_args"
 """The handler attribute holding each argument definition's `CompiledSchema` by name (set when
-the route is registered). The default argument callbacks run through it (#18)."""
+the route is registered). The default argument callbacks run through it."""
 ARG_RESULTS: Final = "compiled_arg_results"
 """The handler attribute holding the default callbacks' kept results for text values
 (``(callback kind, name, value)`` → ``(argument definition, result)``;

@@ -1,4 +1,4 @@
-"""What one HTTP request and the internal requests made for it share (#18).
+"""What one HTTP request and the internal requests made for it share.
 
 Permission verdicts are kept per request object (`check_permission`); the memo of the outermost
 request (`shared_memo`) holds what it and its internal requests (embedding, target hints,

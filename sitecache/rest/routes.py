@@ -425,7 +425,7 @@ class RouteRegistry:
 
     def _compiled_args(self, args: Any) -> dict[str, CompiledSchema]:
         """Each argument definition's `CompiledSchema` (compiled on first use, then kept), so the
-        default argument callbacks never read a schema afresh per request (#18)."""
+        default argument callbacks never read a schema afresh per request."""
         compiled: dict[str, CompiledSchema] = {}
         for name, definition in args.items() if isinstance(args, Mapping) else ():
             if not isinstance(definition, Mapping):

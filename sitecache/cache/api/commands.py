@@ -255,7 +255,7 @@ def _flush(run: _Run) -> int:
     noun = "entry" if result.deleted == 1 else "entries"
     line = f"{result.deleted} {noun} {verb} ({result.bytes} bytes), scope {result.scope}"
     if result.deleted and not result.urls and not soft:
-        # A purge that walked nothing (#18): every entry is a miss now; the rows go later.
+        # A purge that walked nothing: every entry is a miss now; the rows go later.
         line += "; the server's timers remove them in the background (see `cache status`)"
     _print(result.as_json(), run.as_json, [line])
     return 0

@@ -1,4 +1,4 @@
-"""The page cache's figures in Prometheus's text format (``GET /site-admin/metrics``, #19).
+"""The page cache's figures in Prometheus's text format (``GET /site-admin/metrics``).
 
 Everything comes from the storage the engine shares with every worker process and node (its
 counters, flushed at most once a second, and its index), never from one process alone: a

@@ -3,7 +3,7 @@
 ``POST /site-json/site-cache/v1/cache`` and ``sitecache cache flush`` both hand their request,
 as the JSON object ``POST /cache`` takes, to `purge_request`: the same validation, the same
 messages, the same engine calls, so the same purge listeners (static-file copies, the purge
-webhook) hear about it whichever door it came through (#19).
+webhook) hear about it whichever door it came through.
 """
 
 from __future__ import annotations

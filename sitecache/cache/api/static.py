@@ -16,7 +16,7 @@ server falls through to Python at once; the timers empty the trash in bounded sl
 (`StaticFiles.empty_trash`). Expiry is enforced by `StaticFiles.sweep`, which the GC timer runs:
 files older than ``max_age`` go.
 
-A copy never outlives a purge (#29): it is written for a page this process just stored or
+A copy never outlives a purge: it is written for a page this process just stored or
 just read from the storage, under the purge generation that store or read saw. Both files are
 written under temporary names, then put in place under a lock the purges' removals take too,
 and only while the generation has not moved: a purge that began meanwhile (its listener may

@@ -19,7 +19,7 @@ GC is incremental and bounded in time: one run deletes expired entries for at mo
 `GC_BUDGET` seconds; when more remain, the next run is due a second later instead of after
 ``gc_interval``. ``last_run``/``next_run`` live in the storage (named value ``gc``).
 
-What the purges that walk nothing (#18: everything, the site, the expired entries) left behind
+What the purges that walk nothing (everything, the site, the expired entries) left behind
 is removed on every tick of the holder, `GC_BUDGET` seconds at a time, until none is left
 (``/status`` shows it as ``gc.pending``): a purge never waits for it, nor does a request.
 """

@@ -21,7 +21,7 @@ composite operations (chunked deletes and lookups, removal reports, eviction ord
 listing, summary) over a few primitives per backend, and the one translation of a backend's
 own errors into `StorageError` (`StorageBase.translate_errors`).
 
-Invalidating everything is O(1) (#18): every entry is stored under the storage's current
+Invalidating everything is O(1): every entry is stored under the storage's current
 *epoch*, and `Storage.invalidate_all` moves to a new one. Entries of an older epoch are misses,
 and no count, listing or index lookup sees them from that moment; their rows, bodies and keys
 are removed afterwards in bounded slices (`Storage.remove_invalidated`, run by the GC timer),

@@ -7,7 +7,7 @@ compared with the one the connection opened (one ``stat``): a process whose inde
 aside by another (`sitecache.cache.storage.disk_recovery`) reopens on the new one before its
 next transaction, so no process reads or purges the old index once the new one exists.
 
-A store that cannot be used is never fatal (#29):
+A store that cannot be used is never fatal:
 
 - *damaged* (corrupt, not a database, another program's tables), found when the index is
   opened or by any statement of any thread or process: the index is moved aside once

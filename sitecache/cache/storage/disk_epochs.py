@@ -1,4 +1,4 @@
-"""The epochs of the disk backend (#18): the SQL of its invalidations and of GC's removal.
+"""The epochs of the disk backend: the SQL of its invalidations and of GC's removal.
 
 Each function runs on a connection the caller holds in a transaction (a write) or a snapshot
 (a read), so `sitecache.cache.storage.disk.DiskStorage` keeps the connection handling. The

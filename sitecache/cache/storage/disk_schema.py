@@ -4,12 +4,12 @@ Every entry's index row, its tag rows and its encoded bytes (``bodies``) live in
 written in one transaction. Running totals are kept by triggers so counting never scans; the
 delete trigger removes an entry's tag rows and body with its index row.
 
-Epochs (#18): each row records the epoch it was stored under (``epoch``, the one row of the
+Epochs: each row records the epoch it was stored under (``epoch``, the one row of the
 table of that name, read by the upsert itself), and the totals are kept per epoch. Moving to a
 new epoch invalidates every older row at once; GC deletes them later in slices. The same row
 holds the expiry cut (``expired_before``): rows that expired before it are hidden (`HIDDEN`).
 
-Tag rows and bodies (#18 point 3, layout 5): both are found by the entry row's ``rowid``, not
+Tag rows and bodies (layout 5): both are found by the entry row's ``rowid``, not
 by its key (``entry_tags (tag, id)``, ``bodies (id, data)``): an integer key is a few bytes, a
 new entry's tag rows go to the end of each tag's run, and the bodies table needs no second
 index on a text key. An entry's tag rows are deleted through the tags its index row lists

@@ -1,4 +1,4 @@
-"""``GET /cache?search=...`` on the disk backend through a trigram index (#18 point 2).
+"""``GET /cache?search=...`` on the disk backend through a trigram index.
 
 A ``search`` is a URL substring (ASCII letters in any case, ``%`` and ``_`` literal: the
 ``LIKE`` of `sitecache.cache.storage.disk_listing`). An index cannot answer it in one B-tree

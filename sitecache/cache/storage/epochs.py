@@ -1,4 +1,4 @@
-"""The epoch operations of `StorageBase` (#18): invalidations that walk nothing, and GC's
+"""The epoch operations of `StorageBase`: invalidations that walk nothing, and GC's
 removal of what they left, written once over each backend's primitives.
 
 `invalidate_all` moves the storage to a new epoch (every entry a miss at once);

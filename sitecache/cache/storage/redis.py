@@ -14,7 +14,7 @@ and the entry of its key, and, when nothing is stored there, the key's fill lock
 `get` of that key and `acquire_lock` of that lock are answered from it (a miss: two round
 trips, that read and the put's script, which frees the lock).
 
-Epochs (#18): the entries and their index live under the namespace's current epoch
+Epochs: the entries and their index live under the namespace's current epoch
 (``<prefix><epoch>:``; epoch 0, the first, is the prefix itself, the layout before epochs), kept
 in the key ``ep``. The scripts read it themselves, atomically with what they write; a request
 reads it with the generation, in the same round trip (`RedisToken`), and reads its entries
@@ -281,7 +281,7 @@ class RedisStorage(StorageBase):
         lock, owner = (self._key("l:", release[0]), release[1]) if release else ("", "")
         check = "0" if replaces is None else "1"
         conditional = "0" if generation is ANY_GENERATION else "1"
-        # Epochs (#18): the token carries the generation beside the epoch; only the
+        # Epochs: the token carries the generation beside the epoch; only the
         # generation is compared (every purge moves it).
         seen = generation.generation if isinstance(generation, RedisToken) else None
         seen = seen or (generation if isinstance(generation, bytes) else b"")

@@ -66,7 +66,7 @@ PUT: Final = (
     + """
 local shared, key, data, ttl, info = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
 -- The fill lock of this render (ARGV[10], owned by ARGV[11]; "" for none) is freed whatever
--- happens to the write, in the same round trip (#32). A key of another type is left alone.
+-- happens to the write, in the same round trip. A key of another type is left alone.
 if ARGV[10] ~= '' then
     local held = redis.pcall('GET', ARGV[10])
     if held == ARGV[11] then redis.call('DEL', ARGV[10]) end
@@ -78,7 +78,7 @@ if ARGV[6] == '1' then
     local generation = redis.call('GET', shared .. 'gen')
     if (generation or '') ~= ARGV[7] then return 0 end
 end
--- Epochs (#18): the entry is written under the current epoch's prefix.
+-- Epochs: the entry is written under the current epoch's prefix.
 local p = data_prefix(shared)
 -- A store-back (ARGV[8] = "1") replaces only the entry it read: the one whose creation and
 -- expiry times are ARGV[9] (never a purged one, one made stale since, or a newer render).

@@ -1,4 +1,4 @@
-"""``GET /cache?search=...`` on Redis through a sorted set of URL suffixes (#18 point 2).
+"""``GET /cache?search=...`` on Redis through a sorted set of URL suffixes.
 
 A ``search`` is a URL substring in any case (`sitecache.cache.storage.base.matches_filter`:
 ``search.lower() in url.lower()``), so a URL holds the term exactly when one of the suffixes
