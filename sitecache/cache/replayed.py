@@ -14,19 +14,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from sitecache.cache.fields import connection_named, entity_tag
+from sitecache.cache.fields import HOP_BY_HOP, connection_named, entity_tag
 from sitecache.cache.http_dates import format_http_date, parse_http_date
 
 __all__ = ["UNSTORED_HEADERS", "Replayed", "replayed_headers", "title_case"]
 
 #: Response headers never stored: per-connection (RFC 9111 §3.1: hop-by-hop fields and
 #: those of the proxy the cache forwards through), recomputed on each answer, or per-visitor.
-UNSTORED_HEADERS: Final = frozenset(
+UNSTORED_HEADERS: Final = HOP_BY_HOP | frozenset(
     {
         "set-cookie",
-        "connection",
-        "keep-alive",
-        "transfer-encoding",
         "content-length",
         "age",
         "cache-status",
@@ -34,11 +31,6 @@ UNSTORED_HEADERS: Final = frozenset(
         "proxy-authenticate",
         "proxy-authentication-info",
         "proxy-authorization",
-        "proxy-connection",
-        "trailer",
-        "trailers",
-        "te",
-        "upgrade",
         "x-site-nonce",
     }
 )
